@@ -1,0 +1,84 @@
+# Barrage build, test and tooling entry points. `make help` lists the targets.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT        := $(abspath .)
+TOOLS_BIN   := $(ROOT)/.tools/bin
+export PATH := $(TOOLS_BIN):$(PATH)
+
+GO_MODULES  := pkg proto services/api services/agent services/echo
+GO_PKGS     := $(foreach m,$(GO_MODULES),./$(m)/...)
+
+# Pinned tool versions (bump deliberately; `make proto` output depends on the generators).
+PROTOC_GEN_GO_VERSION      := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+STATICCHECK_VERSION        := v0.8.2
+GOLANGCI_LINT_VERSION      := v2.15.0
+FORTIO_VERSION             := v1.68.2
+
+FUZZTIME ?= 10s
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+export TEST_DATABASE_URL
+
+.PHONY: help
+help: ## List targets.
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+.PHONY: tools
+tools: ## Install pinned tool versions into ./.tools/bin.
+	@mkdir -p $(TOOLS_BIN)
+	@scripts/install-tool google.golang.org/protobuf/cmd/protoc-gen-go $(PROTOC_GEN_GO_VERSION)
+	@scripts/install-tool google.golang.org/grpc/cmd/protoc-gen-go-grpc $(PROTOC_GEN_GO_GRPC_VERSION)
+	@scripts/install-tool honnef.co/go/tools/cmd/staticcheck $(STATICCHECK_VERSION)
+	@scripts/install-tool github.com/golangci/golangci-lint/v2/cmd/golangci-lint $(GOLANGCI_LINT_VERSION)
+	@scripts/install-tool fortio.org/fortio $(FORTIO_VERSION)
+
+.PHONY: build
+build: ## Build every binary into ./bin.
+	@mkdir -p bin
+	go build -o bin/ ./services/echo/cmd/barrage-echo
+
+.PHONY: run
+run: ## Run Barrage locally (for now: the echo server in the foreground).
+	go run ./services/echo/cmd/barrage-echo
+
+.PHONY: proto
+proto: ## Regenerate Go code from proto/ sources.
+	scripts/protogen proto
+
+.PHONY: proto-check
+proto-check: ## Fail if committed generated code differs from `make proto` output.
+	scripts/protogen --check proto
+
+.PHONY: fmt-check
+fmt-check: ## Fail if any Go file needs gofmt.
+	@out=$$(gofmt -l $(GO_MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: vet
+vet: ## go vet every module.
+	go vet $(GO_PKGS)
+
+.PHONY: staticcheck
+staticcheck: ## staticcheck every module.
+	staticcheck $(GO_PKGS)
+
+.PHONY: lint
+lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
+	for m in $(GO_MODULES); do (cd $$m && golangci-lint run --config $(ROOT)/.golangci.yml ./...); done
+
+.PHONY: unit
+unit: ## go test -race over every module.
+	go test -race -count=1 $(GO_PKGS)
+
+.PHONY: fuzz
+fuzz: ## Short run of every fuzz target (FUZZTIME each, default 10s).
+	scripts/fuzz-all $(FUZZTIME) $(GO_MODULES)
+
+.PHONY: test
+test: lint proto-check unit fuzz ## Everything CI runs.
+
+.PHONY: bench
+bench: build ## Benchmarks against fortio; figures go to bench/results/.
+	bench/echo-throughput

@@ -1,0 +1,20 @@
+// Command barrage-echo is Barrage's test target: a Fortio-compatible HTTP echo
+// server with injectable delays, errors and sizes, a gRPC ping and health server,
+// and TCP/UDP echo. See README.md for flags.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/barrage-dev/barrage/services/echo/internal/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := app.Main(ctx, os.Args, os.Environ(), os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,246 @@
+// Package app wires barrage-echo: configuration, listeners, and their lifecycle.
+// A test boots the whole server with New on ":0" addresses and talks to it.
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/echo/internal/fault"
+	"github.com/barrage-dev/barrage/services/echo/internal/httpecho"
+	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
+	"github.com/barrage-dev/barrage/services/echo/internal/netecho"
+	"github.com/barrage-dev/barrage/services/echo/internal/ping"
+)
+
+// App is a running barrage-echo: its listeners are bound by New and served by Run.
+type App struct {
+	cfg Config
+	log *slog.Logger
+
+	httpLn  net.Listener
+	httpSrv *http.Server
+	grpcLn  net.Listener
+	grpcSrv *grpc.Server
+	tcp     *netecho.TCP
+	tcpLn   net.Listener
+	udp     *netecho.UDP
+	udpPC   net.PacketConn
+}
+
+// New binds every enabled listener and builds the servers; it does not serve yet.
+func New(cfg Config, log *slog.Logger) (a *App, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a = &App{cfg: cfg, log: log}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	m := metrics.New()
+	var tlsCfg *tls.Config
+	if cfg.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load TLS key pair: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if err := a.setupHTTP(m, tlsCfg); err != nil {
+		return nil, err
+	}
+	if err := a.setupGRPC(m, tlsCfg); err != nil {
+		return nil, err
+	}
+	if cfg.TCPAddr != "" {
+		if a.tcpLn, err = a.listen("tcp", cfg.TCPAddr); err != nil {
+			return nil, err
+		}
+		a.tcp = netecho.NewTCP(a.tcpLn, m, log)
+	}
+	if cfg.UDPAddr != "" {
+		if a.udpPC, err = net.ListenPacket("udp", cfg.UDPAddr); err != nil {
+			return nil, fmt.Errorf("listen udp %s: %w", cfg.UDPAddr, err)
+		}
+		log.Info("listening", slog.String("protocol", "udp"), slog.String("addr", a.udpPC.LocalAddr().String()))
+		a.udp = netecho.NewUDP(a.udpPC, m, log)
+	}
+	return a, nil
+}
+
+func (a *App) listen(protocol, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s %s: %w", protocol, addr, err)
+	}
+	a.log.Info("listening", slog.String("protocol", protocol), slog.String("addr", ln.Addr().String()))
+	return ln, nil
+}
+
+func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
+	if a.cfg.HTTPAddr == "" {
+		return nil
+	}
+	h, err := httpecho.New(httpecho.Options{
+		Limits:        fault.Limits{MaxDelay: a.cfg.MaxDelay, MaxPayload: int(a.cfg.MaxPayload)},
+		DefaultParams: a.cfg.DefaultParams,
+		DebugEnv:      a.cfg.DebugEnv,
+		Version:       version.String(),
+		Metrics:       m,
+		Logger:        a.log,
+	})
+	if err != nil {
+		return err
+	}
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	if tlsCfg != nil {
+		protocols.SetHTTP2(true)
+	} else {
+		protocols.SetUnencryptedHTTP2(true) // h2c with prior knowledge
+	}
+	a.httpSrv = &http.Server{
+		Handler:           h,
+		Protocols:         protocols,
+		TLSConfig:         tlsCfg,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelDebug),
+	}
+	a.httpLn, err = a.listen("http", a.cfg.HTTPAddr)
+	return err
+}
+
+func (a *App) setupGRPC(m *metrics.Metrics, tlsCfg *tls.Config) error {
+	if a.cfg.GRPCAddr == "" {
+		return nil
+	}
+	var opts []grpc.ServerOption
+	if tlsCfg != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsCfg)))
+	}
+	a.grpcSrv = grpc.NewServer(opts...)
+	ping.Register(a.grpcSrv, ping.NewServer(a.cfg.MaxDelay, m))
+	var err error
+	a.grpcLn, err = a.listen("grpc", a.cfg.GRPCAddr)
+	return err
+}
+
+// HTTPAddr returns the bound HTTP address, "" when disabled.
+func (a *App) HTTPAddr() string { return addrOf(a.httpLn) }
+
+// GRPCAddr returns the bound gRPC address, "" when disabled.
+func (a *App) GRPCAddr() string { return addrOf(a.grpcLn) }
+
+// TCPAddr returns the bound TCP echo address, "" when disabled.
+func (a *App) TCPAddr() string { return addrOf(a.tcpLn) }
+
+// UDPAddr returns the bound UDP echo address, "" when disabled.
+func (a *App) UDPAddr() string {
+	if a.udpPC == nil {
+		return ""
+	}
+	return a.udpPC.LocalAddr().String()
+}
+
+func addrOf(ln net.Listener) string {
+	if ln == nil {
+		return ""
+	}
+	return ln.Addr().String()
+}
+
+// Run serves until ctx is done, then shuts down gracefully: in-flight HTTP and gRPC
+// requests get up to ShutdownTimeout to finish.
+func (a *App) Run(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	if a.httpSrv != nil {
+		g.Go(func() error { return a.serveHTTP(gctx) })
+	}
+	if a.grpcSrv != nil {
+		g.Go(func() error { return a.serveGRPC(gctx) })
+	}
+	if a.tcp != nil {
+		g.Go(func() error { return a.tcp.Serve(gctx) })
+	}
+	if a.udp != nil {
+		g.Go(func() error { return a.udp.Serve(gctx) })
+	}
+	err := g.Wait()
+	a.log.Info("stopped")
+	return err
+}
+
+func (a *App) serveHTTP(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() {
+		if a.httpSrv.TLSConfig != nil {
+			errc <- a.httpSrv.ServeTLS(a.httpLn, "", "")
+		} else {
+			errc <- a.httpSrv.Serve(a.httpLn)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := a.httpSrv.Shutdown(sctx); err != nil {
+		a.log.Warn("http shutdown timed out; closing connections", slog.Any("err", err))
+		_ = a.httpSrv.Close()
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve http: %w", err)
+	}
+	return nil
+}
+
+func (a *App) serveGRPC(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.grpcSrv.Serve(a.grpcLn) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve grpc: %w", err)
+	case <-ctx.Done():
+	}
+	done := make(chan struct{})
+	go func() {
+		a.grpcSrv.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(a.cfg.ShutdownTimeout):
+		a.log.Warn("grpc graceful stop timed out; stopping")
+		a.grpcSrv.Stop()
+		<-done
+	}
+	return <-errc
+}
+
+// Close releases the listeners of an App that will not Run.
+func (a *App) Close() {
+	for _, ln := range []net.Listener{a.httpLn, a.grpcLn, a.tcpLn} {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
+	if a.udpPC != nil {
+		_ = a.udpPC.Close()
+	}
+}

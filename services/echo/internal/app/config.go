@@ -1,0 +1,128 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is barrage-echo's configuration. Every field is a flag and an environment
+// variable of the same meaning; flags win. An empty address disables that listener;
+// ":0" picks a free port (the bound address is logged).
+type Config struct {
+	HTTPAddr        string        `env:"BARRAGE_ECHO_HTTP_ADDR" envDefault:":8088"`
+	GRPCAddr        string        `env:"BARRAGE_ECHO_GRPC_ADDR" envDefault:":8079"`
+	TCPAddr         string        `env:"BARRAGE_ECHO_TCP_ADDR" envDefault:":8078"`
+	UDPAddr         string        `env:"BARRAGE_ECHO_UDP_ADDR" envDefault:":8078"`
+	MaxDelay        time.Duration `env:"BARRAGE_ECHO_MAX_DELAY" envDefault:"1.5s"`
+	MaxPayload      ByteSize      `env:"BARRAGE_ECHO_MAX_PAYLOAD" envDefault:"256KiB"`
+	DefaultParams   string        `env:"BARRAGE_ECHO_DEFAULT_PARAMS"`
+	CertFile        string        `env:"BARRAGE_ECHO_CERT"`
+	KeyFile         string        `env:"BARRAGE_ECHO_KEY"`
+	DebugEnv        bool          `env:"BARRAGE_ECHO_DEBUG_ENV"`
+	ShutdownTimeout time.Duration `env:"BARRAGE_ECHO_SHUTDOWN_TIMEOUT" envDefault:"10s"`
+	LogLevel        slog.Level    `env:"BARRAGE_ECHO_LOG_LEVEL" envDefault:"info"`
+}
+
+// maxPayloadLimit caps -max-payload: the payload is generated in memory at start.
+const maxPayloadLimit = 64 << 20
+
+// ParseConfig reads the environment (getenv) and then the flags in args (without
+// the program name). It returns flag.ErrHelp for -h.
+func ParseConfig(args []string, environ []string, output io.Writer) (Config, error) {
+	var cfg Config
+	envMap := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			envMap[k] = v
+		}
+	}
+	if err := env.ParseWithOptions(&cfg, env.Options{Environment: envMap}); err != nil {
+		return Config{}, fmt.Errorf("environment: %w", err)
+	}
+	fs := flag.NewFlagSet("barrage-echo", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "HTTP echo address (h2c too; h2 with -cert/-key); empty disables (BARRAGE_ECHO_HTTP_ADDR)")
+	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", cfg.GRPCAddr, "gRPC ping/health/reflection address; empty disables (BARRAGE_ECHO_GRPC_ADDR)")
+	fs.StringVar(&cfg.TCPAddr, "tcp-addr", cfg.TCPAddr, "TCP echo address; empty disables (BARRAGE_ECHO_TCP_ADDR)")
+	fs.StringVar(&cfg.UDPAddr, "udp-addr", cfg.UDPAddr, "UDP echo address; empty disables (BARRAGE_ECHO_UDP_ADDR)")
+	fs.DurationVar(&cfg.MaxDelay, "max-delay", cfg.MaxDelay, "longest delay a request may ask for (BARRAGE_ECHO_MAX_DELAY)")
+	fs.Var(&cfg.MaxPayload, "max-payload", "largest generated reply, e.g. 256KiB (BARRAGE_ECHO_MAX_PAYLOAD)")
+	fs.StringVar(&cfg.DefaultParams, "default-params", cfg.DefaultParams, "query applied to requests without one, e.g. 'delay=5ms&status=503:1' (BARRAGE_ECHO_DEFAULT_PARAMS)")
+	fs.StringVar(&cfg.CertFile, "cert", cfg.CertFile, "TLS certificate file for the HTTP and gRPC listeners (BARRAGE_ECHO_CERT)")
+	fs.StringVar(&cfg.KeyFile, "key", cfg.KeyFile, "TLS key file (BARRAGE_ECHO_KEY)")
+	fs.BoolVar(&cfg.DebugEnv, "debug-env", cfg.DebugEnv, "allow /debug?env=dump to print the environment (BARRAGE_ECHO_DEBUG_ENV)")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish on SIGTERM (BARRAGE_ECHO_SHUTDOWN_TIMEOUT)")
+	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (BARRAGE_ECHO_LOG_LEVEL)")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return cfg, cfg.Validate()
+}
+
+// Validate checks the settings that the flag and env parsers cannot.
+func (c Config) Validate() error {
+	var errs []error
+	if c.MaxDelay < 0 {
+		errs = append(errs, fmt.Errorf("-max-delay %v: must not be negative", c.MaxDelay))
+	}
+	if c.MaxPayload < 0 || c.MaxPayload > maxPayloadLimit {
+		errs = append(errs, fmt.Errorf("-max-payload %v: must be from 0 to %v", c.MaxPayload, ByteSize(maxPayloadLimit)))
+	}
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		errs = append(errs, errors.New("-cert and -key go together"))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("-shutdown-timeout %v: must be positive", c.ShutdownTimeout))
+	}
+	if c.HTTPAddr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" {
+		errs = append(errs, errors.New("every listener is disabled"))
+	}
+	return errors.Join(errs...)
+}
+
+// ByteSize is a size in bytes that parses "262144", "256KiB", "1MiB", "64kb".
+type ByteSize int64
+
+var _ flag.Value = (*ByteSize)(nil)
+
+// String formats the size with the largest binary unit that divides it.
+func (b ByteSize) String() string {
+	switch {
+	case b != 0 && b%(1<<20) == 0:
+		return strconv.FormatInt(int64(b>>20), 10) + "MiB"
+	case b != 0 && b%(1<<10) == 0:
+		return strconv.FormatInt(int64(b>>10), 10) + "KiB"
+	}
+	return strconv.FormatInt(int64(b), 10)
+}
+
+// Set parses s (flag.Value).
+func (b *ByteSize) Set(s string) error {
+	return b.UnmarshalText([]byte(s))
+}
+
+// UnmarshalText parses a size with an optional unit: B, KB/KiB, MB/MiB (K and M
+// units are binary, 1024-based, whatever the spelling).
+func (b *ByteSize) UnmarshalText(text []byte) error {
+	s := strings.TrimSpace(string(text))
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r > '9' })
+	unit := strings.ToLower(strings.TrimSpace(s[len(num):]))
+	mult := map[string]int64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20}[unit]
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || mult == 0 || n < 0 || n > (1<<62)/mult {
+		return fmt.Errorf("size %q: want bytes such as 262144 or 256KiB", s)
+	}
+	*b = ByteSize(n * mult)
+	return nil
+}

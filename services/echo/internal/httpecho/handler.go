@@ -1,0 +1,178 @@
+// Package httpecho is the echo server's HTTP side: the Fortio-compatible echo on
+// every unclaimed path with injectable delay, status, size, close, header and gzip,
+// the /debug request dump, /healthz and /metrics. It is not a general router.
+package httpecho
+
+import (
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/barrage-dev/barrage/services/echo/internal/fault"
+	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
+)
+
+// Options configure a Handler.
+type Options struct {
+	// Limits clamp the delay and size a request may ask for.
+	Limits fault.Limits
+	// DefaultParams is a query string applied to requests that have no query.
+	DefaultParams string
+	// DebugEnv lets /debug?env=dump print the server's environment.
+	DebugEnv bool
+	// Version is shown on the first line of /debug.
+	Version string
+	// Metrics receives per-request counts; required.
+	Metrics *metrics.Metrics
+	// Logger receives errors; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler serves the echo server's HTTP endpoints.
+type Handler struct {
+	opts     Options
+	defaults fault.Params
+	cache    paramCache
+	payload  []byte
+	started  time.Time
+	hostname string
+	metrics  http.Handler
+	log      *slog.Logger
+	hv       headerValues
+	gzips    gzipPool
+}
+
+// New validates opts and builds a Handler.
+func New(opts Options) (*Handler, error) {
+	if opts.Metrics == nil {
+		return nil, fmt.Errorf("httpecho: Options.Metrics is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	h := &Handler{
+		opts:     opts,
+		started:  time.Now(),
+		hostname: hostname(),
+		metrics:  promhttp.HandlerFor(opts.Metrics.Registry, promhttp.HandlerOpts{}),
+		log:      opts.Logger,
+		payload:  randomPayload(opts.Limits.MaxPayload),
+		hv:       newHeaderValues(),
+	}
+	if opts.DefaultParams != "" {
+		q, err := url.ParseQuery(opts.DefaultParams)
+		if err != nil {
+			return nil, fmt.Errorf("default params %q: %w", opts.DefaultParams, err)
+		}
+		h.defaults, err = fault.ParseQuery(q, opts.Limits)
+		if err != nil {
+			return nil, fmt.Errorf("default params %q: %w", opts.DefaultParams, err)
+		}
+		if len(h.defaults.Ignored) > 0 {
+			return nil, fmt.Errorf("default params %q: malformed %v", opts.DefaultParams, h.defaults.Ignored)
+		}
+	}
+	return h, nil
+}
+
+// ServeHTTP routes /healthz, /metrics and /debug, and echoes everything else.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/healthz":
+		h.healthz(w)
+	case "/metrics":
+		h.metrics.ServeHTTP(w, r)
+	case "/debug":
+		h.serveTracked(w, r, h.debug)
+	default:
+		h.serveTracked(w, r, h.echo)
+	}
+}
+
+func (h *Handler) healthz(w http.ResponseWriter) {
+	w.Header()["Content-Type"] = h.hv.textPlain
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// serveTracked runs serve with the in-flight gauge raised and counts the status it answered.
+func (h *Handler) serveTracked(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) int) {
+	m := h.opts.Metrics
+	m.HTTPInFlight.Inc()
+	code := serve(w, r)
+	m.HTTPInFlight.Dec()
+	m.HTTPRequest(code)
+}
+
+// params returns the request's fault parameters: the defaults when it has no query.
+func (h *Handler) params(r *http.Request) (*fault.Params, error) {
+	raw := r.URL.RawQuery
+	if raw == "" {
+		return &h.defaults, nil
+	}
+	if p := h.cache.get(raw); p != nil {
+		return p, nil
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		// Keep what parsed, as net/http does; only the fault parameters matter here.
+		h.log.Debug("query has malformed escapes", slog.String("query", raw), slog.Any("err", err))
+	}
+	p, err := fault.ParseQuery(q, h.opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	h.cache.put(raw, &p)
+	return &p, nil
+}
+
+// draw parses the parameters, counts the ignored ones and draws this request's outcome.
+func (h *Handler) draw(r *http.Request) (*fault.Params, fault.Outcome, error) {
+	p, err := h.params(r)
+	if err != nil {
+		return nil, fault.Outcome{}, err
+	}
+	for _, name := range p.Ignored {
+		h.opts.Metrics.IgnoredParam(name)
+	}
+	return p, p.Draw(rand.Float64), nil
+}
+
+// sleep waits d unless the client goes away first; it reports whether it slept fully.
+func (h *Handler) sleep(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	h.opts.Metrics.InjectedDelay("http", d.Seconds())
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// badRequest answers 400 with a short text naming the parameter at fault.
+func (h *Handler) badRequest(w http.ResponseWriter, err error) int {
+	w.Header()["Content-Type"] = h.hv.textPlain
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = fmt.Fprintf(w, "bad parameter: %v\n", err)
+	return http.StatusBadRequest
+}
+
+// applyHeaders adds the requested headers and Connection: close when drawn.
+func (h *Handler) applyHeaders(w http.ResponseWriter, p *fault.Params, o fault.Outcome) {
+	hdr := w.Header()
+	for _, kv := range p.Headers {
+		hdr.Add(kv.Name, kv.Value)
+	}
+	if o.Close {
+		hdr["Connection"] = h.hv.connClose
+	}
+}
