@@ -66,7 +66,9 @@ staticcheck: ## staticcheck every module.
 
 .PHONY: lint
 lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
-	for m in $(GO_MODULES); do (cd $$m && golangci-lint run --config $(ROOT)/.golangci.yml ./...); done
+	for m in $(GO_MODULES); do \
+	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --config $(ROOT)/.golangci.yml ./...); fi; \
+	done
 
 .PHONY: unit
 unit: ## go test -race over every module.

@@ -40,11 +40,11 @@ type App struct {
 }
 
 // New binds every enabled listener and builds the servers; it does not serve yet.
-func New(cfg Config, log *slog.Logger) (a *App, err error) {
+func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a = &App{cfg: cfg, log: log}
+	a := &App{cfg: cfg, log: log}
 	defer func() {
 		if err != nil {
 			a.Close()

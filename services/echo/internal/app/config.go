@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ const maxPayloadLimit = 64 << 20
 
 // ParseConfig reads the environment (getenv) and then the flags in args (without
 // the program name). It returns flag.ErrHelp for -h.
-func ParseConfig(args []string, environ []string, output io.Writer) (Config, error) {
+func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	var cfg Config
 	envMap := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -45,7 +46,7 @@ func ParseConfig(args []string, environ []string, output io.Writer) (Config, err
 		}
 	}
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: envMap}); err != nil {
-		return Config{}, fmt.Errorf("environment: %w", err)
+		return Config{}, envError(err, envMap)
 	}
 	fs := flag.NewFlagSet("barrage-echo", flag.ContinueOnError)
 	fs.SetOutput(output)
@@ -68,6 +69,28 @@ func ParseConfig(args []string, environ []string, output io.Writer) (Config, err
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return cfg, cfg.Validate()
+}
+
+// envError rewrites the env parser's errors, which name Go fields, to name the
+// environment variable and its value.
+func envError(err error, envMap map[string]string) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return fmt.Errorf("environment: %w", err)
+	}
+	errs := make([]error, 0, len(agg.Errors))
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			if f, ok := reflect.TypeFor[Config]().FieldByName(pe.Name); ok {
+				name := f.Tag.Get("env")
+				errs = append(errs, fmt.Errorf("%s=%q: %w", name, envMap[name], pe.Err))
+				continue
+			}
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
 }
 
 // Validate checks the settings that the flag and env parsers cannot.

@@ -18,7 +18,7 @@ func Main(ctx context.Context, args, environ []string, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "barrage-echo: %v\n", err) //nolint:forbidigo // CLI error output
+		fmt.Fprintf(stderr, "barrage-echo: %v\n", err)
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))

@@ -54,14 +54,16 @@ func ParseQuery(q url.Values, lim Limits) (Params, error) {
 		}
 	}
 	if s, ok := first(q, "delay"); ok {
-		p.Delay, err = ParseDelay(s, lim.MaxDelay)
-		if err = p.ignore("delay", err); err != nil {
+		var perr error
+		p.Delay, perr = ParseDelay(s, lim.MaxDelay)
+		if err := p.ignore("delay", perr); err != nil {
 			return Params{}, err
 		}
 	}
 	if s, ok := first(q, "size"); ok {
-		p.Size, err = ParseSize(s, lim.MaxPayload)
-		if err = p.ignore("size", err); err != nil {
+		var perr error
+		p.Size, perr = ParseSize(s, lim.MaxPayload)
+		if err := p.ignore("size", perr); err != nil {
 			return Params{}, err
 		}
 	}

@@ -39,7 +39,7 @@ func (h *Handler) echo(w http.ResponseWriter, r *http.Request) int {
 	h.applyHeaders(w, p, o)
 	hdr := w.Header()
 	var body io.Reader
-	length := int64(-1)
+	var length int64
 	if o.Size >= 0 {
 		hdr["Content-Type"] = h.hv.octetStream
 		length = int64(o.Size)

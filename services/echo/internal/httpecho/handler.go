@@ -139,7 +139,8 @@ func (h *Handler) draw(r *http.Request) (*fault.Params, fault.Outcome, error) {
 	for _, name := range p.Ignored {
 		h.opts.Metrics.IgnoredParam(name)
 	}
-	return p, p.Draw(rand.Float64), nil
+	o := p.Draw(rand.Float64)
+	return p, o, nil
 }
 
 // sleep waits d unless the client goes away first; it reports whether it slept fully.

@@ -1,0 +1,3 @@
+module github.com/barrage-dev/barrage/services/api
+
+go 1.26

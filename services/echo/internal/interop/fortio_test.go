@@ -1,0 +1,203 @@
+package interop_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/barrage-dev/barrage/services/echo/internal/app"
+)
+
+// fortioResult is the part of fortio's result JSON these tests read.
+type fortioResult struct {
+	RunType           string
+	ActualQPS         float64
+	RetCodes          map[string]int64
+	DurationHistogram struct {
+		Count       int64
+		Percentiles []struct{ Percentile, Value float64 }
+	}
+}
+
+func (r fortioResult) percentile(p float64) (float64, bool) {
+	for _, q := range r.DurationHistogram.Percentiles {
+		if q.Percentile == p {
+			return q.Value, true
+		}
+	}
+	return 0, false
+}
+
+// fortioBin finds fortio: $FORTIO_BIN, then .tools/bin above the working directory, then $PATH.
+func fortioBin(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("FORTIO_BIN"); p != "" {
+		return p
+	}
+	dir, _ := os.Getwd()
+	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, ".tools", "bin", "fortio")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("fortio"); err == nil {
+		return p
+	}
+	t.Fatal("fortio binary not found: run `make tools` (installs fortio v1.68.2 into .tools/bin) or set FORTIO_BIN")
+	return ""
+}
+
+func startEcho(t *testing.T) *app.App {
+	t.Helper()
+	cfg, err := app.ParseConfig([]string{
+		"-http-addr", "127.0.0.1:0", "-grpc-addr", "127.0.0.1:0",
+		"-tcp-addr", "127.0.0.1:0", "-udp-addr", "127.0.0.1:0",
+	}, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("echo Run: %v", err)
+		}
+	})
+	return a
+}
+
+// runFortio runs `fortio <args>` with a time bound and returns stdout.
+func runFortio(t *testing.T, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, fortioBin(t), args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("fortio %s: %v\nstderr (tail): %s", strings.Join(args, " "), err, tail(stderr.String(), 2000))
+	}
+	return out
+}
+
+// load runs `fortio load ... -json - target` and decodes the result.
+func load(t *testing.T, target string, args ...string) fortioResult {
+	t.Helper()
+	args = append(append([]string{"load"}, args...), "-json", "-", target)
+	var res fortioResult
+	if err := json.Unmarshal(runFortio(t, args...), &res); err != nil {
+		t.Fatalf("fortio JSON: %v", err)
+	}
+	return res
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func TestFortioStatusMix(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	res := load(t, "http://"+a.HTTPAddr()+"/?status=503:50",
+		"-qps", "200", "-c", "4", "-t", "2s", "-allow-initial-errors")
+	total := res.DurationHistogram.Count
+	ok, unavailable := res.RetCodes["200"], res.RetCodes["503"]
+	if total < 300 || ok+unavailable != total || len(res.RetCodes) != 2 {
+		t.Fatalf("RetCodes %v over %d requests; want only 200 and 503, about 400 in all", res.RetCodes, total)
+	}
+	share := float64(unavailable) / float64(total)
+	if share < 0.40 || share > 0.60 {
+		t.Fatalf("503 share %.3f (%v); want 0.5 ± 0.1", share, res.RetCodes)
+	}
+}
+
+func TestFortioDelay(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	res := load(t, "http://"+a.HTTPAddr()+"/?delay=20ms", "-qps", "40", "-c", "2", "-t", "1s", "-p", "50,99")
+	p50, ok := res.percentile(50)
+	if !ok || p50 < 0.020 {
+		t.Fatalf("p50 = %v s (found %v), want >= 0.020 s; result %+v", p50, ok, res)
+	}
+	if res.RetCodes["200"] != res.DurationHistogram.Count {
+		t.Fatalf("RetCodes %v", res.RetCodes)
+	}
+}
+
+func TestFortioGRPC(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	tests := []struct {
+		name, runType string
+		args          []string
+	}{
+		{"ping", "GRPC Ping", []string{"-grpc", "-ping"}},
+		{"ping with delay", "GRPC Ping Delay=5ms", []string{"-grpc", "-ping", "-grpc-ping-delay", "5ms"}},
+		{"health", "GRPC Health for ''", []string{"-grpc"}},
+		{"health of ping", "GRPC Health for 'ping'", []string{"-grpc", "-healthservice", "ping"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := load(t, a.GRPCAddr(), append(tt.args, "-qps", "50", "-c", "2", "-t", "1s")...)
+			if res.RunType != tt.runType {
+				t.Errorf("RunType = %q, want %q", res.RunType, tt.runType)
+			}
+			if res.DurationHistogram.Count < 30 || res.RetCodes["SERVING"] != res.DurationHistogram.Count || len(res.RetCodes) != 1 {
+				t.Fatalf("RetCodes %v over %d calls; want all SERVING", res.RetCodes, res.DurationHistogram.Count)
+			}
+		})
+	}
+}
+
+func TestFortioTCPAndUDP(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	for _, target := range []string{"tcp://" + a.TCPAddr(), "udp://" + a.UDPAddr()} {
+		res := load(t, target, "-qps", "100", "-c", "2", "-t", "1s")
+		if res.DurationHistogram.Count < 60 || res.RetCodes["OK"] != res.DurationHistogram.Count || len(res.RetCodes) != 1 {
+			t.Fatalf("%s: RetCodes %v over %d requests; want all OK", target, res.RetCodes, res.DurationHistogram.Count)
+		}
+	}
+}
+
+func TestFortioH2(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	res := load(t, "http://"+a.HTTPAddr()+"/?status=201", "-h2", "-qps", "50", "-c", "2", "-t", "1s")
+	if res.DurationHistogram.Count < 30 || res.RetCodes["201"] != res.DurationHistogram.Count {
+		t.Fatalf("h2c RetCodes %v over %d", res.RetCodes, res.DurationHistogram.Count)
+	}
+}
+
+func TestFortioCurlShowsHeader(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	// fortio curl prints the response headers on stderr and the body on stdout.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, fortioBin(t), "curl", "http://"+a.HTTPAddr()+"/?header=X-Test:hello&size=5").CombinedOutput()
+	if err != nil {
+		t.Fatalf("fortio curl: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "X-Test: hello") || !strings.Contains(string(out), "HTTP/1.1 200") || !strings.Contains(string(out), "Content-Length: 5") {
+		t.Fatalf("fortio curl output lacks the header or status line:\n%s", out)
+	}
+}
