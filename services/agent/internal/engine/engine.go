@@ -1,0 +1,231 @@
+// Package engine runs one load: it opens a Client per connection, sends requests
+// when the pacing says so, records service time, response time from the intended
+// send time (so coordinated omission is measured, not hidden) and lag in HDR
+// histograms, and hands a Snapshot to a Sink every interval and at the end. It
+// knows no protocol (see package request) and no output format (see the sinks).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/pacer"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
+)
+
+// Pacing is how requests are timed.
+type Pacing int
+
+const (
+	// Open sends on a shared schedule at the target rate; a request waits for a
+	// free connection and the wait counts in its response time.
+	Open Pacing = iota
+	// Closed sends on every connection as fast as it can.
+	Closed
+	// Fortio gives each connection its own schedule at rate/connections, catching
+	// up when late (unless NoCatchUp), like fortio load.
+	Fortio
+)
+
+// Options describe one load. Zero Count and Duration mean "until ctx is done".
+type Options struct {
+	// Factory opens the protocol clients; required.
+	Factory request.Factory
+	// Connections is the number of connections (≥ 1).
+	Connections int
+	// Pacing selects the loop; QPS > 0 is required for Open without Ramp and for Fortio.
+	Pacing Pacing
+	// QPS is the target rate of the whole load.
+	QPS float64
+	// Ramp, for Open pacing, replaces QPS with a linear ramp.
+	Ramp *RampOptions
+	// Duration ends sending after this long.
+	Duration time.Duration
+	// Count ends sending after this many requests.
+	Count int64
+	// Jitter moves each send time by up to ±10 % of the interval.
+	Jitter bool
+	// Uniform spreads the first sends of Fortio-paced connections over one interval.
+	Uniform bool
+	// NoCatchUp, for Fortio pacing, waits a full interval after a late send
+	// instead of catching up.
+	NoCatchUp bool
+	// AbortOn stops the run at the first result with this code (0 = never).
+	AbortOn int32
+	// Interval is the snapshot period; default 1 s.
+	Interval time.Duration
+	// Sink receives snapshots; nil discards them (the final one is returned).
+	Sink Sink
+	// StartAt delays the start until this instant when it is in the future.
+	StartAt time.Time
+}
+
+// RampOptions is a linear rate ramp from From to To requests/s over Over.
+type RampOptions struct {
+	From, To float64
+	Over     time.Duration
+}
+
+func (o *Options) normalize() error {
+	if o.Factory == nil {
+		return errors.New("engine: Factory is required")
+	}
+	if o.Connections < 1 {
+		return fmt.Errorf("engine: %d connections: need at least 1", o.Connections)
+	}
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if (o.Pacing == Open && o.Ramp == nil || o.Pacing == Fortio) && o.QPS <= 0 {
+		return errors.New("engine: open and fortio pacing need a rate > 0")
+	}
+	if o.Sink == nil {
+		o.Sink = SinkFunc(func(context.Context, *Snapshot) error { return nil })
+	}
+	return nil
+}
+
+// recorderCount bounds the number of recorders (and so of histograms in memory)
+// whatever the connection count.
+func recorderCount(conns int) int {
+	return min(conns, max(2, 2*runtime.GOMAXPROCS(0)))
+}
+
+// run is the state of one Run call.
+type run struct {
+	opts      Options
+	start     time.Time
+	schedule  pacer.Schedule // Open pacing
+	next      atomic.Int64   // next request index (Open) or requests started (Closed)
+	recorders []*recorder
+	aborted   atomic.Bool
+	cancel    context.CancelFunc
+}
+
+// Run performs the load and returns the final snapshot. It returns early, with
+// what was done so far, when ctx is done or on an AbortOn code. Publishing errors
+// from the sink end the run and are returned.
+func Run(ctx context.Context, opts Options) (*Snapshot, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	if wait := time.Until(opts.StartAt); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &run{opts: opts, start: time.Now(), cancel: cancel}
+	r.recorders = make([]*recorder, recorderCount(opts.Connections))
+	for i := range r.recorders {
+		r.recorders[i] = newRecorder()
+	}
+	limits := pacer.Limits{Count: opts.Count, End: opts.Duration}
+	if opts.Pacing == Open {
+		if opts.Ramp != nil {
+			r.schedule = pacer.NewRamp(opts.Ramp.From, opts.Ramp.To, opts.Ramp.Over, limits)
+		} else {
+			r.schedule = pacer.NewConstant(opts.QPS, 0, opts.Jitter, limits)
+		}
+	}
+	clients, err := r.openClients(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { r.work(ctx, i, c) })
+	}
+	stopClose := context.AfterFunc(ctx, func() { closeAll(clients) })
+	final, err := r.collect(ctx, &wg)
+	stopClose()
+	closeAll(clients)
+	return final, err
+}
+
+func (r *run) openClients(ctx context.Context) ([]request.Client, error) {
+	clients := make([]request.Client, r.opts.Connections)
+	for i := range clients {
+		c, err := r.opts.Factory.NewClient(ctx, i)
+		if err != nil {
+			closeAll(clients[:i])
+			return nil, fmt.Errorf("open connection %d: %w", i, err)
+		}
+		clients[i] = c
+	}
+	return clients, nil
+}
+
+func closeAll(clients []request.Client) {
+	for _, c := range clients {
+		if c != nil {
+			_ = c.Close()
+		}
+	}
+}
+
+// collect publishes an interval snapshot every Interval until the workers are
+// done, then the last interval and the final snapshot.
+func (r *run) collect(ctx context.Context, wg *sync.WaitGroup) (*Snapshot, error) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	interval, total := newSnapshot(), newSnapshot()
+	total.Start = r.start
+	total.Connections = r.opts.Connections
+	interval.Connections = r.opts.Connections
+	ticker := time.NewTicker(r.opts.Interval)
+	defer ticker.Stop()
+	var seq uint64
+	from := r.start
+	publish := func(end time.Time) error {
+		seq++
+		interval.Seq, interval.Start, interval.End = seq, from, end
+		for _, rec := range r.recorders {
+			if err := rec.drainInto(interval); err != nil {
+				return err
+			}
+		}
+		if err := total.add(interval); err != nil {
+			return err
+		}
+		err := r.opts.Sink.Publish(context.WithoutCancel(ctx), interval)
+		interval.reset()
+		from = end
+		return err
+	}
+	for {
+		select {
+		case now := <-ticker.C:
+			if err := publish(now); err != nil {
+				r.cancel()
+				<-done
+				return nil, fmt.Errorf("publish snapshot: %w", err)
+			}
+			continue
+		case <-done:
+		}
+		break
+	}
+	end := time.Now()
+	if err := publish(end); err != nil {
+		return nil, fmt.Errorf("publish snapshot: %w", err)
+	}
+	seq++
+	total.Seq, total.End, total.Final, total.Aborted = seq, end, true, r.aborted.Load()
+	if err := r.opts.Sink.Publish(context.WithoutCancel(ctx), total); err != nil {
+		return nil, fmt.Errorf("publish final snapshot: %w", err)
+	}
+	return total, nil
+}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+)
+
+// Snapshot is the measurements of one interval of a run, or with Final, of the
+// whole run.
+type Snapshot struct {
+	// Seq numbers the snapshots of a run from 1; the final one has the last seq.
+	Seq   uint64
+	Final bool
+	// Start and End bound the interval (the whole run for the final snapshot).
+	Start, End time.Time
+	// Count is the number of requests completed, Errors those that failed.
+	Count, Errors int64
+	// Codes counts requests by result code (see request.Result.Code).
+	Codes map[int32]int64
+	// Sent and Received count bytes on the wire.
+	Sent, Received int64
+	// Service is actual send → response done; Response is intended send →
+	// response done (corrected for coordinated omission); Lag is intended → actual send.
+	Service, Response, Lag *hist.Histogram
+	// Connections is the number of connections the run uses.
+	Connections int
+	// Aborted is set on the final snapshot when the run stopped on an abort-on code.
+	Aborted bool
+}
+
+// Sink receives snapshots as a run progresses. The snapshot and its histograms
+// are valid only during Publish: a sink that keeps them must copy. Publish is
+// called from one goroutine at a time.
+type Sink interface {
+	Publish(ctx context.Context, s *Snapshot) error
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(ctx context.Context, s *Snapshot) error
+
+// Publish implements Sink.
+func (f SinkFunc) Publish(ctx context.Context, s *Snapshot) error { return f(ctx, s) }
+
+func newSnapshot() *Snapshot {
+	return &Snapshot{
+		Codes:    make(map[int32]int64),
+		Service:  hist.New(),
+		Response: hist.New(),
+		Lag:      hist.New(),
+	}
+}
+
+// add merges o's figures into s.
+func (s *Snapshot) add(o *Snapshot) error {
+	s.Count += o.Count
+	s.Errors += o.Errors
+	s.Sent += o.Sent
+	s.Received += o.Received
+	for code, n := range o.Codes {
+		s.Codes[code] += n
+	}
+	for _, pair := range [][2]*hist.Histogram{{s.Service, o.Service}, {s.Response, o.Response}, {s.Lag, o.Lag}} {
+		if err := pair[0].Merge(pair[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reset empties s for reuse.
+func (s *Snapshot) reset() {
+	s.Count, s.Errors, s.Sent, s.Received = 0, 0, 0, 0
+	clear(s.Codes)
+	s.Service.Reset()
+	s.Response.Reset()
+	s.Lag.Reset()
+}

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/pacer"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
+)
+
+// work runs connection i's loop for the chosen pacing.
+func (r *run) work(ctx context.Context, i int, c request.Client) {
+	rec := r.recorders[i%len(r.recorders)]
+	switch r.opts.Pacing {
+	case Open:
+		r.workOpen(ctx, c, rec, newSleeper())
+	case Closed:
+		r.workClosed(ctx, c, rec)
+	case Fortio:
+		r.workFortio(ctx, i, c, rec, newSleeper())
+	}
+}
+
+// workOpen takes the next slot of the shared schedule whenever this connection is
+// free: when every connection is busy, slots wait and their wait is measured.
+func (r *run) workOpen(ctx context.Context, c request.Client, rec *recorder, sl *sleeper) {
+	for ctx.Err() == nil {
+		at, ok := r.schedule.At(r.next.Add(1) - 1)
+		if !ok {
+			return
+		}
+		intended := r.start.Add(at)
+		if !sl.until(ctx, intended) {
+			return
+		}
+		r.send(ctx, c, rec, intended)
+	}
+}
+
+// workClosed sends back to back until the count or the duration is reached.
+func (r *run) workClosed(ctx context.Context, c request.Client, rec *recorder) {
+	count, end := r.opts.Count, r.opts.Duration
+	for ctx.Err() == nil {
+		if count > 0 && r.next.Add(1) > count {
+			return
+		}
+		now := time.Now()
+		if end > 0 && now.Sub(r.start) >= end {
+			return
+		}
+		r.send(ctx, c, rec, now)
+	}
+}
+
+// workFortio follows this connection's own schedule; a late request is sent at
+// once (catch-up), or with NoCatchUp the schedule restarts from the late send.
+func (r *run) workFortio(ctx context.Context, i int, c request.Client, rec *recorder, sl *sleeper) {
+	o := r.opts
+	s := pacer.PerConnection(o.QPS, o.Connections, i, o.Uniform, o.Jitter, pacer.Limits{Count: o.Count, End: o.Duration})
+	base := r.start
+	var j int64
+	for ; ctx.Err() == nil; j++ {
+		at, ok := s.At(j)
+		if !ok {
+			return
+		}
+		intended := base.Add(at)
+		if !sl.until(ctx, intended) {
+			return
+		}
+		now := time.Now()
+		if o.NoCatchUp && now.Sub(intended) > s.Interval() {
+			// Rebase so this request is on time and the next one a full interval later.
+			base = base.Add(now.Sub(intended))
+			intended = now
+		}
+		r.send(ctx, c, rec, intended)
+	}
+}
+
+// send performs one request and records it.
+func (r *run) send(ctx context.Context, c request.Client, rec *recorder, intended time.Time) {
+	sent := time.Now()
+	res := c.Do(ctx)
+	done := time.Now()
+	if ctx.Err() != nil && !res.OK {
+		return // interrupted by the stop, not a failure of the target
+	}
+	rec.record(res, intended, sent, done)
+	if r.opts.AbortOn != 0 && res.Code == r.opts.AbortOn {
+		r.aborted.Store(true)
+		r.cancel()
+	}
+}
+
+// sleeper waits for send times with one reusable timer, so pacing does not
+// allocate per request.
+type sleeper struct{ timer *time.Timer }
+
+func newSleeper() *sleeper {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &sleeper{timer: t}
+}
+
+// until waits until t; it returns false if ctx ends first.
+func (s *sleeper) until(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	s.timer.Reset(d) // Go ≥ 1.23: no stale tick can be pending after Stop or a receive
+	select {
+	case <-s.timer.C:
+		return true
+	case <-ctx.Done():
+		s.timer.Stop()
+		return false
+	}
+}

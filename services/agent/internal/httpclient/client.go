@@ -1,0 +1,187 @@
+// Package httpclient is the agent's own HTTP/1.1 keep-alive client: one
+// connection per Client, the request bytes built once, responses parsed in place
+// from a reused buffer (Content-Length, chunked, and read-to-close bodies), and
+// nothing allocated per request. It reconnects when the server closes. HTTP/2 is
+// in package h2client.
+package httpclient
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
+)
+
+// readBufferSize is the per-connection read buffer; a header line longer than it
+// is skipped in pieces, not rejected.
+const readBufferSize = 16 << 10
+
+// CodeSocketError is the code of a request that failed below HTTP (Fortio's -1).
+const CodeSocketError = -1
+
+// Factory opens HTTP/1.1 clients for one target.
+type Factory struct {
+	addr      string
+	tlsConfig *tls.Config
+	req       []byte
+	noBody    bool // HEAD: responses carry no body whatever their headers say
+	timeout   time.Duration
+}
+
+var _ request.Factory = (*Factory)(nil)
+
+// New prepares the request bytes and connection settings.
+func New(opts Options) (*Factory, error) {
+	t, err := parseTarget(opts.URL)
+	if err != nil {
+		return nil, err
+	}
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	f := &Factory{
+		addr:    t.addr,
+		req:     buildRequest(&opts, t),
+		noBody:  opts.Method == "HEAD",
+		timeout: opts.Timeout,
+	}
+	if t.tls {
+		f.tlsConfig = &tls.Config{
+			ServerName:         t.hostname,
+			InsecureSkipVerify: opts.Insecure, //nolint:gosec // the user asked for -k
+			NextProtos:         []string{"http/1.1"},
+			MinVersion:         tls.VersionTLS12,
+		}
+	}
+	return f, nil
+}
+
+// NewClient implements request.Factory; the client connects on its first request.
+func (f *Factory) NewClient(context.Context, int) (request.Client, error) {
+	return &client{f: f}, nil
+}
+
+// CodeName implements request.Factory: the status code, or "-1" for socket errors.
+func (f *Factory) CodeName(code int32) string { return strconv.Itoa(int(code)) }
+
+// RunType implements request.Factory.
+func (f *Factory) RunType() string { return "HTTP" }
+
+// RequestBytes returns the bytes sent for each request (for tests and -debug output).
+func (f *Factory) RequestBytes() []byte { return f.req }
+
+// client is one keep-alive connection.
+type client struct {
+	f    *Factory
+	conn net.Conn // written by Do only, under mu; read by Do freely
+	br   *bufio.Reader
+	// reused is true when conn has already carried a response, so a failure
+	// before any response byte may be a stale keep-alive and is retried once.
+	reused bool
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Do implements request.Client.
+func (c *client) Do(ctx context.Context) request.Result {
+	for attempt := 0; ; attempt++ {
+		res, retry := c.try(ctx)
+		if !retry || attempt > 0 {
+			return res
+		}
+	}
+}
+
+// try sends the request once; retry is true when a reused connection failed
+// before any response byte arrived.
+func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
+	res.Code = CodeSocketError
+	if c.conn == nil {
+		if err := c.dial(ctx); err != nil {
+			return res, false
+		}
+	}
+	reused := c.reused
+	if err := c.conn.SetDeadline(time.Now().Add(c.f.timeout)); err != nil {
+		c.drop()
+		return res, reused
+	}
+	n, err := c.conn.Write(c.f.req)
+	res.Sent = int64(n)
+	if err != nil {
+		c.drop()
+		return res, reused
+	}
+	code, received, keepAlive, err := readResponse(c.br, c.f.noBody)
+	res.Received = received
+	if err != nil {
+		c.drop()
+		return res, reused && received == 0
+	}
+	res.Code = int32(code)
+	res.OK = code >= 200 && code < 300
+	if keepAlive {
+		c.reused = true
+	} else {
+		c.drop()
+	}
+	return res, false
+}
+
+func (c *client) dial(ctx context.Context) error {
+	d := net.Dialer{Timeout: c.f.timeout}
+	var conn net.Conn
+	var err error
+	if c.f.tlsConfig != nil {
+		td := tls.Dialer{NetDialer: &d, Config: c.f.tlsConfig}
+		conn, err = td.DialContext(ctx, "tcp", c.f.addr)
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", c.f.addr)
+	}
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", c.f.addr, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		_ = conn.Close()
+		return errors.New("client closed")
+	}
+	c.conn = conn
+	c.reused = false
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(conn, readBufferSize)
+	} else {
+		c.br.Reset(conn)
+	}
+	return nil
+}
+
+// drop closes the connection after an error or a non-keep-alive response.
+func (c *client) drop() {
+	c.mu.Lock()
+	if c.conn != nil {
+		_ = c.conn.Close()
+		c.conn = nil
+	}
+	c.mu.Unlock()
+}
+
+// Close implements request.Client; it interrupts a Do in progress.
+func (c *client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.conn != nil {
+		return c.conn.Close()
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+// Package request declares the seam between the agent's engine and its protocol
+// clients: a Client performs one request at a time on one connection and reports
+// a Result; a Factory opens Clients and names their result codes. It holds no
+// protocol code itself.
+package request
+
+import "context"
+
+// Result is what one request produced. It is returned by value and must not
+// allocate: the engine calls Do on its hot path.
+type Result struct {
+	// Code is the protocol's result code: the HTTP status (-1 for a socket error,
+	// as Fortio reports it), or an index into the Factory's code names for other
+	// protocols.
+	Code int32
+	// OK is false for requests that count as errors (non-2xx HTTP, failed RPC,
+	// echo mismatch, timeout, I/O error).
+	OK bool
+	// Sent and Received count the bytes written and read, headers included.
+	Sent, Received int64
+}
+
+// Client performs requests on one connection. It is used by one goroutine at a
+// time. Do reconnects as needed: a failed request reports an error code and the
+// next Do dials again.
+type Client interface {
+	// Do sends one request and waits for its whole response. It honours the
+	// request timeout of the spec; ctx only interrupts it at shutdown.
+	Do(ctx context.Context) Result
+	// Close releases the connection; it may be called concurrently with Do to
+	// interrupt it.
+	Close() error
+}
+
+// Factory opens Clients for one target.
+type Factory interface {
+	// NewClient returns the client for connection index conn (0-based). It does
+	// not have to connect yet.
+	NewClient(ctx context.Context, conn int) (Client, error)
+	// CodeName renders a Result code for reports ("200", "-1", "SERVING", "OK").
+	CodeName(code int32) string
+	// RunType is the Fortio RunType of this target ("HTTP", "TCP", "UDP",
+	// "GRPC Health for ''", "GRPC Ping").
+	RunType() string
+}
