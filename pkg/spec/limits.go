@@ -1,0 +1,45 @@
+package spec
+
+import "time"
+
+// Limits that Validate enforces on every spec (DESIGN §7). Per-project
+// limits, which may be lower, are the API's business.
+const (
+	// MaxSpecBytes is the largest JSON document Parse accepts.
+	MaxSpecBytes = 1 << 20
+	// MaxURLLength is the longest URL, in bytes.
+	MaxURLLength = 2048
+	// MaxQPS is the highest target rate, total across agents.
+	MaxQPS = 1e6
+	// MaxConnections is the most connections a run may open, total.
+	MaxConnections = 10000
+	// MaxDuration is the longest run length and ramp.
+	MaxDuration = 24 * time.Hour
+	// MaxCount is the most calls a count-bounded run may make.
+	MaxCount = 1_000_000_000
+	// MaxHeaders is the most headers a request may carry.
+	MaxHeaders = 100
+	// MaxHeaderLength is the longest "Name: value" entry, in bytes.
+	MaxHeaderLength = 8 << 10
+	// MaxPayloadBytes is the largest inline payload.
+	MaxPayloadBytes = 1 << 20
+	// MaxUDPPayloadBytes is the largest payload that fits one UDP datagram.
+	MaxUDPPayloadBytes = 65507
+	// MaxTimeout is the longest per-request timeout.
+	MaxTimeout = 5 * time.Minute
+	// MaxPingDelay is the longest delay a gRPC ping may ask for.
+	MaxPingDelay = 10 * time.Second
+	// MaxPercentiles is the most percentiles a run may report.
+	MaxPercentiles = 20
+	// MaxLabels is the most labels a run may carry.
+	MaxLabels = 32
+	// MaxLabelKeyLength is the longest label key.
+	MaxLabelKeyLength = 63
+	// MaxLabelValueLength is the longest label value, in characters.
+	MaxLabelValueLength = 256
+	// MaxTextLength bounds the short free-text fields: method, content_type
+	// and grpc.service.
+	MaxTextLength = 256
+	// MaxPayloadFileLength is the longest payload_file path.
+	MaxPayloadFileLength = 4096
+)

@@ -1,0 +1,230 @@
+package spec
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// validateMethod checks the HTTP method.
+func (s Spec) validateMethod(p *problems, proto Protocol) {
+	const f = "method"
+	switch {
+	case s.Method == "":
+		if proto == ProtocolHTTP {
+			p.add(f, "is required")
+		}
+	case proto != ProtocolHTTP && proto != ProtocolUnknown:
+		p.add(f, "only applies to http, https and h2c URLs")
+	case !isMethod(s.Method):
+		p.add(f, "must be an HTTP method in upper-case letters, like GET or POST")
+	}
+}
+
+// isMethod reports whether m is an upper-case method token: letters, with
+// '-' or '_' inside (M-SEARCH, VERSION-CONTROL).
+func isMethod(m string) bool {
+	if m == "" || len(m) > MaxTextLength || m[0] < 'A' || m[0] > 'Z' {
+		return false
+	}
+	for i := range len(m) {
+		if c := m[i]; (c < 'A' || c > 'Z') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// validateHeaders checks the request headers.
+func (s Spec) validateHeaders(p *problems, proto Protocol) {
+	const f = "headers"
+	switch {
+	case len(s.Headers) == 0:
+		return
+	case proto == ProtocolTCP || proto == ProtocolUDP:
+		p.add(f, "only apply to HTTP and gRPC URLs")
+		return
+	case len(s.Headers) > MaxHeaders:
+		p.add(f, "must have at most %d entries", MaxHeaders)
+		return
+	}
+	for i, h := range s.Headers {
+		name, _, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		switch {
+		case len(h) > MaxHeaderLength:
+			p.add(index(f, i), "must be at most %d bytes", MaxHeaderLength)
+		case hasControl(h):
+			p.add(index(f, i), "must not contain CR, LF, NUL or other control characters")
+		case !ok || name == "":
+			p.add(index(f, i), `want "Name: value"`)
+		case !isToken(name):
+			p.add(index(f, i), "%.64q is not a valid header name", name)
+		}
+	}
+}
+
+// isToken reports whether s is an RFC 9110 token, as header names must be.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hasControl reports whether s holds an ASCII control character other than
+// tab (CR, LF and NUL among them).
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool {
+		return (r < 0x20 && r != '\t') || r == 0x7f
+	})
+}
+
+// validatePayload checks the payload, payload file and content type.
+func (s Spec) validatePayload(p *problems, proto Protocol) {
+	switch {
+	case proto == ProtocolUDP && len(s.Payload) > MaxUDPPayloadBytes:
+		p.add("payload", "must be at most %d bytes for udp (one datagram)", MaxUDPPayloadBytes)
+	case len(s.Payload) > MaxPayloadBytes:
+		p.add("payload", "must be at most %d bytes", MaxPayloadBytes)
+	}
+	if s.PayloadFile != "" {
+		switch {
+		case s.Payload != "":
+			p.add("payload_file", "cannot be combined with payload")
+		case len(s.PayloadFile) > MaxPayloadFileLength:
+			p.add("payload_file", "must be at most %d characters", MaxPayloadFileLength)
+		case strings.IndexByte(s.PayloadFile, 0) >= 0:
+			p.add("payload_file", "must not contain NUL")
+		}
+	}
+	if s.ContentType != "" {
+		switch {
+		case proto != ProtocolHTTP && proto != ProtocolUnknown:
+			p.add("content_type", "only applies to http, https and h2c URLs")
+		case len(s.ContentType) > MaxTextLength:
+			p.add("content_type", "must be at most %d characters", MaxTextLength)
+		case hasControl(s.ContentType):
+			p.add("content_type", "must not contain CR, LF, NUL or other control characters")
+		}
+	}
+}
+
+// validateTransport checks timeout, h2 and abort_on; u is the parsed URL or
+// nil when it is invalid.
+func (s Spec) validateTransport(p *problems, u *url.URL) {
+	checkDuration(p, "timeout", s.Timeout, MaxTimeout)
+	if u == nil {
+		return
+	}
+	if s.H2 && u.Scheme != "https" {
+		p.add("h2", "only applies to https URLs (h2c:// is already HTTP/2)")
+	}
+	proto, _ := schemeProtocol(u.Scheme)
+	if s.AbortOn != 0 && proto != ProtocolHTTP {
+		p.add("abort_on", "only applies to http, https and h2c URLs")
+		return
+	}
+	if s.AbortOn != 0 && s.AbortOn != -1 && (s.AbortOn < 100 || s.AbortOn > 599) {
+		p.add("abort_on", "must be 0 (never), -1 (socket errors) or an HTTP status between 100 and 599")
+	}
+}
+
+// validateGRPC checks the grpc block against the protocol.
+func (s Spec) validateGRPC(p *problems, proto Protocol) {
+	g := s.GRPC
+	switch {
+	case g == nil:
+		if proto == ProtocolGRPC {
+			p.add("grpc", "is required for grpc and grpcs URLs")
+		}
+		return
+	case proto != ProtocolGRPC && proto != ProtocolUnknown:
+		p.add("grpc", "only applies to grpc and grpcs URLs")
+		return
+	}
+	switch g.Mode {
+	case GRPCHealth:
+		if s.HasPayload() {
+			p.add("payload", "only applies to grpc ping mode (health checks carry no payload)")
+		}
+		if g.PingDelay != 0 {
+			p.add("grpc.ping_delay", "only applies to ping mode")
+		}
+	case GRPCPing:
+		if g.Service != "" {
+			p.add("grpc.service", "only applies to health mode")
+		}
+	case "":
+		p.add("grpc.mode", "is required")
+	default:
+		p.add("grpc.mode", "must be health or ping")
+	}
+	if len(g.Service) > MaxTextLength {
+		p.add("grpc.service", "must be at most %d characters", MaxTextLength)
+	}
+	if g.PingDelay < 0 || g.PingDelay.Std() > MaxPingDelay {
+		p.add("grpc.ping_delay", "must be between 0 and %s", formatDuration(MaxPingDelay))
+	}
+}
+
+// validatePercentiles checks the reported percentiles.
+func (s Spec) validatePercentiles(p *problems) {
+	if len(s.Percentiles) == 0 || len(s.Percentiles) > MaxPercentiles {
+		p.add("percentiles", "must have between 1 and %d entries", MaxPercentiles)
+		return
+	}
+	for i, v := range s.Percentiles {
+		if !(v > 0 && v <= 100) { // also catches NaN
+			p.add(index("percentiles", i), "must be greater than 0 and at most 100")
+		}
+	}
+}
+
+// validateLabels checks label count, keys and values, in key order.
+func (s Spec) validateLabels(p *problems) {
+	if len(s.Labels) > MaxLabels {
+		p.add("labels", "must have at most %d entries", MaxLabels)
+		return
+	}
+	keys := make([]string, 0, len(s.Labels))
+	for k := range s.Labels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !isLabelKey(k) {
+			p.add("labels", "key %.64q must be 1 to %d characters of A-Z, a-z, 0-9, '_', '.' or '-'", k, MaxLabelKeyLength)
+			continue
+		}
+		if utf8.RuneCountInString(s.Labels[k]) > MaxLabelValueLength {
+			p.add("labels."+k, "must be at most %d characters", MaxLabelValueLength)
+		}
+	}
+}
+
+// isLabelKey reports whether k is 1 to MaxLabelKeyLength characters of
+// [A-Za-z0-9_.-].
+func isLabelKey(k string) bool {
+	if k == "" || len(k) > MaxLabelKeyLength {
+		return false
+	}
+	for i := range len(k) {
+		switch c := k[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,296 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidateAccepts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		spec Spec
+	}{
+		{"http", Spec{URL: target}},
+		{"http with port and query", Spec{URL: "http://user:pw@example.com:8080/echo?status=200&delay=10ms"}},
+		{"https h2", Spec{URL: "https://example.com/", H2: true, Insecure: true}},
+		{"h2c", Spec{URL: "h2c://example.com:8080/"}},
+		{"ipv6 host", Spec{URL: "http://[::1]:8080/"}},
+		{"grpc health", Spec{URL: "grpc://example.com:8079", GRPC: &GRPC{Service: "ping"}}},
+		{"grpcs ping", Spec{URL: "grpcs://example.com:443/", Payload: "hi",
+			GRPC: &GRPC{Mode: GRPCPing, PingDelay: dur(10 * time.Second)}}},
+		{"tcp", Spec{URL: "tcp://example.com:8078", Payload: "hello"}},
+		{"udp", Spec{URL: "udp://127.0.0.1:8078", Payload: strings.Repeat("x", MaxUDPPayloadBytes)}},
+		{"open qps", Spec{URL: target, QPS: MaxQPS, Connections: MaxConnections, Duration: dur(24 * time.Hour)}},
+		{"fortio max speed", Spec{URL: target, Pacing: PacingFortio, NoCatchUp: true}},
+		{"fortio paced", Spec{URL: target, QPS: 10, Pacing: PacingFortio, Jitter: true, Uniform: true}},
+		{"count", Spec{URL: target, Count: MaxCount}},
+		{"until stopped", Spec{URL: target, UntilStopped: true, QPS: 1}},
+		{"ramp with qps 0", Spec{URL: target, Ramp: &Ramp{To: 100, Over: dur(5 * time.Second)}}},
+		{"ramp with qps equal to", Spec{URL: target, QPS: 100, Duration: dur(time.Minute),
+			Ramp: &Ramp{From: 10, To: 100, Over: dur(30 * time.Second)}}},
+		{"ramp with count", Spec{URL: target, Count: 100, Ramp: &Ramp{To: 100, Over: dur(time.Hour)}}},
+		{"method token", Spec{URL: target, Method: "M-SEARCH"}},
+		{"headers", Spec{URL: target, Headers: []string{"Authorization: Bearer x", "X-Empty:", "A:\tb c"}}},
+		{"grpc metadata", Spec{URL: "grpc://example.com:8079", Headers: []string{"x-tenant: a"}}},
+		{"post payload", Spec{URL: target, Payload: strings.Repeat("x", MaxPayloadBytes), ContentType: "text/plain"}},
+		{"payload file", Spec{URL: target, PayloadFile: "/tmp/body.json"}},
+		{"timeout max", Spec{URL: target, Timeout: dur(MaxTimeout)}},
+		{"percentiles", Spec{URL: target, Percentiles: []float64{0.001, 100}}},
+		{"labels", Spec{URL: target, Labels: map[string]string{"team.a_b-C9": strings.Repeat("é", MaxLabelValueLength)}}},
+		{"abort on socket errors", Spec{URL: target, AbortOn: -1}},
+		{"abort on 503", Spec{URL: target, AbortOn: 503}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if err := normalized(tt.spec).Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+}
+
+// validateCase is one rule of TestValidateRejects: spec is normalized, then
+// post (when set) changes it, then Validate must name exactly fields.
+type validateCase struct {
+	name   string
+	spec   Spec
+	post   func(*Spec)
+	fields []string
+	msg    string // when set, the first problem's Error() must equal it
+}
+
+func TestValidateRejects(t *testing.T) {
+	t.Parallel()
+	var tests []validateCase
+	tests = append(tests, urlCases()...)
+	tests = append(tests, rateCases()...)
+	tests = append(tests, requestCases()...)
+	tests = append(tests, grpcAndReportCases()...)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := normalized(tt.spec)
+			if tt.post != nil {
+				tt.post(&s)
+			}
+			err := s.Validate()
+			if got := errorFields(t, err); !slices.Equal(got, tt.fields) {
+				t.Fatalf("fields = %q, want %q (error: %v)", got, tt.fields, err)
+			}
+			if tt.msg != "" {
+				var ve *ValidationError
+				errors.As(err, &ve)
+				if got := ve.Errors[0].Error(); got != tt.msg {
+					t.Errorf("message = %q, want %q", got, tt.msg)
+				}
+			}
+		})
+	}
+}
+
+func urlCases() []validateCase {
+	return []validateCase{
+		{name: "url missing", spec: Spec{}, fields: []string{"url"}, msg: "url: is required"},
+		{name: "url too long", spec: Spec{URL: target + strings.Repeat("a", MaxURLLength)}, fields: []string{"url"}},
+		{name: "url unparseable", spec: Spec{URL: "http://exa mple.com/"}, fields: []string{"url"}},
+		{name: "url control char", spec: Spec{URL: "http://example.com/\r\nX: y"}, fields: []string{"url"}},
+		{name: "url no scheme", spec: Spec{URL: "example.com/x"}, fields: []string{"url"}},
+		{name: "url bad scheme", spec: Spec{URL: "ftp://example.com/"}, fields: []string{"url"},
+			msg: `url: scheme "ftp" is not supported; use http, https, h2c, grpc, grpcs, tcp or udp`},
+		{name: "url no host", spec: Spec{URL: "http:///path"}, fields: []string{"url"}},
+		{name: "url port only", spec: Spec{URL: "tcp://:8078"}, fields: []string{"url"}},
+		{name: "url port out of range", spec: Spec{URL: "http://example.com:70000/"}, fields: []string{"url"}},
+		{name: "url port zero", spec: Spec{URL: "udp://example.com:0"}, fields: []string{"url"}},
+		{name: "grpc needs port", spec: Spec{URL: "grpc://example.com"}, fields: []string{"url"}},
+		{name: "tcp needs port", spec: Spec{URL: "tcp://example.com"}, fields: []string{"url"},
+			msg: "url: must include a port, like tcp://host:port"},
+		{name: "udp no path", spec: Spec{URL: "udp://example.com:1/x"}, fields: []string{"url"}},
+		{name: "tcp no query", spec: Spec{URL: "tcp://example.com:1?x=1"}, fields: []string{"url"}},
+		{name: "grpc no user", spec: Spec{URL: "grpc://u:p@example.com:1"}, fields: []string{"url"}},
+	}
+}
+
+func rateCases() []validateCase {
+	return []validateCase{
+		{name: "qps negative", spec: Spec{URL: target, QPS: -1}, fields: []string{"qps"}, msg: "qps: must be at least 0"},
+		{name: "qps too high", spec: Spec{URL: target, QPS: 2e6}, fields: []string{"qps"},
+			msg: "qps: must be at most 1000000"},
+		{name: "qps NaN", spec: Spec{URL: target, QPS: math.NaN()}, fields: []string{"qps"}},
+		{name: "qps Inf", spec: Spec{URL: target, QPS: math.Inf(1)}, fields: []string{"qps"}},
+		{name: "connections zero", spec: Spec{URL: target}, post: func(s *Spec) { s.Connections = 0 },
+			fields: []string{"connections"}},
+		{name: "connections negative", spec: Spec{URL: target, Connections: -1}, fields: []string{"connections"}},
+		{name: "connections too many", spec: Spec{URL: target, Connections: MaxConnections + 1},
+			fields: []string{"connections"}},
+		{name: "duration negative", spec: Spec{URL: target, Duration: dur(-time.Second)}, fields: []string{"duration"},
+			msg: "duration: must be greater than 0"},
+		{name: "duration too long", spec: Spec{URL: target, Duration: dur(25 * time.Hour)}, fields: []string{"duration"},
+			msg: "duration: must be at most 24h"},
+		{name: "duration and count", spec: Spec{URL: target, Duration: dur(time.Second), Count: 5},
+			fields: []string{"duration"}},
+		{name: "duration and until_stopped", spec: Spec{URL: target, Duration: dur(time.Second), UntilStopped: true},
+			fields: []string{"duration"}},
+		{name: "count and until_stopped", spec: Spec{URL: target, Count: 5, UntilStopped: true},
+			fields: []string{"count"}},
+		{name: "no run length", spec: Spec{URL: target}, post: func(s *Spec) { s.Duration = 0 },
+			fields: []string{"duration"}},
+		{name: "count negative", spec: Spec{URL: target, Count: -1}, fields: []string{"count"}},
+		{name: "count too high", spec: Spec{URL: target, Count: MaxCount + 1}, fields: []string{"count"}},
+		{name: "pacing unknown", spec: Spec{URL: target, Pacing: "poisson"}, fields: []string{"pacing"}},
+		{name: "pacing missing", spec: Spec{URL: target}, post: func(s *Spec) { s.Pacing = "" },
+			fields: []string{"pacing"}},
+		{name: "open without qps", spec: Spec{URL: target, Pacing: PacingOpen}, fields: []string{"pacing"}},
+		{name: "closed with qps", spec: Spec{URL: target, QPS: 10, Pacing: PacingClosed}, fields: []string{"pacing"}},
+		{name: "no_catchup without fortio", spec: Spec{URL: target, QPS: 10, NoCatchUp: true},
+			fields: []string{"no_catchup"}},
+		{name: "ramp from negative", spec: Spec{URL: target, Ramp: &Ramp{From: -1, To: 5, Over: dur(time.Second)}},
+			fields: []string{"ramp.from"}},
+		{name: "ramp to zero", spec: Spec{URL: target, Ramp: &Ramp{To: 0, Over: dur(time.Second)}},
+			fields: []string{"ramp.to"}, msg: "ramp.to: must be greater than 0"},
+		{name: "ramp to too high", spec: Spec{URL: target, Ramp: &Ramp{To: 2e6, Over: dur(time.Second)}},
+			fields: []string{"ramp.to"}},
+		{name: "ramp over zero", spec: Spec{URL: target, Ramp: &Ramp{To: 5}}, fields: []string{"ramp.over"}},
+		{name: "ramp over past duration", spec: Spec{URL: target, Ramp: &Ramp{To: 5, Over: dur(6 * time.Second)}},
+			fields: []string{"ramp.over"}, msg: "ramp.over: must be at most the duration (5s)"},
+		{name: "ramp with fortio pacing", spec: Spec{URL: target, Pacing: PacingFortio,
+			Ramp: &Ramp{To: 5, Over: dur(time.Second)}}, fields: []string{"ramp"}},
+		{name: "ramp with closed pacing", spec: Spec{URL: target, Pacing: PacingClosed,
+			Ramp: &Ramp{To: 5, Over: dur(time.Second)}}, fields: []string{"ramp"}},
+		{name: "ramp with other qps", spec: Spec{URL: target, QPS: 50, Ramp: &Ramp{To: 100, Over: dur(time.Second)}},
+			fields: []string{"qps"}},
+	}
+}
+
+func requestCases() []validateCase {
+	tooMany := make([]string, MaxHeaders+1)
+	for i := range tooMany {
+		tooMany[i] = fmt.Sprintf("X-H%d: v", i)
+	}
+	return []validateCase{
+		{name: "method lower case", spec: Spec{URL: target, Method: "get"}, fields: []string{"method"}},
+		{name: "method with space", spec: Spec{URL: target, Method: "GE T"}, fields: []string{"method"}},
+		{name: "method missing", spec: Spec{URL: target}, post: func(s *Spec) { s.Method = "" },
+			fields: []string{"method"}},
+		{name: "method on tcp", spec: Spec{URL: "tcp://example.com:1", Method: "GET"}, fields: []string{"method"}},
+		{name: "header without colon", spec: Spec{URL: target, Headers: []string{"A: b", "NoColon"}},
+			fields: []string{"headers[1]"}, msg: `headers[1]: want "Name: value"`},
+		{name: "header empty name", spec: Spec{URL: target, Headers: []string{": v"}}, fields: []string{"headers[0]"}},
+		{name: "header bad name", spec: Spec{URL: target, Headers: []string{"Bad Name: v"}},
+			fields: []string{"headers[0]"}},
+		{name: "header CRLF", spec: Spec{URL: target, Headers: []string{"X: a\r\nEvil: b"}},
+			fields: []string{"headers[0]"}},
+		{name: "header NUL", spec: Spec{URL: target, Headers: []string{"X: a\x00"}}, fields: []string{"headers[0]"}},
+		{name: "header too long", spec: Spec{URL: target, Headers: []string{"X: " + strings.Repeat("a", MaxHeaderLength)}},
+			fields: []string{"headers[0]"}},
+		{name: "too many headers", spec: Spec{URL: target, Headers: tooMany}, fields: []string{"headers"}},
+		{name: "headers on udp", spec: Spec{URL: "udp://example.com:1", Headers: []string{"A: b"}},
+			fields: []string{"headers"}},
+		{name: "payload and file", spec: Spec{URL: target, Payload: "x", PayloadFile: "f"},
+			fields: []string{"payload_file"}},
+		{name: "payload too big", spec: Spec{URL: target, Payload: strings.Repeat("x", MaxPayloadBytes+1)},
+			fields: []string{"payload"}},
+		{name: "udp payload too big", spec: Spec{URL: "udp://example.com:1", Payload: strings.Repeat("x", 70000)},
+			fields: []string{"payload"}},
+		{name: "payload file NUL", spec: Spec{URL: target, PayloadFile: "a\x00b"}, fields: []string{"payload_file"}},
+		{name: "content type on tcp", spec: Spec{URL: "tcp://example.com:1", ContentType: "text/plain"},
+			fields: []string{"content_type"}},
+		{name: "content type LF", spec: Spec{URL: target, ContentType: "text/plain\nX: y"},
+			fields: []string{"content_type"}},
+		{name: "timeout negative", spec: Spec{URL: target, Timeout: dur(-time.Second)}, fields: []string{"timeout"}},
+		{name: "timeout too long", spec: Spec{URL: target, Timeout: dur(6 * time.Minute)}, fields: []string{"timeout"},
+			msg: "timeout: must be at most 5m"},
+		{name: "timeout missing", spec: Spec{URL: target}, post: func(s *Spec) { s.Timeout = 0 },
+			fields: []string{"timeout"}},
+		{name: "h2 on http", spec: Spec{URL: target, H2: true}, fields: []string{"h2"}},
+		{name: "h2 on h2c", spec: Spec{URL: "h2c://example.com/", H2: true}, fields: []string{"h2"}},
+		{name: "abort_on 42", spec: Spec{URL: target, AbortOn: 42}, fields: []string{"abort_on"}},
+		{name: "abort_on 600", spec: Spec{URL: target, AbortOn: 600}, fields: []string{"abort_on"}},
+		{name: "abort_on -2", spec: Spec{URL: target, AbortOn: -2}, fields: []string{"abort_on"}},
+		{name: "abort_on on tcp", spec: Spec{URL: "tcp://example.com:1", AbortOn: 503}, fields: []string{"abort_on"}},
+	}
+}
+
+func grpcAndReportCases() []validateCase {
+	const g = "grpc://example.com:8079"
+	tooMany := map[string]string{}
+	for i := range MaxLabels + 1 {
+		tooMany[fmt.Sprint("k", i)] = "v"
+	}
+	return []validateCase{
+		{name: "grpc block on http", spec: Spec{URL: target, GRPC: &GRPC{Mode: GRPCHealth}}, fields: []string{"grpc"}},
+		{name: "grpc block missing", spec: Spec{URL: g}, post: func(s *Spec) { s.GRPC = nil }, fields: []string{"grpc"}},
+		{name: "grpc mode unknown", spec: Spec{URL: g, GRPC: &GRPC{Mode: "reflect"}}, fields: []string{"grpc.mode"}},
+		{name: "ping delay too long", spec: Spec{URL: g, GRPC: &GRPC{Mode: GRPCPing, PingDelay: dur(11 * time.Second)}},
+			fields: []string{"grpc.ping_delay"}, msg: "grpc.ping_delay: must be between 0 and 10s"},
+		{name: "ping delay negative", spec: Spec{URL: g, GRPC: &GRPC{Mode: GRPCPing, PingDelay: dur(-1)}},
+			fields: []string{"grpc.ping_delay"}},
+		{name: "ping delay in health mode", spec: Spec{URL: g, GRPC: &GRPC{PingDelay: dur(time.Second)}},
+			fields: []string{"grpc.ping_delay"}},
+		{name: "service in ping mode", spec: Spec{URL: g, GRPC: &GRPC{Mode: GRPCPing, Service: "x"}},
+			fields: []string{"grpc.service"}},
+		{name: "payload in health mode", spec: Spec{URL: g, Payload: "x"}, fields: []string{"payload"}},
+		{name: "percentile zero", spec: Spec{URL: target, Percentiles: []float64{50, 0}},
+			fields: []string{"percentiles[1]"}, msg: "percentiles[1]: must be greater than 0 and at most 100"},
+		{name: "percentile over 100", spec: Spec{URL: target, Percentiles: []float64{100.1}},
+			fields: []string{"percentiles[0]"}},
+		{name: "percentile NaN", spec: Spec{URL: target, Percentiles: []float64{math.NaN()}},
+			fields: []string{"percentiles[0]"}},
+		{name: "too many percentiles", spec: Spec{URL: target, Percentiles: make([]float64, MaxPercentiles+1)},
+			fields: []string{"percentiles"}},
+		{name: "no percentiles", spec: Spec{URL: target}, post: func(s *Spec) { s.Percentiles = nil },
+			fields: []string{"percentiles"}},
+		{name: "too many labels", spec: Spec{URL: target, Labels: tooMany}, fields: []string{"labels"}},
+		{name: "label key with space", spec: Spec{URL: target, Labels: map[string]string{"a b": "v"}},
+			fields: []string{"labels"}},
+		{name: "label key empty", spec: Spec{URL: target, Labels: map[string]string{"": "v"}}, fields: []string{"labels"}},
+		{name: "label key too long", spec: Spec{URL: target, Labels: map[string]string{strings.Repeat("k", 64): "v"}},
+			fields: []string{"labels"}},
+		{name: "label value too long", spec: Spec{URL: target, Labels: map[string]string{"team": strings.Repeat("v", 257)}},
+			fields: []string{"labels.team"}},
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	s := normalized(Spec{
+		URL:         target,
+		QPS:         2e6,
+		Ramp:        &Ramp{To: 0, Over: dur(time.Second)},
+		Headers:     []string{"A: b", "broken"},
+		Percentiles: []float64{50, 0},
+		AbortOn:     7,
+	})
+	s.Connections = 0
+	err := s.Validate()
+	want := []string{"qps", "connections", "ramp.to", "qps", "headers[1]", "abort_on", "percentiles[1]"}
+	if got := errorFields(t, err); !sameFields(got, want) {
+		t.Fatalf("fields = %q, want %q", got, want)
+	}
+	for _, part := range []string{"qps: must be at most 1000000", "ramp.to: must be greater than 0", `headers[1]: want "Name: value"`} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not mention %q", err, part)
+		}
+	}
+}
+
+func TestValidationErrorAs(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("create run: %w", Spec{}.Validate())
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("errors.As(%v) failed", err)
+	}
+	if len(ve.Errors) == 0 || ve.Errors[0] != (FieldError{Field: "url", Message: "is required"}) {
+		t.Errorf("first problem = %+v, want url: is required", ve.Errors)
+	}
+	if !strings.HasPrefix(ve.Error(), "invalid spec: url: is required; ") {
+		t.Errorf("Error() = %q", ve.Error())
+	}
+}
