@@ -74,12 +74,16 @@ lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 unit: ## go test -race over every module.
 	go test -race -count=1 $(GO_PKGS)
 
+.PHONY: accuracy
+accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -race).
+	go test -count=1 -p 1 -tags accuracy ./services/agent/internal/accuracy/
+
 .PHONY: fuzz
 fuzz: ## Short run of every fuzz target (FUZZTIME each, default 10s).
 	scripts/fuzz-all $(FUZZTIME) $(GO_MODULES)
 
 .PHONY: test
-test: lint proto-check unit fuzz ## Everything CI runs.
+test: lint proto-check unit accuracy fuzz ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio; figures go to bench/results/.

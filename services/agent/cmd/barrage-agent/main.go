@@ -1,0 +1,19 @@
+// Command barrage-agent is Barrage's load generator: `load` runs a standalone,
+// Fortio-like load from the command line. See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,90 @@
+//go:build accuracy
+
+package accuracy_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/agent/internal/cli"
+	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/report"
+)
+
+// load runs a spec through the same wiring as `barrage-agent load`.
+func load(t *testing.T, s spec.Spec, sink engine.Sink) *engine.Snapshot {
+	t.Helper()
+	s.Normalize()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := cli.NewFactory(s, []byte(s.Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := cli.EngineOptions(s, f)
+	opts.Sink = sink
+	final, err := engine.Run(runCtx(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return final
+}
+
+func TestDelayPercentiles(t *testing.T) {
+	a := startEcho(t)
+	final := load(t, spec.Spec{URL: httpURL(a, "delay=20ms"), QPS: 100, Connections: 4, Duration: spec.Duration(3 * time.Second)}, nil)
+	for _, p := range []float64{50, 99} {
+		got := final.Service.Percentile(p)
+		if got < 20*time.Millisecond || got > 21500*time.Microsecond {
+			t.Errorf("service p%g = %v, want within [20ms, 21.5ms]", p, got)
+		}
+	}
+	if final.Count < 297 || final.Codes[200] != final.Count {
+		t.Errorf("count %d codes %v, want 300 all 200", final.Count, final.Codes)
+	}
+}
+
+func TestCoordinatedOmission(t *testing.T) {
+	a := startEcho(t)
+	// 2 % of requests stall 1 s. The stall is random: a run without one proves
+	// nothing, so run again (at most 3 times) until the echo stalled at least once.
+	var final *engine.Snapshot
+	for attempt := 0; attempt < 3; attempt++ {
+		final = load(t, spec.Spec{URL: httpURL(a, "delay=1s:2"), QPS: 50, Connections: 1, Duration: spec.Duration(4 * time.Second)}, nil)
+		if final.Service.Max() >= time.Second {
+			break
+		}
+	}
+	if final.Service.Max() < time.Second {
+		t.Fatalf("no request stalled in 3 runs (service max %v)", final.Service.Max())
+	}
+	if p99 := final.Response.Percentile(99); p99 < 500*time.Millisecond {
+		t.Errorf("response p99 = %v, want >= 0.5s: the backlog behind the stall must show", p99)
+	}
+	if p90 := final.Service.Percentile(90); p90 >= 50*time.Millisecond {
+		t.Errorf("service p90 = %v, want < 50ms", p90)
+	}
+	if lag := final.Lag.Percentile(99); lag < 300*time.Millisecond {
+		t.Errorf("lag p99 = %v, want the backlog (>= 300ms)", lag)
+	}
+}
+
+func TestPacing(t *testing.T) {
+	a := startEcho(t)
+	progress := &report.Progress{Response: true}
+	final := load(t, spec.Spec{URL: httpURL(a, ""), QPS: 1000, Connections: 4, Duration: spec.Duration(5 * time.Second)}, progress)
+	if final.Count < 4950 || final.Count > 5050 {
+		t.Errorf("count %d, want 5000 ± 1%%", final.Count)
+	}
+	intervals := progress.Intervals()
+	if len(intervals) < 5 {
+		t.Fatalf("%d intervals, want 5 full seconds", len(intervals))
+	}
+	for i, iv := range intervals[:5] {
+		if iv.Count < 950 || iv.Count > 1050 {
+			t.Errorf("second %d: %d requests, want 1000 ± 5%%", i+1, iv.Count)
+		}
+	}
+}

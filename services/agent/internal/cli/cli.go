@@ -1,0 +1,52 @@
+// Package cli is the barrage-agent command line: `load` (a standalone,
+// Fortio-like load generator) and `version`. It parses flags into a spec, wires
+// the engine to a protocol client and prints results; the measuring happens in
+// package engine.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/barrage-dev/barrage/pkg/version"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the load could not run, or was aborted by -abort-on
+	ExitUsage   = 2 // bad flags or spec
+)
+
+// Main runs barrage-agent with args (program name first) and returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		usage(stderr)
+		return ExitUsage
+	}
+	switch args[1] {
+	case "load":
+		return runLoad(ctx, args[2:], stdout, stderr)
+	case "version":
+		_, _ = fmt.Fprintln(stdout, version.String())
+		return ExitOK
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return ExitOK
+	default:
+		_, _ = fmt.Fprintf(stderr, "barrage-agent: unknown command %q\n", args[1])
+		usage(stderr)
+		return ExitUsage
+	}
+}
+
+func usage(w io.Writer) {
+	_, _ = fmt.Fprint(w, `Usage: barrage-agent <command> [flags]
+
+Commands:
+  load [flags] URL   generate load against URL (http://, https://, h2c://, grpc://, tcp://, udp://)
+                     and print the result; 'barrage-agent load -h' lists the flags
+  version            print the version
+`)
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/agent/internal/report"
+)
+
+func TestFlagsToSpec(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, s spec.Spec)
+	}{
+		{"fortio defaults", []string{"http://h/"}, func(t *testing.T, s spec.Spec) {
+			if s.QPS != 8 || s.Connections != 8 || s.Duration.Std() != 5*time.Second || s.Pacing != spec.PacingOpen {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"max qps is closed loop", []string{"-qps", "0", "-c", "2", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if s.Pacing != spec.PacingClosed || s.Connections != 2 {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"exact count", []string{"-n", "100", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if s.Count != 100 || s.Duration != 0 {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"t 0 runs until stopped", []string{"-t", "0", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if !s.UntilStopped {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"headers payload method", []string{"-H", "X-A: 1", "-H", "X-B: 2", "-payload", "hi", "-X", "PUT", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if len(s.Headers) != 2 || s.Payload != "hi" || s.Method != "PUT" {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"grpc ping", []string{"-grpc", "-ping", "-grpc-ping-delay", "5ms", "127.0.0.1:8079"}, func(t *testing.T, s spec.Spec) {
+			if s.URL != "grpc://127.0.0.1:8079" || s.GRPC.Mode != spec.GRPCPing || s.GRPC.PingDelay.Std() != 5*time.Millisecond {
+				t.Fatalf("%+v %+v", s, s.GRPC)
+			}
+		}},
+		{"h2 over http is h2c", []string{"-h2", "http://h:1/"}, func(t *testing.T, s spec.Spec) {
+			if s.URL != "h2c://h:1/" || !s.HTTP2() {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"ramp replaces default qps", []string{"-ramp", "10:100:2s", "-t", "3s", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if s.QPS != 0 || s.Ramp == nil || s.Ramp.To != 100 || s.Ramp.Over.Std() != 2*time.Second {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"labels", []string{"-labels", "env=prod,team=core", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if s.Labels["env"] != "prod" || s.Labels["team"] != "core" {
+				t.Fatalf("%+v", s.Labels)
+			}
+		}},
+		{"free text label", []string{"-labels", "my run", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if s.Labels["title"] != "my run" {
+				t.Fatalf("%+v", s.Labels)
+			}
+		}},
+		{"percentiles", []string{"-p", "50, 99.99", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if len(s.Percentiles) != 2 || s.Percentiles[1] != 99.99 {
+				t.Fatalf("%+v", s.Percentiles)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, s, _, err := parseLoad(tt.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, s)
+		})
+	}
+}
+
+func TestBadFlagsExit2WithOneLineError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"load", "-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"load", "-qps", "fast", "http://h/"}, "-qps"},
+		{[]string{"load"}, "want exactly one URL"},
+		{[]string{"load", "-c", "0", "http://h/"}, "-c 0"},
+		{[]string{"load", "-qps", "-5", "http://h/"}, "qps"},
+		{[]string{"load", "-format", "xml", "http://h/"}, "-format"},
+		{[]string{"load", "-ramp", "1:2", "http://h/"}, "-ramp"},
+		{[]string{"load", "-ping", "http://h/"}, "need -grpc"},
+		{[]string{"load", "ftp://h/"}, "url"},
+		{[]string{"nosuch"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		var stderr strings.Builder
+		code := Main(context.Background(), append([]string{"barrage-agent"}, tt.args...), io.Discard, &stderr)
+		first, _, _ := strings.Cut(stderr.String(), "\n")
+		if code != ExitUsage || !strings.Contains(first, tt.want) {
+			t.Errorf("%v: exit %d, first line %q; want 2 and %q", tt.args, code, first, tt.want)
+		}
+	}
+}
+
+func TestLoadEndToEnd(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test") != "yes" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	native, fortio := filepath.Join(dir, "native.json"), filepath.Join(dir, "fortio.json")
+	var stdout, stderr strings.Builder
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-qps", "200", "-c", "2", "-t", "1s",
+		"-H", "X-Test: yes", "-json", native, "-format", "fortio", "-o", fortio, "-labels", "ci run", srv.URL + "/x"}, &stdout, &stderr)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var res report.Result
+	mustReadJSON(t, native, &res)
+	if res.Count < 195 || res.Count > 200 || res.RetCodes["200"] != res.Count || res.Errors != 0 {
+		t.Fatalf("native: count %d codes %v errors %d", res.Count, res.RetCodes, res.Errors)
+	}
+	if res.Primary != "response" || res.Response.Count != res.Count || len(res.Response.HDR) == 0 || len(res.Intervals) == 0 {
+		t.Fatalf("native latencies: %+v", res.Response)
+	}
+	var f map[string]any
+	mustReadJSON(t, fortio, &f)
+	if f["RunType"] != "HTTP" || f["RequestedQPS"] != "200" || f["Labels"] != "ci run" || f["NumThreads"] != 2.0 {
+		t.Fatalf("fortio JSON: %v", f)
+	}
+	if id, _ := f["ID"].(string); !strings.HasSuffix(id, "_ci_run") {
+		t.Fatalf("fortio ID %q", id)
+	}
+	if !strings.Contains(stderr.String(), "qps") {
+		t.Fatalf("no progress lines on stderr: %q", stderr.String())
+	}
+}
+
+func TestAbortOnExits1(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	var stdout strings.Builder
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-t", "20s", "-abort-on", "503", srv.URL}, &stdout, io.Discard)
+	if code != ExitFailure || !strings.Contains(stdout.String(), "Aborted on code 503") {
+		t.Fatalf("exit %d, output:\n%s", code, stdout.String())
+	}
+}
+
+func mustReadJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}

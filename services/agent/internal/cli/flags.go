@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+)
+
+// loadFlags holds `barrage-agent load` flags, named as Fortio names them.
+type loadFlags struct {
+	qps            float64
+	conns          int
+	duration       time.Duration
+	count          int64
+	percentiles    string
+	headers        stringList
+	payload        string
+	payloadFile    string
+	contentType    string
+	method         string
+	timeout        time.Duration
+	h2             bool
+	insecure       bool
+	labels         string
+	jsonFile       string
+	grpc           bool
+	ping           bool
+	grpcPingDelay  time.Duration
+	healthService  string
+	abortOn        int
+	jitter         bool
+	uniform        bool
+	noCatchUp      bool
+	pacing         string
+	ramp           string
+	format         string
+	output         string
+	quiet          bool
+	// set holds the names of the flags given on the command line.
+	set map[string]bool
+}
+
+// errUsagePrinted wraps a flag error whose message and usage were printed already.
+type errUsagePrinted struct{ err error }
+
+func (e errUsagePrinted) Error() string { return e.err.Error() }
+func (e errUsagePrinted) Unwrap() error { return e.err }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ", ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("barrage-agent load", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		_, _ = fmt.Fprintln(fs.Output(), "Usage: barrage-agent load [flags] URL\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	fs.Float64Var(&f.qps, "qps", 8, "target total queries per second; 0 = as fast as possible")
+	fs.IntVar(&f.conns, "c", 8, "number of connections")
+	fs.DurationVar(&f.duration, "t", 5*time.Second, "how long to run; 0 = until interrupted")
+	fs.Int64Var(&f.count, "n", 0, "exact number of calls (overrides -t)")
+	fs.StringVar(&f.percentiles, "p", "50,75,90,99,99.9", "percentiles to report, comma-separated")
+	fs.Var(&f.headers, "H", `request header "Name: value" (repeatable)`)
+	fs.StringVar(&f.payload, "payload", "", "request body / message (makes HTTP a POST)")
+	fs.StringVar(&f.payloadFile, "payload-file", "", "read the request body / message from this file")
+	fs.StringVar(&f.contentType, "content-type", "", "HTTP Content-Type of the payload")
+	fs.StringVar(&f.method, "X", "", "HTTP method (default GET, or POST with a payload)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 3s, 750ms for UDP)")
+	fs.BoolVar(&f.h2, "h2", false, "use HTTP/2 (h2 over TLS for https://, h2c for http://)")
+	fs.BoolVar(&f.insecure, "k", false, "do not verify TLS certificates")
+	fs.StringVar(&f.labels, "labels", "", `run labels: "k=v,k2=v2", or free text (stored as title)`)
+	fs.StringVar(&f.jsonFile, "json", "", `also write the native result JSON to this file ("-" = stdout)`)
+	fs.BoolVar(&f.grpc, "grpc", false, "gRPC health check of the target host:port")
+	fs.BoolVar(&f.ping, "ping", false, "with -grpc: call fgrpc.PingServer/Ping instead of the health check")
+	fs.DurationVar(&f.grpcPingDelay, "grpc-ping-delay", 0, "with -ping: delay the server waits before replying")
+	fs.StringVar(&f.healthService, "healthservice", "", "with -grpc: service name to health-check")
+	fs.IntVar(&f.abortOn, "abort-on", 0, "stop the run at the first HTTP status equal to this (-1 = socket error)")
+	fs.BoolVar(&f.jitter, "jitter", false, "move each send time by up to ±10% of the interval")
+	fs.BoolVar(&f.uniform, "uniform", false, "spread connection starts over one interval (fortio pacing)")
+	fs.BoolVar(&f.noCatchUp, "nocatchup", false, "do not catch up after a late send (fortio pacing)")
+	fs.StringVar(&f.pacing, "pacing", "", "open (default with -qps > 0), closed (default with -qps 0) or fortio")
+	fs.StringVar(&f.ramp, "ramp", "", `linear qps ramp "FROM:TO:OVER", e.g. 100:1000:30s`)
+	fs.StringVar(&f.format, "format", "text", "result format: text, json or fortio")
+	fs.StringVar(&f.output, "o", "", "write the result to this file instead of stdout")
+	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines on stderr")
+	return fs
+}
+
+// parseLoad parses args into a validated spec (payload file already read).
+func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, error) {
+	f := &loadFlags{}
+	fs := newLoadFlagSet(f, out)
+	fs.SetOutput(io.Discard) // errors are reported once, by the caller
+	if err := fs.Parse(args); err != nil {
+		fs.SetOutput(out)
+		if !errors.Is(err, flag.ErrHelp) {
+			_, _ = fmt.Fprintf(out, "barrage-agent load: %v\n", err)
+		}
+		fs.Usage()
+		return nil, spec.Spec{}, nil, errUsagePrinted{err}
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if fs.NArg() != 1 {
+		return nil, spec.Spec{}, nil, fmt.Errorf("want exactly one URL, got %d arguments", fs.NArg())
+	}
+	if f.conns < 1 {
+		return nil, spec.Spec{}, nil, fmt.Errorf("-c %d: need at least 1 connection", f.conns)
+	}
+	switch f.format {
+	case "text", "json", "fortio":
+	default:
+		return nil, spec.Spec{}, nil, fmt.Errorf("-format %q: want text, json or fortio", f.format)
+	}
+	s, err := f.spec(fs.Arg(0))
+	if err != nil {
+		return nil, spec.Spec{}, nil, err
+	}
+	payload := []byte(s.Payload)
+	if s.PayloadFile != "" {
+		if payload, err = os.ReadFile(s.PayloadFile); err != nil {
+			return nil, spec.Spec{}, nil, fmt.Errorf("-payload-file: %w", err)
+		}
+	}
+	return f, s, payload, nil
+}
+
+// spec translates the flags, Fortio style, into a validated spec.
+func (f *loadFlags) spec(target string) (spec.Spec, error) {
+	s := spec.Spec{
+		URL: targetURL(target, f.grpc, f.h2), QPS: f.qps, Connections: f.conns,
+		Count: f.count, Jitter: f.jitter, Uniform: f.uniform, NoCatchUp: f.noCatchUp,
+		Pacing: spec.Pacing(f.pacing), Method: f.method, Headers: f.headers,
+		Payload: f.payload, PayloadFile: f.payloadFile, ContentType: f.contentType,
+		Timeout: spec.Duration(f.timeout), Insecure: f.insecure, AbortOn: f.abortOn,
+		H2: f.h2 && strings.HasPrefix(target, "https://") && !f.grpc,
+	}
+	switch {
+	case f.count > 0:
+	case f.duration == 0 && f.set["t"]:
+		s.UntilStopped = true
+	default:
+		s.Duration = spec.Duration(f.duration)
+	}
+	var err error
+	if s.Percentiles, err = parsePercentiles(f.percentiles); err != nil {
+		return s, err
+	}
+	if f.ramp != "" {
+		if s.Ramp, err = parseRamp(f.ramp); err != nil {
+			return s, err
+		}
+		if !f.set["qps"] {
+			s.QPS = 0 // the ramp sets the rate
+		}
+	}
+	s.Labels = parseLabels(f.labels)
+	if f.grpc {
+		mode := spec.GRPCHealth
+		if f.ping {
+			mode = spec.GRPCPing
+		}
+		s.GRPC = &spec.GRPC{Mode: mode, Service: f.healthService, PingDelay: spec.Duration(f.grpcPingDelay)}
+	} else if f.ping || f.healthService != "" || f.grpcPingDelay != 0 {
+		return s, errors.New("-ping, -healthservice and -grpc-ping-delay need -grpc")
+	}
+	s.Normalize()
+	return s, s.Validate()
+}
+
+// targetURL maps Fortio's target forms to spec URLs: "-grpc host:port" →
+// grpc://host:port (grpcs:// for an https:// target), "-h2 http://" → h2c://.
+func targetURL(target string, grpc, h2 bool) string {
+	if grpc {
+		if rest, ok := strings.CutPrefix(target, "https://"); ok {
+			return "grpcs://" + strings.TrimSuffix(rest, "/")
+		}
+		if rest, ok := strings.CutPrefix(target, "http://"); ok {
+			target = strings.TrimSuffix(rest, "/")
+		}
+		if !strings.Contains(target, "://") {
+			return "grpc://" + target
+		}
+		return target
+	}
+	if h2 {
+		if rest, ok := strings.CutPrefix(target, "http://"); ok {
+			return "h2c://" + rest
+		}
+	}
+	return target
+}
+
+func parsePercentiles(list string) ([]float64, error) {
+	var ps []float64
+	for item := range strings.SplitSeq(list, ",") {
+		p, err := strconv.ParseFloat(strings.TrimSpace(item), 64)
+		if err != nil {
+			return nil, fmt.Errorf("-p %q: %q is not a number", list, item)
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+func parseRamp(v string) (*spec.Ramp, error) {
+	parts := strings.Split(v, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("-ramp %q: want FROM:TO:OVER, e.g. 100:1000:30s", v)
+	}
+	from, err1 := strconv.ParseFloat(parts[0], 64)
+	to, err2 := strconv.ParseFloat(parts[1], 64)
+	over, err3 := time.ParseDuration(parts[2])
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, fmt.Errorf("-ramp %q: want FROM:TO:OVER, e.g. 100:1000:30s", v)
+	}
+	return &spec.Ramp{From: from, To: to, Over: spec.Duration(over)}, nil
+}
+
+// parseLabels reads "k=v,k2=v2"; anything else is kept whole as the title label.
+func parseLabels(v string) map[string]string {
+	if v == "" {
+		return nil
+	}
+	labels := map[string]string{}
+	for item := range strings.SplitSeq(v, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			return map[string]string{"title": v}
+		}
+		labels[k] = val
+	}
+	return labels
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/report"
+)
+
+// runLoad is `barrage-agent load`.
+func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, s, payload, err := parseLoad(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if errors.As(err, new(errUsagePrinted)) {
+		return ExitUsage
+	}
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
+		_, _ = fmt.Fprintln(stderr, "Run 'barrage-agent load -h' for the flags.")
+		return ExitUsage
+	}
+	factory, err := NewFactory(s, payload)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
+		return ExitUsage
+	}
+	progress := &report.Progress{Response: s.Pacing == spec.PacingOpen}
+	if !f.quiet {
+		progress.Out = stderr
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %s %s, %s pacing, %d connections, %s\n",
+			factory.RunType(), s.Redacted().URL, s.Pacing, s.Connections, describeRate(s))
+	}
+	opts := EngineOptions(s, factory)
+	opts.Sink = progress
+	final, err := engine.Run(ctx, opts)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
+		return ExitFailure
+	}
+	res, err := report.New(final, report.Meta{Spec: s, RunType: factory.RunType(), CodeName: factory.CodeName, Intervals: progress.Intervals()})
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
+		return ExitFailure
+	}
+	if err := writeResults(f, &res, stdout); err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
+		return ExitFailure
+	}
+	if res.Aborted {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func describeRate(s spec.Spec) string {
+	rate := "max qps"
+	switch {
+	case s.Ramp != nil:
+		rate = fmt.Sprintf("ramp %g→%g qps over %v", s.Ramp.From, s.Ramp.To, s.Ramp.Over.Std())
+	case s.QPS > 0:
+		rate = fmt.Sprintf("%g qps", s.QPS)
+	}
+	switch {
+	case s.Count > 0:
+		return fmt.Sprintf("%s, %d calls", rate, s.Count)
+	case s.UntilStopped:
+		return rate + ", until interrupted"
+	}
+	return fmt.Sprintf("%s for %v", rate, s.Duration.Std())
+}
+
+// writeResults writes the result in -format to -o (or stdout), and the native
+// JSON to -json when asked.
+func writeResults(f *loadFlags, res *report.Result, stdout io.Writer) error {
+	if f.jsonFile != "" {
+		if err := writeTo(f.jsonFile, stdout, func(w io.Writer) error { return report.WriteJSON(w, res) }); err != nil {
+			return fmt.Errorf("-json: %w", err)
+		}
+		if f.jsonFile == "-" && f.output == "" && f.format == "text" {
+			return nil // Fortio's `-json -`: stdout is the JSON only
+		}
+	}
+	write := func(w io.Writer) error { return report.WriteText(w, res) }
+	switch f.format {
+	case "json":
+		write = func(w io.Writer) error { return report.WriteJSON(w, res) }
+	case "fortio":
+		write = func(w io.Writer) error { return report.WriteFortio(w, res) }
+	}
+	name := f.output
+	if name == "" {
+		name = "-"
+	}
+	return writeTo(name, stdout, write)
+}
+
+// writeTo writes to stdout for "-" and to the named file otherwise.
+func writeTo(name string, stdout io.Writer, write func(io.Writer) error) error {
+	if name == "-" {
+		return write(stdout)
+	}
+	file, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := write(file); err != nil {
+		_ = file.Close()
+		return err
+	}
+	return file.Close()
+}
