@@ -1,0 +1,29 @@
+package grpcclient
+
+import "testing"
+
+func BenchmarkDo(b *testing.B) {
+	addr, _ := startServer(b, nil)
+	tests := []struct {
+		name string
+		opts Options
+	}{
+		{"health", Options{Target: addr}},
+		{"ping", Options{Target: addr, Mode: ModePing}},
+	}
+	for _, tt := range tests {
+		b.Run(tt.name, func(b *testing.B) {
+			_, c := mustClient(b, tt.opts)
+			ctx := b.Context()
+			if res := c.Do(ctx); !res.OK {
+				b.Fatalf("first request: code %d", res.Code)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := c.Do(ctx); !res.OK {
+					b.Fatalf("code %d", res.Code)
+				}
+			}
+		})
+	}
+}

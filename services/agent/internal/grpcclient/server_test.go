@@ -1,0 +1,145 @@
+package grpcclient
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/barrage-dev/barrage/proto/fgrpc"
+)
+
+// pingServer answers like barrage-echo and Fortio: it echoes the message with
+// ts set to its receive time after sleeping delayNanos, and records what it got.
+type pingServer struct {
+	fgrpc.UnimplementedPingServerServer
+	got chan struct{} // signalled (without blocking) on each ping
+
+	mu   sync.Mutex
+	seqs []int64
+	ts   []int64
+}
+
+func (s *pingServer) Ping(ctx context.Context, in *fgrpc.PingMessage) (*fgrpc.PingMessage, error) {
+	now := time.Now().UnixNano()
+	s.mu.Lock()
+	s.seqs = append(s.seqs, in.GetSeq())
+	s.ts = append(s.ts, in.GetTs())
+	s.mu.Unlock()
+	select {
+	case s.got <- struct{}{}:
+	default:
+	}
+	if d := time.Duration(in.GetDelayNanos()); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &fgrpc.PingMessage{Seq: in.GetSeq(), Ts: now, Payload: in.GetPayload(), DelayNanos: in.GetDelayNanos()}, nil
+}
+
+func (s *pingServer) received() (seqs, ts []int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int64(nil), s.seqs...), append([]int64(nil), s.ts...)
+}
+
+// startServer runs a gRPC server with the ping service and a health service
+// where "" and "ping" are SERVING and "down" is NOT_SERVING; cert, when not
+// nil, makes it a TLS server.
+func startServer(tb testing.TB, cert *tls.Certificate) (string, *pingServer) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("listen: %v", err)
+	}
+	var opts []grpc.ServerOption
+	if cert != nil {
+		opts = append(opts, grpc.Creds(credentials.NewServerTLSFromCert(cert)))
+	}
+	srv := grpc.NewServer(opts...)
+	hs := health.NewServer()
+	hs.SetServingStatus("ping", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus("down", healthpb.HealthCheckResponse_NOT_SERVING)
+	healthpb.RegisterHealthServer(srv, hs)
+	ps := &pingServer{got: make(chan struct{}, 1)}
+	fgrpc.RegisterPingServerServer(srv, ps)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = srv.Serve(ln) })
+	tb.Cleanup(func() {
+		srv.Stop()
+		wg.Wait()
+	})
+	return ln.Addr().String(), ps
+}
+
+// selfSigned returns a certificate for 127.0.0.1 that no root vouches for.
+func selfSigned(tb testing.TB) *tls.Certificate {
+	tb.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatalf("key: %v", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "barrage grpcclient test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		tb.Fatalf("certificate: %v", err)
+	}
+	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// closedPort returns an address on which nothing listens (it did a moment ago).
+func closedPort(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("listen: %v", err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// mustClient builds a factory and the client for connection 0.
+func mustClient(tb testing.TB, opts Options) (*Factory, *client) {
+	tb.Helper()
+	f, err := New(opts)
+	if err != nil {
+		tb.Fatalf("New: %v", err)
+	}
+	c, err := f.NewClient(tb.Context(), 0)
+	if err != nil {
+		tb.Fatalf("NewClient: %v", err)
+	}
+	tb.Cleanup(func() { _ = c.Close() })
+	cl, ok := c.(*client)
+	if !ok {
+		tb.Fatalf("NewClient: got %T", c)
+	}
+	return f, cl
+}

@@ -1,0 +1,194 @@
+// Package h2client is the agent's HTTP/2 client: h2 over TLS for https:// targets
+// and h2c with prior knowledge for http:// ones, on the standard library's
+// transport. Each Client owns its own transport limited to one connection, so
+// one engine connection is one HTTP/2 connection. HTTP/1.1 is package
+// httpclient; gRPC is package grpcclient.
+package h2client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
+)
+
+// CodeSocketError is the code of a request that failed below HTTP: connect,
+// TLS, protocol or timeout errors, and body read errors (Fortio's -1).
+const CodeSocketError = -1
+
+// readBufferSize is the per-client buffer the response body is read into and discarded.
+const readBufferSize = 32 << 10
+
+// Factory opens HTTP/2 clients for one target. Their results count bodies
+// exactly and approximate heads as their HTTP/1.1 text (see headBytes): Sent is
+// the request line, Host, headers, Content-Length and body; Received is
+// "HTTP/2.0 <status>", the response headers, body and trailers. A request that
+// fails before a response reports 0 sent.
+type Factory struct {
+	opts Options
+	tmpl *template
+}
+
+var _ request.Factory = (*Factory)(nil)
+
+// New validates opts (see Options.Normalize) and builds the request template.
+func New(opts Options) (*Factory, error) {
+	if err := opts.Normalize(); err != nil {
+		return nil, fmt.Errorf("h2client: %w", err)
+	}
+	t, err := newTemplate(&opts)
+	if err != nil {
+		return nil, fmt.Errorf("h2client: %w", err)
+	}
+	opts.Payload = bytes.Clone(opts.Payload)
+	return &Factory{opts: opts, tmpl: t}, nil
+}
+
+// NewClient implements request.Factory; the client connects on its first request.
+func (f *Factory) NewClient(context.Context, int) (request.Client, error) {
+	t := f.tmpl
+	c := &client{f: f, tr: f.newTransport(), buf: make([]byte, readBufferSize)}
+	c.base = &http.Request{
+		Method:        f.opts.Method,
+		URL:           t.url,
+		Proto:         "HTTP/2.0",
+		ProtoMajor:    2,
+		Header:        t.header,
+		Host:          t.host,
+		ContentLength: int64(len(f.opts.Payload)),
+	}
+	if len(f.opts.Payload) > 0 {
+		c.base.GetBody = f.body
+	}
+	return c, nil
+}
+
+// body returns a fresh reader of the payload (for each request, and for the
+// transport when it replays a request on a new connection).
+func (f *Factory) body() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(f.opts.Payload)), nil
+}
+
+// newTransport returns a transport that speaks only HTTP/2 over at most one connection.
+func (f *Factory) newTransport() *http.Transport {
+	var p http.Protocols
+	if f.opts.H2C {
+		p.SetUnencryptedHTTP2(true)
+	} else {
+		p.SetHTTP2(true)
+	}
+	d := &net.Dialer{Timeout: f.opts.Timeout}
+	return &http.Transport{
+		Protocols:           &p,
+		DialContext:         d.DialContext,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: f.opts.Insecure, MinVersion: tls.VersionTLS12}, //nolint:gosec // the user asked for -k
+		TLSHandshakeTimeout: f.opts.Timeout,
+		MaxConnsPerHost:     1,
+		MaxIdleConnsPerHost: 1,
+		DisableCompression:  true, // measure the bytes the server chose to send
+	}
+}
+
+// CodeName implements request.Factory: the status code, or "-1" for socket errors.
+func (f *Factory) CodeName(code int32) string { return strconv.Itoa(int(code)) }
+
+// RunType implements request.Factory.
+func (f *Factory) RunType() string { return "HTTP" }
+
+// client is one HTTP/2 connection with its own transport.
+type client struct {
+	f    *Factory
+	tr   *http.Transport
+	base *http.Request // shallow-copied per request with its context
+	buf  []byte
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the request in progress, for Close
+	closed bool
+}
+
+// Do implements request.Client.
+func (c *client) Do(ctx context.Context) request.Result {
+	res := request.Result{Code: CodeSocketError}
+	ctx, cancel := context.WithTimeout(ctx, c.f.opts.Timeout)
+	defer cancel()
+	if !c.begin(cancel) {
+		return res
+	}
+	defer c.end()
+	req := c.base.WithContext(ctx)
+	if req.GetBody != nil {
+		// Never reuse a body reader: the transport may still be reading the
+		// previous one when it returns early with a response.
+		req.Body, _ = req.GetBody()
+	}
+	resp, err := c.tr.RoundTrip(req)
+	if err != nil {
+		return res
+	}
+	defer resp.Body.Close()
+	res.Sent = c.f.tmpl.sentHead + req.ContentLength
+	res.Received = int64(len("HTTP/2.0 \r\n")+len(resp.Status)) + headBytes(resp.Header)
+	for range maxBodyReads {
+		n, err := resp.Body.Read(c.buf)
+		res.Received += int64(n)
+		if err == io.EOF {
+			if len(resp.Trailer) > 0 {
+				res.Received += headBytes(resp.Trailer)
+			}
+			res.Code = int32(resp.StatusCode)
+			res.OK = resp.StatusCode >= 200 && resp.StatusCode < 300
+			return res
+		}
+		if err != nil {
+			return res
+		}
+	}
+	return res
+}
+
+// maxBodyReads is a backstop bound on the body loop (2 TiB in full reads);
+// the request timeout ends a long body first.
+const maxBodyReads = 1 << 26
+
+// begin registers the request's cancel func; it reports false after Close.
+func (c *client) begin(cancel context.CancelFunc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.cancel = cancel
+	return true
+}
+
+// end forgets the request; after Close it closes the connection it left idle.
+func (c *client) end() {
+	c.mu.Lock()
+	c.cancel = nil
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		c.tr.CloseIdleConnections()
+	}
+}
+
+// Close implements request.Client: it cancels a request in progress and closes
+// the connection.
+func (c *client) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.mu.Unlock()
+	c.tr.CloseIdleConnections()
+	return nil
+}
