@@ -6,7 +6,10 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/grpcclient"
+	"github.com/barrage-dev/barrage/services/agent/internal/h2client"
 	"github.com/barrage-dev/barrage/services/agent/internal/httpclient"
+	"github.com/barrage-dev/barrage/services/agent/internal/netclient"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
@@ -16,7 +19,7 @@ func NewFactory(s spec.Spec, payload []byte) (request.Factory, error) {
 	switch s.Protocol() {
 	case spec.ProtocolHTTP:
 		if s.HTTP2() {
-			return nil, fmt.Errorf("%s: HTTP/2 is not available yet", s.URL)
+			return newH2Factory(s, payload)
 		}
 		headers := make([]httpclient.Header, 0, len(s.Headers))
 		for _, h := range s.HeaderPairs() {
@@ -26,9 +29,33 @@ func NewFactory(s spec.Spec, payload []byte) (request.Factory, error) {
 			URL: s.HTTPURL(), Method: s.Method, Headers: headers, Payload: payload,
 			ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure,
 		})
+	case spec.ProtocolGRPC:
+		g := s.GRPC
+		if g == nil {
+			g = &spec.GRPC{Mode: spec.GRPCHealth}
+		}
+		return grpcclient.New(grpcclient.Options{
+			Target: s.Target(), TLS: s.TLS(), Insecure: s.Insecure, Mode: grpcclient.Mode(g.Mode),
+			Service: g.Service, PingDelay: g.PingDelay.Std(), Payload: string(payload), Timeout: s.Timeout.Std(),
+		})
+	case spec.ProtocolTCP, spec.ProtocolUDP:
+		return netclient.New(netclient.Options{
+			Network: string(s.Protocol()), Address: s.Target(), Payload: payload, Timeout: s.Timeout.Std(),
+		})
 	default:
-		return nil, fmt.Errorf("%s: protocol %s is not available yet", s.URL, s.Protocol())
+		return nil, fmt.Errorf("%s: unsupported protocol %q", s.URL, s.Protocol())
 	}
+}
+
+func newH2Factory(s spec.Spec, payload []byte) (request.Factory, error) {
+	headers := make([]h2client.Header, 0, len(s.Headers))
+	for _, h := range s.HeaderPairs() {
+		headers = append(headers, h2client.Header{Name: h.Name, Value: h.Value})
+	}
+	return h2client.New(h2client.Options{
+		URL: s.HTTPURL(), H2C: !s.TLS(), Method: s.Method, Headers: headers, Payload: payload,
+		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure,
+	})
 }
 
 // EngineOptions maps a validated spec onto the engine's options.

@@ -15,34 +15,34 @@ import (
 
 // loadFlags holds `barrage-agent load` flags, named as Fortio names them.
 type loadFlags struct {
-	qps            float64
-	conns          int
-	duration       time.Duration
-	count          int64
-	percentiles    string
-	headers        stringList
-	payload        string
-	payloadFile    string
-	contentType    string
-	method         string
-	timeout        time.Duration
-	h2             bool
-	insecure       bool
-	labels         string
-	jsonFile       string
-	grpc           bool
-	ping           bool
-	grpcPingDelay  time.Duration
-	healthService  string
-	abortOn        int
-	jitter         bool
-	uniform        bool
-	noCatchUp      bool
-	pacing         string
-	ramp           string
-	format         string
-	output         string
-	quiet          bool
+	qps           float64
+	conns         int
+	duration      time.Duration
+	count         int64
+	percentiles   string
+	headers       stringList
+	payload       string
+	payloadFile   string
+	contentType   string
+	method        string
+	timeout       time.Duration
+	h2            bool
+	insecure      bool
+	labels        string
+	jsonFile      string
+	grpc          bool
+	ping          bool
+	grpcPingDelay time.Duration
+	healthService string
+	abortOn       int
+	jitter        bool
+	uniform       bool
+	noCatchUp     bool
+	pacing        string
+	ramp          string
+	format        string
+	output        string
+	quiet         bool
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/delay"
 	"github.com/barrage-dev/barrage/services/agent/internal/pacer"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
@@ -13,24 +14,24 @@ func (r *run) work(ctx context.Context, i int, c request.Client) {
 	rec := r.recorders[i%len(r.recorders)]
 	switch r.opts.Pacing {
 	case Open:
-		r.workOpen(ctx, c, rec, newSleeper())
+		r.workOpen(ctx, c, rec, delay.NewSleeper())
 	case Closed:
 		r.workClosed(ctx, c, rec)
 	case Fortio:
-		r.workFortio(ctx, i, c, rec, newSleeper())
+		r.workFortio(ctx, i, c, rec, delay.NewSleeper())
 	}
 }
 
 // workOpen takes the next slot of the shared schedule whenever this connection is
 // free: when every connection is busy, slots wait and their wait is measured.
-func (r *run) workOpen(ctx context.Context, c request.Client, rec *recorder, sl *sleeper) {
+func (r *run) workOpen(ctx context.Context, c request.Client, rec *recorder, sl *delay.Sleeper) {
 	for ctx.Err() == nil {
 		at, ok := r.schedule.At(r.next.Add(1) - 1)
 		if !ok {
 			return
 		}
 		intended := r.start.Add(at)
-		if !sl.until(ctx, intended) {
+		if !sl.Until(ctx, intended) {
 			return
 		}
 		r.send(ctx, c, rec, intended)
@@ -54,7 +55,7 @@ func (r *run) workClosed(ctx context.Context, c request.Client, rec *recorder) {
 
 // workFortio follows this connection's own schedule; a late request is sent at
 // once (catch-up), or with NoCatchUp the schedule restarts from the late send.
-func (r *run) workFortio(ctx context.Context, i int, c request.Client, rec *recorder, sl *sleeper) {
+func (r *run) workFortio(ctx context.Context, i int, c request.Client, rec *recorder, sl *delay.Sleeper) {
 	o := r.opts
 	s := pacer.PerConnection(o.QPS, o.Connections, i, o.Uniform, o.Jitter, pacer.Limits{Count: o.Count, End: o.Duration})
 	base := r.start
@@ -65,7 +66,7 @@ func (r *run) workFortio(ctx context.Context, i int, c request.Client, rec *reco
 			return
 		}
 		intended := base.Add(at)
-		if !sl.until(ctx, intended) {
+		if !sl.Until(ctx, intended) {
 			return
 		}
 		now := time.Now()
@@ -90,31 +91,5 @@ func (r *run) send(ctx context.Context, c request.Client, rec *recorder, intende
 	if r.opts.AbortOn != 0 && res.Code == r.opts.AbortOn {
 		r.aborted.Store(true)
 		r.cancel()
-	}
-}
-
-// sleeper waits for send times with one reusable timer, so pacing does not
-// allocate per request.
-type sleeper struct{ timer *time.Timer }
-
-func newSleeper() *sleeper {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &sleeper{timer: t}
-}
-
-// until waits until t; it returns false if ctx ends first.
-func (s *sleeper) until(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	s.timer.Reset(d) // Go ≥ 1.23: no stale tick can be pending after Stop or a receive
-	select {
-	case <-s.timer.C:
-		return true
-	case <-ctx.Done():
-		s.timer.Stop()
-		return false
 	}
 }

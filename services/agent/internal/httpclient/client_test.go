@@ -85,13 +85,13 @@ func startRaw(t *testing.T, reply func(i int) (resp string, closeAfter bool)) *r
 func TestResponseFraming(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name        string
-		resp        string
-		closeAfter  bool
-		method      string
-		wantCode    int32
-		wantOK      bool
-		wantConns   int64 // connections used by 3 requests
+		name       string
+		resp       string
+		closeAfter bool
+		method     string
+		wantCode   int32
+		wantOK     bool
+		wantConns  int64 // connections used by 3 requests
 	}{
 		{"content-length", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", false, "", 200, true, 1},
 		{"chunked with trailers", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n3\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n", false, "", 200, true, 1},
