@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/barrage-dev/barrage/pkg/delay"
 	"github.com/barrage-dev/barrage/services/echo/internal/fault"
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
 )
@@ -149,14 +150,7 @@ func (h *Handler) sleep(r *http.Request, d time.Duration) bool {
 		return true
 	}
 	h.opts.Metrics.InjectedDelay("http", d.Seconds())
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
+	return delay.Sleep(r.Context(), d)
 }
 
 // badRequest answers 400 with a short text naming the parameter at fault.

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/barrage-dev/barrage/pkg/delay"
 	"github.com/barrage-dev/barrage/proto/fgrpc"
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
 )
@@ -42,11 +43,7 @@ func (s *Server) Ping(ctx context.Context, in *fgrpc.PingMessage) (*fgrpc.PingMe
 	s.metrics.GRPCPings.Inc()
 	if d := min(time.Duration(in.GetDelayNanos()), s.maxDelay); d > 0 {
 		s.metrics.InjectedDelay("grpc", d.Seconds())
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
+		if !delay.Sleep(ctx, d) {
 			return nil, ctx.Err()
 		}
 	}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package delay
+
+import "time"
+
+func preciseSleep(d time.Duration) { time.Sleep(d) }
