@@ -11,7 +11,7 @@ func preciseSleep(d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))
 	for {
 		var rem syscall.Timespec
-		if err := syscall.Nanosleep(&ts, &rem); err != syscall.EINTR { //nolint:errorlint // raw errno from the syscall
+		if err := syscall.Nanosleep(&ts, &rem); err != syscall.EINTR {
 			return
 		}
 		ts = rem

@@ -12,11 +12,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/valyala/fasthttp"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
 	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/echo/internal/connsplit"
 	"github.com/barrage-dev/barrage/services/echo/internal/fault"
 	"github.com/barrage-dev/barrage/services/echo/internal/httpecho"
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
@@ -31,6 +33,10 @@ type App struct {
 
 	httpLn  net.Listener
 	httpSrv *http.Server
+	// fastSrv serves HTTP/1.x on the plain port (split from h2c by connsplit);
+	// nil with TLS, where net/http serves both protocols.
+	fastSrv *fasthttp.Server
+	split   *connsplit.Split
 	grpcLn  net.Listener
 	grpcSrv *grpc.Server
 	tcp     *netecho.TCP
@@ -106,11 +112,22 @@ func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
 		return err
 	}
 	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
 	if tlsCfg != nil {
+		protocols.SetHTTP1(true)
 		protocols.SetHTTP2(true)
 	} else {
-		protocols.SetUnencryptedHTTP2(true) // h2c with prior knowledge
+		protocols.SetUnencryptedHTTP2(true) // h2c with prior knowledge; HTTP/1.x goes to fasthttp
+		a.fastSrv = &fasthttp.Server{
+			Handler:               h.FastHandler(),
+			Name:                  "barrage-echo",
+			NoDefaultServerHeader: true,
+			NoDefaultContentType:  true,
+			IdleTimeout:           2 * time.Minute,
+			ReadTimeout:           2 * time.Minute,
+			MaxRequestBodySize:    maxRequestBody,
+			CloseOnShutdown:       true,
+			Logger:                fastLogger{a.log},
+		}
 	}
 	a.httpSrv = &http.Server{
 		Handler:           h,
@@ -185,14 +202,15 @@ func (a *App) Run(ctx context.Context) error {
 }
 
 func (a *App) serveHTTP(ctx context.Context) error {
-	errc := make(chan error, 1)
-	go func() {
-		if a.httpSrv.TLSConfig != nil {
-			errc <- a.httpSrv.ServeTLS(a.httpLn, "", "")
-		} else {
-			errc <- a.httpSrv.Serve(a.httpLn)
-		}
-	}()
+	errc := make(chan error, 2)
+	switch {
+	case a.httpSrv.TLSConfig != nil:
+		go func() { errc <- a.httpSrv.ServeTLS(a.httpLn, "", "") }()
+	default:
+		a.split = connsplit.New(a.httpLn)
+		go func() { errc <- a.httpSrv.Serve(a.split.HTTP2()) }()
+		go func() { errc <- a.fastSrv.Serve(a.split.HTTP1()) }()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve http: %w", err)
@@ -200,14 +218,33 @@ func (a *App) serveHTTP(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
 	defer cancel()
-	if err := a.httpSrv.Shutdown(sctx); err != nil {
+	if a.split != nil {
+		_ = a.split.Close() // no new connections on either side
+	}
+	var g errgroup.Group
+	g.Go(func() error { return a.httpSrv.Shutdown(sctx) })
+	if a.fastSrv != nil {
+		g.Go(func() error { return a.fastSrv.ShutdownWithContext(sctx) })
+	}
+	if err := g.Wait(); err != nil {
 		a.log.Warn("http shutdown timed out; closing connections", slog.Any("err", err))
 		_ = a.httpSrv.Close()
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("serve http: %w", err)
 	}
 	return nil
+}
+
+// maxRequestBody caps request bodies on the HTTP/1.x path, which buffers them
+// (fasthttp); larger bodies get 413. The h2c and TLS paths stream.
+const maxRequestBody = 16 << 20
+
+// fastLogger sends fasthttp's messages (connection errors) to slog at debug level.
+type fastLogger struct{ log *slog.Logger }
+
+func (l fastLogger) Printf(format string, args ...any) {
+	l.log.Debug(fmt.Sprintf(format, args...), slog.String("component", "fasthttp"))
 }
 
 func (a *App) serveGRPC(ctx context.Context) error {

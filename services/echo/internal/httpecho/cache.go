@@ -24,6 +24,15 @@ func (c *paramCache) get(raw string) *fault.Params {
 	return p
 }
 
+// getBytes is get for a raw query held in a byte slice; the map lookup with a
+// converted key does not allocate.
+func (c *paramCache) getBytes(raw []byte) *fault.Params {
+	c.mu.RLock()
+	p := c.entries[string(raw)]
+	c.mu.RUnlock()
+	return p
+}
+
 func (c *paramCache) put(raw string, p *fault.Params) {
 	c.mu.Lock()
 	if c.entries == nil || len(c.entries) >= maxCachedQueries {

@@ -112,19 +112,27 @@ func (h *Handler) writeGzip(w http.ResponseWriter, o fault.Outcome, body io.Read
 // acceptsGzip reports whether Accept-Encoding lists gzip (or *) with a non-zero q.
 func acceptsGzip(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept-Encoding") {
-		for part := range strings.SplitSeq(v, ",") {
-			coding, params, _ := strings.Cut(part, ";")
-			coding = strings.TrimSpace(coding)
-			if !strings.EqualFold(coding, "gzip") && coding != "*" {
-				continue
-			}
-			_, q, hasQ := strings.Cut(strings.ReplaceAll(params, " ", ""), "q=")
-			if !hasQ {
-				return true
-			}
-			if weight, err := strconv.ParseFloat(q, 64); err == nil && weight > 0 {
-				return true
-			}
+		if acceptsGzipList(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzipList reports whether one Accept-Encoding value accepts gzip.
+func acceptsGzipList(v string) bool {
+	for part := range strings.SplitSeq(v, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.TrimSpace(coding)
+		if !strings.EqualFold(coding, "gzip") && coding != "*" {
+			continue
+		}
+		_, q, hasQ := strings.Cut(strings.ReplaceAll(params, " ", ""), "q=")
+		if !hasQ {
+			return true
+		}
+		if weight, err := strconv.ParseFloat(q, 64); err == nil && weight > 0 {
+			return true
 		}
 	}
 	return false
