@@ -14,11 +14,11 @@ func (r *run) work(ctx context.Context, i int, c request.Client) {
 	rec := r.recorders[i%len(r.recorders)]
 	switch r.opts.Pacing {
 	case Open:
-		r.workOpen(ctx, c, rec, delay.NewSleeper())
+		r.workOpen(ctx, c, rec, delay.NewTimerSleeper())
 	case Closed:
 		r.workClosed(ctx, c, rec)
 	case Fortio:
-		r.workFortio(ctx, i, c, rec, delay.NewSleeper())
+		r.workFortio(ctx, i, c, rec, delay.NewTimerSleeper())
 	}
 }
 
