@@ -1,0 +1,83 @@
+package engine_test
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/httpclient"
+)
+
+// cannedServer answers each read with one fixed HTTP/1.1 response, allocating
+// nothing per request, so allocation counts measure the agent alone.
+func cannedServer(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = ln.Close() })
+	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+					if _, err := c.Write(resp); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// BenchmarkEngineHTTP1 measures the whole request path (engine loop, recorder,
+// histograms, HTTP/1.1 client) per request; allocs/op tends to 0 as b.N grows
+// (the run's fixed setup is amortised).
+func BenchmarkEngineHTTP1(b *testing.B) {
+	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedServer(b) + "/"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	final, err := engine.Run(context.Background(), engine.Options{Factory: f, Connections: 2, Pacing: engine.Closed, Count: int64(b.N)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if final.Count != int64(b.N) {
+		b.Fatalf("count %d, want %d", final.Count, b.N)
+	}
+}
+
+// TestEngineRequestPathAllocations bounds the allocations of a whole run: the
+// fixed setup (clients, recorders, histograms, snapshots) must not grow with
+// the number of requests.
+func TestEngineRequestPathAllocations(t *testing.T) {
+	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedServer(t) + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(n int64) float64 {
+		return testing.AllocsPerRun(1, func() {
+			if _, err := engine.Run(context.Background(), engine.Options{Factory: f, Connections: 2, Pacing: engine.Closed, Count: n}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	small, large := run(200), run(5000)
+	if extra := large - small; extra > 100 {
+		t.Fatalf("4800 more requests cost %.0f more allocations (%.0f vs %.0f); want ~0 per request", extra, large, small)
+	}
+}
