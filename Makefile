@@ -38,7 +38,7 @@ tools: ## Install pinned tool versions into ./.tools/bin.
 .PHONY: build
 build: ## Build every binary into ./bin.
 	@mkdir -p bin
-	go build -o bin/ ./services/echo/cmd/barrage-echo
+	go build -o bin/ ./services/echo/cmd/barrage-echo ./services/agent/cmd/barrage-agent
 
 .PHONY: run
 run: ## Run Barrage locally (for now: the echo server in the foreground).
@@ -86,5 +86,5 @@ fuzz: ## Short run of every fuzz target (FUZZTIME each, default 10s).
 test: lint proto-check unit accuracy fuzz ## Everything CI runs.
 
 .PHONY: bench
-bench: build ## Benchmarks against fortio; figures go to bench/results/.
-	bench/echo-throughput
+bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
+	bench/all
