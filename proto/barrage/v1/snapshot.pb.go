@@ -43,8 +43,10 @@ type Snapshot struct {
 	RetCodes      map[string]uint64 `protobuf:"bytes,10,rep,name=ret_codes,json=retCodes,proto3" json:"ret_codes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	BytesSent     uint64            `protobuf:"varint,11,opt,name=bytes_sent,json=bytesSent,proto3" json:"bytes_sent,omitempty"`
 	BytesReceived uint64            `protobuf:"varint,12,opt,name=bytes_received,json=bytesReceived,proto3" json:"bytes_received,omitempty"`
-	// The histograms are HdrHistogram V2 compressed encodings of the one fixed
-	// configuration of pkg/hist (microseconds, 1 µs to 1 h, 3 significant digits).
+	// The histograms are HdrHistogram V2 compressed encodings, in their base64
+	// text form (as HdrHistogram logs and pkg/hist.Encode write them), of the one
+	// fixed configuration of pkg/hist (microseconds, 1 µs to 1 h, 3 significant
+	// digits); pkg/hist.Decode rejects any other configuration.
 	// service_hdr: actual send to response done.
 	ServiceHdr []byte `protobuf:"bytes,13,opt,name=service_hdr,json=serviceHdr,proto3" json:"service_hdr,omitempty"`
 	// response_hdr: intended send to response done (corrected for coordinated omission).

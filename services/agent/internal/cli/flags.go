@@ -43,6 +43,7 @@ type loadFlags struct {
 	format        string
 	output        string
 	quiet         bool
+	cpuProfile    string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -94,6 +95,7 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.format, "format", "text", "result format: text, json or fortio")
 	fs.StringVar(&f.output, "o", "", "write the result to this file instead of stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines on stderr")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file")
 	return fs
 }
 

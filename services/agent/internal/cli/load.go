@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
@@ -40,7 +41,13 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts := EngineOptions(s, factory)
 	opts.Sink = progress
+	stopProfile, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: -cpuprofile: %v\n", err)
+		return ExitUsage
+	}
 	final, err := engine.Run(ctx, opts)
+	stopProfile()
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitFailure
@@ -58,6 +65,26 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// startCPUProfile starts a pprof CPU profile into name ("" = none) and
+// returns the function that stops it.
+func startCPUProfile(name string) (func(), error) {
+	if name == "" {
+		return func() {}, nil
+	}
+	file, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(file); err != nil {
+		_ = file.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = file.Close()
+	}, nil
 }
 
 func describeRate(s spec.Spec) string {
