@@ -9,11 +9,9 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
@@ -80,14 +78,11 @@ func (f *Factory) RequestBytes() []byte { return f.req }
 // client is one keep-alive connection.
 type client struct {
 	f    *Factory
-	conn net.Conn // written by Do only, under mu; read by Do freely
+	slot request.ConnSlot
 	br   *bufio.Reader
 	// reused is true when conn has already carried a response, so a failure
 	// before any response byte may be a stale keep-alive and is retried once.
 	reused bool
-
-	mu     sync.Mutex
-	closed bool
 }
 
 // Do implements request.Client.
@@ -104,17 +99,17 @@ func (c *client) Do(ctx context.Context) request.Result {
 // before any response byte arrived.
 func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
 	res.Code = CodeSocketError
-	if c.conn == nil {
+	if c.slot.Conn() == nil {
 		if err := c.dial(ctx); err != nil {
 			return res, false
 		}
 	}
 	reused := c.reused
-	if err := c.conn.SetDeadline(time.Now().Add(c.f.timeout)); err != nil {
+	if err := c.slot.Conn().SetDeadline(time.Now().Add(c.f.timeout)); err != nil {
 		c.drop()
 		return res, reused
 	}
-	n, err := c.conn.Write(c.f.req)
+	n, err := c.slot.Conn().Write(c.f.req)
 	res.Sent = int64(n)
 	if err != nil {
 		c.drop()
@@ -149,13 +144,9 @@ func (c *client) dial(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("dial %s: %w", c.f.addr, err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		_ = conn.Close()
-		return errors.New("client closed")
+	if err := c.slot.Set(conn); err != nil {
+		return err
 	}
-	c.conn = conn
 	c.reused = false
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(conn, readBufferSize)
@@ -166,22 +157,7 @@ func (c *client) dial(ctx context.Context) error {
 }
 
 // drop closes the connection after an error or a non-keep-alive response.
-func (c *client) drop() {
-	c.mu.Lock()
-	if c.conn != nil {
-		_ = c.conn.Close()
-		c.conn = nil
-	}
-	c.mu.Unlock()
-}
+func (c *client) drop() { c.slot.Drop() }
 
 // Close implements request.Client; it interrupts a Do in progress.
-func (c *client) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	if c.conn != nil {
-		return c.conn.Close()
-	}
-	return nil
-}
+func (c *client) Close() error { return c.slot.Close() }

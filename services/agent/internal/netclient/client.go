@@ -13,7 +13,6 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -105,14 +104,11 @@ type client struct {
 	udp      bool
 	generate bool
 	seq      int64
-	conn     net.Conn // written by Do only, under mu; read by Do freely
+	slot     request.ConnSlot
 	// reused is true when conn has already echoed a payload, so a failure
 	// before any reply byte may be a connection the peer dropped while idle,
 	// and the request is retried once on a new connection.
 	reused bool
-
-	mu     sync.Mutex
-	closed bool
 }
 
 // Do implements request.Client. One deadline covers dialing and the round trip.
@@ -135,27 +131,27 @@ func (c *client) Do(ctx context.Context) request.Result {
 // try performs one round trip, adding to res; it returns true when a reused
 // connection failed before any reply byte and the request should be retried.
 func (c *client) try(ctx context.Context, deadline time.Time, res *request.Result) (retry bool) {
-	if c.conn == nil {
+	if c.slot.Conn() == nil {
 		if err := c.dial(ctx, deadline); err != nil {
 			res.Code = classify(err)
 			return false
 		}
 	}
 	reused := c.reused
-	if err := c.conn.SetDeadline(deadline); err != nil {
+	if err := c.slot.Conn().SetDeadline(deadline); err != nil {
 		res.Code = c.fail(err)
 		return reused
 	}
-	n, err := c.conn.Write(c.req)
+	n, err := c.slot.Conn().Write(c.req)
 	res.Sent += int64(n)
 	if err != nil {
 		res.Code = c.fail(err)
 		return reused
 	}
 	if c.udp {
-		n, err = c.conn.Read(c.buf)
+		n, err = c.slot.Conn().Read(c.buf)
 	} else {
-		n, err = io.ReadFull(c.conn, c.buf)
+		n, err = io.ReadFull(c.slot.Conn(), c.buf)
 	}
 	res.Received += int64(n)
 	switch {
@@ -197,7 +193,7 @@ func (c *client) fail(err error) int32 {
 }
 
 func (c *client) dial(ctx context.Context, deadline time.Time) error {
-	if c.isClosed() {
+	if c.slot.Closed() {
 		return net.ErrClosed
 	}
 	d := net.Dialer{Deadline: deadline}
@@ -205,45 +201,20 @@ func (c *client) dial(ctx context.Context, deadline time.Time) error {
 	if err != nil {
 		return fmt.Errorf("dial %s %s: %w", c.f.opts.Network, c.f.opts.Address, err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		_ = conn.Close()
-		return net.ErrClosed
+	if err := c.slot.Set(conn); err != nil {
+		return err
 	}
-	c.conn = conn
 	c.reused = false
 	return nil
 }
 
-func (c *client) isClosed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
-}
-
 // drop closes the connection; the next request dials again.
-func (c *client) drop() {
-	c.mu.Lock()
-	if c.conn != nil {
-		_ = c.conn.Close()
-		c.conn = nil
-	}
-	c.mu.Unlock()
-}
+func (c *client) drop() { c.slot.Drop() }
 
 // Close implements request.Client; it interrupts a Do in progress.
 func (c *client) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil
-	}
-	c.closed = true
-	if c.conn != nil {
-		if err := c.conn.Close(); err != nil {
-			return fmt.Errorf("close %s connection: %w", c.f.opts.Network, err)
-		}
+	if err := c.slot.Close(); err != nil {
+		return fmt.Errorf("close %s connection: %w", c.f.opts.Network, err)
 	}
 	return nil
 }
