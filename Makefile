@@ -58,16 +58,16 @@ fmt-check: ## Fail if any Go file needs gofmt.
 
 .PHONY: vet
 vet: ## go vet every module.
-	go vet $(GO_PKGS)
+	go vet -tags accuracy $(GO_PKGS)
 
 .PHONY: staticcheck
 staticcheck: ## staticcheck every module.
-	staticcheck $(GO_PKGS)
+	staticcheck -tags accuracy $(GO_PKGS)
 
 .PHONY: lint
 lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 	for m in $(GO_MODULES); do \
-	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --config $(ROOT)/.golangci.yml ./...); fi; \
+	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy --config $(ROOT)/.golangci.yml ./...); fi; \
 	done
 
 .PHONY: unit

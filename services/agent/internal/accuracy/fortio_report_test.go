@@ -15,27 +15,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/fortiotool"
 	"github.com/barrage-dev/barrage/services/agent/internal/cli"
 )
 
-// fortioBin finds fortio: $FORTIO_BIN, then .tools/bin above the working directory, then $PATH.
+// fortioBin finds the fortio binary or fails the test saying how to get it.
 func fortioBin(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("FORTIO_BIN"); p != "" {
-		return p
+	p, err := fortiotool.Find()
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir, _ := os.Getwd()
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, ".tools", "bin", "fortio")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("fortio"); err == nil {
-		return p
-	}
-	t.Fatal("fortio binary not found: run `make tools` or set FORTIO_BIN")
-	return ""
+	return p
 }
 
 // TestFortioReportListsOurResult writes a Fortio-format result with the CLI and

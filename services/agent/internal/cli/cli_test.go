@@ -141,7 +141,7 @@ func TestLoadEndToEnd(t *testing.T) {
 	if res.Count < 195 || res.Count > 200 || res.RetCodes["200"] != res.Count || res.Errors != 0 {
 		t.Fatalf("native: count %d codes %v errors %d", res.Count, res.RetCodes, res.Errors)
 	}
-	if res.Primary != "response" || res.Response.Count != res.Count || len(res.Response.HDR) == 0 || len(res.Intervals) == 0 {
+	if res.Primary != "response" || res.Response.Count != res.Count || res.Response.HDR == "" || len(res.Intervals) == 0 {
 		t.Fatalf("native latencies: %+v", res.Response)
 	}
 	var f map[string]any

@@ -2,51 +2,20 @@ package engine_test
 
 import (
 	"context"
-	"net"
 	"testing"
 
+	"github.com/barrage-dev/barrage/services/agent/internal/cannedhttp"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
 	"github.com/barrage-dev/barrage/services/agent/internal/httpclient"
 )
 
-// cannedServer answers each read with one fixed HTTP/1.1 response, allocating
-// nothing per request, so allocation counts measure the agent alone.
-func cannedServer(tb testing.TB) string {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = ln.Close() })
-	resp := []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				for {
-					if _, err := c.Read(buf); err != nil {
-						return
-					}
-					if _, err := c.Write(resp); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
+const okResponse = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 // BenchmarkEngineHTTP1 measures the whole request path (engine loop, recorder,
 // histograms, HTTP/1.1 client) per request; allocs/op tends to 0 as b.N grows
 // (the run's fixed setup is amortised).
 func BenchmarkEngineHTTP1(b *testing.B) {
-	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedServer(b) + "/"})
+	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedhttp.Serve(b, okResponse) + "/"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +34,7 @@ func BenchmarkEngineHTTP1(b *testing.B) {
 // fixed setup (clients, recorders, histograms, snapshots) must not grow with
 // the number of requests.
 func TestEngineRequestPathAllocations(t *testing.T) {
-	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedServer(t) + "/"})
+	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedhttp.Serve(t, okResponse) + "/"})
 	if err != nil {
 		t.Fatal(err)
 	}

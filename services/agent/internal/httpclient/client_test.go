@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/services/agent/internal/cannedhttp"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
@@ -274,41 +275,8 @@ func TestCloseInterruptsDo(t *testing.T) {
 	}
 }
 
-// startCanned serves one fixed response per read on every connection, without
-// allocating per request, so allocation counts measure the client alone.
-func startCanned(tb testing.TB, resp string) string {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = ln.Close() })
-	out := []byte(resp)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				for {
-					if _, err := c.Read(buf); err != nil {
-						return
-					}
-					if _, err := c.Write(out); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 func TestDoDoesNotAllocate(t *testing.T) {
-	addr := startCanned(t, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Pad: 1\r\n\r\nhello")
+	addr := cannedhttp.Serve(t, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Pad: 1\r\n\r\nhello")
 	c := mustClient(t, mustFactory(t, Options{URL: "http://" + addr + "/", Payload: []byte("ping")}))
 	c.Do(context.Background()) // connect
 	allocs := testing.AllocsPerRun(2000, func() {
@@ -322,7 +290,7 @@ func TestDoDoesNotAllocate(t *testing.T) {
 }
 
 func BenchmarkDo(b *testing.B) {
-	addr := startCanned(b, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+	addr := cannedhttp.Serve(b, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
 	c := mustClient(b, mustFactory(b, Options{URL: "http://" + addr + "/"}))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -191,7 +191,8 @@ func chunkSize(line []byte) (int64, error) {
 		default:
 			return 0, errChunk
 		}
-		if digits++; digits > 15 {
+		digits++
+		if digits > 15 {
 			return 0, errChunk
 		}
 		v = v<<4 | int64(d)

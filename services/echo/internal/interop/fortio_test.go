@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/fortiotool"
 	"github.com/barrage-dev/barrage/services/echo/internal/app"
 )
 
@@ -35,24 +34,14 @@ func (r fortioResult) percentile(p float64) (float64, bool) {
 	return 0, false
 }
 
-// fortioBin finds fortio: $FORTIO_BIN, then .tools/bin above the working directory, then $PATH.
+// fortioBin finds the fortio binary or fails the test saying how to get it.
 func fortioBin(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("FORTIO_BIN"); p != "" {
-		return p
+	p, err := fortiotool.Find()
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir, _ := os.Getwd()
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, ".tools", "bin", "fortio")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("fortio"); err == nil {
-		return p
-	}
-	t.Fatal("fortio binary not found: run `make tools` (installs fortio v1.68.2 into .tools/bin) or set FORTIO_BIN")
-	return ""
+	return p
 }
 
 func startEcho(t *testing.T) *app.App {
