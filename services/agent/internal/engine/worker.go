@@ -45,11 +45,10 @@ func (r *run) workClosed(ctx context.Context, c request.Client, rec *recorder) {
 		if count > 0 && r.next.Add(1) > count {
 			return
 		}
-		now := time.Now()
-		if end > 0 && now.Sub(r.start) >= end {
+		if end > 0 && time.Since(r.start) >= end {
 			return
 		}
-		r.send(ctx, c, rec, now)
+		r.send(ctx, c, rec, time.Time{}) // closed loop: intended is the send itself, no lag
 	}
 }
 
@@ -79,9 +78,12 @@ func (r *run) workFortio(ctx context.Context, i int, c request.Client, rec *reco
 	}
 }
 
-// send performs one request and records it.
+// send performs one request and records it; a zero intended means "now".
 func (r *run) send(ctx context.Context, c request.Client, rec *recorder, intended time.Time) {
 	sent := time.Now()
+	if intended.IsZero() {
+		intended = sent
+	}
 	res := c.Do(ctx)
 	done := time.Now()
 	if ctx.Err() != nil && !res.OK {
