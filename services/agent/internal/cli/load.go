@@ -36,6 +36,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	progress := &report.Progress{Response: s.Pacing == spec.PacingOpen}
 	if !f.quiet {
 		progress.Out = stderr
+		progress.InPlace = isTerminal(stderr)
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %s %s, %s pacing, %d connections, %s\n",
 			factory.RunType(), s.Redacted().URL, s.Pacing, s.Connections, describeRate(s))
 	}
@@ -85,6 +86,16 @@ func startCPUProfile(name string) (func(), error) {
 		pprof.StopCPUProfile()
 		_ = file.Close()
 	}, nil
+}
+
+// isTerminal reports whether w is a character device (an interactive terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func describeRate(s spec.Spec) string {

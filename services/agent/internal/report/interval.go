@@ -31,6 +31,8 @@ type Progress struct {
 	Out io.Writer
 	// Response selects the response-time histogram as primary (open loop).
 	Response bool
+	// InPlace rewrites one line (for a terminal) instead of printing a line per interval.
+	InPlace bool
 
 	mu        sync.Mutex
 	start     time.Time
@@ -42,6 +44,10 @@ var _ engine.Sink = (*Progress)(nil)
 // Publish implements engine.Sink.
 func (p *Progress) Publish(_ context.Context, s *engine.Snapshot) error {
 	if s.Final {
+		if p.InPlace && p.Out != nil && len(p.intervals) > 0 {
+			_, err := io.WriteString(p.Out, "\n")
+			return err
+		}
 		return nil
 	}
 	h := s.Service
@@ -66,13 +72,17 @@ func (p *Progress) Publish(_ context.Context, s *engine.Snapshot) error {
 		iv.QPS = float64(s.Count) / d
 	}
 	p.intervals = append(p.intervals, iv)
-	if p.Out != nil {
-		_, err := fmt.Fprintf(p.Out, "%7.1fs %8d calls %10.1f qps  p50 %s  p90 %s  p99 %s  max %s  errors %d\n",
-			iv.Offset, iv.Count, iv.QPS, FormatSeconds(iv.P50), FormatSeconds(iv.P90),
-			FormatSeconds(iv.P99), FormatSeconds(iv.Max), iv.Errors)
-		return err
+	if p.Out == nil {
+		return nil
 	}
-	return nil
+	prefix, suffix := "", "\n"
+	if p.InPlace {
+		prefix, suffix = "\r\x1b[K", "" // carriage return, erase line
+	}
+	_, err := fmt.Fprintf(p.Out, "%s%7.1fs %8d calls %10.1f qps  p50 %s  p90 %s  p99 %s  max %s  errors %d%s",
+		prefix, iv.Offset, iv.Count, iv.QPS, FormatSeconds(iv.P50), FormatSeconds(iv.P90),
+		FormatSeconds(iv.P99), FormatSeconds(iv.Max), iv.Errors, suffix)
+	return err
 }
 
 // Intervals returns the summaries collected so far.

@@ -188,3 +188,31 @@ func TestFormatSeconds(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressLines(t *testing.T) {
+	t.Parallel()
+	snap := finalSnapshot(10)
+	snap.Final = false
+	for _, inPlace := range []bool{false, true} {
+		var buf bytes.Buffer
+		p := &Progress{Out: &buf, Response: true, InPlace: inPlace}
+		for range 2 {
+			if err := p.Publish(t.Context(), snap); err != nil {
+				t.Fatal(err)
+			}
+		}
+		final := *snap
+		final.Final = true
+		if err := p.Publish(t.Context(), &final); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if len(p.Intervals()) != 2 || p.Intervals()[0].Count != 10 || p.Intervals()[0].QPS != 5 {
+			t.Fatalf("intervals %+v", p.Intervals())
+		}
+		newlines, rewrites := strings.Count(out, "\n"), strings.Count(out, "\r\x1b[K")
+		if inPlace && (newlines != 1 || rewrites != 2) || !inPlace && (newlines != 2 || rewrites != 0) {
+			t.Fatalf("inPlace=%v: %d newlines, %d rewrites in %q", inPlace, newlines, rewrites, out)
+		}
+	}
+}
