@@ -107,6 +107,8 @@ func TestBadFlagsExit2WithOneLineError(t *testing.T) {
 		{[]string{"load", "-ping", "http://h/"}, "need -grpc"},
 		{[]string{"load", "ftp://h/"}, "url"},
 		{[]string{"nosuch"}, "unknown command"},
+		{[]string{"load", "-json", "-", "-format", "fortio", "http://h/"}, "both write to stdout"},
+		{[]string{"load", "-pacing", "fortio", "-qps", "0", "-n", "0", "-c", "-1", "http://h/"}, "-c -1"},
 	}
 	for _, tt := range tests {
 		var stderr strings.Builder

@@ -125,6 +125,9 @@ func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, err
 	default:
 		return nil, spec.Spec{}, nil, fmt.Errorf("-format %q: want text, json or fortio", f.format)
 	}
+	if f.jsonFile == "-" && f.output == "" && f.format != "text" {
+		return nil, spec.Spec{}, nil, fmt.Errorf("-json - and -format %s would both write to stdout: give -o FILE", f.format)
+	}
 	s, err := f.spec(fs.Arg(0))
 	if err != nil {
 		return nil, spec.Spec{}, nil, err

@@ -27,6 +27,9 @@ func (r *run) collect(ctx context.Context, wg *sync.WaitGroup) (*Snapshot, error
 				return nil, err
 			}
 		case <-done:
+			if r.schedule != nil {
+				r.countDropped(ctx, r.schedule, r.next.Load())
+			}
 			return c.publishFinal(time.Now())
 		}
 	}
@@ -79,7 +82,7 @@ func (c *collector) publishFinal(end time.Time) (*Snapshot, error) {
 	}
 	c.seq++
 	t := c.total
-	t.Seq, t.End, t.Final, t.Aborted = c.seq, end, true, c.r.aborted.Load()
+	t.Seq, t.End, t.Final, t.Aborted, t.Dropped = c.seq, end, true, c.r.aborted.Load(), c.r.dropped.Load()
 	if err := c.r.opts.Sink.Publish(c.ctx, t); err != nil {
 		return nil, fmt.Errorf("publish final snapshot: %w", err)
 	}

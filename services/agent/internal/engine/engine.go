@@ -81,8 +81,11 @@ func (o *Options) normalize() error {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
 	}
-	if (o.Pacing == Open && o.Ramp == nil || o.Pacing == Fortio) && o.QPS <= 0 {
-		return errors.New("engine: open and fortio pacing need a rate > 0")
+	if o.Pacing == Fortio && o.QPS <= 0 {
+		o.Pacing = Closed // fortio load -qps 0: every connection as fast as it can
+	}
+	if o.Pacing == Open && o.Ramp == nil && o.QPS <= 0 {
+		return errors.New("engine: open pacing needs a rate > 0 or a ramp")
 	}
 	if o.Sink == nil {
 		o.Sink = SinkFunc(func(context.Context, *Snapshot) error { return nil })
@@ -104,6 +107,7 @@ type run struct {
 	next      atomic.Int64   // next request index (Open) or requests started (Closed)
 	recorders []*recorder
 	aborted   atomic.Bool
+	dropped   atomic.Int64 // scheduled requests never sent (open and fortio pacing)
 	cancel    context.CancelFunc
 }
 
@@ -145,6 +149,7 @@ func Run(ctx context.Context, opts Options) (*Snapshot, error) {
 	for i, c := range clients {
 		wg.Go(func() { r.work(ctx, i, c) })
 	}
+
 	stopClose := context.AfterFunc(ctx, func() { closeAll(clients) })
 	final, err := r.collect(ctx, &wg)
 	stopClose()

@@ -209,10 +209,67 @@ func TestOptionsErrors(t *testing.T) {
 		{Connections: 1, Pacing: Closed},
 		{Factory: f, Connections: 0, Pacing: Closed},
 		{Factory: f, Connections: 1, Pacing: Open},
-		{Factory: f, Connections: 1, Pacing: Fortio},
 	} {
 		if _, err := Run(context.Background(), o); err == nil {
 			t.Errorf("Run(%+v) accepted", o)
 		}
+	}
+}
+
+// TestDurationBoundsAnOverloadedRun: a target slower than the rate must not
+// stretch the run; what could not be sent in time is reported as dropped.
+func TestDurationBoundsAnOverloadedRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts Options
+		// sent bounds the requests that fit: 50 ms each on one connection in 500 ms.
+		minSent, maxSent int64
+		dropped          bool
+	}{
+		{"open", Options{Pacing: Open, QPS: 100}, 8, 11, true},
+		{"fortio catch-up", Options{Pacing: Fortio, QPS: 100}, 8, 11, true},
+		{"fortio no catch-up skips missed slots", Options{Pacing: Fortio, QPS: 100, NoCatchUp: true}, 8, 11, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := tt.opts
+			o.Factory = &sleepFactory{latency: func(int64) time.Duration { return 50 * time.Millisecond }}
+			o.Connections, o.Duration = 1, 500*time.Millisecond
+			start := time.Now()
+			final := mustRun(t, context.Background(), o)
+			if elapsed := time.Since(start); elapsed > 2*time.Second {
+				t.Fatalf("a 500 ms run lasted %v", elapsed)
+			}
+			if final.Count < tt.minSent || final.Count > tt.maxSent {
+				t.Fatalf("sent %d, want %d..%d", final.Count, tt.minSent, tt.maxSent)
+			}
+			if tt.dropped && final.Count+final.Dropped != 50 {
+				t.Fatalf("sent %d + dropped %d, want the 50 scheduled", final.Count, final.Dropped)
+			}
+			if !tt.dropped && final.Dropped != 0 {
+				t.Fatalf("dropped %d, want 0 (skipped slots are not drops)", final.Dropped)
+			}
+		})
+	}
+}
+
+func TestFortioPacingAtMaxRateIsClosedLoop(t *testing.T) {
+	t.Parallel()
+	f := &sleepFactory{}
+	final := mustRun(t, context.Background(), Options{Factory: f, Connections: 2, Pacing: Fortio, QPS: 0, Count: 30})
+	if final.Count != 30 || final.Dropped != 0 {
+		t.Fatalf("count %d dropped %d, want 30 and 0", final.Count, final.Dropped)
+	}
+}
+
+func TestStoppedRunDropsNothing(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	final := mustRun(t, ctx, Options{Factory: &sleepFactory{}, Connections: 1, Pacing: Open, QPS: 100, Duration: time.Minute})
+	if final.Dropped != 0 {
+		t.Fatalf("a stopped run reported %d dropped", final.Dropped)
 	}
 }

@@ -28,6 +28,10 @@ type Snapshot struct {
 	Connections int
 	// Aborted is set on the final snapshot when the run stopped on an abort-on code.
 	Aborted bool
+	// Dropped, on the final snapshot, counts requests the pacing scheduled within
+	// the duration that were never sent: the target (or the connections) did
+	// not keep up. Closed loops drop nothing.
+	Dropped int64
 }
 
 // Sink receives snapshots as a run progresses. The snapshot and its histograms

@@ -25,8 +25,9 @@ func (r *run) work(ctx context.Context, i int, c request.Client) {
 // workOpen takes the next slot of the shared schedule whenever this connection is
 // free: when every connection is busy, slots wait and their wait is measured.
 func (r *run) workOpen(ctx context.Context, c request.Client, rec *recorder, sl *delay.Sleeper) {
-	for ctx.Err() == nil {
-		at, ok := r.schedule.At(r.next.Add(1) - 1)
+	for ctx.Err() == nil && !r.pastEnd() {
+		i := r.next.Add(1) - 1
+		at, ok := r.schedule.At(i)
 		if !ok {
 			return
 		}
@@ -57,25 +58,46 @@ func (r *run) workClosed(ctx context.Context, c request.Client, rec *recorder) {
 func (r *run) workFortio(ctx context.Context, i int, c request.Client, rec *recorder, sl *delay.Sleeper) {
 	o := r.opts
 	s := pacer.PerConnection(o.QPS, o.Connections, i, o.Uniform, o.Jitter, pacer.Limits{Count: o.Count, End: o.Duration})
-	base := r.start
 	var j int64
-	for ; ctx.Err() == nil; j++ {
+	defer func() { r.countDropped(ctx, s, j) }()
+	for ; ctx.Err() == nil && !r.pastEnd(); j++ {
 		at, ok := s.At(j)
 		if !ok {
 			return
 		}
-		intended := base.Add(at)
+		intended := r.start.Add(at)
+		if o.NoCatchUp && time.Since(intended) > 0 {
+			continue // as Fortio: a slot missed is skipped, not caught up
+		}
 		if !sl.Until(ctx, intended) {
 			return
 		}
-		now := time.Now()
-		if o.NoCatchUp && now.Sub(intended) > s.Interval() {
-			// Rebase so this request is on time and the next one a full interval later.
-			base = base.Add(now.Sub(intended))
-			intended = now
-		}
 		r.send(ctx, c, rec, intended)
 	}
+}
+
+// pastEnd reports whether the run's duration is over: no request starts after
+// it, whatever is left of the schedule (that is counted as dropped).
+func (r *run) pastEnd() bool {
+	return r.opts.Duration > 0 && time.Since(r.start) >= r.opts.Duration
+}
+
+// countDropped adds the requests of s from index j on that were scheduled
+// within the run but never sent because the duration ran out (the target did
+// not keep up). A run that was stopped or aborted drops nothing, and a
+// schedule without an end is never walked.
+func (r *run) countDropped(ctx context.Context, s pacer.Schedule, j int64) {
+	if ctx.Err() != nil || (r.opts.Duration <= 0 && r.opts.Count <= 0) {
+		return
+	}
+	var n int64
+	for ; ; j++ {
+		if _, ok := s.At(j); !ok {
+			break
+		}
+		n++
+	}
+	r.dropped.Add(n)
 }
 
 // send performs one request and records it; a zero intended means "now".

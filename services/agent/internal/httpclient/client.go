@@ -9,9 +9,12 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
@@ -87,16 +90,18 @@ type client struct {
 
 // Do implements request.Client.
 func (c *client) Do(ctx context.Context) request.Result {
-	for attempt := 0; ; attempt++ {
-		res, retry := c.try(ctx)
-		if !retry || attempt > 0 {
-			return res
-		}
+	res, retry := c.try(ctx)
+	if retry {
+		// The server closed an idle keep-alive connection: send again on a new one.
+		sent := res.Sent
+		res, _ = c.try(ctx)
+		res.Sent += sent
 	}
+	return res
 }
 
-// try sends the request once; retry is true when a reused connection failed
-// before any response byte arrived.
+// try sends the request once; retry is true when a reused connection turned
+// out to be closed by the server before any response byte arrived.
 func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
 	res.Code = CodeSocketError
 	if c.slot.Conn() == nil {
@@ -113,13 +118,13 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
 	res.Sent = int64(n)
 	if err != nil {
 		c.drop()
-		return res, reused
+		return res, reused && closedByPeer(err)
 	}
 	code, received, keepAlive, err := readResponse(c.br, c.f.noBody)
 	res.Received = received
 	if err != nil {
 		c.drop()
-		return res, reused && received == 0
+		return res, reused && received == 0 && closedByPeer(err)
 	}
 	res.Code = int32(code)
 	res.OK = code >= 200 && code < 300
@@ -129,6 +134,13 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
 		c.drop()
 	}
 	return res, false
+}
+
+// closedByPeer reports whether err means the server had closed the
+// connection (what a stale keep-alive looks like), as opposed to a timeout.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 func (c *client) dial(ctx context.Context) error {

@@ -297,3 +297,31 @@ func BenchmarkDo(b *testing.B) {
 		c.Do(context.Background())
 	}
 }
+
+// TestTimeoutOnReusedConnectionIsNotRetried: a reused connection whose server
+// stops answering is a timeout (-1), not a stale keep-alive to retry: the
+// request must not be sent twice nor turn into a success.
+func TestTimeoutOnReusedConnectionIsNotRetried(t *testing.T) {
+	t.Parallel()
+	srv := startRaw(t, func(i int) (string, bool) {
+		if i == 0 {
+			return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false
+		}
+		time.Sleep(2 * time.Second) // silent past the client's timeout
+		return "", true
+	})
+	c := mustClient(t, mustFactory(t, Options{URL: "http://" + srv.ln.Addr().String() + "/", Timeout: 100 * time.Millisecond}))
+	if res := c.Do(context.Background()); res.Code != 200 {
+		t.Fatalf("first request: %+v", res)
+	}
+	res := c.Do(context.Background())
+	if res.Code != CodeSocketError || res.OK || res.Sent == 0 {
+		t.Fatalf("timed-out request: %+v, want a socket error with its bytes sent", res)
+	}
+	srv.mu.Lock()
+	requests := strings.Count(srv.got.String(), "GET / HTTP/1.1")
+	srv.mu.Unlock()
+	if requests != 2 {
+		t.Fatalf("server received %d requests, want 2 (no retry after a timeout)", requests)
+	}
+}

@@ -35,12 +35,12 @@ func readResponse(br *bufio.Reader, noBody bool) (code int, n int64, keepAlive b
 		if h.code >= 100 && h.code < 200 && h.code != 101 {
 			continue // interim response: the real one follows
 		}
-		bn, err := discardBody(br, h, noBody)
+		bn, toEOF, err := discardBody(br, h, noBody)
 		n += bn
 		if err != nil {
 			return h.code, n, false, err
 		}
-		return h.code, n, h.keepAlive, nil
+		return h.code, n, h.keepAlive && !toEOF && h.code != 101, nil
 	}
 }
 
@@ -65,13 +65,18 @@ func readHead(br *bufio.Reader) (h respHead, n int64, err error) {
 	for {
 		line, err = br.ReadSlice('\n')
 		n += int64(len(line))
+		overflow := false
 		for errors.Is(err, bufio.ErrBufferFull) { // a huge header line: skip the rest of it
 			var more []byte
 			more, err = br.ReadSlice('\n')
 			n += int64(len(more))
+			overflow = true
 		}
 		if err != nil {
 			return h, n, err
+		}
+		if overflow {
+			continue // its start was overwritten; no framing header is that long
 		}
 		if len(line) <= 2 && (len(line) == 1 || line[0] == '\r') {
 			return h, n, nil
@@ -114,18 +119,21 @@ func (h *respHead) header(line []byte) error {
 	return nil
 }
 
-func discardBody(br *bufio.Reader, h respHead, noBody bool) (int64, error) {
+// discardBody reads the body; toEOF is true when it ran to the end of the
+// connection, which then cannot carry another request.
+func discardBody(br *bufio.Reader, h respHead, noBody bool) (n int64, toEOF bool, err error) {
 	switch {
 	case noBody || h.code == 204 || h.code == 304:
-		return 0, nil
+		return 0, false, nil
 	case h.chunked:
-		return discardChunked(br)
+		n, err = discardChunked(br)
+		return n, false, err
 	case h.contentLength >= 0:
-		n, err := br.Discard(int(h.contentLength))
-		return int64(n), err
+		d, err := br.Discard(int(h.contentLength))
+		return int64(d), false, err
 	default: // no framing: the body runs to the end of the connection
-		n, err := br.WriteTo(io.Discard)
-		return n, err
+		n, err = br.WriteTo(io.Discard)
+		return n, true, err
 	}
 }
 

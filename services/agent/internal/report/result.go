@@ -36,6 +36,9 @@ type Result struct {
 	BytesSent     int64            `json:"bytes_sent"`
 	BytesReceived int64            `json:"bytes_received"`
 	Aborted       bool             `json:"aborted,omitempty"`
+	// Dropped counts requests scheduled within the duration that were never
+	// sent because the target or the connections did not keep up.
+	Dropped int64 `json:"dropped,omitempty"`
 	// Primary names the latency shown by default: "response" in open loop,
 	// "service" otherwise (DESIGN §4).
 	Primary   string     `json:"primary"`
@@ -95,6 +98,7 @@ func New(final *engine.Snapshot, m Meta) (Result, error) {
 		BytesSent:       final.Sent,
 		BytesReceived:   final.Received,
 		Aborted:         final.Aborted,
+		Dropped:         final.Dropped,
 		Primary:         "service",
 		Intervals:       m.Intervals,
 	}

@@ -24,6 +24,10 @@ func WriteText(w io.Writer, r *Result) error {
 	if r.Aborted {
 		fmt.Fprintf(&b, "Aborted on code %d\n", r.Spec.AbortOn)
 	}
+	if r.Dropped > 0 {
+		fmt.Fprintf(&b, "Dropped %d scheduled calls: the target or the %d connections could not keep up with the rate\n",
+			r.Dropped, r.Connections)
+	}
 	writeLatency(&b, "Response time (from intended send; coordinated omission corrected)", &r.Response, r.Primary == "response")
 	writeLatency(&b, "Service time (from actual send)", &r.Service, r.Primary == "service")
 	writeLatency(&b, "Lag (intended → actual send)", &r.Lag, false)
