@@ -216,11 +216,11 @@ func (a *App) serveHTTP(ctx context.Context) error {
 		return fmt.Errorf("serve http: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
-	defer cancel()
 	if a.split != nil {
 		_ = a.split.Close() // no new connections on either side
 	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
+	defer cancel()
 	var g errgroup.Group
 	g.Go(func() error { return a.httpSrv.Shutdown(sctx) })
 	if a.fastSrv != nil {

@@ -28,15 +28,19 @@ type Split struct {
 	wg     sync.WaitGroup
 	closed chan struct{}
 	once   sync.Once
+
+	mu       sync.Mutex
+	sniffing map[net.Conn]struct{} // connections whose first bytes are being read
 }
 
 // New starts splitting ln; HTTP1 and HTTP2 return the two sides.
 func New(ln net.Listener) *Split {
 	s := &Split{
-		ln:     ln,
-		http1:  newChanListener(ln.Addr()),
-		http2:  newChanListener(ln.Addr()),
-		closed: make(chan struct{}),
+		ln:       ln,
+		http1:    newChanListener(ln.Addr()),
+		http2:    newChanListener(ln.Addr()),
+		closed:   make(chan struct{}),
+		sniffing: make(map[net.Conn]struct{}),
 	}
 	s.wg.Go(s.accept)
 	return s
@@ -48,13 +52,18 @@ func (s *Split) HTTP1() net.Listener { return s.http1 }
 // HTTP2 returns the listener of h2c connections.
 func (s *Split) HTTP2() net.Listener { return s.http2 }
 
-// Close closes the real listener and both sides, and waits for connections
-// being sniffed to be routed or dropped.
+// Close closes the real listener and both sides; connections not yet routed
+// are closed.
 func (s *Split) Close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.closed)
 		err = s.ln.Close()
+		s.mu.Lock()
+		for c := range s.sniffing {
+			_ = c.Close()
+		}
+		s.mu.Unlock()
 		s.wg.Wait()
 		s.http1.Close()
 		s.http2.Close()
@@ -62,22 +71,58 @@ func (s *Split) Close() error {
 	return err
 }
 
+// accept runs until the real listener is closed. Other accept errors (too
+// many open files, for one) are retried with a growing pause, as net/http does:
+// a load-test target must not stop accepting for good.
 func (s *Split) accept() {
+	var pause time.Duration
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				s.http1.Close()
+				s.http2.Close()
+				return
 			}
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(pause):
+				continue
+			case <-s.closed:
+				return
+			}
+		}
+		pause = 0
+		if !s.track(c) {
+			_ = c.Close()
 			return
 		}
 		s.wg.Go(func() { s.route(c) })
 	}
 }
 
+// track registers c as being sniffed; false once the split is closed.
+func (s *Split) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.closed:
+		return false
+	default:
+	}
+	s.sniffing[c] = struct{}{}
+	return true
+}
+
+func (s *Split) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.sniffing, c)
+	s.mu.Unlock()
+}
+
 // route reads enough of c to tell the protocols apart and hands it over.
 func (s *Split) route(c net.Conn) {
+	defer s.untrack(c)
 	_ = c.SetReadDeadline(time.Now().Add(sniffTimeout))
 	buf := make([]byte, len(preface))
 	n := 0

@@ -1,6 +1,7 @@
 package connsplit
 
 import (
+	"errors"
 	"io"
 	"net"
 	"testing"
@@ -87,5 +88,72 @@ func acceptWithin(l net.Listener, d time.Duration) (net.Conn, error) {
 		return r.c, r.err
 	case <-time.After(d):
 		return nil, io.ErrNoProgress
+	}
+}
+
+// flakyListener fails Accept with a transient error before passing through.
+type flakyListener struct {
+	net.Listener
+	failures int
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if l.failures > 0 {
+		l.failures--
+		return nil, &net.OpError{Op: "accept", Err: errors.New("too many open files")}
+	}
+	return l.Listener.Accept()
+}
+
+func TestAcceptErrorsAreRetried(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(&flakyListener{Listener: ln, failures: 3})
+	t.Cleanup(func() { _ = s.Close() })
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _ = io.WriteString(c, "GET / HTTP/1.1\r\n\r\n")
+	got, err := acceptWithin(s.HTTP1(), 5*time.Second)
+	if err != nil {
+		t.Fatalf("no connection after transient accept errors: %v", err)
+	}
+	_ = got.Close()
+}
+
+func TestCloseDoesNotWaitForSilentConnections(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(ln)
+	c, err := net.Dial("tcp", ln.Addr().String()) // connects, never sends
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.Lock()
+		n := len(s.sniffing)
+		s.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("connection never reached the sniffer")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	start := time.Now()
+	_ = s.Close()
+	if elapsed := time.Since(start); elapsed > 2*time.Second {
+		t.Fatalf("Close waited %v for a silent connection (sniff timeout is %v)", elapsed, sniffTimeout)
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"time"
 )
 
-// MinStatus and MaxStatus bound the status codes the echo server may be asked for.
+// MinStatus and MaxStatus bound the status codes the echo server may be asked
+// for. 1xx codes are interim responses, not answers: a reply of only "103"
+// would leave the client waiting for the final one.
 const (
-	MinStatus = 100
+	MinStatus = 200
 	MaxStatus = 599
 )
 

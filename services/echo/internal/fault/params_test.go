@@ -57,9 +57,10 @@ func TestParseStatus(t *testing.T) {
 	}{
 		{"single", "503", []int{503}, []float64{100}, nil},
 		{"list", "503:20,429:5.5", []int{503, 429}, []float64{20, 5.5}, nil},
-		{"lowest", "100", []int{100}, []float64{100}, nil},
+		{"lowest", "200", []int{200}, []float64{100}, nil},
+		{"interim 1xx refused", "103", nil, nil, ErrSyntax},
 		{"highest", "599", []int{599}, []float64{100}, nil},
-		{"too low", "99", nil, nil, ErrSyntax},
+		{"too low", "199", nil, nil, ErrSyntax},
 		{"too high", "600", nil, nil, ErrSyntax},
 		{"word", "teapot", nil, nil, ErrSyntax},
 		{"over 100", "503:50,500:50.1", nil, nil, ErrOverHundred},
