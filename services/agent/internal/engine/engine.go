@@ -118,6 +118,15 @@ func Run(ctx context.Context, opts Options) (*Snapshot, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &run{opts: opts, cancel: cancel}
+	clients, err := r.openClients(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll(clients)
+	connectAll(ctx, clients)
 	if wait := time.Until(opts.StartAt); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
@@ -126,9 +135,7 @@ func Run(ctx context.Context, opts Options) (*Snapshot, error) {
 			t.Stop()
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	r := &run{opts: opts, start: time.Now(), cancel: cancel}
+	r.start = time.Now()
 	r.recorders = make([]*recorder, recorderCount(opts.Connections))
 	for i := range r.recorders {
 		r.recorders[i] = newRecorder()
@@ -141,20 +148,37 @@ func Run(ctx context.Context, opts Options) (*Snapshot, error) {
 			r.schedule = pacer.NewConstant(opts.QPS, 0, opts.Jitter, limits)
 		}
 	}
-	clients, err := r.openClients(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var wg sync.WaitGroup
 	for i, c := range clients {
 		wg.Go(func() { r.work(ctx, i, c) })
 	}
-
 	stopClose := context.AfterFunc(ctx, func() { closeAll(clients) })
-	final, err := r.collect(ctx, &wg)
-	stopClose()
-	closeAll(clients)
-	return final, err
+	defer stopClose()
+	return r.collect(ctx, &wg)
+}
+
+// maxConnecting bounds the connections set up at once before a run.
+const maxConnecting = 64
+
+// connectAll sets up every client that can connect ahead of its first request,
+// so handshakes are not measured as request latency (Fortio makes a warm-up
+// call per connection for the same reason). A failure is left for the first
+// request to report.
+func connectAll(ctx context.Context, clients []request.Client) {
+	sem := make(chan struct{}, maxConnecting)
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		conn, ok := c.(request.Connector)
+		if !ok {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			_ = conn.Connect(ctx)
+		})
+	}
+	wg.Wait()
 }
 
 func (r *run) openClients(ctx context.Context) ([]request.Client, error) {

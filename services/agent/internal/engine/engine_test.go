@@ -273,3 +273,36 @@ func TestStoppedRunDropsNothing(t *testing.T) {
 		t.Fatalf("a stopped run reported %d dropped", final.Dropped)
 	}
 }
+
+// connectingClient takes 200 ms to connect, then answers at once.
+type connectingClient struct {
+	sleepClient
+	connects *atomic.Int64
+}
+
+func (c *connectingClient) Connect(context.Context) error {
+	time.Sleep(200 * time.Millisecond)
+	c.connects.Add(1)
+	return nil
+}
+
+type connectingFactory struct {
+	sleepFactory
+	connects atomic.Int64
+}
+
+func (f *connectingFactory) NewClient(context.Context, int) (request.Client, error) {
+	return &connectingClient{sleepClient: sleepClient{f: &f.sleepFactory}, connects: &f.connects}, nil
+}
+
+func TestConnectionSetupIsNotMeasured(t *testing.T) {
+	t.Parallel()
+	f := &connectingFactory{}
+	final := mustRun(t, context.Background(), Options{Factory: f, Connections: 3, Pacing: Open, QPS: 100, Count: 6})
+	if f.connects.Load() != 3 {
+		t.Fatalf("%d connects, want one per connection", f.connects.Load())
+	}
+	if worst := final.Response.Max(); worst >= 200*time.Millisecond {
+		t.Fatalf("response max %v includes the 200 ms connection set-up", worst)
+	}
+}

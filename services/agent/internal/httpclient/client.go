@@ -36,7 +36,10 @@ type Factory struct {
 	timeout   time.Duration
 }
 
-var _ request.Factory = (*Factory)(nil)
+var (
+	_ request.Factory   = (*Factory)(nil)
+	_ request.Connector = (*client)(nil)
+)
 
 // New prepares the request bytes and connection settings.
 func New(opts Options) (*Factory, error) {
@@ -141,6 +144,14 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
 func closedByPeer(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// Connect implements request.Connector.
+func (c *client) Connect(ctx context.Context) error {
+	if c.slot.Conn() != nil {
+		return nil
+	}
+	return c.dial(ctx)
 }
 
 func (c *client) dial(ctx context.Context) error {

@@ -192,6 +192,15 @@ func (c *client) fail(err error) int32 {
 	return classify(err)
 }
 
+// Connect implements request.Connector (TCP only: UDP has nothing to set up
+// beyond the socket, which dial creates).
+func (c *client) Connect(ctx context.Context) error {
+	if c.slot.Conn() != nil {
+		return nil
+	}
+	return c.dial(ctx, time.Now().Add(c.f.opts.Timeout))
+}
+
 func (c *client) dial(ctx context.Context, deadline time.Time) error {
 	if c.slot.Closed() {
 		return net.ErrClosed

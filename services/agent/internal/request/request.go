@@ -43,3 +43,11 @@ type Factory interface {
 	// "GRPC Health for ''", "GRPC Ping").
 	RunType() string
 }
+
+// Connector is implemented by Clients that can set up their connection ahead
+// of the first request, so the engine keeps connection set-up out of the
+// measured latencies.
+type Connector interface {
+	// Connect dials (and handshakes) if the client has no connection yet.
+	Connect(ctx context.Context) error
+}
