@@ -17,6 +17,8 @@ const (
 	MaxDuration = 24 * time.Hour
 	// MaxCount is the most calls a count-bounded run may make.
 	MaxCount = 1_000_000_000
+	// MaxAgents is the most agents one run may be split across.
+	MaxAgents = 1000
 	// MaxHeaders is the most headers a request may carry.
 	MaxHeaders = 100
 	// MaxHeaderLength is the longest "Name: value" entry, in bytes.

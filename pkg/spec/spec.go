@@ -79,6 +79,8 @@ type Spec struct {
 	Percentiles []float64 `json:"percentiles,omitempty"`
 	// Labels are free-form key/value tags for finding and comparing runs.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Agents chooses which agents share the run; nil means every agent.
+	Agents *Agents `json:"agents,omitempty"`
 	// AbortOn is an HTTP status that aborts the run (Fortio -abort-on);
 	// 0 means none and -1 means socket errors. HTTP only.
 	AbortOn int `json:"abort_on,omitempty"`
@@ -93,6 +95,14 @@ type Ramp struct {
 	To float64 `json:"to"`
 	// Over is the length of the ramp.
 	Over Duration `json:"over"`
+}
+
+// Agents chooses the agents a distributed run is split across.
+type Agents struct {
+	// Count is how many agents to use; 0 means every matching agent.
+	Count int `json:"count,omitempty"`
+	// Selector keeps the agents whose labels include every pair given.
+	Selector map[string]string `json:"selector,omitempty"`
 }
 
 // GRPC selects the call a gRPC run makes.
@@ -204,6 +214,11 @@ func (s Spec) Clone() Spec {
 	if s.GRPC != nil {
 		g := *s.GRPC
 		c.GRPC = &g
+	}
+	if s.Agents != nil {
+		a := *s.Agents
+		a.Selector = maps.Clone(s.Agents.Selector)
+		c.Agents = &a
 	}
 	c.Headers = slices.Clone(s.Headers)
 	c.Percentiles = slices.Clone(s.Percentiles)

@@ -30,7 +30,8 @@ func (s Spec) Validate() error {
 	s.validateTransport(&p, u)
 	s.validateGRPC(&p, proto)
 	s.validatePercentiles(&p)
-	s.validateLabels(&p)
+	validateLabelMap(&p, "labels", s.Labels)
+	s.validateAgents(&p)
 	return p.err()
 }
 

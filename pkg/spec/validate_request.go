@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -191,26 +192,33 @@ func (s Spec) validatePercentiles(p *problems) {
 	}
 }
 
-// validateLabels checks label count, keys and values, in key order.
-func (s Spec) validateLabels(p *problems) {
-	if len(s.Labels) > MaxLabels {
-		p.add("labels", "must have at most %d entries", MaxLabels)
+// validateLabelMap checks the count, keys and values of the label map at
+// field, in key order.
+func validateLabelMap(p *problems, field string, labels map[string]string) {
+	if len(labels) > MaxLabels {
+		p.add(field, "must have at most %d entries", MaxLabels)
 		return
 	}
-	keys := make([]string, 0, len(s.Labels))
-	for k := range s.Labels {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if !isLabelKey(k) {
-			p.add("labels", "key %.64q must be 1 to %d characters of A-Z, a-z, 0-9, '_', '.' or '-'", k, MaxLabelKeyLength)
+			p.add(field, "key %.64q must be 1 to %d characters of A-Z, a-z, 0-9, '_', '.' or '-'", k, MaxLabelKeyLength)
 			continue
 		}
-		if utf8.RuneCountInString(s.Labels[k]) > MaxLabelValueLength {
-			p.add("labels."+k, "must be at most %d characters", MaxLabelValueLength)
+		if utf8.RuneCountInString(labels[k]) > MaxLabelValueLength {
+			p.add(field+"."+k, "must be at most %d characters", MaxLabelValueLength)
 		}
 	}
+}
+
+// validateAgents checks the agent count and selector.
+func (s Spec) validateAgents(p *problems) {
+	if s.Agents == nil {
+		return
+	}
+	if s.Agents.Count < 0 || s.Agents.Count > MaxAgents {
+		p.add("agents.count", "must be from 0 (every agent) to %d", MaxAgents)
+	}
+	validateLabelMap(p, "agents.selector", s.Agents.Selector)
 }
 
 // isLabelKey reports whether k is 1 to MaxLabelKeyLength characters of

@@ -43,6 +43,7 @@ func TestValidateAccepts(t *testing.T) {
 		{"timeout max", Spec{URL: target, Timeout: dur(MaxTimeout)}},
 		{"percentiles", Spec{URL: target, Percentiles: []float64{0.001, 100}}},
 		{"labels", Spec{URL: target, Labels: map[string]string{"team.a_b-C9": strings.Repeat("é", MaxLabelValueLength)}}},
+		{"agents", Spec{URL: target, Agents: &Agents{Count: MaxAgents, Selector: map[string]string{"zone": "eu-1"}}}},
 		{"abort on socket errors", Spec{URL: target, AbortOn: -1}},
 		{"abort on 503", Spec{URL: target, AbortOn: 503}},
 	}
@@ -249,6 +250,10 @@ func grpcAndReportCases() []validateCase {
 		{name: "too many labels", spec: Spec{URL: target, Labels: tooMany}, fields: []string{"labels"}},
 		{name: "label key with space", spec: Spec{URL: target, Labels: map[string]string{"a b": "v"}},
 			fields: []string{"labels"}},
+		{name: "agent count negative", spec: Spec{URL: target, Agents: &Agents{Count: -1}}, fields: []string{"agents.count"}},
+		{name: "agent count too high", spec: Spec{URL: target, Agents: &Agents{Count: MaxAgents + 1}}, fields: []string{"agents.count"}},
+		{name: "agent selector key", spec: Spec{URL: target, Agents: &Agents{Selector: map[string]string{"a b": "c"}}},
+			fields: []string{"agents.selector"}},
 		{name: "label key empty", spec: Spec{URL: target, Labels: map[string]string{"": "v"}}, fields: []string{"labels"}},
 		{name: "label key too long", spec: Spec{URL: target, Labels: map[string]string{strings.Repeat("k", 64): "v"}},
 			fields: []string{"labels"}},

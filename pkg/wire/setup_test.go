@@ -1,0 +1,68 @@
+package wire_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/barrage-dev/barrage/pkg/natsembed"
+	"github.com/barrage-dev/barrage/pkg/wire"
+)
+
+func TestSetupIsIdempotentAndDedupesByMsgID(t *testing.T) {
+	srv := natsembed.StartT(t)
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for range 2 {
+		if err := wire.Setup(ctx, js); err != nil {
+			t.Fatalf("setup: %v", err)
+		}
+	}
+	subj := wire.SnapSubject("r1", 2)
+	if subj != "barrage.v1.snap.r1.2" {
+		t.Fatalf("snap subject = %q", subj)
+	}
+	id := wire.SnapMsgID("r1", 2, 7)
+	if id != "r1/2/7" {
+		t.Fatalf("snap msg id = %q", id)
+	}
+	for range 3 {
+		if _, err := js.Publish(ctx, subj, []byte("x"), jetstream.WithMsgID(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := js.Stream(ctx, wire.SnapStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 1 {
+		t.Fatalf("stream holds %d messages after 3 publishes of one msg id, want 1", info.State.Msgs)
+	}
+	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, err := kv.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st2.TTL() != wire.AgentTTL {
+		t.Fatalf("agents bucket TTL = %s, want %s", st2.TTL(), wire.AgentTTL)
+	}
+}
