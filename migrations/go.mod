@@ -1,0 +1,3 @@
+module github.com/barrage-dev/barrage/migrations
+
+go 1.26
