@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/fortiotool"
-	"github.com/barrage-dev/barrage/services/echo/internal/app"
+	"github.com/barrage-dev/barrage/services/echo/app"
 )
 
 // fortioResult is the part of fortio's result JSON these tests read.

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/caarlos0/env/v11"
+	"github.com/barrage-dev/barrage/pkg/envconf"
 )
 
 // Config is barrage-echo's configuration. Every field is a flag and an environment
@@ -39,14 +38,8 @@ const maxPayloadLimit = 64 << 20
 // the program name). It returns flag.ErrHelp for -h.
 func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	var cfg Config
-	envMap := make(map[string]string, len(environ))
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			envMap[k] = v
-		}
-	}
-	if err := env.ParseWithOptions(&cfg, env.Options{Environment: envMap}); err != nil {
-		return Config{}, envError(err, envMap)
+	if err := envconf.Parse(&cfg, environ); err != nil {
+		return Config{}, err
 	}
 	fs := flag.NewFlagSet("barrage-echo", flag.ContinueOnError)
 	fs.SetOutput(output)
@@ -69,28 +62,6 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return cfg, cfg.Validate()
-}
-
-// envError rewrites the env parser's errors, which name Go fields, to name the
-// environment variable and its value.
-func envError(err error, envMap map[string]string) error {
-	var agg env.AggregateError
-	if !errors.As(err, &agg) {
-		return fmt.Errorf("environment: %w", err)
-	}
-	errs := make([]error, 0, len(agg.Errors))
-	for _, e := range agg.Errors {
-		var pe env.ParseError
-		if errors.As(e, &pe) {
-			if f, ok := reflect.TypeFor[Config]().FieldByName(pe.Name); ok {
-				name := f.Tag.Get("env")
-				errs = append(errs, fmt.Errorf("%s=%q: %w", name, envMap[name], pe.Err))
-				continue
-			}
-		}
-		errs = append(errs, e)
-	}
-	return errors.Join(errs...)
 }
 
 // Validate checks the settings that the flag and env parsers cannot.
