@@ -1,5 +1,6 @@
 // Command barrage-agent is Barrage's load generator: `load` runs a standalone,
-// Fortio-like load from the command line. See README.md.
+// Fortio-like load from the command line, and `serve` runs a worker that takes
+// assignments from barrage-api over NATS. See README.md.
 package main
 
 import (
@@ -13,7 +14,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args, os.Stdout, os.Stderr)
+	code := cli.Main(ctx, os.Args, os.Environ(), os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
-	"github.com/barrage-dev/barrage/services/agent/internal/cli"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/plan"
 	"github.com/barrage-dev/barrage/services/agent/internal/report"
 )
 
@@ -21,11 +21,11 @@ func load(t *testing.T, s spec.Spec, sink engine.Sink) *engine.Snapshot {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := cli.NewFactory(s, []byte(s.Payload))
+	f, err := plan.NewFactory(s, []byte(s.Payload))
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := cli.EngineOptions(s, f)
+	opts := plan.EngineOptions(s, f)
 	opts.Sink = sink
 	final, err := engine.Run(runCtx(t), opts)
 	if err != nil {

@@ -36,7 +36,7 @@ func TestFortioReportListsOurResult(t *testing.T) {
 	a := startEcho(t)
 	dir := t.TempDir()
 	code := cli.Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "100", "-c", "2", "-n", "50",
-		"-labels", "accuracy run", "-format", "fortio", "-o", filepath.Join(dir, "out.json"), httpURL(a, "")}, io.Discard, io.Discard)
+		"-labels", "accuracy run", "-format", "fortio", "-o", filepath.Join(dir, "out.json"), httpURL(a, "")}, nil, io.Discard, io.Discard)
 	if code != cli.ExitOK {
 		t.Fatalf("barrage-agent load exit %d", code)
 	}

@@ -1,7 +1,8 @@
 // Package cli is the barrage-agent command line: `load` (a standalone,
-// Fortio-like load generator) and `version`. It parses flags into a spec, wires
-// the engine to a protocol client and prints results; the measuring happens in
-// package engine.
+// Fortio-like load generator), `serve` (the worker that takes assignments
+// over NATS) and `version`. It parses flags into a spec, wires the engine to a
+// protocol client and prints results, or configures and runs the worker; the
+// measuring happens in package engine, the NATS side in package worker.
 package cli
 
 import (
@@ -19,8 +20,9 @@ const (
 	ExitUsage   = 2 // bad flags or spec
 )
 
-// Main runs barrage-agent with args (program name first) and returns the exit code.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Main runs barrage-agent with args (program name first) and environ ("KEY=value"
+// entries, as os.Environ returns) and returns the exit code.
+func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
 		usage(stderr)
 		return ExitUsage
@@ -28,6 +30,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[1] {
 	case "load":
 		return runLoad(ctx, args[2:], stdout, stderr)
+	case "serve":
+		return runServe(ctx, args[2:], environ, stdout, stderr)
 	case "version":
 		_, _ = fmt.Fprintln(stdout, version.String())
 		return ExitOK
@@ -47,6 +51,8 @@ func usage(w io.Writer) {
 Commands:
   load [flags] URL   generate load against URL (http://, https://, h2c://, grpc://, tcp://, udp://)
                      and print the result; 'barrage-agent load -h' lists the flags
+  serve [flags]      run as a worker of barrage-api: take assignments over NATS until
+                     SIGTERM or Ctrl-C; 'barrage-agent serve -h' lists the flags
   version            print the version
 `)
 }

@@ -109,10 +109,16 @@ func TestBadFlagsExit2WithOneLineError(t *testing.T) {
 		{[]string{"nosuch"}, "unknown command"},
 		{[]string{"load", "-json", "-", "-format", "fortio", "http://h/"}, "both write to stdout"},
 		{[]string{"load", "-pacing", "fortio", "-qps", "0", "-n", "0", "-c", "-1", "http://h/"}, "-c -1"},
+		{[]string{"serve", "-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"serve", "-capacity", "0"}, "-capacity 0"},
+		{[]string{"serve", "-capacity", "many"}, "-capacity"},
+		{[]string{"serve", "-labels", "zone"}, "-labels"},
+		{[]string{"serve", "-nats-url", ""}, "-nats-url"},
+		{[]string{"serve", "now"}, "unexpected argument"},
 	}
 	for _, tt := range tests {
 		var stderr strings.Builder
-		code := Main(context.Background(), append([]string{"barrage-agent"}, tt.args...), io.Discard, &stderr)
+		code := Main(context.Background(), append([]string{"barrage-agent"}, tt.args...), nil, io.Discard, &stderr)
 		first, _, _ := strings.Cut(stderr.String(), "\n")
 		if code != ExitUsage || !strings.Contains(first, tt.want) {
 			t.Errorf("%v: exit %d, first line %q; want 2 and %q", tt.args, code, first, tt.want)
@@ -134,7 +140,7 @@ func TestLoadEndToEnd(t *testing.T) {
 	native, fortio := filepath.Join(dir, "native.json"), filepath.Join(dir, "fortio.json")
 	var stdout, stderr strings.Builder
 	code := Main(context.Background(), []string{"barrage-agent", "load", "-qps", "200", "-c", "2", "-t", "1s",
-		"-H", "X-Test: yes", "-json", native, "-format", "fortio", "-o", fortio, "-labels", "ci run", srv.URL + "/x"}, &stdout, &stderr)
+		"-H", "X-Test: yes", "-json", native, "-format", "fortio", "-o", fortio, "-labels", "ci run", srv.URL + "/x"}, nil, &stdout, &stderr)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -166,7 +172,7 @@ func TestAbortOnExits1(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	var stdout strings.Builder
-	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-t", "20s", "-abort-on", "503", srv.URL}, &stdout, io.Discard)
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-t", "20s", "-abort-on", "503", srv.URL}, nil, &stdout, io.Discard)
 	if code != ExitFailure || !strings.Contains(stdout.String(), "Aborted on code 503") {
 		t.Fatalf("exit %d, output:\n%s", code, stdout.String())
 	}

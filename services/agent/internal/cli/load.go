@@ -11,6 +11,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/plan"
 	"github.com/barrage-dev/barrage/services/agent/internal/report"
 )
 
@@ -28,7 +29,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintln(stderr, "Run 'barrage-agent load -h' for the flags.")
 		return ExitUsage
 	}
-	factory, err := NewFactory(s, payload)
+	factory, err := plan.NewFactory(s, payload)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitUsage
@@ -40,7 +41,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %s %s, %s pacing, %d connections, %s\n",
 			factory.RunType(), s.Redacted().URL, s.Pacing, s.Connections, describeRate(s))
 	}
-	opts := EngineOptions(s, factory)
+	opts := plan.EngineOptions(s, factory)
 	opts.Sink = progress
 	stopProfile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {

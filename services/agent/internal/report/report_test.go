@@ -137,29 +137,6 @@ func TestFortioRequestedFields(t *testing.T) {
 	}
 }
 
-func TestFortioIDAndLabels(t *testing.T) {
-	t.Parallel()
-	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		runID  int64
-		labels string
-		want   string
-	}{
-		{0, "", "2026-01-02-030405"},
-		{7, "", "2026-01-02-030405_7"},
-		{0, "  -- a b--", "2026-01-02-030405_a_b"},
-		{0, strings.Repeat("x", 200), "2026-01-02-030405_" + strings.Repeat("x", 96-18)},
-	}
-	for _, tt := range tests {
-		if got := FortioID(start, tt.runID, tt.labels); got != tt.want {
-			t.Errorf("FortioID(%d, %q) = %q, want %q", tt.runID, tt.labels, got, tt.want)
-		}
-	}
-	if got := FortioLabels(map[string]string{"team": "core", "env": "prod"}); got != "env=prod team=core" {
-		t.Errorf("FortioLabels = %q", got)
-	}
-}
-
 func TestWriteText(t *testing.T) {
 	t.Parallel()
 	r := mustResult(t, spec.Spec{URL: "http://h/", QPS: 50})

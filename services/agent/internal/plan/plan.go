@@ -1,4 +1,9 @@
-package cli
+// Package plan maps a validated run spec onto the load engine: the protocol
+// client factory it asks for and the engine's options. Both `barrage-agent
+// load` and the NATS worker use it, so a spec runs the same way from the
+// command line and from an assignment. It is not the place for parsing flags
+// or assignments, nor for running the engine.
+package plan
 
 import (
 	"fmt"

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/agent/worker"
+)
+
+// serveConfig is `barrage-agent serve`'s configuration: each field is a flag
+// and an environment variable of the same meaning (DESIGN.md §8); flags win.
+type serveConfig struct {
+	NATSURL  string `env:"NATS_URL" envDefault:"nats://127.0.0.1:4222"`
+	Name     string `env:"BARRAGE_AGENT_NAME"`
+	Labels   string `env:"BARRAGE_AGENT_LABELS"`
+	Capacity int    `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
+}
+
+// runServe is `barrage-agent serve`: the worker runs until ctx is done
+// (SIGTERM, Ctrl-C), then shuts down gracefully.
+func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
+	wcfg, err := parseServe(args, environ, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
+		_, _ = fmt.Fprintln(stderr, "Run 'barrage-agent serve -h' for the flags.")
+		return ExitUsage
+	}
+	wcfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	wcfg.Version = version.String()
+	w, err := worker.New(wcfg)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
+		return ExitUsage
+	}
+	if err := w.Run(ctx); err != nil {
+		wcfg.Logger.Error("agent failed", slog.Any("error", err))
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// parseServe reads the environment, then the flags, into a worker config.
+// -h prints the usage to help and returns flag.ErrHelp.
+func parseServe(args, environ []string, help io.Writer) (worker.Config, error) {
+	var c serveConfig
+	if err := envconf.Parse(&c, environ); err != nil {
+		return worker.Config{}, err
+	}
+	fs := flag.NewFlagSet("barrage-agent serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported once, by the caller
+	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL (NATS_URL)")
+	fs.StringVar(&c.Name, "name", c.Name, "agent name shown in barrage-api; default the hostname (BARRAGE_AGENT_NAME)")
+	fs.StringVar(&c.Labels, "labels", c.Labels, `agent labels "k=v,k2=v2" that runs select agents by (BARRAGE_AGENT_LABELS)`)
+	fs.IntVar(&c.Capacity, "capacity", c.Capacity, "shards this agent runs at once (BARRAGE_AGENT_CAPACITY)")
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(help)
+		_, _ = fmt.Fprintln(help, "Usage: barrage-agent serve [flags]\n\nFlags:")
+		fs.PrintDefaults()
+		return worker.Config{}, err
+	}
+	if err != nil {
+		return worker.Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return worker.Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.NATSURL == "" {
+		return worker.Config{}, errors.New("-nats-url: must not be empty")
+	}
+	if c.Capacity < 1 {
+		return worker.Config{}, fmt.Errorf("-capacity %d: must be at least 1", c.Capacity)
+	}
+	labels, err := parseAgentLabels(c.Labels)
+	if err != nil {
+		return worker.Config{}, err
+	}
+	if c.Name == "" {
+		if c.Name, err = os.Hostname(); err != nil || c.Name == "" {
+			return worker.Config{}, errors.New("-name: the hostname is unknown, give a name")
+		}
+	}
+	return worker.Config{NATSURL: c.NATSURL, Name: c.Name, Labels: labels, Capacity: c.Capacity}, nil
+}
+
+// parseAgentLabels reads "k=v,k2=v2"; empty means no labels.
+func parseAgentLabels(v string) (map[string]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	labels := map[string]string{}
+	for item := range strings.SplitSeq(v, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("-labels %q: want k=v,k2=v2", v)
+		}
+		labels[k] = strings.TrimSpace(val)
+	}
+	return labels, nil
+}

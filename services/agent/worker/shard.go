@@ -1,0 +1,222 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/pkg/wire"
+	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/plan"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
+)
+
+// statePoll is how often a shard reads its run's state.
+const statePoll = time.Second
+
+// Why a shard stopped early (the cause of its context).
+var (
+	errShutdown    = errors.New("the agent is shutting down")
+	errStopMessage = errors.New("stop message received")
+	errDeadline    = errors.New("assignment deadline reached")
+	errRunStopped  = errors.New("run is no longer running")
+	errFailSafe    = errors.New("fail-safe")
+)
+
+// shardKey names one shard of one run.
+type shardKey struct {
+	run   string
+	shard uint32
+}
+
+// shard is one admitted assignment.
+type shard struct {
+	key      shardKey
+	spec     spec.Spec
+	factory  request.Factory
+	startAt  time.Time
+	deadline time.Time
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+}
+
+// stop ends the shard's sending with cause (the first cause wins).
+func (sh *shard) stop(cause error) { sh.cancel(cause) }
+
+// newShard checks an assignment and prepares its load. The spec carries the
+// run's secrets: errors name fields, never values.
+func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error) {
+	if !validToken(a.GetRunId()) {
+		return nil, fmt.Errorf("run id %q is not a NATS subject token", a.GetRunId())
+	}
+	if a.GetShardCount() > 0 && a.GetShard() >= a.GetShardCount() {
+		return nil, fmt.Errorf("shard %d of %d", a.GetShard(), a.GetShardCount())
+	}
+	if a.GetDeadline() == nil {
+		return nil, errors.New("no deadline")
+	}
+	deadline := a.GetDeadline().AsTime()
+	if !deadline.After(now) {
+		return nil, fmt.Errorf("deadline %s has passed", deadline.Format(time.RFC3339))
+	}
+	startAt := now
+	if a.GetStartAt() != nil {
+		startAt = a.GetStartAt().AsTime()
+	}
+	s, err := spec.Parse(a.GetSpec())
+	if err != nil {
+		return nil, err
+	}
+	if s.PayloadFile != "" {
+		return nil, errors.New("payload_file: an agent does not read local files for a run")
+	}
+	s.Connections = int(a.GetConnectionsShare())
+	s.QPS = a.GetQpsShare()
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("with this shard's qps and connections: %w", err)
+	}
+	f, err := plan.NewFactory(s, []byte(s.Payload))
+	if err != nil {
+		return nil, redact(err, s)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &shard{
+		key: shardKey{run: a.GetRunId(), shard: a.GetShard()}, spec: s, factory: f,
+		startAt: startAt, deadline: deadline, ctx: ctx, cancel: cancel,
+	}, nil
+}
+
+// validToken reports whether id can be one token of a NATS subject.
+func validToken(id string) bool {
+	return id != "" && len(id) <= 128 && !strings.ContainsAny(id, ".*> \t\r\n")
+}
+
+// redact replaces the target URL in a client error with its redacted form.
+func redact(err error, s spec.Spec) error {
+	msg := err.Error()
+	safe := s.Redacted().URL
+	msg = strings.ReplaceAll(msg, strconv.Quote(s.URL), strconv.Quote(safe))
+	msg = strings.ReplaceAll(msg, s.URL, safe)
+	return errors.New(msg)
+}
+
+// runShard runs an admitted shard to its end and frees its slot.
+func (w *Worker) runShard(sh *shard, log *slog.Logger) {
+	defer w.release(sh)
+	ctx, cancel := context.WithDeadlineCause(sh.ctx, sh.deadline, errDeadline)
+	defer cancel()
+	unwatch := w.watch(ctx, sh, log)
+	defer unwatch()
+	opts := plan.EngineOptions(sh.spec, sh.factory)
+	opts.StartAt = sh.startAt
+	sink := &snapSink{w: w, key: sh.key, codeName: sh.factory.CodeName, log: log}
+	opts.Sink = sink
+	log.Info("shard starting", slog.Time("start_at", sh.startAt), slog.Time("deadline", sh.deadline),
+		slog.Int("connections", sh.spec.Connections), slog.Float64("qps", sh.spec.QPS),
+		slog.String("pacing", string(sh.spec.Pacing)), slog.String("protocol", sh.factory.RunType()))
+	final, err := engine.Run(ctx, opts)
+	if err != nil {
+		log.Error("shard failed", slog.Any("error", redact(err, sh.spec)))
+		if sink.published == 0 {
+			sink.publishEmpty()
+		}
+		return
+	}
+	reason := "completed"
+	if cause := context.Cause(ctx); cause != nil {
+		reason = cause.Error()
+	}
+	log.Info("shard finished", slog.String("reason", reason), slog.Int64("count", final.Count),
+		slog.Int64("errors", final.Errors), slog.Uint64("snapshots", final.Seq))
+}
+
+// watch stops sh on a stop message, a run state other than running, or no
+// readable run state for wire.FailSafeAfter. The returned function ends the
+// watch.
+func (w *Worker) watch(ctx context.Context, sh *shard, log *slog.Logger) func() {
+	sub, err := w.nc.Subscribe(wire.ControlSubject(sh.key.run), func(m *nats.Msg) {
+		c := &barragev1.Control{}
+		if err := proto.Unmarshal(m.Data, c); err != nil {
+			log.Warn("unreadable control message", slog.Any("error", err))
+			return
+		}
+		if c.GetAction() == barragev1.Action_ACTION_STOP && (c.GetRunId() == "" || c.GetRunId() == sh.key.run) {
+			sh.stop(errStopMessage)
+		}
+	})
+	if err != nil {
+		log.Warn("subscribe to run control; relying on the run state", slog.Any("error", err))
+	}
+	pollCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.pollState(pollCtx, sh, log)
+	}()
+	return func() {
+		cancel()
+		if sub != nil {
+			_ = sub.Unsubscribe()
+		}
+		<-done
+	}
+}
+
+// pollState reads the run state every statePoll until ctx is done or the
+// shard must stop.
+func (w *Worker) pollState(ctx context.Context, sh *shard, log *slog.Logger) {
+	tick := time.NewTicker(statePoll)
+	defer tick.Stop()
+	lastRunning := time.Now()
+	for {
+		phase, err := w.runPhase(ctx, sh.key.run)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil && phase == barragev1.RunPhase_RUN_PHASE_RUNNING:
+			lastRunning = time.Now()
+		case err == nil && (phase == barragev1.RunPhase_RUN_PHASE_STOPPING || phase == barragev1.RunPhase_RUN_PHASE_DONE):
+			sh.stop(fmt.Errorf("%w: %s", errRunStopped, phase))
+			return
+		}
+		if since := time.Since(lastRunning); since >= wire.FailSafeAfter {
+			why := "run state " + phase.String()
+			if err != nil {
+				why = err.Error()
+			}
+			log.Warn("fail-safe: no running state for the run; stopping the shard",
+				slog.Duration("for", since.Round(time.Millisecond)), slog.String("last_error", why))
+			sh.stop(fmt.Errorf("%w: no running state for %s (%s)", errFailSafe, wire.FailSafeAfter, why))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// runPhase reads a run's phase from the runs bucket.
+func (w *Worker) runPhase(ctx context.Context, run string) (barragev1.RunPhase, error) {
+	ctx, cancel := context.WithTimeout(ctx, statePoll)
+	defer cancel()
+	e, err := w.runs.Get(ctx, run)
+	if err != nil {
+		return barragev1.RunPhase_RUN_PHASE_UNSPECIFIED, fmt.Errorf("read run state: %w", err)
+	}
+	st := &barragev1.RunState{}
+	if err := proto.Unmarshal(e.Value(), st); err != nil {
+		return barragev1.RunPhase_RUN_PHASE_UNSPECIFIED, fmt.Errorf("decode run state: %w", err)
+	}
+	return st.GetPhase(), nil
+}

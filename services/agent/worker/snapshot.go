@@ -1,0 +1,121 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/pkg/wire"
+	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+)
+
+// How hard a snapshot publish is retried: an interval snapshot must not hold
+// the shard up (a lost one is logged and the shard goes on), the final one
+// is worth waiting for.
+const (
+	intervalBudget  = time.Second
+	intervalAttempt = 300 * time.Millisecond
+	finalBudget     = 30 * time.Second
+	finalAttempt    = 2 * time.Second
+)
+
+// snapSink publishes a shard's engine snapshots to JetStream.
+type snapSink struct {
+	w        *Worker
+	key      shardKey
+	codeName func(int32) string
+	log      *slog.Logger
+	// published counts the snapshots handed to the sink.
+	published int
+}
+
+// Publish implements engine.Sink. It fails only for the final snapshot.
+func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
+	s.published++
+	data, err := s.encode(snap)
+	if err == nil {
+		budget, attempt := intervalBudget, intervalAttempt
+		if snap.Final {
+			budget, attempt = finalBudget, finalAttempt
+		}
+		err = s.w.publishSnap(s.key, snap.Seq, data, budget, attempt)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case snap.Final:
+		return fmt.Errorf("final snapshot %d: %w", snap.Seq, err)
+	default:
+		s.log.Warn("interval snapshot lost", slog.Uint64("seq", snap.Seq), slog.Any("error", err))
+		return nil
+	}
+}
+
+// publishEmpty sends an empty final snapshot for a shard that failed before
+// it measured anything, so the API need not wait for its deadline.
+func (s *snapSink) publishEmpty() {
+	now := time.Now()
+	snap := &engine.Snapshot{
+		Seq: 1, Final: true, Start: now, End: now,
+		Service: hist.New(), Response: hist.New(), Lag: hist.New(),
+	}
+	if err := s.Publish(context.Background(), snap); err != nil {
+		s.log.Warn("empty final snapshot lost", slog.Any("error", err))
+	}
+}
+
+// encode turns an engine snapshot into the wire message.
+func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
+	codes := make(map[string]uint64, len(snap.Codes))
+	for code, n := range snap.Codes {
+		codes[s.codeName(code)] += uint64(n)
+	}
+	var hdrs [3][]byte
+	for i, h := range [3]*hist.Histogram{snap.Service, snap.Response, snap.Lag} {
+		b, err := h.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("encode histogram: %w", err)
+		}
+		hdrs[i] = b
+	}
+	return proto.Marshal(&barragev1.Snapshot{
+		RunId: s.key.run, Shard: s.key.shard, AgentId: s.w.id, Seq: snap.Seq, Final: snap.Final,
+		IntervalStart: timestamppb.New(snap.Start), IntervalEnd: timestamppb.New(snap.End),
+		Count: uint64(snap.Count), Errors: uint64(snap.Errors), RetCodes: codes,
+		BytesSent: uint64(snap.Sent), BytesReceived: uint64(snap.Received),
+		ServiceHdr: hdrs[0], ResponseHdr: hdrs[1], LagHdr: hdrs[2],
+	})
+}
+
+// publishSnap publishes one snapshot, retrying for up to budget (each
+// attempt bounded by attempt) and no longer than the shutdown allows. The
+// message id makes a retry of a publish that did land harmless.
+func (w *Worker) publishSnap(key shardKey, seq uint64, data []byte, budget, attempt time.Duration) error {
+	ctx, cancel := context.WithTimeout(w.flush, budget)
+	defer cancel()
+	subject, id := wire.SnapSubject(key.run, key.shard), wire.SnapMsgID(key.run, key.shard, seq)
+	wait := 50 * time.Millisecond
+	for n := 1; ; n++ {
+		actx, acancel := context.WithTimeout(ctx, attempt)
+		_, err := w.js.Publish(actx, subject, data, jetstream.WithMsgID(id))
+		acancel()
+		if err == nil {
+			return nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("publish %s after %d attempts: %w", id, n, err)
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
