@@ -1,0 +1,19 @@
+// Command barrage-api is Barrage's control plane: the REST API over
+// Postgres, and its maintenance commands (migrate, token). See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/barrage-dev/barrage/services/api/internal/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := app.Main(ctx, os.Args, os.Environ(), os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

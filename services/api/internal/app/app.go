@@ -1,0 +1,240 @@
+// Package app wires barrage-api: configuration, Postgres (created and
+// migrated at start), the first admin, the domain services, the HTTP router
+// and the listener. A test boots the whole service with New on ":0" and
+// talks to it over HTTP.
+//
+// It holds no rules of its own; it only connects the packages that do.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/barrage-dev/barrage/services/api/internal/agents"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/dispatch"
+	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
+	"github.com/barrage-dev/barrage/services/api/internal/metrics"
+	"github.com/barrage-dev/barrage/services/api/internal/projects"
+	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/store"
+	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
+	"github.com/barrage-dev/barrage/services/api/internal/tokens"
+)
+
+// App is a running barrage-api.
+type App struct {
+	cfg        Config
+	log        *slog.Logger
+	store      *store.Store
+	bus        *bus
+	dispatcher *dispatch.Dispatcher
+	ingester   *ingest.Ingester
+	// hub fans the ingesters' events out to live streams.
+	hub *live.Hub
+	// companions run beside the API with -all-in-one; nil otherwise.
+	companions *companions
+	listener   net.Listener
+	server     *http.Server
+}
+
+// New connects to Postgres (creating the database if missing), applies the
+// migrations, creates the first admin on an empty database (printing its
+// credentials to out once), and binds the listener.
+func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App, error) {
+	st, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.MigrateUp(ctx); err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	if err := bootstrap(ctx, cfg, st, out); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	b, err := openBus(ctx, cfg, log)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Log: log})}
+	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
+		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
+	}
+	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration}); err != nil {
+		return nil, errors.Join(err, a.closeBackends())
+	}
+	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local}); err != nil {
+		return nil, errors.Join(err, a.closeBackends())
+	}
+	if cfg.AllInOne {
+		if a.companions, err = startCompanions(cfg, b.url, log); err != nil {
+			return nil, errors.Join(err, a.closeBackends())
+		}
+	}
+	handler, err := newHandler(cfg, log, st, b, a.hub)
+	if err != nil {
+		return nil, errors.Join(err, a.closeBackends())
+	}
+	if a.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return nil, errors.Join(fmt.Errorf("listen on %s: %w", cfg.Listen, err), a.closeBackends())
+	}
+	log.Info("barrage-api listening", slog.String("addr", a.listener.Addr().String()))
+	if a.companions != nil {
+		fmt.Fprintf(out, "\n  Barrage all-in-one is up.\n    API:         http://%s/api/v1\n    echo target: %s\n    agent:       %s (capacity %d)\n\n",
+			displayAddr(a.listener.Addr()), a.companions.EchoURL(), a.companions.agent.ID(), cfg.AgentCapacity)
+	}
+	// No WriteTimeout: it would cut live event streams, which end with
+	// their run, their client, or Shutdown (the hub closes them).
+	a.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	a.server.RegisterOnShutdown(a.hub.Close)
+	return a, nil
+}
+
+// displayAddr is a listen address as a URL host: a wildcard becomes 127.0.0.1.
+func displayAddr(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return addr.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+}
+
+// closeBackends closes NATS (and the embedded server) and the store.
+func (a *App) closeBackends() error {
+	if a.companions != nil && a.server == nil {
+		a.companions.echo.Close() // built but never run
+	}
+	a.bus.close()
+	return a.store.Close()
+}
+
+// openStore connects to Postgres with the configured pool.
+func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*store.Store, error) {
+	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.DBMaxConns}, log)
+	if err != nil {
+		return nil, err //nolint:wrapcheck // Open's message is the one line users need
+	}
+	return st, nil
+}
+
+// newHandler builds the services and the router over st.
+func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub) (http.Handler, error) {
+	limits := cfg.Limits()
+	projectSvc := projects.NewService(st)
+	testSvc := testdefs.NewService(st, projectSvc, limits)
+	runSvc := runs.NewService(st, projectSvc, testSvc, limits)
+	reg := prometheus.NewRegistry()
+	var limiter *ratelimit.Limiter
+	if cfg.RateLimit > 0 {
+		limiter = ratelimit.New(ratelimit.Options{Rate: cfg.RateLimit, Burst: cfg.RateBurst})
+	}
+	h, err := httpapi.NewRouter(httpapi.Options{
+		Log: log,
+		Services: httpapi.Services{
+			Auth:     auth.NewAuthenticator(st, cfg.SessionTTL),
+			Projects: projectSvc,
+			Tests:    testSvc,
+			Runs:     runSvc,
+			Tokens:   tokens.NewService(st, projectSvc),
+			Agents:   agents.NewService(st),
+			Measures: runs.NewMeasures(runSvc, st),
+			Live:     hub,
+		},
+		Metrics: metrics.New(reg, st.DB()),
+		Limiter: limiter,
+		Ready: func(ctx context.Context) error {
+			if err := st.Ping(ctx); err != nil {
+				return err
+			}
+			return b.ready(ctx)
+		},
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		SecureCookie: cfg.SecureCookie,
+		SessionTTL:   cfg.SessionTTL,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build router: %w", err)
+	}
+	return h, nil
+}
+
+// Addr returns the address the API listens on.
+func (a *App) Addr() string { return a.listener.Addr().String() }
+
+// NATSURL returns the URL of the NATS server the API uses: the embedded
+// one's when NATS_URL is unset. Agents started beside the API connect there.
+func (a *App) NATSURL() string { return a.bus.url }
+
+// Handler returns the HTTP handler, for tests and benchmarks that call it
+// without a socket.
+func (a *App) Handler() http.Handler { return a.server.Handler }
+
+// Run serves and dispatches until ctx is done, then lets in-flight
+// requests finish for up to the shutdown timeout, stops the background
+// workers and closes NATS and the store.
+func (a *App) Run(ctx context.Context) error {
+	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	var workers sync.WaitGroup
+	workers.Go(func() {
+		if err := a.dispatcher.Run(wctx); err != nil {
+			a.log.Error("dispatcher stopped", slog.Any("error", err))
+		}
+	})
+	workers.Go(func() {
+		if err := a.ingester.Run(wctx); err != nil {
+			a.log.Error("ingester stopped", slog.Any("error", err))
+		}
+	})
+	if a.companions != nil {
+		workers.Go(func() {
+			if err := a.companions.run(wctx); err != nil {
+				a.log.Error("all-in-one agent or echo stopped", slog.Any("error", err))
+			}
+		})
+	}
+	defer func() {
+		stopWorkers()
+		workers.Wait()
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- a.server.Serve(a.listener) }()
+	select {
+	case err := <-errc:
+		stopWorkers()
+		workers.Wait()
+		return errors.Join(fmt.Errorf("serve: %w", err), a.closeBackends())
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
+	defer cancel()
+	err := a.server.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	stopWorkers()
+	workers.Wait()
+	return errors.Join(err, a.closeBackends())
+}
+
+// Close releases the listener, NATS and the store of an App that was not Run.
+func (a *App) Close() error {
+	a.hub.Close()
+	return errors.Join(a.listener.Close(), a.closeBackends())
+}

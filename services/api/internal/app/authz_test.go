@@ -1,0 +1,473 @@
+package app
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
+
+	api "github.com/barrage-dev/barrage/services/api"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+)
+
+// The callers of the authorization matrix.
+const (
+	callerNone      = "no token"
+	callerMalformed = "malformed token"
+	callerUnknown   = "unknown token"
+	callerViewer    = "viewer"
+	callerRunner    = "runner"
+	callerAdmin     = "admin"
+	callerOther     = "other project's admin"
+	callerOrg       = "org admin"
+)
+
+// tokenCallers are the callers holding a valid token, in the order of
+// authzCase.want.
+var tokenCallers = [...]string{callerViewer, callerRunner, callerAdmin, callerOther, callerOrg}
+
+// authzEnv is a server with two projects, a token of each role in
+// project default, an admin token of project other, and a test and a run
+// in each project.
+type authzEnv struct {
+	*apiEnv
+	def, other          httpapi.Project
+	tokens              map[string]string // caller → bearer token
+	tokenIDs            map[string]uuid.UUID
+	defTest, otherTest  httpapi.Test
+	defRun, otherRun    httpapi.Run
+	defTokenIDsByRecent []uuid.UUID // default's project tokens, newest first
+}
+
+// startAuthz starts a server and creates the fixtures of authzEnv.
+func startAuthz(t *testing.T) *authzEnv {
+	t.Helper()
+	e := startAPI(t)
+	f := &authzEnv{apiEnv: e, tokens: map[string]string{}, tokenIDs: map[string]uuid.UUID{}}
+	f.def = decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/default", e.AdminToken, nil))
+	f.other = e.mustProject(t, "other")
+	for _, c := range []struct {
+		caller, project string
+		role            auth.Role
+	}{
+		{callerViewer, "default", auth.Viewer},
+		{callerRunner, "default", auth.Runner},
+		{callerAdmin, "default", auth.Admin},
+		{callerOther, "other", auth.Admin},
+	} {
+		tok := e.mustTokenCreated(t, c.project, c.role)
+		f.tokens[c.caller], f.tokenIDs[c.caller] = tok.Secret, tok.Id
+		if c.project == "default" {
+			f.defTokenIDsByRecent = append([]uuid.UUID{tok.Id}, f.defTokenIDsByRecent...)
+		}
+	}
+	f.tokens[callerOrg] = e.AdminToken
+	issued := auth.NewToken().Text
+	last := "A"
+	if strings.HasSuffix(issued, "A") {
+		last = "B"
+	}
+	f.tokens[callerMalformed] = issued[:len(issued)-1] + last // the checksum no longer matches
+	f.tokens[callerUnknown] = auth.NewToken().Text            // well-formed, never issued
+	f.tokens[callerNone] = ""
+	f.defTest = e.mustTest(t, e.AdminToken, "default", "default test")
+	f.otherTest = e.mustTest(t, e.AdminToken, "other", "other test")
+	f.defRun = e.mustRun(t, e.AdminToken, "default", "default run", nil)
+	f.otherRun = e.mustRun(t, e.AdminToken, "other", "other run", nil)
+	return f
+}
+
+// authzCase is one route of the matrix.
+type authzCase struct {
+	// route is the operation as openapi.yaml names it: "GET /runs/{run}".
+	route string
+	// variant tells apart cases of one route ("?project=default").
+	variant string
+	// target returns the path and body of one request and a reference
+	// for done; fixtures the request consumes are made here, per call.
+	target func(t *testing.T, f *authzEnv, key string) (path string, body any, ref string)
+	// want is the status for viewer, runner, admin, other's admin and
+	// org admin; callers without a valid token always get 401.
+	want [len(tokenCallers)]int
+	// done, when set, reports whether the request's effect is in the
+	// database; it must be exactly when the status is 2xx.
+	done func(t *testing.T, f *authzEnv, ref string) bool
+}
+
+// fixedPath is a target that needs no fixture.
+func fixedPath(p string) func(*testing.T, *authzEnv, string) (string, any, string) {
+	return func(*testing.T, *authzEnv, string) (string, any, string) { return p, nil, "" }
+}
+
+// freshRun starts a run in default for one case.
+func freshRun(t *testing.T, f *authzEnv, key string) httpapi.Run {
+	t.Helper()
+	return f.mustRun(t, f.AdminToken, "default", "fixture "+key, nil)
+}
+
+// freshTest stores a test in default for one case.
+func freshTest(t *testing.T, f *authzEnv, key string) httpapi.Test {
+	t.Helper()
+	return f.mustTest(t, f.AdminToken, "default", "fixture "+key)
+}
+
+// counted returns a done func that is true when query, given ref, counts one row.
+func counted(query string) func(*testing.T, *authzEnv, string) bool {
+	return func(t *testing.T, f *authzEnv, ref string) bool {
+		t.Helper()
+		return f.count(t, query, ref) == 1
+	}
+}
+
+// authzCases is the matrix: every authenticated operation of openapi.yaml.
+func authzCases() []authzCase {
+	const (
+		ok, created, gone   = http.StatusOK, http.StatusCreated, http.StatusNoContent
+		forbidden, notFound = http.StatusForbidden, http.StatusNotFound
+	)
+	spec := testSpec()
+	return []authzCase{
+		{route: "POST /auth/logout", target: fixedPath("/auth/logout"), want: [5]int{gone, gone, gone, gone, gone}},
+		{route: "GET /me", target: fixedPath("/me"), want: [5]int{ok, ok, ok, ok, ok}},
+		{route: "GET /agents", target: fixedPath("/agents"), want: [5]int{ok, ok, ok, ok, ok}},
+
+		{route: "GET /projects", target: fixedPath("/projects"), want: [5]int{ok, ok, ok, ok, ok}},
+		{
+			route: "POST /projects",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/projects", map[string]any{"slug": key, "name": key}, key
+			},
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, created},
+			done: counted("SELECT count(*) FROM projects WHERE slug = $1"),
+		},
+		{route: "GET /projects/{project}", target: fixedPath("/projects/default"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			route: "GET /projects/{project}", variant: "other by id",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/projects/" + f.other.Id.String(), nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "PATCH /projects/{project}",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/projects/default", map[string]any{"description": key}, key
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+		},
+
+		{route: "GET /tests", target: fixedPath("/tests"), want: [5]int{ok, ok, ok, ok, ok}},
+		{route: "GET /tests", variant: "?project=default", target: fixedPath("/tests?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			route: "POST /tests",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/tests", map[string]any{"project": "default", "name": key, "spec": spec}, key
+			},
+			want: [5]int{forbidden, forbidden, created, notFound, created},
+			done: counted("SELECT count(*) FROM tests WHERE name = $1"),
+		},
+		{
+			route: "GET /tests/{test}",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/tests/" + f.defTest.Id.String(), nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /tests/{test}", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/tests/" + f.otherTest.Id.String(), nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "PUT /tests/{test}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				tt := freshTest(t, f, key)
+				return "/tests/" + tt.Id.String(), map[string]any{"name": "replaced " + key, "spec": spec}, "replaced " + key
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM tests WHERE name = $1"),
+		},
+		{
+			route: "DELETE /tests/{test}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshTest(t, f, key).Id.String()
+				return "/tests/" + id, nil, id
+			},
+			want: [5]int{forbidden, forbidden, gone, notFound, gone},
+			done: func(t *testing.T, f *authzEnv, ref string) bool {
+				return f.count(t, "SELECT count(*) FROM tests WHERE id = $1::uuid", ref) == 0
+			},
+		},
+
+		{route: "GET /runs", target: fixedPath("/runs"), want: [5]int{ok, ok, ok, ok, ok}},
+		{route: "GET /runs", variant: "?project=default", target: fixedPath("/runs?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			route: "POST /runs",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/runs", map[string]any{"project": "default", "name": key, "spec": spec}, key
+			},
+			want: [5]int{forbidden, created, created, notFound, created},
+			done: counted("SELECT count(*) FROM runs WHERE name = $1"),
+		},
+		{
+			route: "POST /runs", variant: "from a test",
+			target: func(_ *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/runs", map[string]any{"test": f.defTest.Id, "name": key}, key
+			},
+			want: [5]int{forbidden, created, created, notFound, created},
+			done: counted("SELECT count(*) FROM runs WHERE name = $1"),
+		},
+		{
+			route: "GET /runs/{run}",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.defRun.Id.String(), nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /runs/{run}", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.otherRun.Id.String(), nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "POST /runs/{run}/stop",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshRun(t, f, key).Id.String()
+				return "/runs/" + id + "/stop", nil, id
+			},
+			want: [5]int{forbidden, ok, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM runs WHERE id = $1::uuid AND status = 'canceled' AND ended_at IS NOT NULL"),
+		},
+
+		{
+			route: "GET /runs/{run}/intervals",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.defRun.Id.String() + "/intervals", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			// A canceled run's stream sends its status and ends.
+			route: "GET /runs/{run}/events",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshRun(t, f, key).Id.String()
+				f.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", f.AdminToken, nil)
+				return "/runs/" + id + "/events", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			// A queued run has no result: a conflict, once the caller may see it.
+			route: "GET /runs/{run}/result",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.defRun.Id.String() + "/result", nil, ""
+			},
+			want: [5]int{http.StatusConflict, http.StatusConflict, http.StatusConflict, notFound, http.StatusConflict},
+		},
+		{
+			route: "GET /runs/compare",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/runs/compare?ids=" + f.defRun.Id.String() + "," + freshRun(t, f, key).Id.String(), nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /runs/compare", variant: "across projects",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/compare?ids=" + f.defRun.Id.String() + "," + f.otherRun.Id.String(), nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, notFound, ok},
+		},
+
+		{route: "GET /tokens", target: fixedPath("/tokens"), want: [5]int{ok, ok, ok, ok, ok}},
+		{route: "GET /tokens", variant: "?project=default", target: fixedPath("/tokens?project=default"), want: [5]int{forbidden, forbidden, ok, notFound, ok}},
+		{
+			route: "POST /tokens",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/tokens", map[string]any{"project": "default", "name": key, "role": "viewer"}, key
+			},
+			want: [5]int{forbidden, forbidden, created, notFound, created},
+			done: counted("SELECT count(*) FROM api_tokens WHERE name = $1"),
+		},
+		{
+			route: "DELETE /tokens/{token}",
+			target: func(t *testing.T, f *authzEnv, _ string) (string, any, string) {
+				id := f.mustTokenCreated(t, "default", auth.Viewer).Id.String()
+				return "/tokens/" + id, nil, id
+			},
+			want: [5]int{forbidden, forbidden, gone, notFound, gone},
+			done: counted("SELECT count(*) FROM api_tokens WHERE id = $1::uuid AND revoked_at IS NOT NULL"),
+		},
+	}
+}
+
+func TestAuthorizationMatrix(t *testing.T) {
+	t.Parallel()
+	f := startAuthz(t)
+	for _, tc := range authzCases() {
+		name := tc.route
+		if tc.variant != "" {
+			name += " " + tc.variant
+		}
+		want := map[string]int{callerNone: 401, callerMalformed: 401, callerUnknown: 401}
+		for i, c := range tokenCallers {
+			want[c] = tc.want[i]
+		}
+		method, _, _ := strings.Cut(tc.route, " ")
+		for _, caller := range slices.Sorted(maps.Keys(want)) {
+			t.Run(name+" as "+caller, func(t *testing.T) {
+				t.Parallel()
+				key := "k-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+				path, body, ref := tc.target(t, f, key)
+				status, header, raw := f.do(t, method, path, f.tokens[caller], body)
+				switch w := want[caller]; {
+				case status != w:
+					t.Fatalf("%s %s = %d, want %d; body: %s", method, path, status, w, raw)
+				case w == http.StatusUnauthorized:
+					wantProblem(t, status, header, raw, w, "unauthenticated")
+					if header.Get("WWW-Authenticate") == "" {
+						t.Error("401 without WWW-Authenticate")
+					}
+				case w == http.StatusForbidden:
+					wantProblem(t, status, header, raw, w, "forbidden")
+				case w == http.StatusNotFound:
+					wantProblem(t, status, header, raw, w, "not-found")
+				}
+				if tc.done != nil {
+					if got, wantDone := tc.done(t, f, ref), status < 300; got != wantDone {
+						t.Errorf("status %d, change in the database = %v, want %v", status, got, wantDone)
+					}
+				}
+			})
+		}
+	}
+}
+
+// publicOperations need no credentials; every other operation is in the matrix.
+var publicOperations = []string{"POST /auth/login", "GET /openapi.yaml"}
+
+func TestAuthorizationMatrixCoversEveryOperation(t *testing.T) {
+	t.Parallel()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(api.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, tc := range authzCases() {
+		covered[tc.route] = true
+	}
+	var ops []string
+	for p, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			ops = append(ops, method+" "+p)
+		}
+	}
+	if len(ops) < 20 {
+		t.Fatalf("openapi.yaml has %d operations; the loader read too few", len(ops))
+	}
+	for _, op := range ops {
+		public := slices.Contains(publicOperations, op)
+		if public == covered[op] {
+			t.Errorf("%s: public=%v but in the matrix=%v", op, public, covered[op])
+		}
+		delete(covered, op)
+	}
+	for op := range covered {
+		t.Errorf("the matrix tests %s, which openapi.yaml does not have", op)
+	}
+}
+
+func TestPublicOperationsIgnoreCredentials(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t)
+	login := map[string]string{"email": testAdminEmail, "password": testAdminPassword}
+	for _, token := range []string{"", "brg_malformed", auth.NewToken().Text} {
+		name := "token " + token
+		if token == "" {
+			name = "no token"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e.mustDo(t, http.StatusOK, http.MethodGet, "/openapi.yaml", token, nil)
+			me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/auth/login", token, login))
+			if me.User.Email != testAdminEmail || !me.User.IsAdmin {
+				t.Errorf("login answered user %+v, want the admin", me.User)
+			}
+		})
+	}
+}
+
+func TestListsShowOnlyVisibleRows(t *testing.T) {
+	t.Parallel()
+	f := startAuthz(t)
+	both := func(newer, older uuid.UUID) []uuid.UUID { return []uuid.UUID{newer, older} }
+	otherTok := f.tokenIDs[callerOther]
+	tests := []struct {
+		caller                        string
+		projects, tests, runs, tokens []uuid.UUID
+		meRole                        httpapi.Role
+		meScope                       *uuid.UUID
+	}{
+		{caller: callerViewer, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: []uuid.UUID{f.defRun.Id}, tokens: nil, meRole: httpapi.Viewer, meScope: &f.def.Id},
+		{caller: callerRunner, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: []uuid.UUID{f.defRun.Id}, tokens: nil, meRole: httpapi.Runner, meScope: &f.def.Id},
+		{caller: callerAdmin, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: []uuid.UUID{f.defRun.Id}, tokens: f.defTokenIDsByRecent, meRole: httpapi.Admin, meScope: &f.def.Id},
+		{caller: callerOther, projects: []uuid.UUID{f.other.Id}, tests: []uuid.UUID{f.otherTest.Id}, runs: []uuid.UUID{f.otherRun.Id}, tokens: []uuid.UUID{otherTok}, meRole: httpapi.Admin, meScope: &f.other.Id},
+		{
+			caller: callerOrg, projects: both(f.other.Id, f.def.Id), tests: both(f.otherTest.Id, f.defTest.Id),
+			runs: both(f.otherRun.Id, f.defRun.Id), tokens: append([]uuid.UUID{otherTok}, f.defTokenIDsByRecent...), meRole: httpapi.Admin,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.caller, func(t *testing.T) {
+			t.Parallel()
+			token := f.tokens[tt.caller]
+			projects := decode[httpapi.ProjectPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/projects", token, nil))
+			wantIDs(t, "GET /projects", ids(projects.Items, func(p httpapi.Project) uuid.UUID { return p.Id }), tt.projects)
+			testPage := decode[httpapi.TestPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/tests", token, nil))
+			wantIDs(t, "GET /tests", ids(testPage.Items, func(x httpapi.Test) uuid.UUID { return x.Id }), tt.tests)
+			runPage := decode[httpapi.RunPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/runs", token, nil))
+			wantIDs(t, "GET /runs", ids(runPage.Items, func(r httpapi.Run) uuid.UUID { return r.Id }), tt.runs)
+			tokenPage := decode[httpapi.TokenPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/tokens", token, nil))
+			wantIDs(t, "GET /tokens", ids(tokenPage.Items, func(x httpapi.Token) uuid.UUID { return x.Id }), tt.tokens)
+
+			me := decode[httpapi.Me](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/me", token, nil))
+			wantIDs(t, "GET /me projects", ids(me.Projects, func(p httpapi.ProjectRole) uuid.UUID { return p.Project.Id }), tt.projects)
+			for _, pr := range me.Projects {
+				if pr.Role != tt.meRole {
+					t.Errorf("GET /me: role %s in %s, want %s", pr.Role, pr.Project.Slug, tt.meRole)
+				}
+			}
+			switch {
+			case me.Token == nil:
+				t.Error("GET /me has no token, want the one used")
+			case tt.meScope == nil && (me.Token.ProjectId != nil || me.Token.Role != nil):
+				t.Errorf("GET /me token scope = %v/%v, want none for the unscoped admin token", me.Token.ProjectId, me.Token.Role)
+			case tt.meScope != nil && (me.Token.ProjectId == nil || *me.Token.ProjectId != *tt.meScope || me.Token.Role == nil || *me.Token.Role != tt.meRole):
+				t.Errorf("GET /me token scope = %v/%v, want %s/%s", me.Token.ProjectId, me.Token.Role, *tt.meScope, tt.meRole)
+			case tt.meScope != nil && me.Token.Id != f.tokenIDs[tt.caller]:
+				t.Errorf("GET /me token id = %s, want %s", me.Token.Id, f.tokenIDs[tt.caller])
+			}
+		})
+	}
+}
+
+// wantIDs fails t unless got and want hold the same ids in the same order.
+func wantIDs(t *testing.T, what string, got, want []uuid.UUID) {
+	t.Helper()
+	if len(got) == 0 && len(want) == 0 {
+		return
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}

@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/barrage-dev/barrage/pkg/natsembed"
+	"github.com/barrage-dev/barrage/pkg/wire"
+)
+
+// bus is the API's NATS connection, and the embedded server when NATS_URL
+// is unset.
+type bus struct {
+	srv *natsembed.Server
+	url string
+	nc  *nats.Conn
+	js  jetstream.JetStream
+}
+
+// openBus connects to cfg.NATSURL, or starts an embedded server first, and
+// creates the contract's streams and buckets.
+func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
+	b := &bus{}
+	addr := cfg.NATSURL
+	if addr == "" {
+		srv, err := startEmbedded(cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		b.srv, addr = srv, srv.URL()
+	}
+	b.url = addr
+	nc, err := nats.Connect(addr,
+		nats.Name("barrage-api"),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			log.Warn("nats disconnected", slog.Any("error", err))
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted())) }),
+	)
+	if err != nil {
+		b.close()
+		return nil, fmt.Errorf("connect to NATS at %s: %w", redactURL(addr), err)
+	}
+	b.nc = nc
+	if b.js, err = jetstream.New(nc); err != nil {
+		b.close()
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := wire.Setup(sctx, b.js); err != nil {
+		b.close()
+		return nil, fmt.Errorf("set up NATS streams (does the server have JetStream enabled?): %w", err)
+	}
+	return b, nil
+}
+
+// startEmbedded starts the in-process server on cfg.NATSListen. When that
+// port is taken (a NATS already runs there, say), it falls back to a free
+// port and says so: the API's own agents find it either way.
+func startEmbedded(cfg Config, log *slog.Logger) (*natsembed.Server, error) {
+	host, portText, err := net.SplitHostPort(cfg.NATSListen)
+	if err != nil {
+		return nil, fmt.Errorf("-nats-listen %q: %w", cfg.NATSListen, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("-nats-listen %q: bad port", cfg.NATSListen)
+	}
+	if port == 0 {
+		port = -1 // nats-server reads 0 as its default port, -1 as any free one
+	}
+	if port > 0 && portTaken(host, port) {
+		log.Warn("embedded NATS: port taken; using a free one", slog.String("wanted", cfg.NATSListen))
+		port = -1
+	}
+	srv, err := natsembed.Start(natsembed.Options{DataDir: cfg.NATSDataDir, Host: host, Port: port})
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	log.Info("embedded NATS with JetStream started", slog.String("url", srv.URL()), slog.String("data_dir", cfg.NATSDataDir))
+	return srv, nil
+}
+
+// portTaken reports whether host:port cannot be bound.
+func portTaken(host string, port int) bool {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return errors.Is(err, syscall.EADDRINUSE)
+	}
+	_ = ln.Close()
+	return false
+}
+
+// redactURL drops credentials from a NATS URL (or a list of them) for messages.
+func redactURL(raw string) string {
+	parts := strings.Split(raw, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			u.User = nil
+			parts[i] = u.String()
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// ready reports whether the connection is up (/readyz).
+func (b *bus) ready(context.Context) error {
+	if st := b.nc.Status(); st != nats.CONNECTED {
+		return fmt.Errorf("nats is %s", st)
+	}
+	return nil
+}
+
+// close drains the connection and stops the embedded server.
+func (b *bus) close() {
+	if b.nc != nil {
+		_ = b.nc.Drain()
+		for b.nc.IsDraining() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		b.nc.Close()
+	}
+	if b.srv != nil {
+		b.srv.Shutdown()
+	}
+}

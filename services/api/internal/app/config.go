@@ -1,0 +1,152 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/mail"
+	"time"
+
+	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
+)
+
+// Config is barrage-api's configuration. Every field is a flag and an
+// environment variable of the same meaning; flags win.
+type Config struct {
+	Listen          string        `env:"BARRAGE_LISTEN" envDefault:":8080"`
+	DatabaseURL     string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/barrage?sslmode=disable"`
+	DBMaxConns      int           `env:"BARRAGE_DB_MAX_CONNS" envDefault:"20"`
+	AdminToken      string        `env:"BARRAGE_ADMIN_TOKEN"`
+	AdminEmail      string        `env:"BARRAGE_ADMIN_EMAIL" envDefault:"admin@barrage.local"`
+	AdminPassword   string        `env:"BARRAGE_ADMIN_PASSWORD"`
+	MaxBodyBytes    int64         `env:"BARRAGE_MAX_BODY_BYTES" envDefault:"1048576"`
+	RateLimit       float64       `env:"BARRAGE_RATE_LIMIT" envDefault:"50"`
+	RateBurst       int           `env:"BARRAGE_RATE_BURST" envDefault:"100"`
+	SessionTTL      time.Duration `env:"BARRAGE_SESSION_TTL" envDefault:"12h"`
+	SecureCookie    bool          `env:"BARRAGE_SECURE_COOKIE"`
+	ShutdownTimeout time.Duration `env:"BARRAGE_SHUTDOWN_TIMEOUT" envDefault:"10s"`
+	LogLevel        slog.Level    `env:"BARRAGE_LOG_LEVEL" envDefault:"info"`
+	NATSURL         string        `env:"NATS_URL"`
+	NATSListen      string        `env:"BARRAGE_NATS_LISTEN" envDefault:"127.0.0.1:4222"`
+	NATSDataDir     string        `env:"BARRAGE_NATS_DATA_DIR" envDefault:"data/nats"`
+	DispatchWait    time.Duration `env:"BARRAGE_DISPATCH_WAIT" envDefault:"10s"`
+	AllInOne        bool          `env:"BARRAGE_ALL_IN_ONE"`
+	AgentCapacity   int           `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
+	// Environ is the environment the configuration was read from; the
+	// all-in-one echo server reads its BARRAGE_ECHO_* settings from it.
+	Environ         []string      `env:"-"`
+	MaxQPS          float64       `env:"BARRAGE_MAX_QPS" envDefault:"100000"`
+	MaxConnections  int           `env:"BARRAGE_MAX_CONNECTIONS" envDefault:"1000"`
+	MaxDuration     time.Duration `env:"BARRAGE_MAX_DURATION" envDefault:"1h"`
+	MaxAgents       int           `env:"BARRAGE_MAX_AGENTS" envDefault:"100"`
+	MaxHeaders      int           `env:"BARRAGE_MAX_HEADERS" envDefault:"100"`
+	MaxPayloadBytes int           `env:"BARRAGE_MAX_PAYLOAD_BYTES" envDefault:"1048576"`
+}
+
+// Limits returns the spec limits of the configuration.
+func (c Config) Limits() policy.Limits {
+	return policy.Limits{
+		MaxQPS: c.MaxQPS, MaxConnections: c.MaxConnections, MaxDuration: c.MaxDuration,
+		MaxAgents: c.MaxAgents, MaxHeaders: c.MaxHeaders, MaxPayloadBytes: c.MaxPayloadBytes,
+	}
+}
+
+// ParseConfig reads environ and then the flags in args (without the program
+// or command name). It returns flag.ErrHelp for -h.
+func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
+	var cfg Config
+	if err := envconf.Parse(&cfg, environ); err != nil {
+		return Config{}, err
+	}
+	fs := flag.NewFlagSet("barrage-api", flag.ContinueOnError)
+	fs.SetOutput(output)
+	cfg.DatabaseFlags(fs)
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "HTTP listen address; :0 picks a free port (BARRAGE_LISTEN)")
+	fs.StringVar(&cfg.AdminToken, "admin-token", cfg.AdminToken, "API token of the first admin, created on first start; unset = generated and printed once (BARRAGE_ADMIN_TOKEN)")
+	fs.StringVar(&cfg.AdminEmail, "admin-email", cfg.AdminEmail, "email of the first admin (BARRAGE_ADMIN_EMAIL)")
+	fs.StringVar(&cfg.AdminPassword, "admin-password", cfg.AdminPassword, "password of the first admin; unset = generated and printed once (BARRAGE_ADMIN_PASSWORD)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body (BARRAGE_MAX_BODY_BYTES)")
+	fs.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per caller; 0 = unlimited (BARRAGE_RATE_LIMIT)")
+	fs.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per caller (BARRAGE_RATE_BURST)")
+	fs.DurationVar(&cfg.SessionTTL, "session-ttl", cfg.SessionTTL, "dashboard session lifetime (BARRAGE_SESSION_TTL)")
+	fs.BoolVar(&cfg.SecureCookie, "secure-cookie", cfg.SecureCookie, "mark the session cookie Secure; set behind TLS (BARRAGE_SECURE_COOKIE)")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish on SIGTERM (BARRAGE_SHUTDOWN_TIMEOUT)")
+	fs.StringVar(&cfg.NATSURL, "nats-url", cfg.NATSURL, "NATS server(s) with JetStream; unset = an embedded server in this process (NATS_URL)")
+	fs.StringVar(&cfg.NATSListen, "nats-listen", cfg.NATSListen, "where the embedded NATS listens; :0 picks a free port (BARRAGE_NATS_LISTEN)")
+	fs.StringVar(&cfg.NATSDataDir, "nats-data-dir", cfg.NATSDataDir, "JetStream files of the embedded NATS (BARRAGE_NATS_DATA_DIR)")
+	fs.BoolVar(&cfg.AllInOne, "all-in-one", cfg.AllInOne, "also run one agent and the echo server in this process (BARRAGE_ALL_IN_ONE)")
+	fs.IntVar(&cfg.AgentCapacity, "agent-capacity", cfg.AgentCapacity, "shards the all-in-one agent runs at once (BARRAGE_AGENT_CAPACITY)")
+	fs.DurationVar(&cfg.DispatchWait, "dispatch-wait", cfg.DispatchWait, "how long a run waits for a free matching agent before it fails (BARRAGE_DISPATCH_WAIT)")
+	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (BARRAGE_LOG_LEVEL)")
+	fs.Float64Var(&cfg.MaxQPS, "max-qps", cfg.MaxQPS, "highest qps one run may ask for (BARRAGE_MAX_QPS)")
+	fs.IntVar(&cfg.MaxConnections, "max-connections", cfg.MaxConnections, "most connections one run may ask for (BARRAGE_MAX_CONNECTIONS)")
+	fs.DurationVar(&cfg.MaxDuration, "max-duration", cfg.MaxDuration, "longest run (BARRAGE_MAX_DURATION)")
+	fs.IntVar(&cfg.MaxAgents, "max-agents", cfg.MaxAgents, "most agents one run may use (BARRAGE_MAX_AGENTS)")
+	fs.IntVar(&cfg.MaxHeaders, "max-headers", cfg.MaxHeaders, "most request headers in a spec (BARRAGE_MAX_HEADERS)")
+	fs.IntVar(&cfg.MaxPayloadBytes, "max-payload-bytes", cfg.MaxPayloadBytes, "largest inline payload in a spec (BARRAGE_MAX_PAYLOAD_BYTES)")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	cfg.Environ = environ
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return cfg, cfg.Validate()
+}
+
+// DatabaseFlags declares the flags every subcommand that talks to Postgres takes.
+func (c *Config) DatabaseFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "Postgres URL; the database is created if missing (DATABASE_URL)")
+	fs.IntVar(&c.DBMaxConns, "db-max-conns", c.DBMaxConns, "most open Postgres connections (BARRAGE_DB_MAX_CONNS)")
+}
+
+// Validate checks the settings that the parsers cannot.
+func (c Config) Validate() error {
+	var errs []error
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("-database-url: must not be empty"))
+	}
+	if c.DBMaxConns < 1 {
+		errs = append(errs, fmt.Errorf("-db-max-conns %d: must be at least 1", c.DBMaxConns))
+	}
+	if c.AdminToken != "" {
+		if _, err := auth.ParseToken(c.AdminToken); err != nil {
+			errs = append(errs, fmt.Errorf("-admin-token: %w; make one with `barrage-api token new`", err))
+		}
+	}
+	if _, err := mail.ParseAddress(c.AdminEmail); err != nil {
+		errs = append(errs, fmt.Errorf("-admin-email %q: not an email address", c.AdminEmail))
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < 12 {
+		errs = append(errs, errors.New("-admin-password: must be at least 12 characters"))
+	}
+	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
+		errs = append(errs, fmt.Errorf("-max-body-bytes %d: must be from 1024 to %d", c.MaxBodyBytes, 64<<20))
+	}
+	if c.RateLimit < 0 || (c.RateLimit > 0 && c.RateBurst < 1) {
+		errs = append(errs, errors.New("-rate-limit must be 0 or more, and -rate-burst at least 1 when it is set"))
+	}
+	if c.SessionTTL < time.Minute {
+		errs = append(errs, fmt.Errorf("-session-ttl %v: must be at least 1m", c.SessionTTL))
+	}
+	if c.NATSURL == "" && c.NATSDataDir == "" {
+		errs = append(errs, errors.New("-nats-data-dir: must not be empty when the embedded NATS runs (no -nats-url)"))
+	}
+	if c.AllInOne && (c.AgentCapacity < 1 || c.AgentCapacity > 1000) {
+		errs = append(errs, fmt.Errorf("-agent-capacity %d: must be from 1 to 1000", c.AgentCapacity))
+	}
+	if c.DispatchWait < 0 {
+		errs = append(errs, fmt.Errorf("-dispatch-wait %v: must not be negative", c.DispatchWait))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("-shutdown-timeout %v: must be positive", c.ShutdownTimeout))
+	}
+	if err := c.Limits().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,350 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/pkg/wire"
+	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	echoapp "github.com/barrage-dev/barrage/services/echo/app"
+)
+
+// heavyTests: the tests that run real distributed load (agents, echo,
+// API, Postgres on this machine's few cores) are not parallel, so one
+// test's load does not distort another's counts and latencies; the light
+// API tests still run in parallel around them.
+
+// startEcho runs the real barrage-echo HTTP server in this process on a
+// free loopback port until the test ends and returns its base URL.
+func startEcho(t *testing.T) string {
+	t.Helper()
+	cfg := echoapp.Config{HTTPAddr: "127.0.0.1:0", MaxDelay: 1500 * time.Millisecond, MaxPayload: 256 << 10, ShutdownTimeout: 5 * time.Second}
+	a, err := echoapp.New(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("echo: %v", err)
+		}
+	})
+	return "http://" + a.HTTPAddr()
+}
+
+// echoRequests reads the echo server's count of HTTP requests answered,
+// from its Prometheus metrics (the scrape itself is not counted).
+func echoRequests(t *testing.T, base string) int64 {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var n float64
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "barrage_echo_http_requests_total") {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("metric line %q: %v", line, err)
+		}
+		n += v
+	}
+	return int64(n)
+}
+
+// startAgents runs n agents (the worker of `barrage-agent serve`) against
+// natsURL until the test ends, and waits until all n heartbeat.
+func startAgents(t *testing.T, natsURL string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, n)
+	for i := range n {
+		w, err := worker.New(worker.Config{NATSURL: natsURL, Name: fmt.Sprintf("agent-%d", i), Capacity: 2,
+			Logger: slog.New(slog.NewTextHandler(testLogWriter(t), nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { done <- w.Run(ctx) }()
+	}
+	t.Cleanup(func() {
+		cancel()
+		for range n {
+			if err := <-done; err != nil {
+				t.Errorf("agent: %v", err)
+			}
+		}
+	})
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now().Add(20 * time.Second)
+	for {
+		keys, err := kv.ListKeys(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for range keys.Keys() {
+			got++
+		}
+		if got == n {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d of %d agents heartbeating after 20s", got, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitRun polls a run until its status is terminal.
+func (e *apiEnv) waitRun(t *testing.T, id string, within time.Duration) httpapi.Run {
+	t.Helper()
+	end := time.Now().Add(within)
+	for {
+		r := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil))
+		switch r.Status {
+		case "completed", "failed", "canceled":
+			return r
+		}
+		if time.Now().After(end) {
+			t.Fatalf("run %s is %s after %s", id, r.Status, within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// shardFinals decodes the final snapshots stored for a run's shards.
+func (e *apiEnv) shardFinals(t *testing.T, id string) []*barragev1.Snapshot {
+	t.Helper()
+	rows, err := e.db.Query(`SELECT final_snapshot FROM run_shards WHERE run_id = $1::uuid AND final_snapshot IS NOT NULL ORDER BY shard`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []*barragev1.Snapshot
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		s := &barragev1.Snapshot{}
+		if err := proto.Unmarshal(b, s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// mergedResponse merges the response histograms of snapshots.
+func mergedResponse(t *testing.T, snaps []*barragev1.Snapshot) *hist.Histogram {
+	t.Helper()
+	m := hist.New()
+	for _, s := range snaps {
+		h, err := hist.Decode(s.GetResponseHdr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Merge(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+// TestDistributedRunOnThreeAgents starts one run over REST on three agents
+// against the real echo server: 300 qps for 5 s.
+func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
+	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
+	echo := startEcho(t)
+	startAgents(t, e.NATSURL, 3)
+	before := echoRequests(t, echo)
+
+	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+		"project": "default",
+		"spec":    map[string]any{"url": echo + "/?delay=2ms", "qps": 300, "connections": 6, "duration": "5s"},
+	}))
+	id := created.Id.String()
+	run := e.waitRun(t, id, 40*time.Second)
+	if run.Status != "completed" || run.Summary == nil {
+		t.Fatalf("run ended %s (error %q), summary %v", run.Status, derefS(run.Error), run.Summary)
+	}
+	count := run.Summary.Count
+	t.Logf("merged: count %d, qps %.1f, p50 %.0f µs, p99 %.0f µs, max %.0f µs", count, deref(run.Summary.Qps),
+		deref(run.Summary.P50Us), deref(run.Summary.P99Us), deref(run.Summary.MaxUs))
+	if math.Abs(float64(count)-1500) > 30 {
+		t.Errorf("merged count %d, want 1500 ± 2%%", count)
+	}
+	if got := echoRequests(t, echo) - before; got != count {
+		t.Errorf("echo answered %d requests, the run counted %d", got, count)
+	}
+	if run.Summary.Errors != 0 {
+		t.Errorf("%d errors", run.Summary.Errors)
+	}
+
+	// Every shard reported a final, and the merge is the sum of the shards.
+	finals := e.shardFinals(t, id)
+	if len(finals) != 3 {
+		t.Fatalf("%d shard finals, want 3", len(finals))
+	}
+	var shardSum int64
+	for _, f := range finals {
+		shardSum += int64(f.GetCount())
+		if f.GetCount() < 400 {
+			t.Errorf("shard %d counted %d, want about 500", f.GetShard(), f.GetCount())
+		}
+	}
+	if shardSum != count {
+		t.Errorf("shard finals add to %d, merged count %d", shardSum, count)
+	}
+	// The stored percentiles are exactly those of the HDR merge of the finals.
+	merged := mergedResponse(t, finals)
+	for _, c := range []struct {
+		name string
+		got  float64
+		p    float64
+	}{{"p50", deref(run.Summary.P50Us), 50}, {"p90", deref(run.Summary.P90Us), 90}, {"p99", deref(run.Summary.P99Us), 99}} {
+		want := float64(merged.Percentile(c.p).Microseconds())
+		if c.got != want {
+			t.Errorf("%s %v µs, the merge of the shard finals gives %v µs", c.name, c.got, want)
+		}
+	}
+	if want := float64(merged.Max().Microseconds()); deref(run.Summary.MaxUs) != want {
+		t.Errorf("max %v µs, merge gives %v µs", deref(run.Summary.MaxUs), want)
+	}
+	if deref(run.Summary.P50Us) < 2000 {
+		t.Errorf("p50 %v µs is below the echo's 2 ms delay", deref(run.Summary.P50Us))
+	}
+	// The per-second intervals add up to the total.
+	if got := e.count(t, `SELECT coalesce(sum(count), 0) FROM run_intervals WHERE run_id = $1::uuid`, id); int64(got) != count {
+		t.Errorf("intervals add to %d, total %d", got, count)
+	}
+	if n := e.count(t, `SELECT count(*) FROM run_intervals WHERE run_id = $1::uuid`, id); n < 5 || n > 7 {
+		t.Errorf("%d interval rows for a 5 s run", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM run_shards WHERE run_id = $1::uuid AND status = 'done'`, id); n != 3 {
+		t.Errorf("%d shards done, want 3", n)
+	}
+}
+
+// TestDistributedStopKeepsThePartialResult stops an open-ended run after a
+// couple of seconds: it completes with what ran.
+func TestDistributedStopKeepsThePartialResult(t *testing.T) { // serial: see heavyTests
+	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
+	echo := startEcho(t)
+	startAgents(t, e.NATSURL, 2)
+	before := echoRequests(t, echo)
+	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+		"project": "default",
+		"spec":    map[string]any{"url": echo + "/", "qps": 100, "connections": 2, "until_stopped": true},
+	}))
+	id := created.Id.String()
+	end := time.Now().Add(30 * time.Second)
+	for e.count(t, `SELECT count(*) FROM run_intervals WHERE run_id = $1::uuid`, id) < 2 {
+		if time.Now().After(end) {
+			t.Fatal("no two intervals within 30s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stopped := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", e.AdminToken, nil))
+	if stopped.Status != "stopping" {
+		t.Errorf("stop answered status %s, want stopping", stopped.Status)
+	}
+	run := e.waitRun(t, id, 20*time.Second)
+	if run.Status != "completed" || run.Summary == nil {
+		t.Fatalf("stopped run ended %s (error %q)", run.Status, derefS(run.Error))
+	}
+	if run.Summary.Count < 150 {
+		t.Errorf("partial result counts %d, want at least 2 s at 100 qps", run.Summary.Count)
+	}
+	// A request in flight when the stop lands is answered by the echo but
+	// abandoned by the agent: at most one per connection.
+	if got := echoRequests(t, echo) - before; got < run.Summary.Count || got > run.Summary.Count+2 {
+		t.Errorf("echo answered %d requests, the run counted %d (2 connections)", got, run.Summary.Count)
+	}
+	if got := e.count(t, `SELECT coalesce(sum(count), 0) FROM run_intervals WHERE run_id = $1::uuid`, id); int64(got) != run.Summary.Count {
+		t.Errorf("intervals add to %d, total %d", got, run.Summary.Count)
+	}
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+func derefS(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// TestAllInOneRunsARun starts barrage-api -all-in-one (API, embedded NATS,
+// one agent and the echo server in one process) and runs a test against
+// its own echo server.
+func TestAllInOneRunsARun(t *testing.T) { // serial: see heavyTests
+	e := startAPI(t, "BARRAGE_ALL_IN_ONE=true", "BARRAGE_ECHO_HTTP_ADDR=127.0.0.1:0", "BARRAGE_ECHO_GRPC_ADDR=127.0.0.1:0",
+		"BARRAGE_ECHO_TCP_ADDR=127.0.0.1:0", "BARRAGE_ECHO_UDP_ADDR=127.0.0.1:0", "BARRAGE_DISPATCH_WAIT=20s")
+	m := regexp.MustCompile(`echo target: (http://127\.0\.0\.1:\d+/)`).FindStringSubmatch(e.Out)
+	if m == nil {
+		t.Fatalf("start-up notice %q does not name the echo target", e.Out)
+	}
+	if !strings.Contains(e.Out, "API:         http://127.0.0.1:") {
+		t.Errorf("start-up notice %q does not give the API URL", e.Out)
+	}
+	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+		"project": "default",
+		"spec":    map[string]any{"url": m[1] + "?status=503:10", "qps": 200, "connections": 2, "duration": "2s"},
+	}))
+	run := e.waitRun(t, created.Id.String(), 30*time.Second)
+	if run.Status != "completed" || run.Summary == nil {
+		t.Fatalf("run ended %s (error %q)", run.Status, derefS(run.Error))
+	}
+	if c := run.Summary.Count; c < 390 || c > 400 {
+		t.Errorf("count %d, want 400 (2 s at 200 qps)", c)
+	}
+	// The agent list shows the in-process agent as it last reported.
+	agents := decode[httpapi.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", e.AdminToken, nil))
+	if len(agents.Items) != 1 || agents.Items[0].Labels["mode"] != "all-in-one" || agents.Items[0].Capacity != 4 ||
+		agents.Items[0].RssBytes < 1<<20 || time.Since(agents.Items[0].LastSeenAt) > time.Minute {
+		t.Errorf("agents = %+v, want the all-in-one agent (capacity 4, RSS ≥ 1 MiB, seen in the last minute)", agents.Items)
+	}
+	// status=503:10 makes about 10 % errors.
+	if share := float64(run.Summary.Errors) / float64(run.Summary.Count); share < 0.04 || share > 0.18 {
+		t.Errorf("%d errors of %d (%.1f %%), want about 10 %%", run.Summary.Errors, run.Summary.Count, 100*share)
+	}
+}

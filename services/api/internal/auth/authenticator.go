@@ -1,0 +1,200 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+)
+
+// SessionCookie is the name of the dashboard session cookie.
+const SessionCookie = "barrage_session"
+
+// touchEvery is how stale a token's last_used_at may get before a request
+// writes it again; it keeps token use from costing a write per request.
+const touchEvery = time.Minute
+
+// Identity is what the store knows about one credential and its user.
+type Identity struct {
+	// UserID, Email, Name and OrgAdmin describe the user.
+	UserID   uuid.UUID
+	Email    string
+	Name     string
+	OrgAdmin bool
+	// UserDisabled is set when the user may no longer sign in.
+	UserDisabled bool
+	// TokenID is set for an API token, SessionID for a session.
+	TokenID   uuid.UUID
+	SessionID uuid.UUID
+	// TokenProject and TokenRole scope a project token; uuid.Nil and "" otherwise.
+	TokenProject uuid.UUID
+	TokenRole    Role
+	// ExpiresAt is when the credential stops working; zero for never.
+	ExpiresAt time.Time
+	// RevokedAt is when the credential was revoked; zero if it was not.
+	RevokedAt time.Time
+	// LastUsedAt is when a token was last used; zero if never.
+	LastUsedAt time.Time
+}
+
+// Login is what sign-in needs to know about a user.
+type Login struct {
+	// UserID is the user.
+	UserID uuid.UUID
+	// PasswordHash is the argon2id hash; empty for users without a password.
+	PasswordHash string
+	// Disabled users may not sign in.
+	Disabled bool
+}
+
+// Session is a dashboard session to store.
+type Session struct {
+	// ID identifies the session.
+	ID uuid.UUID
+	// UserID is the signed-in user.
+	UserID uuid.UUID
+	// Hash is SHA-256 of the cookie value.
+	Hash []byte
+	// ExpiresAt is when the session ends.
+	ExpiresAt time.Time
+}
+
+// Store is the storage that authentication needs.
+type Store interface {
+	// IdentityByTokenHash finds an API token by hash; NotFound when unknown.
+	IdentityByTokenHash(ctx context.Context, hash []byte) (Identity, error)
+	// IdentityBySessionHash finds a session by hash; NotFound when unknown.
+	IdentityBySessionHash(ctx context.Context, hash []byte) (Identity, error)
+	// Memberships returns the user's role in each of their projects.
+	Memberships(ctx context.Context, user uuid.UUID) (map[uuid.UUID]Role, error)
+	// TouchToken records that a token was used at.
+	TouchToken(ctx context.Context, token uuid.UUID, at time.Time) error
+	// LoginByEmail finds a user by email, case-insensitively; NotFound when unknown.
+	LoginByEmail(ctx context.Context, email string) (Login, error)
+	// CreateSession stores a new session.
+	CreateSession(ctx context.Context, s Session) error
+	// RevokeSession ends a session.
+	RevokeSession(ctx context.Context, id uuid.UUID) error
+}
+
+// Authenticator turns request credentials into a Principal.
+type Authenticator struct {
+	store      Store
+	now        func() time.Time
+	sessionTTL time.Duration
+}
+
+// NewAuthenticator returns an Authenticator over store; sessions last ttl.
+func NewAuthenticator(store Store, sessionTTL time.Duration) *Authenticator {
+	return &Authenticator{store: store, now: time.Now, sessionTTL: sessionTTL}
+}
+
+// errUnauthenticated is the one answer for every bad credential, so a caller
+// cannot tell an unknown token from a revoked one.
+func errUnauthenticated(detail string) error {
+	return apperr.New(apperr.Unauthenticated, "%s", detail)
+}
+
+// Authenticate checks an Authorization header value or, when it is empty,
+// a session cookie value, and returns the caller.
+func (a *Authenticator) Authenticate(ctx context.Context, authorization, cookie string) (*Principal, error) {
+	var (
+		id  Identity
+		err error
+	)
+	switch {
+	case authorization != "":
+		scheme, token, _ := strings.Cut(authorization, " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			return nil, errUnauthenticated("the Authorization header must be \"Bearer <token>\"")
+		}
+		hash, perr := ParseToken(strings.TrimSpace(token))
+		if perr != nil {
+			return nil, errUnauthenticated("the bearer token is " + perr.Error())
+		}
+		id, err = a.store.IdentityByTokenHash(ctx, hash)
+	case cookie != "":
+		id, err = a.store.IdentityBySessionHash(ctx, HashSecret(cookie))
+	default:
+		return nil, errUnauthenticated("this endpoint needs a bearer token or a session")
+	}
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, errUnauthenticated("the credentials are unknown, expired or revoked")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("authenticate: %w", err)
+	}
+	now := a.now()
+	if id.UserDisabled || !id.RevokedAt.IsZero() || (!id.ExpiresAt.IsZero() && !now.Before(id.ExpiresAt)) {
+		return nil, errUnauthenticated("the credentials are unknown, expired or revoked")
+	}
+	p := &Principal{
+		UserID: id.UserID, Email: id.Email, Name: id.Name, OrgAdmin: id.OrgAdmin,
+		TokenID: id.TokenID, SessionID: id.SessionID, TokenProject: id.TokenProject, TokenRole: id.TokenRole,
+	}
+	if !p.Scoped() {
+		if p.Memberships, err = a.store.Memberships(ctx, id.UserID); err != nil {
+			return nil, fmt.Errorf("authenticate: memberships: %w", err)
+		}
+	}
+	if id.TokenID != uuid.Nil && now.Sub(id.LastUsedAt) > touchEvery {
+		if err := a.store.TouchToken(ctx, id.TokenID, now); err != nil {
+			return nil, fmt.Errorf("authenticate: touch token: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// SignIn checks email and password and starts a session; it returns the
+// cookie value. Every failure is the same Unauthenticated error.
+func (a *Authenticator) SignIn(ctx context.Context, email, password string) (Secret, *Principal, error) {
+	bad := errUnauthenticated("wrong email or password")
+	login, err := a.store.LoginByEmail(ctx, email)
+	if apperr.Is(err, apperr.NotFound) {
+		// Spend the same time as a real check so timing does not reveal users.
+		_ = CheckPassword(dummyHash, password)
+		return Secret{}, nil, bad
+	}
+	if err != nil {
+		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
+	}
+	if login.Disabled || login.PasswordHash == "" {
+		return Secret{}, nil, bad
+	}
+	if err := CheckPassword(login.PasswordHash, password); err != nil {
+		if errors.Is(err, ErrBadPassword) {
+			return Secret{}, nil, bad
+		}
+		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
+	}
+	secret := NewSessionSecret()
+	s := Session{ID: uuid.New(), UserID: login.UserID, Hash: secret.Hash, ExpiresAt: a.now().Add(a.sessionTTL)}
+	if err := a.store.CreateSession(ctx, s); err != nil {
+		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
+	}
+	p, err := a.Authenticate(ctx, "", secret.Text)
+	if err != nil {
+		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
+	}
+	return secret, p, nil
+}
+
+// SignOut ends the caller's session, if they used one.
+func (a *Authenticator) SignOut(ctx context.Context, p *Principal) error {
+	if p.SessionID == uuid.Nil {
+		return nil
+	}
+	if err := a.store.RevokeSession(ctx, p.SessionID); err != nil {
+		return fmt.Errorf("sign out: %w", err)
+	}
+	return nil
+}
+
+// dummyHash is a valid argon2id hash of a random password, checked against
+// when the email is unknown.
+const dummyHash = "$argon2id$v=19$m=65536,t=3,p=2$c29tZXNhbHRzb21lc2FsdA$0mXjH5v0b3tS8kB2o1gQk1c7m0o8Yv6i3p2w0xq9z1E"

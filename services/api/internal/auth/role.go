@@ -1,0 +1,133 @@
+// Package auth is who is calling and what they may do: API tokens (format,
+// checksum, hashing), dashboard sessions, password hashes, the Principal
+// that a request carries, and role checks per project. The HTTP layer turns
+// credentials into a Principal with Authenticator; domain services ask the
+// Principal what it may do.
+//
+// It is not the place for storage (the store implements Store) nor for
+// per-route policy (each domain service says which role an action needs).
+package auth
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// Role is a project role; each includes the rights of the ones before it.
+type Role string
+
+// Roles, weakest first.
+const (
+	// Viewer reads a project's tests, runs and results.
+	Viewer Role = "viewer"
+	// Runner also starts and stops runs.
+	Runner Role = "runner"
+	// Admin also manages tests, tokens, members and sync sources.
+	Admin Role = "admin"
+)
+
+// rank orders the roles; 0 is no role.
+func (r Role) rank() int {
+	switch r {
+	case Viewer:
+		return 1
+	case Runner:
+		return 2
+	case Admin:
+		return 3
+	default:
+		return 0
+	}
+}
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool { return r.rank() > 0 }
+
+// Includes reports whether r grants at least the rights of need.
+func (r Role) Includes(need Role) bool { return r.rank() >= need.rank() && r.Valid() }
+
+// ParseRole returns the role named s.
+func ParseRole(s string) (Role, error) {
+	r := Role(s)
+	if !r.Valid() {
+		return "", fmt.Errorf("role %q: must be viewer, runner or admin", s)
+	}
+	return r, nil
+}
+
+// Principal is the authenticated caller of one request.
+type Principal struct {
+	// UserID is the user the credentials belong to.
+	UserID uuid.UUID
+	// Email is the user's email, for logs and /me.
+	Email string
+	// Name is the user's display name.
+	Name string
+	// OrgAdmin users may create projects and act as admin in every project,
+	// unless the token used limits them to one project.
+	OrgAdmin bool
+	// TokenID is the API token used, or uuid.Nil for a session.
+	TokenID uuid.UUID
+	// SessionID is the session used, or uuid.Nil for a token.
+	SessionID uuid.UUID
+	// TokenProject and TokenRole limit a project token to one project and
+	// role; TokenProject is uuid.Nil for an unscoped credential.
+	TokenProject uuid.UUID
+	// TokenRole is the role of a project token.
+	TokenRole Role
+	// Memberships maps the projects the user belongs to to their roles.
+	Memberships map[uuid.UUID]Role
+}
+
+// Scoped reports whether the credentials are limited to one project.
+func (p *Principal) Scoped() bool { return p.TokenProject != uuid.Nil }
+
+// RoleIn returns the caller's role in project, or "" when the caller
+// cannot see it at all.
+func (p *Principal) RoleIn(project uuid.UUID) Role {
+	if p.Scoped() {
+		if project != p.TokenProject {
+			return ""
+		}
+		return p.TokenRole
+	}
+	if p.OrgAdmin {
+		return Admin
+	}
+	return p.Memberships[project]
+}
+
+// Can reports whether the caller holds at least role need in project.
+func (p *Principal) Can(project uuid.UUID, need Role) bool {
+	return p.RoleIn(project).Includes(need)
+}
+
+// VisibleProjects returns the projects the caller can see, or nil with
+// all=true for an unscoped org admin, who sees every project.
+func (p *Principal) VisibleProjects() (ids []uuid.UUID, all bool) {
+	if p.Scoped() {
+		return []uuid.UUID{p.TokenProject}, false
+	}
+	if p.OrgAdmin {
+		return nil, true
+	}
+	ids = make([]uuid.UUID, 0, len(p.Memberships))
+	for id := range p.Memberships {
+		ids = append(ids, id)
+	}
+	return ids, false
+}
+
+// Actor is who made a change, for the audit log.
+type Actor struct {
+	// UserID is the user; uuid.Nil for the system (bootstrap, CLI).
+	UserID uuid.UUID
+	// TokenID is the token used, if any.
+	TokenID uuid.UUID
+}
+
+// Actor returns the audit identity of the caller.
+func (p *Principal) Actor() Actor {
+	return Actor{UserID: p.UserID, TokenID: p.TokenID}
+}

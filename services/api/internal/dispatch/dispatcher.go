@@ -1,0 +1,401 @@
+// Package dispatch sends runs to agents: it publishes the outbox that run
+// changes write (new runs and stops), picks agents from their heartbeats,
+// splits each run into shards, stores the plan and publishes one
+// assignment per shard over JetStream, and moves the run to running once
+// every agent has taken its assignment (DESIGN.md §3).
+//
+// It is not the place for results: the ingest package stores snapshots
+// and finishes runs.
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/pkg/wire"
+	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/store"
+)
+
+// Store is the storage the dispatcher uses.
+type Store interface {
+	ClaimOutbox(ctx context.Context, limit int, fn func([]store.OutboxMessage) store.OutboxOutcome) (int, error)
+	PlanRun(ctx context.Context, p runs.Plan) (runs.Run, error)
+	GetRun(ctx context.Context, id uuid.UUID) (runs.Run, error)
+	RunShards(ctx context.Context, id uuid.UUID) ([]runs.Shard, error)
+	MoveRun(ctx context.Context, m runs.Move) (runs.Run, error)
+}
+
+// Config configures a Dispatcher.
+type Config struct {
+	Store Store
+	Conn  *nats.Conn
+	JS    jetstream.JetStream
+	Log   *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Poll is how often the outbox is read; 100 ms when zero.
+	Poll time.Duration
+	// AckTimeout is how long after start_at agents may take to ack their
+	// assignments before the run fails; 10 s when zero.
+	AckTimeout time.Duration
+	// Wait is how long a run stays queued waiting for a matching agent
+	// with a free slot before it fails; 0 fails it at once.
+	Wait time.Duration
+	// MaxRunFor bounds runs whose length is not known in advance (a call
+	// count, or until stopped): they stop at start_at plus this. 0 means
+	// spec.MaxDuration. Timed runs were checked against the server's limit
+	// when created.
+	MaxRunFor time.Duration
+	// Registry, when set, gets the live heartbeats every
+	// wire.HeartbeatEvery, for the agent list.
+	Registry Registry
+}
+
+// waitRetry is how often a run waiting for an agent looks again.
+const waitRetry = time.Second
+
+// Dispatcher publishes the outbox. Several API replicas may run one each.
+type Dispatcher struct {
+	cfg    Config
+	agents jetstream.KeyValue
+	states jetstream.KeyValue
+	assign jetstream.Stream
+	// watchers are the ack watchers Run waits for before it returns.
+	watchers sync.WaitGroup
+}
+
+// New returns a dispatcher; the streams and buckets must exist (wire.Setup).
+func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Poll == 0 {
+		cfg.Poll = 100 * time.Millisecond
+	}
+	if cfg.AckTimeout == 0 {
+		cfg.AckTimeout = 10 * time.Second
+	}
+	if cfg.MaxRunFor <= 0 || cfg.MaxRunFor > spec.MaxDuration {
+		cfg.MaxRunFor = spec.MaxDuration
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	d := &Dispatcher{cfg: cfg}
+	var err error
+	if d.agents, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
+		return nil, fmt.Errorf("dispatch: bucket %s: %w", wire.AgentsBucket, err)
+	}
+	if d.states, err = cfg.JS.KeyValue(ctx, wire.RunsBucket); err != nil {
+		return nil, fmt.Errorf("dispatch: bucket %s: %w", wire.RunsBucket, err)
+	}
+	if d.assign, err = cfg.JS.Stream(ctx, wire.AssignStream); err != nil {
+		return nil, fmt.Errorf("dispatch: stream %s: %w", wire.AssignStream, err)
+	}
+	return d, nil
+}
+
+// Run publishes the outbox until ctx is done.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	t := time.NewTicker(d.cfg.Poll)
+	defer t.Stop()
+	defer d.watchers.Wait()
+	if d.cfg.Registry != nil {
+		d.watchers.Go(func() { d.syncRegistry(ctx, wire.HeartbeatEvery) })
+	}
+	for {
+		if _, err := d.cfg.Store.ClaimOutbox(ctx, 20, func(msgs []store.OutboxMessage) store.OutboxOutcome {
+			return d.publish(ctx, msgs)
+		}); err != nil && ctx.Err() == nil {
+			d.cfg.Log.Warn("dispatch: read outbox", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// publish handles claimed outbox rows.
+func (d *Dispatcher) publish(ctx context.Context, msgs []store.OutboxMessage) store.OutboxOutcome {
+	out := store.OutboxOutcome{Later: map[int64]time.Time{}}
+	for _, m := range msgs {
+		var err error
+		switch m.Topic {
+		case store.TopicRunDispatch:
+			var later time.Time
+			later, err = d.dispatch(ctx, m.Payload)
+			if err == nil && !later.IsZero() {
+				out.Later[m.ID] = later
+				continue
+			}
+		case store.TopicRunControl:
+			err = d.control(ctx, m.Payload)
+		default:
+			d.cfg.Log.Error("dispatch: unknown outbox topic; dropped", slog.String("topic", m.Topic), slog.Int64("id", m.ID))
+		}
+		if err != nil {
+			d.cfg.Log.Warn("dispatch: publish failed; will retry", slog.String("topic", m.Topic),
+				slog.String("key", m.Key), slog.Int("attempts", m.Attempts+1), slog.Any("error", err))
+			continue
+		}
+		out.Published = append(out.Published, m.ID)
+	}
+	return out
+}
+
+// dispatch plans a new run and publishes its assignments. A run that was
+// planned by an earlier attempt (the publish failed after the plan was
+// stored) is published again from its stored plan; message ids make the
+// repeat harmless. A non-zero later asks to be called again then: the run
+// waits for an agent.
+func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.Time, err error) {
+	var p runs.DispatchMessage
+	if err := json.Unmarshal(payload, &p); err != nil {
+		d.cfg.Log.Error("dispatch: bad run payload; dropped", slog.Any("error", err))
+		return time.Time{}, nil
+	}
+	run, err := d.cfg.Store.GetRun(ctx, p.RunID)
+	if apperr.Is(err, apperr.NotFound) {
+		return time.Time{}, nil // deleted meanwhile
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	switch run.Status {
+	case runs.Queued:
+		return d.plan(ctx, run, p.Spec)
+	case runs.Dispatching:
+		shards, err := d.cfg.Store.RunShards(ctx, run.ID)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return time.Time{}, d.send(ctx, run, p.Spec, shards)
+	default:
+		return time.Time{}, nil // stopped or finished before it was dispatched
+	}
+}
+
+// plan picks agents, stores the plan and sends the assignments. With no
+// agent to take the run it waits up to Wait from the run's creation, then
+// fails it.
+func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec) (later time.Time, err error) {
+	live, err := d.live(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	chosen, err := pick(live, sp.Agents)
+	if err != nil {
+		now := d.cfg.Now()
+		if now.Before(run.CreatedAt.Add(d.cfg.Wait)) {
+			return now.Add(waitRetry), nil
+		}
+		reason := "no agent available: " + err.Error()
+		if d.cfg.Wait > 0 {
+			reason = fmt.Sprintf("no agent available within %s: %s", d.cfg.Wait, err)
+		}
+		return time.Time{}, d.fail(ctx, run.ID, runs.Queued, reason)
+	}
+	shares := split(sp, len(chosen))
+	startAt := d.cfg.Now().Add(wire.StartDelay).UTC().Truncate(time.Millisecond)
+	plan := runs.Plan{RunID: run.ID, StartAt: startAt, Deadline: deadline(sp, startAt, d.cfg.MaxRunFor)}
+	for i := range shares {
+		sh := &shares[i]
+		id, err := uuid.Parse(chosen[i].GetAgentId())
+		if err != nil {
+			return time.Time{}, fmt.Errorf("agent id %q: %w", chosen[i].GetAgentId(), err)
+		}
+		plan.Shards = append(plan.Shards, runs.Shard{
+			Index: i, AgentID: id, AgentName: chosen[i].GetName(), QPS: sh.QPS, Connections: sh.Connections,
+		})
+	}
+	planned, err := d.cfg.Store.PlanRun(ctx, plan)
+	if apperr.Is(err, apperr.Conflict) {
+		return time.Time{}, nil // stopped meanwhile, or another replica took it
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	d.cfg.Log.Info("run dispatched", slog.String("run", run.ID.String()), slog.Int("shards", len(plan.Shards)),
+		slog.Time("start_at", startAt))
+	return time.Time{}, d.send(ctx, planned, sp, plan.Shards)
+}
+
+// deadline is when the shards must have stopped: start_at plus the run's
+// length and a little slack for the final snapshot, or maxRunFor when its
+// length is not known in advance (count, until stopped).
+func deadline(sp spec.Spec, startAt time.Time, maxRunFor time.Duration) time.Time {
+	if d := sp.RunFor(); d > 0 {
+		return startAt.Add(d + 2*time.Second)
+	}
+	return startAt.Add(maxRunFor)
+}
+
+// send writes the run state, then publishes one assignment per shard and
+// watches for the agents' acks.
+func (d *Dispatcher) send(ctx context.Context, run runs.Run, sp spec.Spec, shards []runs.Shard) error {
+	if err := d.putState(ctx, run.ID, barragev1.RunPhase_RUN_PHASE_RUNNING); err != nil {
+		return err
+	}
+	shares := split(sp, len(shards))
+	if len(shares) != len(shards) {
+		return fmt.Errorf("run %s: stored plan has %d shards, the spec splits into %d", run.ID, len(shards), len(shares))
+	}
+	seqs := make([]uint64, len(shards))
+	for i, sh := range shards {
+		b, err := json.Marshal(shares[i].Spec)
+		if err != nil {
+			return fmt.Errorf("encode shard spec: %w", err)
+		}
+		msg, err := proto.Marshal(&barragev1.Assignment{
+			RunId: run.ID.String(), Shard: uint32(sh.Index), ShardCount: uint32(len(shards)), Spec: b,
+			QpsShare: sh.QPS, ConnectionsShare: uint32(sh.Connections),
+			StartAt: timestamppb.New(run.StartAt), Deadline: timestamppb.New(run.Deadline),
+		})
+		if err != nil {
+			return fmt.Errorf("encode assignment: %w", err)
+		}
+		ack, err := d.cfg.JS.Publish(ctx, wire.AssignSubject(sh.AgentID.String()), msg,
+			jetstream.WithMsgID(wire.AssignMsgID(run.ID.String(), uint32(sh.Index))))
+		if err != nil {
+			return fmt.Errorf("publish assignment %d of run %s: %w", sh.Index, run.ID, err)
+		}
+		seqs[i] = ack.Sequence
+	}
+	d.watchers.Go(func() { d.watchAcks(ctx, run, seqs) })
+	return nil
+}
+
+// watchAcks moves the run to running once every assignment was acked (a
+// work-queue stream deletes acked messages), or fails it when the agents
+// have not taken them AckTimeout after start_at. It gives up when ctx
+// ends; the ingest sweeper then settles the run by its deadline.
+func (d *Dispatcher) watchAcks(ctx context.Context, run runs.Run, seqs []uint64) {
+	give := run.StartAt.Add(d.cfg.AckTimeout)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pending := 0
+		for _, seq := range seqs {
+			_, err := d.assign.GetMsg(ctx, seq)
+			switch {
+			case errors.Is(err, jetstream.ErrMsgNotFound):
+			case err != nil:
+				pending++ // NATS unreachable: keep waiting until the deadline
+			default:
+				pending++
+			}
+		}
+		if pending == 0 {
+			_, err := d.cfg.Store.MoveRun(ctx, runs.Move{RunID: run.ID, To: runs.Running, At: d.cfg.Now().UTC()})
+			if err != nil && !apperr.Is(err, apperr.Conflict) {
+				d.cfg.Log.Warn("dispatch: mark run running", slog.String("run", run.ID.String()), slog.Any("error", err))
+			}
+			return
+		}
+		if d.cfg.Now().After(give) {
+			reason := fmt.Sprintf("%d of %d agents did not take their assignment within %s of the start", pending, len(seqs), d.cfg.AckTimeout)
+			if err := d.fail(ctx, run.ID, runs.Dispatching, reason); err != nil {
+				d.cfg.Log.Warn("dispatch: fail run", slog.String("run", run.ID.String()), slog.Any("error", err))
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// fail ends a run that could not be dispatched and tells any agent that
+// took a shard to stop.
+func (d *Dispatcher) fail(ctx context.Context, id uuid.UUID, from runs.Status, reason string) error {
+	d.cfg.Log.Warn("run failed to dispatch", slog.String("run", id.String()), slog.String("reason", reason))
+	_, err := d.cfg.Store.MoveRun(ctx, runs.Move{RunID: id, To: runs.Failed, Error: reason, At: d.cfg.Now().UTC()})
+	if err != nil && !apperr.Is(err, apperr.Conflict) {
+		return err
+	}
+	if from == runs.Queued {
+		return nil
+	}
+	return d.stop(ctx, id, barragev1.RunPhase_RUN_PHASE_DONE)
+}
+
+// control publishes a stop.
+func (d *Dispatcher) control(ctx context.Context, payload []byte) error {
+	var c runs.ControlMessage
+	if err := json.Unmarshal(payload, &c); err != nil || c.Action != "stop" {
+		d.cfg.Log.Error("dispatch: bad control payload; dropped", slog.String("action", c.Action), slog.Any("error", err))
+		return nil
+	}
+	return d.stop(ctx, c.RunID, barragev1.RunPhase_RUN_PHASE_STOPPING)
+}
+
+// stop records the phase in the run-state bucket, where agents poll it,
+// and publishes a stop on the run's control subject for a prompt reaction.
+func (d *Dispatcher) stop(ctx context.Context, id uuid.UUID, phase barragev1.RunPhase) error {
+	if err := d.putState(ctx, id, phase); err != nil {
+		return err
+	}
+	msg, err := proto.Marshal(&barragev1.Control{RunId: id.String(), Action: barragev1.Action_ACTION_STOP})
+	if err != nil {
+		return fmt.Errorf("encode control: %w", err)
+	}
+	if err := d.cfg.Conn.Publish(wire.ControlSubject(id.String()), msg); err != nil {
+		return fmt.Errorf("publish stop of run %s: %w", id, err)
+	}
+	return nil
+}
+
+func (d *Dispatcher) putState(ctx context.Context, id uuid.UUID, phase barragev1.RunPhase) error {
+	b, err := proto.Marshal(&barragev1.RunState{RunId: id.String(), Phase: phase, UpdatedAt: timestamppb.New(d.cfg.Now())})
+	if err != nil {
+		return fmt.Errorf("encode run state: %w", err)
+	}
+	if _, err := d.states.Put(ctx, id.String(), b); err != nil {
+		return fmt.Errorf("put state of run %s: %w", id, err)
+	}
+	return nil
+}
+
+// live returns the heartbeats in the agents bucket (expired ones are gone).
+func (d *Dispatcher) live(ctx context.Context) ([]*barragev1.Heartbeat, error) {
+	keys, err := d.agents.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	var out []*barragev1.Heartbeat
+	for k := range keys.Keys() {
+		e, err := d.agents.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read agent %s: %w", k, err)
+		}
+		hb := &barragev1.Heartbeat{}
+		if err := proto.Unmarshal(e.Value(), hb); err != nil {
+			d.cfg.Log.Warn("dispatch: unreadable heartbeat; agent skipped", slog.String("key", k), slog.Any("error", err))
+			continue
+		}
+		out = append(out, hb)
+	}
+	return out, nil
+}

@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/agents"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/projects"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
+	"github.com/barrage-dev/barrage/services/api/internal/tokens"
+)
+
+// Domain values to wire types: explicit, one function per type (STYLE §5).
+
+// optTime returns nil for the zero time.
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// optID returns nil for uuid.Nil.
+func optID(id uuid.UUID) *uuid.UUID {
+	if id == uuid.Nil {
+		return nil
+	}
+	return &id
+}
+
+// optString returns nil for "".
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// deref returns *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// labelsOf never returns nil, so the wire always has an object.
+func labelsOf(m map[string]string) Labels {
+	if m == nil {
+		return Labels{}
+	}
+	return m
+}
+
+// thresholdsOf never returns nil, so the wire always has an array.
+func thresholdsOf(t []string) Thresholds {
+	if t == nil {
+		return Thresholds{}
+	}
+	return t
+}
+
+func projectOut(p projects.Project) Project {
+	return Project{Id: p.ID, Slug: p.Slug, Name: p.Name, Description: p.Description, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+func testOut(t testdefs.Test) Test {
+	return Test{
+		Id: t.ID, ProjectId: t.ProjectID, Name: t.Name, Description: t.Description, Spec: t.Spec.Redacted(),
+		Thresholds: thresholdsOf(t.Thresholds), Labels: labelsOf(t.Labels), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	}
+}
+
+func runOut(r runs.Run) Run {
+	out := Run{
+		Id: r.ID, ProjectId: r.ProjectID, TestId: optID(r.TestID), Name: r.Name, Status: RunStatus(r.Status),
+		Source: RunSource(r.Source), Spec: r.Spec, Thresholds: thresholdsOf(r.Thresholds), Labels: labelsOf(r.Labels),
+		Target: r.Target, QpsRequested: r.QPSRequested, CreatedBy: optID(r.CreatedBy), CreatedAt: r.CreatedAt,
+		UpdatedAt: r.UpdatedAt, StartedAt: optTime(r.StartedAt), EndedAt: optTime(r.EndedAt), Error: optString(r.Error),
+		StartAt: optTime(r.StartAt), ShardCount: r.ShardCount, Degraded: r.Degraded,
+	}
+	if r.Verdict != "" {
+		v := RunVerdict(r.Verdict)
+		out.Verdict = &v
+	}
+	if s := r.Summary; s != nil {
+		out.Summary = &RunSummary{
+			Count: s.Count, Errors: s.Errors, Qps: &s.QPS, MinUs: &s.MinUS, AvgUs: &s.AvgUS,
+			P50Us: &s.P50US, P90Us: &s.P90US, P99Us: &s.P99US, MaxUs: &s.MaxUS,
+		}
+	}
+	return out
+}
+
+func tokenOut(t tokens.Token) Token {
+	return Token{
+		Id: t.ID, ProjectId: t.ProjectID, Role: Role(t.Role), Name: t.Name, Hint: t.Hint, CreatedAt: t.CreatedAt,
+		ExpiresAt: optTime(t.ExpiresAt), LastUsedAt: optTime(t.LastUsedAt), RevokedAt: optTime(t.RevokedAt),
+	}
+}
+
+func agentOut(a agents.Agent) Agent {
+	return Agent{
+		Id: a.ID, Name: a.Name, Labels: labelsOf(a.Labels), Version: a.Version, Capacity: a.Capacity,
+		RunningShards: a.RunningShards, RssBytes: a.RSSBytes, CpuPercent: a.CPUPercent,
+		FirstSeenAt: a.FirstSeenAt, LastSeenAt: a.LastSeenAt,
+	}
+}
+
+func userOut(p *auth.Principal) User {
+	return User{Id: p.UserID, Email: p.Email, Name: p.Name, IsAdmin: p.OrgAdmin}
+}
+
+// mapSlice applies f to each element.
+func mapSlice[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// defaultIntervals is the page size of GET /runs/{run}/intervals.
+const defaultIntervals = 300
+
+// ListRunIntervals implements GET /runs/{run}/intervals.
+func (s *server) ListRunIntervals(ctx context.Context, req ListRunIntervalsRequestObject) (ListRunIntervalsResponseObject, error) {
+	ctx = requestContext(ctx)
+	from, limit := deref(req.Params.From), defaultIntervals
+	if req.Params.Limit != nil {
+		limit = *req.Params.Limit
+	}
+	list, err := s.svc.Measures.Intervals(ctx, principal(ctx), req.Run, from, limit)
+	if err != nil {
+		return nil, err
+	}
+	page := IntervalPage{Items: make([]Interval, len(list))}
+	for i := range list {
+		if page.Items[i], err = intervalOut(&list[i]); err != nil {
+			return nil, err
+		}
+	}
+	if len(list) == min(max(limit, 1), runs.MaxIntervals) && len(list) > 0 {
+		next := list[len(list)-1].Second + 1
+		page.NextFrom = &next
+	}
+	return ListRunIntervals200JSONResponse(page), nil
+}
+
+// GetRunResult implements GET /runs/{run}/result.
+func (s *server) GetRunResult(ctx context.Context, req GetRunResultRequestObject) (GetRunResultResponseObject, error) {
+	ctx = requestContext(ctx)
+	run, res, err := s.svc.Measures.Result(ctx, principal(ctx), req.Run)
+	if err != nil {
+		return nil, err
+	}
+	var body any
+	if f := req.Params.Format; f != nil && *f == Fortio {
+		body, err = fortioOut(run, res)
+	} else {
+		body, err = resultOut(run, res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return jsonResponse{body: body}, nil
+}
+
+// jsonResponse writes any value as a 200 JSON body, for responses whose
+// schema is a oneOf the generated union type cannot hold conveniently.
+type jsonResponse struct{ body any }
+
+// VisitGetRunResultResponse implements GetRunResultResponseObject.
+func (r jsonResponse) VisitGetRunResultResponse(w http.ResponseWriter) error {
+	b, err := json.Marshal(r.body)
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(b)
+	return err //nolint:wrapcheck // the client went away
+}
+
+// CompareRuns implements GET /runs/compare.
+func (s *server) CompareRuns(ctx context.Context, req CompareRunsRequestObject) (CompareRunsResponseObject, error) {
+	ctx = requestContext(ctx)
+	ids, err := parseIDs(req.Params.Ids)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.svc.Measures.Compare(ctx, principal(ctx), ids)
+	if err != nil {
+		return nil, err
+	}
+	out := RunComparison{Items: make([]ComparedRun, len(list))}
+	for i := range list {
+		if out.Items[i], err = comparedOut(&list[i]); err != nil {
+			return nil, err
+		}
+	}
+	return CompareRuns200JSONResponse(out), nil
+}
+
+// parseIDs reads a comma-separated list of run ids, each at most once.
+func parseIDs(text string) ([]uuid.UUID, error) {
+	parts := strings.Split(text, ",")
+	if len(parts) < runs.MinCompare || len(parts) > runs.MaxCompare {
+		return nil, apperr.Invalidf("ids", "give %d to %d comma-separated run ids; got %d", runs.MinCompare, runs.MaxCompare, len(parts))
+	}
+	ids := make([]uuid.UUID, 0, len(parts))
+	seen := map[uuid.UUID]bool{}
+	for _, p := range parts {
+		id, err := uuid.Parse(strings.TrimSpace(p))
+		if err != nil {
+			return nil, apperr.Invalidf("ids", "%q is not a run id (a UUID)", p)
+		}
+		if seen[id] {
+			return nil, apperr.Invalidf("ids", "run %s is given twice", id)
+		}
+		seen[id] = true
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// intervalLatency returns the interval figures of one encoded histogram.
+func intervalLatency(enc []byte) (IntervalLatency, error) {
+	l, err := runs.LatencyOf(enc)
+	if err != nil {
+		return IntervalLatency{}, err
+	}
+	return IntervalLatency{P50Us: l.P50US, P90Us: l.P90US, P99Us: l.P99US, MaxUs: l.MaxUS}, nil
+}
+
+func intervalOut(iv *runs.Interval) (Interval, error) {
+	out := Interval{
+		Second: iv.Second, Count: iv.Count, Errors: iv.Errors, Qps: float64(iv.Count), RetCodes: codesOf(iv.RetCodes),
+		BytesSent: iv.BytesSent, BytesReceived: iv.BytesReceived, Snapshots: iv.Snapshots,
+	}
+	var err error
+	if out.Response, err = intervalLatency(iv.Response); err != nil {
+		return Interval{}, fmt.Errorf("second %d response: %w", iv.Second, err)
+	}
+	if out.Service, err = intervalLatency(iv.Service); err != nil {
+		return Interval{}, fmt.Errorf("second %d service: %w", iv.Second, err)
+	}
+	if out.Lag, err = intervalLatency(iv.Lag); err != nil {
+		return Interval{}, fmt.Errorf("second %d lag: %w", iv.Second, err)
+	}
+	return out, nil
+}
+
+// codesOf never returns nil, so the wire always has an object.
+func codesOf(m map[string]int64) RetCodes {
+	if m == nil {
+		return RetCodes{}
+	}
+	return m
+}
+
+func latencyOut(l runs.Latency) LatencySummary {
+	return LatencySummary{
+		Count: l.Count, MinUs: l.MinUS, AvgUs: l.AvgUS, StddevUs: l.StdDevUS, P50Us: l.P50US, P75Us: l.P75US,
+		P90Us: l.P90US, P99Us: l.P99US, P999Us: l.P999US, MaxUs: l.MaxUS,
+	}
+}
+
+func resultOut(run runs.Run, res runs.Result) (RunResult, error) {
+	out := RunResult{
+		RunId: run.ID, Status: RunStatus(run.Status), Count: res.Count, Errors: res.Errors, Qps: res.QPS(),
+		DurationSeconds: res.Duration.Seconds(), Primary: Service, RetCodes: codesOf(res.RetCodes),
+		BytesSent: res.BytesSent, BytesReceived: res.BytesReceived, Shards: res.Shards, LostShards: res.LostShards,
+		Degraded: run.Degraded,
+	}
+	if run.OpenLoop() {
+		out.Primary = Response
+	}
+	for _, k := range []struct {
+		enc []byte
+		dst *LatencySummary
+	}{{res.Response, &out.Response}, {res.Service, &out.Service}, {res.Lag, &out.Lag}} {
+		l, err := runs.LatencyOf(k.enc)
+		if err != nil {
+			return RunResult{}, fmt.Errorf("result of run %s: %w", run.ID, err)
+		}
+		*k.dst = latencyOut(l)
+	}
+	return out, nil
+}
+
+func comparedOut(c *runs.Compared) (ComparedRun, error) {
+	r := c.Run
+	out := ComparedRun{Id: r.ID, Name: r.Name, Status: RunStatus(r.Status), Labels: labelsOf(r.Labels)}
+	res := c.Result
+	if res == nil {
+		return out, nil
+	}
+	enc := res.Service
+	if r.OpenLoop() {
+		enc = res.Response
+	}
+	l, err := runs.LatencyOf(enc)
+	if err != nil {
+		return ComparedRun{}, fmt.Errorf("result of run %s: %w", r.ID, err)
+	}
+	qps := res.QPS()
+	out.Count, out.Errors, out.Qps = &res.Count, &res.Errors, &qps
+	out.MinUs, out.AvgUs, out.P50Us, out.P75Us = &l.MinUS, &l.AvgUS, &l.P50US, &l.P75US
+	out.P90Us, out.P99Us, out.P999Us, out.MaxUs = &l.P90US, &l.P99US, &l.P999US, &l.MaxUS
+	return out, nil
+}

@@ -1,0 +1,114 @@
+package httpapi
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+func TestParseCursor(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want cursor
+		ok   bool
+	}{
+		{"0.0", cursor{0, 0, true}, true},
+		{"12.3", cursor{12, 3, true}, true},
+		{"12", cursor{}, false},
+		{"-1.0", cursor{}, false},
+		{"1.x", cursor{}, false},
+		{"", cursor{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseCursor(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseCursor(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+		if ok && got.String() != tt.in {
+			t.Errorf("cursor %q renders as %q", tt.in, got.String())
+		}
+	}
+}
+
+func TestParseIDs(t *testing.T) {
+	t.Parallel()
+	a, b := uuid.New(), uuid.New()
+	many := make([]string, 21)
+	for i := range many {
+		many[i] = uuid.NewString()
+	}
+	tests := []struct {
+		name, in string
+		want     int
+	}{
+		{"two", a.String() + "," + b.String(), 2},
+		{"spaces", a.String() + ", " + b.String(), 2},
+		{"one", a.String(), -1},
+		{"bad", a.String() + ",x", -1},
+		{"twice", a.String() + "," + a.String(), -1},
+		{"21", strings.Join(many, ","), -1},
+		{"20", strings.Join(many[:20], ","), 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ids, err := parseIDs(tt.in)
+			if tt.want < 0 {
+				var e *apperr.Error
+				if !errors.As(err, &e) || e.Code != apperr.Invalid || len(e.Fields) != 1 || e.Fields[0].Field != "ids" {
+					t.Errorf("parseIDs = %v, %v; want an error on ids", ids, err)
+				}
+				return
+			}
+			if err != nil || len(ids) != tt.want {
+				t.Errorf("parseIDs = %v, %v; want %d ids", ids, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFortioOut(t *testing.T) {
+	t.Parallel()
+	h := hist.New()
+	for v := int64(1); v <= 1000; v++ {
+		h.RecordMicros(v * 100)
+	}
+	enc, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 23, 10, 4, 5, 0, time.UTC)
+	run := runs.Run{
+		ID: uuid.New(), Spec: spec.Spec{URL: "http://t.test/", QPS: 250, Connections: 4, Duration: spec.Duration(4 * time.Second)},
+		Labels: map[string]string{"team": "web", "env": "prod"}, Target: "http://t.test/", QPSRequested: 250, StartedAt: start,
+	}
+	res := runs.Result{Response: enc, Service: []byte{}, Count: 1000, Errors: 3, RetCodes: map[string]int64{"200": 997, "503": 3}, Duration: 4 * time.Second}
+	f, err := fortioOut(run, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.RunType != "HTTP" || f.Labels != "env=prod team=web" || f.RequestedQPS != "250" || f.RequestedDuration != "4s" ||
+		f.ActualQPS != 250 || f.ActualDuration != int64(4*time.Second) || f.NumThreads != 4 || f.URL != "http://t.test/" ||
+		f.ID != "2026-11-23-100405_env_prod_team_web" || f.ErrorsDurationHistogram.Count != 3 {
+		t.Errorf("fortio result %+v", f)
+	}
+	d := f.DurationHistogram
+	if d.Count != 1000 || d.Min != 0.0001 || d.Max < 0.0999 || len(d.Percentiles) != 5 || d.Percentiles[0].Percentile != 50 {
+		t.Errorf("duration histogram count %d min %v max %v percentiles %v", d.Count, d.Min, d.Max, d.Percentiles)
+	}
+	// Closed loop: the service histogram, empty here.
+	run.Spec.QPS, run.QPSRequested = 0, 0
+	run.Spec.Count, run.Spec.Duration = 50, 0
+	if f, err = fortioOut(run, res); err != nil || f.DurationHistogram.Count != 0 || f.RequestedQPS != "max" || f.RequestedDuration != "exactly 50 calls" {
+		t.Errorf("closed loop: %+v, %v", f, err)
+	}
+}

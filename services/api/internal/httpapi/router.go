@@ -1,0 +1,241 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	api "github.com/barrage-dev/barrage/services/api"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/metrics"
+	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
+	"github.com/barrage-dev/barrage/services/api/internal/reqlog"
+)
+
+// BasePath is where the REST API is mounted.
+const BasePath = "/api/v1"
+
+// Options wire the router.
+type Options struct {
+	// Log receives request logs and internal errors.
+	Log *slog.Logger
+	// Services are the domain services.
+	Services Services
+	// Metrics instruments requests and serves /metrics; nil disables both.
+	Metrics *metrics.Metrics
+	// Limiter limits requests per caller; nil for no limit.
+	Limiter *ratelimit.Limiter
+	// Ready reports whether the server can serve (/readyz).
+	Ready func(ctx context.Context) error
+	// MaxBodyBytes caps request bodies.
+	MaxBodyBytes int64
+	// SecureCookie marks the session cookie Secure (behind TLS).
+	SecureCookie bool
+	// SessionTTL is how long a dashboard session lasts.
+	SessionTTL time.Duration
+}
+
+// publicRoutes need no credentials.
+func publicRoute(method, route string) bool {
+	return (method == http.MethodPost && route == BasePath+"/auth/login") ||
+		(method == http.MethodGet && route == BasePath+"/openapi.yaml")
+}
+
+// NewRouter returns the HTTP handler of barrage-api: /api/v1, /healthz,
+// /readyz and /metrics.
+func NewRouter(o Options) (http.Handler, error) {
+	v, err := newValidator(api.OpenAPI, BasePath)
+	if err != nil {
+		return nil, err
+	}
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true
+	r.Use(reqlog.Middleware(o.Log))
+	if o.Metrics != nil {
+		r.Use(o.Metrics.Middleware())
+		r.GET("/metrics", gin.WrapH(o.Metrics.Handler()))
+	}
+	r.Use(recovery(o.Log), collectErrors(o.Log))
+	r.NoRoute(func(c *gin.Context) {
+		writeProblem(c, o.Log, apperr.New(apperr.NotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	r.NoMethod(func(c *gin.Context) {
+		e := apperr.New("", "%s is not allowed on %s", c.Request.Method, c.Request.URL.Path)
+		writeKind(c, problemKind{http.StatusMethodNotAllowed, "method-not-allowed", "Method not allowed"}, e)
+	})
+	r.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	r.GET("/readyz", readyz(o))
+
+	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second)}
+	group := r.Group(BasePath, authenticate(o), rateLimit(o.Limiter), bodyLimits(o.MaxBodyBytes), v.middleware)
+	handler := NewStrictHandlerWithOptions(s, nil, StrictGinServerOptions{
+		RequestErrorHandlerFunc:  s.requestError,
+		HandlerErrorFunc:         s.handlerError,
+		ResponseErrorHandlerFunc: s.handlerError,
+	})
+	RegisterHandlersWithOptions(group, handler, GinServerOptions{
+		ErrorHandler: func(c *gin.Context, err error, _ int) {
+			writeProblem(c, o.Log, paramProblem(err))
+		},
+	})
+	return r, nil
+}
+
+// paramProblem turns a parameter the generated wrapper could not bind
+// ("Invalid format for parameter run: ...") into a field error.
+func paramProblem(err error) error {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, "Invalid format for parameter ")
+	if !ok {
+		return apperr.New(apperr.BadRequest, "%s", msg)
+	}
+	name, cause, _ := strings.Cut(rest, ":")
+	if strings.Contains(cause, "UUID") {
+		return apperr.Invalidf(name, "must be a UUID")
+	}
+	return apperr.Invalidf(name, "has an invalid format")
+}
+
+// readyz answers 200 when the server's dependencies answer.
+func readyz(o Options) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c, 2*time.Second)
+		defer cancel()
+		if o.Ready != nil {
+			if err := o.Ready(ctx); err != nil {
+				o.Log.WarnContext(c, "not ready", slog.Any("err", err))
+				writeProblem(c, o.Log, apperr.New(apperr.Unavailable, "not ready: a dependency does not answer"))
+				return
+			}
+		}
+		c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	}
+}
+
+// recovery turns a panic into a 500 problem and logs it.
+func recovery(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if v := recover(); v != nil {
+				writeProblem(c, log, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		c.Next()
+	}
+}
+
+// collectErrors writes the problem for an error a middleware recorded with
+// c.Error and aborted on.
+func collectErrors(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Next()
+		if len(c.Errors) > 0 && !c.Writer.Written() {
+			writeProblem(c, log, c.Errors.Last().Err)
+		}
+	}
+}
+
+// authenticate stores the caller's Principal, or answers 401. Cookie
+// sessions may not make cross-site writes.
+func authenticate(o Options) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if publicRoute(c.Request.Method, c.FullPath()) {
+			c.Next()
+			return
+		}
+		authz := c.GetHeader("Authorization")
+		cookie, _ := c.Cookie(auth.SessionCookie)
+		p, err := o.Services.Auth.Authenticate(c.Request.Context(), authz, cookie)
+		if err != nil {
+			writeProblem(c, o.Log, err)
+			return
+		}
+		if authz == "" && !sameOrigin(c.Request) {
+			writeProblem(c, o.Log, apperr.New(apperr.Forbidden, "cross-site requests cannot use the session cookie"))
+			return
+		}
+		c.Set(principalKey, p)
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), principalCtxKey{}, p))
+		c.Set(reqlog.PrincipalKey, p.UserID.String())
+		c.Next()
+	}
+}
+
+// sameOrigin reports whether a cookie-authenticated request may proceed:
+// safe methods always; writes only when the browser says the request is
+// same-origin (Sec-Fetch-Site, or Origin matching Host).
+func sameOrigin(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin" || site == "none"
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true // not a browser: CSRF needs a browser to carry the cookie
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == r.Host
+}
+
+// rateLimit refuses callers over their request rate with 429 and
+// Retry-After; the key is the user, or the client address before sign-in.
+func rateLimit(l *ratelimit.Limiter) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if l == nil {
+			c.Next()
+			return
+		}
+		key := "ip:" + c.ClientIP()
+		if v, ok := c.Get(principalKey); ok {
+			key = "user:" + v.(*auth.Principal).UserID.String()
+		}
+		if ok, wait := l.Allow(key); !ok {
+			secs := int(wait.Seconds() + 0.999)
+			c.Header("Retry-After", strconv.Itoa(max(secs, 1)))
+			c.Error(apperr.New(apperr.RateLimited, "too many requests; retry in %d s", max(secs, 1))) //nolint:errcheck // records only
+			c.Abort()
+			return
+		}
+		c.Next()
+	}
+}
+
+// bodyLimits caps request bodies at max bytes (413) and requires JSON for
+// any request that has one (415).
+func bodyLimits(limit int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		r := c.Request
+		hasBody := r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
+		if !hasBody {
+			c.Next()
+			return
+		}
+		if r.ContentLength > limit {
+			c.Error(apperr.New(apperr.TooLarge, "the request body is larger than %d bytes", limit)) //nolint:errcheck // records only
+			c.Abort()
+			return
+		}
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			c.Error(apperr.New(apperr.UnsupportedMedia, "request bodies must be application/json")) //nolint:errcheck // records only
+			c.Abort()
+			return
+		}
+		r.Body = http.MaxBytesReader(c.Writer, r.Body, limit)
+		c.Next()
+	}
+}

@@ -1,0 +1,142 @@
+package ingest_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/barrage-dev/barrage/pkg/wire"
+	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+func TestIngestRestartLosesAndDoublesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	startAt := time.Now().UTC().Add(-8 * time.Second).Truncate(time.Millisecond)
+	run, agents := e.plannedRun(t, openSpec(), 3, startAt, startAt.Add(time.Minute))
+	e.beat(t, agents...)
+	l := makeLoad(t, run.ID, startAt, 3, 6)
+	for k := range 3 {
+		for s := range 3 {
+			e.publish(t, l.shards[s].intervals[k], "")
+		}
+	}
+
+	// The first ingester fetches one snapshot at a time and stops after
+	// storing two: it hands back the one it fetched meanwhile, and the
+	// others wait in the stream.
+	// Were they not handed back, they would wait out the 30 s ack wait and
+	// the run would not complete in time.
+	ctxA, cancelA := context.WithCancel(context.Background())
+	var (
+		mu sync.Mutex
+		n  int
+	)
+	stopA := e.startCtx(t, ctxA, func(c *ingest.Config) {
+		c.Workers = 1
+		c.BatchSize = 1
+		c.OnInterval = func(ev ingest.Event) {
+			e.events.add(ev)
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			if n == 2 {
+				cancelA()
+			}
+		}
+	})
+	<-ctxA.Done()
+	stopA()
+	if got := e.count(t, "SELECT count(*) FROM run_snapshots WHERE run_id = $1", run.ID); got != 2 {
+		t.Fatalf("the first ingester stored %d snapshots before it stopped, want 2", got)
+	}
+
+	// Agents go on while no ingester runs; a new one takes over the durable.
+	for k := 3; k < 6; k++ {
+		for s := range 3 {
+			e.publish(t, l.shards[s].intervals[k], "")
+		}
+	}
+	for s := range 3 {
+		e.publish(t, l.shards[s].final, "")
+	}
+	e.start(t, nil)
+	done := e.waitStatus(t, run.ID, runs.Completed)
+	e.drained(t)
+
+	total := l.finals(t, 0, 1, 2)
+	if sum := e.checkIntervals(t, run.ID, l, 6); sum != total.count {
+		t.Errorf("seconds count %d requests, the finals %d", sum, total.count)
+	}
+	e.checkResult(t, run.ID, total, 3, 0)
+	checkSummary(t, done, total)
+	if got := e.count(t, "SELECT count(*) FROM run_snapshots WHERE run_id = $1", run.ID); got != 21 {
+		t.Errorf("run_snapshots rows = %d, want 21", got)
+	}
+	if intervals, finals, ends := e.events.tally(run.ID); intervals != 18 || finals != 3 || ends[runs.Completed] != 1 {
+		t.Errorf("events across both ingesters: %d intervals, %d finals, ends %v; want 18, 3, one completed", intervals, finals, ends)
+	}
+}
+
+func TestIngestDropsMalformedSnapshots(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	startAt := time.Now().UTC().Add(-3 * time.Second).Truncate(time.Millisecond)
+	run, agents := e.plannedRun(t, openSpec(), 1, startAt, startAt.Add(time.Minute))
+	e.beat(t, agents...)
+	e.start(t, nil)
+	l := makeLoad(t, run.ID, startAt, 1, 1)
+	good := l.shards[0].intervals[0]
+	with := func(edit func(*barragev1.Snapshot)) *barragev1.Snapshot {
+		s := proto.CloneOf(good)
+		edit(s)
+		return s
+	}
+	marshal := func(s *barragev1.Snapshot) []byte {
+		b, err := proto.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	own := wire.SnapSubject(run.ID.String(), 0)
+	unknown := uuid.NewString()
+	bad := []struct {
+		name    string
+		subject string
+		data    []byte
+	}{
+		{"not protobuf", own, []byte("\xff\xff\xff not a snapshot")},
+		{"bad run id", wire.SnapSubject("not-a-uuid", 0), marshal(with(func(s *barragev1.Snapshot) { s.RunId = "not-a-uuid" }))},
+		{"corrupt histogram", own, marshal(with(func(s *barragev1.Snapshot) { s.ResponseHdr = []byte("HISTFAAAAB not really") }))},
+		{"unknown run", wire.SnapSubject(unknown, 0), marshal(with(func(s *barragev1.Snapshot) { s.RunId = unknown }))},
+		{"unknown shard", wire.SnapSubject(run.ID.String(), 7), marshal(with(func(s *barragev1.Snapshot) { s.Shard = 7 }))},
+		{"wrong subject", wire.SnapSubject(run.ID.String(), 1), marshal(good)},
+		{"seq 0", own, marshal(with(func(s *barragev1.Snapshot) { s.Seq = 0 }))},
+		{"no interval start", own, marshal(with(func(s *barragev1.Snapshot) { s.IntervalStart = nil }))},
+	}
+	for i, b := range bad {
+		e.publishRaw(t, b.subject, b.data, "bad-"+b.name+"-"+string(rune('a'+i)))
+	}
+	e.publish(t, good, "")
+	e.publish(t, l.shards[0].final, "")
+	done := e.waitStatus(t, run.ID, runs.Completed)
+	e.drained(t) // terminated snapshots leave the work-queue stream too
+
+	if got := e.count(t, "SELECT count(*) FROM run_snapshots"); got != 2 {
+		t.Errorf("run_snapshots rows = %d, want 2 (the good interval and final)", got)
+	}
+	want := l.finals(t, 0)
+	e.checkIntervals(t, run.ID, l, 1)
+	checkSummary(t, done, want)
+	if got := strings.Count(e.log.String(), "ingest: snapshot dropped"); got != len(bad) {
+		t.Errorf("log has %d dropped snapshots, want %d:\n%s", got, len(bad), e.log)
+	}
+}

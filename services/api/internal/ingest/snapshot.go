@@ -1,0 +1,203 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/pkg/wire"
+	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// errMalformed marks a snapshot that can never be stored.
+var errMalformed = errors.New("malformed snapshot")
+
+// snapshot is a received snapshot, checked and with its histograms decoded.
+type snapshot struct {
+	rec runs.SnapshotRecord
+	// retCodes, bytesSent and bytesReceived are the counters of the
+	// snapshot; rec holds count and errors.
+	retCodes      map[string]int64
+	bytesSent     int64
+	bytesReceived int64
+	// end is the end of the snapshot's interval; zero when not given.
+	end time.Time
+	// lat holds the response, service and lag histograms, in that order.
+	lat latencies
+}
+
+// latencies are the three histograms of a snapshot or a merge: response,
+// service and lag.
+type latencies [3]*hist.Histogram
+
+// Indexes into latencies.
+const (
+	response = iota
+	service
+	lag
+)
+
+// newLatencies returns three empty histograms.
+func newLatencies() latencies {
+	return latencies{hist.New(), hist.New(), hist.New()}
+}
+
+// decodeSnapshot parses and checks a snapshot received on subject. Every
+// error wraps errMalformed.
+func decodeSnapshot(subject string, data []byte) (*snapshot, error) {
+	var m barragev1.Snapshot
+	if err := proto.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%w: %w", errMalformed, err)
+	}
+	s, err := fromProto(&m)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errMalformed, err)
+	}
+	if subject != "" && subject != wire.SnapSubject(m.GetRunId(), m.GetShard()) {
+		return nil, fmt.Errorf("%w: run %s shard %d sent on subject %s", errMalformed, m.GetRunId(), m.GetShard(), subject)
+	}
+	s.rec.Encoded = data
+	return s, nil
+}
+
+// fromProto checks m and converts it.
+func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
+	id, err := uuid.Parse(m.GetRunId())
+	if err != nil {
+		return nil, fmt.Errorf("run id %q: %w", m.GetRunId(), err)
+	}
+	if m.GetSeq() < 1 || m.GetSeq() > math.MaxInt64 {
+		return nil, fmt.Errorf("seq %d out of range", m.GetSeq())
+	}
+	if m.GetShard() > math.MaxInt32 {
+		return nil, fmt.Errorf("shard %d out of range", m.GetShard())
+	}
+	s := &snapshot{rec: runs.SnapshotRecord{RunID: id, Shard: int(m.GetShard()), Seq: int64(m.GetSeq()), Final: m.GetFinal()}}
+	if ts := m.GetIntervalStart(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return nil, fmt.Errorf("interval_start: %w", err)
+		}
+		s.rec.IntervalStart = ts.AsTime()
+	} else if !s.rec.Final {
+		return nil, errors.New("interval snapshot without interval_start")
+	}
+	if ts := m.GetIntervalEnd(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return nil, fmt.Errorf("interval_end: %w", err)
+		}
+		s.end = ts.AsTime()
+	}
+	counters := []struct {
+		name string
+		v    uint64
+		dst  *int64
+	}{
+		{"count", m.GetCount(), &s.rec.Count}, {"errors", m.GetErrors(), &s.rec.Errors},
+		{"bytes_sent", m.GetBytesSent(), &s.bytesSent}, {"bytes_received", m.GetBytesReceived(), &s.bytesReceived},
+	}
+	for _, c := range counters {
+		if c.v > math.MaxInt64 {
+			return nil, fmt.Errorf("%s %d out of range", c.name, c.v)
+		}
+		*c.dst = int64(c.v)
+	}
+	s.retCodes = make(map[string]int64, len(m.GetRetCodes()))
+	for code, n := range m.GetRetCodes() {
+		if n > math.MaxInt64 {
+			return nil, fmt.Errorf("ret code %q count %d out of range", code, n)
+		}
+		s.retCodes[code] = int64(n)
+	}
+	for i, b := range [3][]byte{m.GetResponseHdr(), m.GetServiceHdr(), m.GetLagHdr()} {
+		if s.lat[i], err = decodeHist(b); err != nil {
+			return nil, fmt.Errorf("%s histogram: %w", latencyName(i), err)
+		}
+	}
+	return s, nil
+}
+
+// latencyName names histogram i of latencies as the wire message does.
+func latencyName(i int) string {
+	switch i {
+	case response:
+		return "response_hdr"
+	case service:
+		return "service_hdr"
+	default:
+		return "lag_hdr"
+	}
+}
+
+// decodeHist decodes a histogram encoding; empty is an empty histogram.
+func decodeHist(b []byte) (*hist.Histogram, error) {
+	if len(b) == 0 {
+		return hist.New(), nil
+	}
+	return hist.Decode(b)
+}
+
+// merge is the runs.MergeFunc that adds s to the second cur.
+func (s *snapshot) merge(cur runs.Interval) (runs.Interval, error) {
+	return mergeAll(cur, []*snapshot{s})
+}
+
+// mergeAll returns the second cur with every snapshot of snaps added: its
+// stored histograms are decoded and encoded once whatever len(snaps).
+func mergeAll(cur runs.Interval, snaps []*snapshot) (runs.Interval, error) {
+	next := cur
+	stored := [3]*[]byte{&next.Response, &next.Service, &next.Lag}
+	var resp *hist.Histogram
+	for i, b := range stored {
+		h, err := decodeHist(*b)
+		if err != nil {
+			return runs.Interval{}, fmt.Errorf("stored %s: %w", latencyName(i), err)
+		}
+		for _, s := range snaps {
+			if err := h.Merge(s.lat[i]); err != nil {
+				return runs.Interval{}, err
+			}
+		}
+		if *b, err = h.Encode(); err != nil {
+			return runs.Interval{}, err
+		}
+		if i == response {
+			resp = h
+		}
+	}
+	next.RetCodes = maps.Clone(cur.RetCodes)
+	for _, s := range snaps {
+		next.Count += s.rec.Count
+		next.Errors += s.rec.Errors
+		next.BytesSent += s.bytesSent
+		next.BytesReceived += s.bytesReceived
+		next.RetCodes = addCodes(next.RetCodes, s.retCodes)
+		next.Snapshots++
+	}
+	q := resp.Percentiles([]float64{50, 90, 99})
+	next.P50US, next.P90US, next.P99US = micros(q[0].Value), micros(q[1].Value), micros(q[2].Value)
+	next.MaxUS = micros(resp.Max())
+	return next, nil
+}
+
+// addCodes adds the counts of add to dst, which may be nil, and returns it.
+func addCodes(dst, add map[string]int64) map[string]int64 {
+	if dst == nil {
+		dst = make(map[string]int64, len(add))
+	}
+	for code, n := range add {
+		dst[code] += n
+	}
+	return dst
+}
+
+// micros returns d in microseconds.
+func micros(d time.Duration) float64 {
+	return float64(d) / float64(time.Microsecond)
+}

@@ -1,0 +1,138 @@
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/barrage-dev/barrage/pkg/wire"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// listTimeout bounds reading the agents' heartbeats.
+const listTimeout = 5 * time.Second
+
+// BacklogGrace is how much longer than wire.FinalGrace a shard may stay
+// pending while it has snapshots waiting in the stream unstored: its final
+// may be among them, so neither the deadline nor a finished agent's
+// missing heartbeat proves it lost.
+const BacklogGrace = time.Minute
+
+// sweepLoop sweeps every SweepEvery until ctx ends.
+func (in *Ingester) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(in.cfg.SweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		in.sweep(ctx)
+	}
+}
+
+// sweep marks lost the pending shards whose agent has no heartbeat (once
+// their run has started) or whose run is past its deadline and
+// wire.FinalGrace, then finishes the runs that have no pending shard. When
+// the heartbeats cannot be read, only deadlines count: a NATS outage must
+// not lose every shard.
+func (in *Ingester) sweep(ctx context.Context) {
+	live, ok := in.liveAgents(ctx)
+	grace := wire.FinalGrace
+	queued, known := in.queuedShards(ctx)
+	if !known {
+		// Any shard may have a final waiting: only the long deadline counts.
+		ok, grace = false, wire.FinalGrace+BacklogGrace
+	}
+	out, err := in.cfg.Store.SweepShards(ctx, runs.Sweep{
+		Now: in.cfg.Now(), Grace: grace, CheckAgents: ok, Live: live, Queued: queued, Backlog: BacklogGrace,
+		Limit: in.cfg.SweepLimit,
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			in.cfg.Log.Warn("ingest: sweep shards", slog.Any("error", err))
+		}
+		return
+	}
+	for _, l := range out.Lost {
+		reason := "its agent stopped heartbeating"
+		if l.Deadline {
+			reason = "no final snapshot by the deadline and grace"
+		}
+		in.cfg.Log.Warn("shard lost", slog.String("run", l.RunID.String()), slog.Int("shard", l.Shard), slog.String("reason", reason))
+	}
+	for _, id := range out.Settled {
+		if ctx.Err() != nil {
+			return
+		}
+		in.finish(ctx, id)
+	}
+}
+
+// queuedShards names the shards ("<run>/<shard>") with snapshots in the
+// stream not yet stored (a work-queue stream drops a message once acked);
+// false when the stream could not be read.
+func (in *Ingester) queuedShards(ctx context.Context) ([]string, bool) {
+	ictx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	st, err := in.cfg.JS.Stream(ictx, wire.SnapStream)
+	if err != nil {
+		return nil, false
+	}
+	info, err := st.Info(ictx, jetstream.WithSubjectFilter(wire.SnapSubjects))
+	if err != nil {
+		return nil, false
+	}
+	out := make([]string, 0, len(info.State.Subjects))
+	for subj := range info.State.Subjects {
+		rest, ok := strings.CutPrefix(subj, wire.SnapSubjects[:len(wire.SnapSubjects)-1])
+		if !ok {
+			continue
+		}
+		if i := strings.LastIndexByte(rest, '.'); i > 0 {
+			out = append(out, rest[:i]+"/"+rest[i+1:])
+		}
+	}
+	return out, true
+}
+
+// liveAgents returns the ids of the agents with a heartbeat in the agents
+// bucket (expired entries are gone from it), and false when the bucket
+// could not be read to its end.
+func (in *Ingester) liveAgents(ctx context.Context) ([]uuid.UUID, bool) {
+	lctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	w, err := in.agents.WatchAll(lctx, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
+	if err != nil {
+		if ctx.Err() == nil {
+			in.cfg.Log.Warn("ingest: read heartbeats; only deadlines are checked", slog.Any("error", err))
+		}
+		return nil, false
+	}
+	defer func() { _ = w.Stop() }()
+	var live []uuid.UUID
+	for {
+		select {
+		case e, open := <-w.Updates():
+			switch {
+			case !open:
+				return nil, false
+			case e == nil: // every current entry has been seen
+				return live, true
+			}
+			if id, err := uuid.Parse(e.Key()); err == nil {
+				live = append(live, id)
+			}
+		case <-lctx.Done():
+			if ctx.Err() == nil {
+				in.cfg.Log.Warn("ingest: read heartbeats timed out; only deadlines are checked")
+			}
+			return nil, false
+		}
+	}
+}

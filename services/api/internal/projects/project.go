@@ -1,0 +1,52 @@
+// Package projects owns projects, the unit every resource and permission
+// belongs to: creating them (org admins), reading and renaming them, and
+// resolving a project reference (id or slug) for the caller.
+//
+// It is not the place for membership management (a later issue) or for
+// scoping other resources' queries (each domain package does that with the
+// Principal).
+package projects
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/paging"
+)
+
+// Project is a team's space for tests, runs and tokens.
+type Project struct {
+	ID          uuid.UUID
+	OrgID       uuid.UUID
+	Slug        string
+	Name        string
+	Description string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Cursor returns the project's position in a list.
+func (p Project) Cursor() paging.Cursor {
+	return paging.Cursor{CreatedAt: p.CreatedAt, ID: p.ID}
+}
+
+// Store is the storage projects need.
+type Store interface {
+	// CreateProject inserts p, makes admin its admin member and writes an
+	// audit entry, in one transaction; Conflict on a duplicate slug.
+	CreateProject(ctx context.Context, p Project, admin uuid.UUID, actor auth.Actor) (Project, error)
+	// GetProject returns a project by id.
+	GetProject(ctx context.Context, id uuid.UUID) (Project, error)
+	// GetProjectBySlug returns a project by slug.
+	GetProjectBySlug(ctx context.Context, slug string) (Project, error)
+	// UpdateProject stores p's name and description and writes an audit entry.
+	UpdateProject(ctx context.Context, p Project, actor auth.Actor) (Project, error)
+	// ListProjects returns up to page.Limit+1 of the projects (every project
+	// when all), newest first.
+	ListProjects(ctx context.Context, ids []uuid.UUID, all bool, page paging.Request) ([]Project, error)
+	// DefaultOrg returns the id of the organisation new projects join.
+	DefaultOrg(ctx context.Context) (uuid.UUID, error)
+}

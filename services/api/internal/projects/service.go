@@ -1,0 +1,193 @@
+package projects
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/paging"
+)
+
+// Field limits of a project.
+const (
+	maxNameLength        = 100
+	maxDescriptionLength = 2000
+)
+
+// slugPattern is 1-40 of a-z, 0-9 and inner dashes.
+var slugPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$`)
+
+// Service applies the rules of projects.
+type Service struct {
+	store Store
+	now   func() time.Time
+}
+
+// NewService returns a Service over store.
+func NewService(store Store) *Service { return &Service{store: store, now: time.Now} }
+
+// notFound is the answer for a project that does not exist or that the
+// caller cannot see: the two are indistinguishable on purpose.
+func notFound(ref string) error {
+	return apperr.New(apperr.NotFound, "project %q not found", ref)
+}
+
+// Resolve finds the project ref (an id or a slug) and checks that the
+// caller holds at least need in it. An empty ref means the caller's only
+// project: the token's, or the one project a user belongs to.
+func (s *Service) Resolve(ctx context.Context, p *auth.Principal, ref string, need auth.Role) (Project, error) {
+	if ref == "" {
+		ids, all := p.VisibleProjects()
+		if all || len(ids) != 1 {
+			return Project{}, apperr.Invalidf("project", "is required: name the project (id or slug)")
+		}
+		ref = ids[0].String()
+	}
+	var (
+		proj Project
+		err  error
+	)
+	if id, perr := uuid.Parse(ref); perr == nil {
+		proj, err = s.store.GetProject(ctx, id)
+	} else {
+		proj, err = s.store.GetProjectBySlug(ctx, ref)
+	}
+	if apperr.Is(err, apperr.NotFound) || (err == nil && p.RoleIn(proj.ID) == "") {
+		return Project{}, notFound(ref)
+	}
+	if err != nil {
+		return Project{}, fmt.Errorf("resolve project %q: %w", ref, err)
+	}
+	if !p.Can(proj.ID, need) {
+		return Project{}, apperr.New(apperr.Forbidden, "this action needs the %s role in project %q", need, proj.Slug)
+	}
+	return proj, nil
+}
+
+// Scope returns the projects a list covers: the project ref (an id or a
+// slug, which the caller must see) or, when ref is "", every project the
+// caller can see (all=true for an org admin).
+func (s *Service) Scope(ctx context.Context, p *auth.Principal, ref string) (ids []uuid.UUID, all bool, err error) {
+	if ref == "" {
+		ids, all = p.VisibleProjects()
+		return ids, all, nil
+	}
+	proj, err := s.Resolve(ctx, p, ref, auth.Viewer)
+	if err != nil {
+		return nil, false, err
+	}
+	return []uuid.UUID{proj.ID}, false, nil
+}
+
+// Input is what a caller may set on a project.
+type Input struct {
+	Slug        string
+	Name        string
+	Description string
+}
+
+// validate checks in; slug only when withSlug.
+func (in Input) validate(withSlug bool) error {
+	e := &apperr.Error{Code: apperr.Invalid, Detail: "the project has invalid fields"}
+	if withSlug && !slugPattern.MatchString(in.Slug) {
+		e.Fields = append(e.Fields, apperr.FieldError{Field: "slug", Message: "must be 1 to 40 of a-z, 0-9 and inner dashes"})
+	}
+	if n := utf8.RuneCountInString(in.Name); strings.TrimSpace(in.Name) == "" || n > maxNameLength {
+		e.Fields = append(e.Fields, apperr.FieldError{Field: "name", Message: fmt.Sprintf("must be 1 to %d characters, not blank", maxNameLength)})
+	}
+	if utf8.RuneCountInString(in.Description) > maxDescriptionLength {
+		e.Fields = append(e.Fields, apperr.FieldError{Field: "description", Message: fmt.Sprintf("must be at most %d characters", maxDescriptionLength)})
+	}
+	if len(e.Fields) > 0 {
+		return e
+	}
+	return nil
+}
+
+// Create makes a project; only org admins using unscoped credentials may.
+// The creator becomes its admin.
+func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Project, error) {
+	if !p.OrgAdmin || p.Scoped() {
+		return Project{}, apperr.New(apperr.Forbidden, "only organisation admins can create projects")
+	}
+	if err := in.validate(true); err != nil {
+		return Project{}, err
+	}
+	org, err := s.store.DefaultOrg(ctx)
+	if err != nil {
+		return Project{}, fmt.Errorf("create project: %w", err)
+	}
+	now := s.now().UTC()
+	proj := Project{ID: uuid.New(), OrgID: org, Slug: in.Slug, Name: in.Name, Description: in.Description, CreatedAt: now, UpdatedAt: now}
+	created, err := s.store.CreateProject(ctx, proj, p.UserID, p.Actor())
+	if err != nil {
+		return Project{}, fmt.Errorf("create project: %w", err)
+	}
+	return created, nil
+}
+
+// Get returns a project the caller can see.
+func (s *Service) Get(ctx context.Context, p *auth.Principal, ref string) (Project, error) {
+	return s.Resolve(ctx, p, ref, auth.Viewer)
+}
+
+// Update changes the name and, when description is not nil, the
+// description of a project; project admins only.
+func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, name, description *string) (Project, error) {
+	proj, err := s.Resolve(ctx, p, ref, auth.Admin)
+	if err != nil {
+		return Project{}, err
+	}
+	in := Input{Name: proj.Name, Description: proj.Description}
+	if name != nil {
+		in.Name = *name
+	}
+	if description != nil {
+		in.Description = *description
+	}
+	if err := in.validate(false); err != nil {
+		return Project{}, err
+	}
+	proj.Name, proj.Description, proj.UpdatedAt = in.Name, in.Description, s.now().UTC()
+	updated, err := s.store.UpdateProject(ctx, proj, p.Actor())
+	if err != nil {
+		return Project{}, fmt.Errorf("update project: %w", err)
+	}
+	return updated, nil
+}
+
+// List returns one page of the projects the caller can see and the cursor
+// of the next page.
+func (s *Service) List(ctx context.Context, p *auth.Principal, page paging.Request) ([]Project, string, error) {
+	ids, all := p.VisibleProjects()
+	if !all && len(ids) == 0 {
+		return nil, "", nil
+	}
+	rows, err := s.store.ListProjects(ctx, ids, all, page)
+	if err != nil {
+		return nil, "", fmt.Errorf("list projects: %w", err)
+	}
+	items, next := paging.Page(rows, page.Limit, Project.Cursor)
+	return items, next, nil
+}
+
+// Roles returns each project the caller can see with their role in it, for
+// /me: at most limit projects.
+func (s *Service) Roles(ctx context.Context, p *auth.Principal, limit int) ([]Project, []auth.Role, error) {
+	list, _, err := s.List(ctx, p, paging.Request{Limit: limit})
+	if err != nil {
+		return nil, nil, err
+	}
+	roles := make([]auth.Role, len(list))
+	for i := range list {
+		roles[i] = p.RoleIn(list[i].ID)
+	}
+	return list, roles, nil
+}

@@ -1,0 +1,210 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+)
+
+// Limits of the measurement reads.
+const (
+	// MaxIntervals is the most seconds one read of a run's series returns.
+	MaxIntervals = 1000
+	// MinCompare and MaxCompare bound the runs of one comparison.
+	MinCompare = 2
+	MaxCompare = 20
+)
+
+// MeasureStore is the storage the measurement reads need.
+type MeasureStore interface {
+	// GetRun returns a run by id; NotFound when there is none.
+	GetRun(ctx context.Context, id uuid.UUID) (Run, error)
+	// RunIntervals returns up to limit seconds of a run from second from
+	// on, in order.
+	RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]Interval, error)
+	// RunResult returns a run's merged result; NotFound until it has one.
+	RunResult(ctx context.Context, runID uuid.UUID) (Result, error)
+}
+
+// Measures reads what runs measured: their per-second series, merged
+// results and comparisons, for callers who may view the run.
+type Measures struct {
+	runs  *Service
+	store MeasureStore
+}
+
+// NewMeasures returns Measures that check access with runSvc and read st.
+func NewMeasures(runSvc *Service, st MeasureStore) *Measures {
+	return &Measures{runs: runSvc, store: st}
+}
+
+// Watch is read access to one run, granted once by Measures.Watch: a live
+// stream re-reads the run without checking the caller again.
+type Watch struct {
+	id    uuid.UUID
+	store MeasureStore
+}
+
+// Watch checks that the caller may view run id and returns read access to
+// it, and the run as it is now.
+func (m *Measures) Watch(ctx context.Context, p *auth.Principal, id uuid.UUID) (*Watch, Run, error) {
+	r, err := m.runs.Get(ctx, p, id)
+	if err != nil {
+		return nil, Run{}, err
+	}
+	return &Watch{id: id, store: m.store}, r, nil
+}
+
+// ID returns the run's id.
+func (w *Watch) ID() uuid.UUID { return w.id }
+
+// Run returns the run as it is now.
+func (w *Watch) Run(ctx context.Context) (Run, error) {
+	r, err := w.store.GetRun(ctx, w.id)
+	if err != nil {
+		return Run{}, fmt.Errorf("read run %s: %w", w.id, err)
+	}
+	return r, nil
+}
+
+// Intervals returns up to limit (at most MaxIntervals) seconds from second
+// from on.
+func (w *Watch) Intervals(ctx context.Context, from, limit int) ([]Interval, error) {
+	limit = min(max(limit, 1), MaxIntervals)
+	ivs, err := w.store.RunIntervals(ctx, w.id, max(from, 0), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read intervals: %w", err)
+	}
+	return ivs, nil
+}
+
+// Result returns the run's merged result; a Conflict until it has one.
+func (w *Watch) Result(ctx context.Context, r Run) (Result, error) {
+	res, err := w.store.RunResult(ctx, w.id)
+	if apperr.Is(err, apperr.NotFound) {
+		return Result{}, apperr.New(apperr.Conflict, "run %s is %s and has no result yet", w.id, r.Status)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("read result: %w", err)
+	}
+	return res, nil
+}
+
+// Intervals returns up to limit seconds of a run the caller can see, from
+// second from on.
+func (m *Measures) Intervals(ctx context.Context, p *auth.Principal, id uuid.UUID, from, limit int) ([]Interval, error) {
+	w, _, err := m.Watch(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return w.Intervals(ctx, from, limit)
+}
+
+// Result returns a run the caller can see and its merged result; a
+// Conflict until it has one.
+func (m *Measures) Result(ctx context.Context, p *auth.Principal, id uuid.UUID) (Run, Result, error) {
+	w, r, err := m.Watch(ctx, p, id)
+	if err != nil {
+		return Run{}, Result{}, err
+	}
+	res, err := w.Result(ctx, r)
+	if err != nil {
+		return Run{}, Result{}, err
+	}
+	return r, res, nil
+}
+
+// Compared is one run of a comparison; Result is nil until it has one.
+type Compared struct {
+	Run    Run
+	Result *Result
+}
+
+// Compare returns MinCompare to MaxCompare runs the caller can see, in the
+// order given, each with its result when it has one. The first unknown or
+// invisible id is a NotFound naming it.
+func (m *Measures) Compare(ctx context.Context, p *auth.Principal, ids []uuid.UUID) ([]Compared, error) {
+	if len(ids) < MinCompare || len(ids) > MaxCompare {
+		return nil, apperr.Invalidf("ids", "give %d to %d run ids; got %d", MinCompare, MaxCompare, len(ids))
+	}
+	out := make([]Compared, len(ids))
+	for i, id := range ids {
+		w, r, err := m.Watch(ctx, p, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Run = r
+		res, err := w.Result(ctx, r)
+		switch {
+		case apperr.Is(err, apperr.Conflict):
+		case err != nil:
+			return nil, err
+		default:
+			out[i].Result = &res
+		}
+	}
+	return out, nil
+}
+
+// OpenLoop reports whether the run paced a target rate, which makes
+// response time (rather than service time) its headline latency (DESIGN §4).
+func (r Run) OpenLoop() bool { return r.Spec.PeakQPS() > 0 }
+
+// Latency is the figures of one latency histogram, in microseconds.
+type Latency struct {
+	Count    int64
+	MinUS    float64
+	AvgUS    float64
+	StdDevUS float64
+	P50US    float64
+	P75US    float64
+	P90US    float64
+	P99US    float64
+	P999US   float64
+	MaxUS    float64
+}
+
+// LatencyOf decodes an HdrHistogram encoding (pkg/hist) and returns its
+// figures; an empty encoding has none.
+func LatencyOf(enc []byte) (Latency, error) {
+	if len(enc) == 0 {
+		return Latency{}, nil
+	}
+	h, err := hist.Decode(enc)
+	if err != nil {
+		return Latency{}, fmt.Errorf("decode histogram: %w", err)
+	}
+	q := h.Percentiles([]float64{50, 75, 90, 99, 99.9})
+	us := func(i int) float64 { return micros(q[i].Value) }
+	return Latency{
+		Count: h.Count(), MinUS: micros(h.Min()), AvgUS: finite(h.MeanMicros()),
+		StdDevUS: finite(h.StdDevMicros()), P50US: us(0), P75US: us(1), P90US: us(2), P99US: us(3), P999US: us(4),
+		MaxUS: micros(h.Max()),
+	}, nil
+}
+
+// micros converts a duration to microseconds.
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// finite returns v, or 0 for NaN and infinities (an empty histogram's mean).
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// QPS returns the result's rate: requests per second over its duration.
+func (r Result) QPS() float64 {
+	if r.Duration <= 0 {
+		return 0
+	}
+	return float64(r.Count) / r.Duration.Seconds()
+}

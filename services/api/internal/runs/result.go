@@ -1,0 +1,206 @@
+package runs
+
+import (
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ShardStatus is where one shard of a run is.
+type ShardStatus string
+
+// Shard statuses.
+const (
+	// ShardAssigned shards were planned and sent to their agent.
+	ShardAssigned ShardStatus = "assigned"
+	// ShardRunning shards have sent at least one interval snapshot.
+	ShardRunning ShardStatus = "running"
+	// ShardDone shards have sent their final snapshot.
+	ShardDone ShardStatus = "done"
+	// ShardLost shards lost their agent, or sent no final snapshot in time.
+	ShardLost ShardStatus = "lost"
+)
+
+// Settled reports whether a shard in s will send nothing more that counts:
+// it is done or lost.
+func (s ShardStatus) Settled() bool { return s == ShardDone || s == ShardLost }
+
+// SnapshotRecord is one shard snapshot to store, already checked.
+type SnapshotRecord struct {
+	RunID uuid.UUID
+	Shard int
+	// Seq numbers the shard's snapshots from 1; (RunID, Shard, Seq) is
+	// stored once whatever the number of deliveries.
+	Seq   int64
+	Final bool
+	// IntervalStart places an interval snapshot in its second of the run
+	// (SecondOf).
+	IntervalStart time.Time
+	// Count and Errors are the interval's, or the whole shard's when Final.
+	Count  int64
+	Errors int64
+	// Encoded is the snapshot as received; a final one is kept with its
+	// shard for the finisher.
+	Encoded []byte
+}
+
+// Recorded says what storing a snapshot did.
+type Recorded struct {
+	// Duplicate is set when the snapshot was stored before (a redelivery):
+	// nothing else changed.
+	Duplicate bool
+	// Second is the second of the run an interval snapshot was merged into.
+	Second int
+	// Ignored is set for a final snapshot that arrived after its run ended
+	// or after its shard's final: it changed nothing.
+	Ignored bool
+	// Settled is set when every shard of the run is done or lost and the
+	// run has not ended: it is ready to be finished.
+	Settled bool
+}
+
+// SecondOf returns the second of a run that started at startAt an interval
+// starting at start belongs to: whole seconds since startAt, rounded down,
+// 0 for an interval that started early.
+func SecondOf(startAt, start time.Time) int {
+	d := start.Sub(startAt)
+	if d <= 0 {
+		return 0
+	}
+	return int(min(int64(d/time.Second), math.MaxInt32))
+}
+
+// Interval is the merged measurements of one second of a run, across its
+// shards.
+type Interval struct {
+	RunID  uuid.UUID
+	Second int
+	// Count and Errors are the requests completed in the second.
+	Count  int64
+	Errors int64
+	// RetCodes counts results by code.
+	RetCodes      map[string]int64
+	BytesSent     int64
+	BytesReceived int64
+	// Response, Service and Lag are HdrHistogram encodings (pkg/hist) of
+	// the three latencies; empty when nothing was recorded yet.
+	Response []byte
+	Service  []byte
+	Lag      []byte
+	// P50US, P90US, P99US and MaxUS are of Response, in microseconds.
+	P50US float64
+	P90US float64
+	P99US float64
+	MaxUS float64
+	// Snapshots is the number of shard snapshots merged into the second.
+	Snapshots int
+	UpdatedAt time.Time
+}
+
+// MergeFunc returns cur with one snapshot's measurements added. The store
+// calls it with the second's row locked.
+type MergeFunc func(cur Interval) (Interval, error)
+
+// ShardState is a shard as the finisher sees it.
+type ShardState struct {
+	Index   int
+	AgentID uuid.UUID
+	Status  ShardStatus
+	LastSeq int64
+	// Count and Errors are the shard's requests so far, or its totals once
+	// done.
+	Count  int64
+	Errors int64
+	// Final is the shard's final snapshot as received; nil unless done.
+	Final []byte
+}
+
+// Settlement is a run whose every shard is done or lost, locked for the
+// finisher to decide how it ends.
+type Settlement struct {
+	Run    Run
+	Shards []ShardState
+}
+
+// Finish is how a run ends.
+type Finish struct {
+	// Status is Completed, Failed or Canceled; it must be reachable from
+	// the run's status (From).
+	Status Status
+	// Error says why a run failed.
+	Error string
+	// At is the run's end time.
+	At time.Time
+	// StartedAt is used when the run has no start time yet; zero for none.
+	StartedAt time.Time
+	// Degraded is set when the result lacks lost shards.
+	Degraded bool
+	// Summary is written to the run's summary columns; nil leaves them empty.
+	Summary *Summary
+	// Result is the merged result; nil when no shard sent a final snapshot.
+	Result *Result
+}
+
+// Result is the merged final measurements of a run.
+type Result struct {
+	RunID uuid.UUID
+	// Response, Service and Lag are HdrHistogram encodings (pkg/hist).
+	Response []byte
+	Service  []byte
+	Lag      []byte
+	RetCodes map[string]int64
+	Count    int64
+	Errors   int64
+	// BytesSent and BytesReceived are totals over every request.
+	BytesSent     int64
+	BytesReceived int64
+	// Duration is from the earliest start to the latest end of the shards'
+	// final snapshots.
+	Duration time.Duration
+	// Shards is the number of shards merged; LostShards those missing.
+	Shards     int
+	LostShards int
+	CreatedAt  time.Time
+}
+
+// Sweep is one pass over the active runs' pending shards.
+type Sweep struct {
+	// Now is the time of the sweep.
+	Now time.Time
+	// Grace is how long after a run's deadline its final snapshots may
+	// still arrive; a shard still pending after it is lost.
+	Grace time.Duration
+	// CheckAgents enables the heartbeat check: a pending shard of a run
+	// that has started is lost when its agent is not in Live. Leave it off
+	// when the heartbeats could not be read.
+	CheckAgents bool
+	// Live is the agents with a heartbeat.
+	Live []uuid.UUID
+	// Queued names the shards ("<run id>/<shard>") that have snapshots
+	// waiting in the stream, not yet stored: their final may be among them,
+	// so they are not lost until Backlog more has passed after Grace.
+	Queued []string
+	// Backlog is the extra grace of queued shards.
+	Backlog time.Duration
+	// Limit bounds the shards marked lost and the runs returned.
+	Limit int
+}
+
+// LostShard is a shard a sweep marked lost.
+type LostShard struct {
+	RunID uuid.UUID
+	Shard int
+	// Deadline is set when the shard missed its run's deadline and grace;
+	// otherwise its agent stopped heartbeating.
+	Deadline bool
+}
+
+// Swept is what a sweep did.
+type Swept struct {
+	// Lost is the shards marked lost.
+	Lost []LostShard
+	// Settled is active runs whose every shard is done or lost: they are
+	// ready to be finished.
+	Settled []uuid.UUID
+}

@@ -1,0 +1,306 @@
+package runs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/paging"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
+	"github.com/barrage-dev/barrage/services/api/internal/projects"
+	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
+)
+
+// maxNameLength is the longest run name.
+const maxNameLength = 200
+
+// Service applies the rules of runs.
+type Service struct {
+	store    Store
+	projects *projects.Service
+	tests    *testdefs.Service
+	limits   policy.Limits
+	now      func() time.Time
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits) *Service {
+	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, now: time.Now}
+}
+
+// Input is a request to start a run: a stored test or an inline spec.
+type Input struct {
+	// Project is a project id or slug; optional with a test or a project token.
+	Project string `json:"project,omitempty"`
+	// TestID is the stored test to run, or uuid.Nil with Spec.
+	TestID uuid.UUID `json:"test,omitzero"`
+	// Spec is the inline spec, or nil with TestID.
+	Spec *spec.Spec `json:"spec,omitempty"`
+	// Name names the run; default the test's name.
+	Name string `json:"name,omitempty"`
+	// Thresholds replace the test's when not nil.
+	Thresholds []string `json:"thresholds,omitempty"`
+	// Labels are added to the spec's and the test's labels.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Source is ui or api.
+	Source Source `json:"source,omitempty"`
+	// IdempotencyKey makes a retried request return the first run.
+	IdempotencyKey string `json:"-"`
+}
+
+// requestHash is SHA-256 of the canonical JSON of in, which is what an
+// Idempotency-Key is bound to.
+func (in Input) requestHash() []byte {
+	b, err := json.Marshal(in)
+	if err != nil { // only unsupported values fail, and Input has none
+		panic(fmt.Sprintf("runs: marshal input: %v", err))
+	}
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+// DispatchMessage is the outbox payload of a new run, which the dispatcher
+// reads.
+type DispatchMessage struct {
+	RunID     uuid.UUID `json:"run_id"`
+	ProjectID uuid.UUID `json:"project_id"`
+	Spec      spec.Spec `json:"spec"`
+}
+
+// ControlMessage is the outbox payload of a stop.
+type ControlMessage struct {
+	RunID  uuid.UUID `json:"run_id"`
+	Action string    `json:"action"`
+}
+
+// Create starts a run (runners). created is false when an earlier request
+// with the same Idempotency-Key made the run.
+func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run Run, created bool, err error) {
+	hash := in.requestHash()
+	r, sp, err := s.build(ctx, p, in)
+	if err != nil {
+		return Run{}, false, err
+	}
+	payload, err := json.Marshal(DispatchMessage{RunID: r.ID, ProjectID: r.ProjectID, Spec: sp})
+	if err != nil {
+		return Run{}, false, fmt.Errorf("create run: %w", err)
+	}
+	n := NewRun{Run: r, Dispatch: payload, Idempotency: Idempotency{Key: in.IdempotencyKey, RequestHash: hash}, Actor: p.Actor()}
+	run, created, err = s.store.CreateRun(ctx, n)
+	if err != nil {
+		return Run{}, false, fmt.Errorf("create run: %w", err)
+	}
+	return run, created, nil
+}
+
+// build checks in and makes the run row and the spec to execute.
+func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, spec.Spec, error) {
+	if (in.TestID == uuid.Nil) == (in.Spec == nil) {
+		return Run{}, spec.Spec{}, apperr.Invalidf("spec", "give exactly one of test and spec")
+	}
+	r := Run{Name: in.Name, Source: in.Source, Thresholds: in.Thresholds, Status: Queued, CreatedBy: p.UserID}
+	var sp spec.Spec
+	labels := map[string]string{}
+	if in.TestID != uuid.Nil {
+		t, err := s.tests.Load(ctx, p, in.TestID, auth.Runner)
+		if err != nil {
+			return Run{}, spec.Spec{}, err
+		}
+		if in.Project != "" {
+			proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
+			if err != nil {
+				return Run{}, spec.Spec{}, err
+			}
+			if proj.ID != t.ProjectID {
+				return Run{}, spec.Spec{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
+			}
+		}
+		r.ProjectID, r.TestID, sp = t.ProjectID, t.ID, t.Spec.Clone()
+		if r.Name == "" {
+			r.Name = t.Name
+		}
+		if r.Thresholds == nil {
+			r.Thresholds = t.Thresholds
+		}
+		maps.Copy(labels, t.Labels)
+	} else {
+		proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
+		if err != nil {
+			return Run{}, spec.Spec{}, err
+		}
+		r.ProjectID, sp = proj.ID, in.Spec.Clone()
+	}
+	if err := s.checkInput(&sp, in, r.Thresholds); err != nil {
+		return Run{}, spec.Spec{}, err
+	}
+	maps.Copy(labels, sp.Labels)
+	maps.Copy(labels, in.Labels)
+	if len(labels) > spec.MaxLabels {
+		return Run{}, spec.Spec{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
+	}
+	now := s.now().UTC()
+	redacted := sp.Redacted()
+	r.ID, r.Spec, r.Labels, r.Target, r.QPSRequested = newID(), redacted, labels, redacted.URL, sp.PeakQPS()
+	r.CreatedAt, r.UpdatedAt = now, now
+	if r.Source == "" {
+		r.Source = SourceAPI
+	}
+	return r, sp, nil
+}
+
+// checkInput validates the run's own fields and its spec.
+func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string) error {
+	e := &apperr.Error{Code: apperr.Invalid, Detail: "the run has invalid fields"}
+	add := func(field, format string, args ...any) {
+		e.Fields = append(e.Fields, apperr.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	if utf8.RuneCountInString(in.Name) > maxNameLength {
+		add("name", "must be at most %d characters", maxNameLength)
+	}
+	if in.Source != "" && in.Source != SourceAPI && in.Source != SourceUI {
+		add("source", "must be api or ui")
+	}
+	testdefs.CheckThresholds(thresholds, add)
+	testdefs.CheckLabels(in.Labels, add)
+	if err := s.limits.Check(sp, "spec"); err != nil {
+		var se *apperr.Error
+		if !errors.As(err, &se) || se.Code != apperr.Invalid {
+			return err
+		}
+		e.Fields = append(e.Fields, se.Fields...)
+	}
+	if len(e.Fields) > 0 {
+		return e
+	}
+	return nil
+}
+
+// newID returns a time-ordered run id (UUIDv7), which keeps inserts at the
+// end of the primary key index.
+func newID() uuid.UUID {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.New()
+	}
+	return id
+}
+
+// Get returns a run the caller can see.
+func (s *Service) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (Run, error) {
+	return s.load(ctx, p, id, auth.Viewer)
+}
+
+// load returns a run the caller holds at least need in.
+func (s *Service) load(ctx context.Context, p *auth.Principal, id uuid.UUID, need auth.Role) (Run, error) {
+	r, err := s.store.GetRun(ctx, id)
+	if apperr.Is(err, apperr.NotFound) || (err == nil && p.RoleIn(r.ProjectID) == "") {
+		return Run{}, apperr.New(apperr.NotFound, "run %s not found", id)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("load run %s: %w", id, err)
+	}
+	if !p.Can(r.ProjectID, need) {
+		return Run{}, apperr.New(apperr.Forbidden, "this action needs the %s role in the run's project", need)
+	}
+	return r, nil
+}
+
+// Stop asks a run to stop (runners): a queued run is canceled at once, a
+// dispatched or running one goes to stopping and the agents are told. A
+// run already stopping is returned as it is; a finished one is a Conflict.
+func (s *Service) Stop(ctx context.Context, p *auth.Principal, id uuid.UUID) (Run, error) {
+	const attempts = 3 // the dispatcher may move the run between our read and write
+	for range attempts {
+		r, err := s.load(ctx, p, id, auth.Runner)
+		if err != nil {
+			return Run{}, err
+		}
+		m := Move{RunID: id, At: s.now().UTC(), Actor: p.Actor()}
+		switch {
+		case r.Status == Stopping:
+			return r, nil
+		case r.Status.Terminal():
+			return Run{}, apperr.New(apperr.Conflict, "run %s is %s; it cannot be stopped", id, r.Status)
+		case r.Status == Queued:
+			m.To = Canceled
+		default:
+			m.To = Stopping
+			if m.Control, err = json.Marshal(ControlMessage{RunID: id, Action: "stop"}); err != nil {
+				return Run{}, fmt.Errorf("stop run: %w", err)
+			}
+		}
+		moved, err := s.store.MoveRun(ctx, m)
+		if apperr.Is(err, apperr.Conflict) {
+			continue
+		}
+		if err != nil {
+			return Run{}, fmt.Errorf("stop run %s: %w", id, err)
+		}
+		return moved, nil
+	}
+	return Run{}, apperr.New(apperr.Conflict, "run %s changed status while being stopped; try again", id)
+}
+
+// ListInput is a list request as the API receives it.
+type ListInput struct {
+	// Project is an id or slug; "" for every visible project.
+	Project string
+	// TestID limits to one test; uuid.Nil for any.
+	TestID uuid.UUID
+	// Statuses keeps runs in one of these.
+	Statuses []Status
+	// Labels are "key=value" pairs that must all match.
+	Labels []string
+	// Since and Until bound created_at; zero for none.
+	Since time.Time
+	Until time.Time
+	// Page is the page wanted.
+	Page paging.Request
+}
+
+// List returns one page of runs and the next cursor.
+func (s *Service) List(ctx context.Context, p *auth.Principal, in ListInput) ([]Run, string, error) {
+	f := Filter{TestID: in.TestID, Statuses: in.Statuses, Since: in.Since, Until: in.Until, Page: in.Page}
+	for _, st := range in.Statuses {
+		if !st.Valid() {
+			return nil, "", apperr.Invalidf("status", "%q is not a run status", st)
+		}
+	}
+	if !in.Since.IsZero() && !in.Until.IsZero() && !in.Since.Before(in.Until) {
+		return nil, "", apperr.Invalidf("until", "must be after since")
+	}
+	if len(in.Labels) > 0 {
+		f.Labels = make(map[string]string, len(in.Labels))
+		for _, kv := range in.Labels {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, "", apperr.Invalidf("label", "%q must be key=value", kv)
+			}
+			f.Labels[k] = v
+		}
+	}
+	var err error
+	if f.ProjectIDs, f.AllProjects, err = s.projects.Scope(ctx, p, in.Project); err != nil {
+		return nil, "", err
+	}
+	if !f.AllProjects && len(f.ProjectIDs) == 0 {
+		return nil, "", nil
+	}
+	rows, err := s.store.ListRuns(ctx, f)
+	if err != nil {
+		return nil, "", fmt.Errorf("list runs: %w", err)
+	}
+	items, next := paging.Page(rows, f.Page.Limit, Run.Cursor)
+	return items, next, nil
+}

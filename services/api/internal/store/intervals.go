@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// intervalRow is a row of run_intervals: one second of a run, merged
+// across its shards.
+type intervalRow struct {
+	RunID         uuid.UUID `gorm:"column:run_id;primaryKey"`
+	Second        int       `gorm:"column:second;primaryKey"`
+	Count         int64     `gorm:"column:count"`
+	Errors        int64     `gorm:"column:errors"`
+	HDR           []byte    `gorm:"column:hdr"`
+	ServiceHDR    []byte    `gorm:"column:service_hdr"`
+	LagHDR        []byte    `gorm:"column:lag_hdr"`
+	RetCodes      []byte    `gorm:"column:ret_codes"`
+	BytesSent     int64     `gorm:"column:bytes_sent"`
+	BytesReceived int64     `gorm:"column:bytes_received"`
+	P50US         float64   `gorm:"column:p50_us"`
+	P90US         float64   `gorm:"column:p90_us"`
+	P99US         float64   `gorm:"column:p99_us"`
+	MaxUS         float64   `gorm:"column:max_us"`
+	Snapshots     int       `gorm:"column:snapshots"`
+	UpdatedAt     time.Time `gorm:"column:updated_at"`
+}
+
+// TableName returns the table of intervalRow.
+func (intervalRow) TableName() string { return "run_intervals" }
+
+// intervalFromRow maps a row to an interval.
+func intervalFromRow(r *intervalRow) (runs.Interval, error) {
+	codes, err := parseCodes(r.RetCodes)
+	if err != nil {
+		return runs.Interval{}, fmt.Errorf("interval %d of run %s: %w", r.Second, r.RunID, err)
+	}
+	return runs.Interval{
+		RunID: r.RunID, Second: r.Second, Count: r.Count, Errors: r.Errors, RetCodes: codes,
+		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived,
+		Response: r.HDR, Service: r.ServiceHDR, Lag: r.LagHDR,
+		P50US: r.P50US, P90US: r.P90US, P99US: r.P99US, MaxUS: r.MaxUS,
+		Snapshots: r.Snapshots, UpdatedAt: r.UpdatedAt.UTC(),
+	}, nil
+}
+
+// mergeInterval adds one snapshot to a second of a run: it creates the
+// second's row when missing, locks it, and writes what merge makes of it.
+// Shards reporting the same second wait for each other on the row lock.
+func mergeInterval(tx *gorm.DB, runID uuid.UUID, second int, merge runs.MergeFunc) error {
+	if err := tx.Exec(`INSERT INTO run_intervals (run_id, second, hdr) VALUES (?, ?, '') ON CONFLICT DO NOTHING`,
+		runID, second).Error; err != nil {
+		return fmt.Errorf("create interval %d: %w", second, err)
+	}
+	var row intervalRow
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
+		Where("run_id = ? AND second = ?", runID, second).Take(&row).Error; err != nil {
+		return fmt.Errorf("lock interval %d: %w", second, err)
+	}
+	cur, err := intervalFromRow(&row)
+	if err != nil {
+		return err
+	}
+	next, err := merge(cur)
+	if err != nil {
+		return fmt.Errorf("merge interval %d: %w", second, err)
+	}
+	hdr := next.Response
+	if hdr == nil {
+		hdr = []byte{} // the column is NOT NULL; empty means no values
+	}
+	set := map[string]any{
+		"count": next.Count, "errors": next.Errors, "hdr": hdr, "service_hdr": next.Service, "lag_hdr": next.Lag,
+		"ret_codes": codesJSON(next.RetCodes), "bytes_sent": next.BytesSent, "bytes_received": next.BytesReceived,
+		"p50_us": next.P50US, "p90_us": next.P90US, "p99_us": next.P99US, "max_us": next.MaxUS,
+		"snapshots": next.Snapshots, "updated_at": gorm.Expr("now()"),
+	}
+	if err := tx.Model(&intervalRow{}).Where("run_id = ? AND second = ?", runID, second).Updates(set).Error; err != nil {
+		return fmt.Errorf("update interval %d: %w", second, err)
+	}
+	return nil
+}
+
+// RunIntervals returns up to limit seconds of a run from second from on,
+// in order. A run without intervals (or no such run) gives none.
+func (s *Store) RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]runs.Interval, error) {
+	var rows []intervalRow
+	if err := s.conn(ctx).Where("run_id = ? AND second >= ?", runID, from).
+		Order("second").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read intervals of run %s: %w", runID, err)
+	}
+	out := make([]runs.Interval, len(rows))
+	for i := range rows {
+		iv, err := intervalFromRow(&rows[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = iv
+	}
+	return out, nil
+}
+
+// codesJSON encodes return-code counts for a jsonb column; nil is '{}'.
+func codesJSON(codes map[string]int64) []byte {
+	if codes == nil {
+		return []byte("{}")
+	}
+	b, err := json.Marshal(codes)
+	if err != nil { // a map of strings to integers always marshals
+		panic(fmt.Sprintf("store: marshal return codes: %v", err))
+	}
+	return b
+}
+
+// parseCodes decodes a jsonb column of return-code counts; it never
+// returns nil.
+func parseCodes(b []byte) (map[string]int64, error) {
+	codes := map[string]int64{}
+	if len(b) == 0 {
+		return codes, nil
+	}
+	if err := json.Unmarshal(b, &codes); err != nil {
+		return nil, fmt.Errorf("decode return codes: %w", err)
+	}
+	return codes, nil
+}

@@ -1,0 +1,114 @@
+package store
+
+import (
+	"bytes"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// tables lists the public tables other than goose's.
+func tables(tb testing.TB, s *Store) []string {
+	tb.Helper()
+	rows, err := s.DB().QueryContext(ctxT(tb), `SELECT tablename FROM pg_tables
+		WHERE schemaname = 'public' AND tablename <> 'goose_db_version' ORDER BY tablename`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, name)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func TestMigrateUpDownUp(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t)
+	ctx := ctxT(t)
+	run := func(cmd string) string {
+		t.Helper()
+		var out bytes.Buffer
+		if err := s.Migrate(ctx, cmd, &out); err != nil {
+			t.Fatalf("migrate %s: %v", cmd, err)
+		}
+		return out.String()
+	}
+	want := []string{
+		"agents", "api_tokens", "audit_log", "idempotency_keys", "memberships", "orgs", "outbox", "projects",
+		"run_intervals", "run_results", "run_shards", "run_snapshots", "runs", "sessions", "tests", "users",
+	}
+
+	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "pending  00001_init.sql") {
+		t.Errorf("status before up = %q, want 00001_init.sql pending", out)
+	}
+	if out := run(MigrateCmdUp); !strings.Contains(out, "applied 00001_init.sql") || !strings.Contains(out, "applied 00002_distributed.sql") {
+		t.Errorf("up printed %q", out)
+	}
+	if got := tables(t, s); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("tables after up = %v, want %v", got, want)
+	}
+	if out := run(MigrateCmdUp); out != "no pending migrations\n" {
+		t.Errorf("second up printed %q", out)
+	}
+	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "applied  00001_init.sql at ") {
+		t.Errorf("status after up = %q, want 00001_init.sql applied", out)
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00002_distributed.sql") {
+		t.Errorf("first down printed %q", out)
+	}
+	if got := tables(t, s); slices.Contains(got, "run_snapshots") || !slices.Contains(got, "runs") {
+		t.Errorf("tables after one down = %v, want 00001's tables only", got)
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00001_init.sql") {
+		t.Errorf("second down printed %q", out)
+	}
+	if got := tables(t, s); len(got) != 0 {
+		t.Errorf("tables after down = %v, want none", got)
+	}
+	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "pending  00001_init.sql") {
+		t.Errorf("status after down = %q", out)
+	}
+	run(MigrateCmdUp)
+	if got := tables(t, s); len(got) != len(want) {
+		t.Errorf("tables after up again = %v, want %v", got, want)
+	}
+	if err := Migrate(ctx, s.DB(), "sideways", io.Discard); err == nil || !strings.Contains(err.Error(), `unknown command "sideways"`) {
+		t.Errorf("unknown command: err = %v", err)
+	}
+}
+
+// TestMigrateUpConcurrent starts several migrators at once, as replicas
+// starting together do: the session lock lets each migration run once.
+func TestMigrateUpConcurrent(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { errs[i] = s.MigrateUp(ctxT(t)) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("migrator %d: %v", i, err)
+		}
+	}
+	var applied int
+	if err := s.DB().QueryRowContext(ctxT(t), "SELECT count(*) FROM goose_db_version WHERE version_id = 1 AND is_applied").Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if applied != 1 {
+		t.Errorf("migration 1 recorded %d times, want 1", applied)
+	}
+}

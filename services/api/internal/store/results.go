@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// resultRow is a row of run_results: the merged final histograms and
+// totals of a run. sizes, header_sizes and fortio_json are not written here.
+type resultRow struct {
+	RunID         uuid.UUID `gorm:"column:run_id;primaryKey"`
+	Response      []byte    `gorm:"column:response"`
+	Service       []byte    `gorm:"column:service"`
+	Lag           []byte    `gorm:"column:lag"`
+	RetCodes      []byte    `gorm:"column:ret_codes"`
+	Count         int64     `gorm:"column:count"`
+	Errors        int64     `gorm:"column:errors"`
+	BytesSent     int64     `gorm:"column:bytes_sent"`
+	BytesReceived int64     `gorm:"column:bytes_received"`
+	DurationUS    int64     `gorm:"column:duration_us"`
+	Shards        int       `gorm:"column:shards"`
+	LostShards    int       `gorm:"column:lost_shards"`
+	CreatedAt     time.Time `gorm:"column:created_at"`
+}
+
+// TableName returns the table of resultRow.
+func (resultRow) TableName() string { return "run_results" }
+
+// FinishRun ends a run whose every shard is done or lost, in one
+// transaction: it locks the run, hands it and its shards to decide, and
+// writes what decide returns (status, summary columns, result row, audit
+// entry). It returns the run and finished=true when it ended it; when the
+// run has already ended, or a shard is still pending, it changes nothing
+// and returns finished=false, so calling it again is harmless. Conflict
+// when decide picks a status the run cannot move to; NotFound when there
+// is no such run.
+func (s *Store) FinishRun(ctx context.Context, id uuid.UUID, decide func(runs.Settlement) (runs.Finish, error)) (runs.Run, bool, error) {
+	var (
+		row      runRow
+		finished bool
+	)
+	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&row).Error; err != nil {
+			return classify(err, "lock run", "run", id)
+		}
+		if runs.Status(row.Status).Terminal() {
+			return nil
+		}
+		var shards []shardRow
+		if err := tx.Where("run_id = ?", id).Order("shard").Find(&shards).Error; err != nil {
+			return fmt.Errorf("read shards: %w", err)
+		}
+		states := shardStates(shards)
+		if len(states) == 0 {
+			return nil
+		}
+		for _, st := range states {
+			if !st.Status.Settled() {
+				return nil
+			}
+		}
+		run, err := runFromRow(row)
+		if err != nil {
+			return err
+		}
+		f, err := decide(runs.Settlement{Run: run, Shards: states})
+		if err != nil {
+			return err
+		}
+		if err := writeFinish(tx, &row, f); err != nil {
+			return err
+		}
+		finished = true
+		return nil
+	})
+	if err != nil {
+		return runs.Run{}, false, fmt.Errorf("finish run %s: %w", id, err)
+	}
+	run, err := runFromRow(row)
+	if err != nil {
+		return runs.Run{}, false, fmt.Errorf("finish run %s: %w", id, err)
+	}
+	return run, finished, nil
+}
+
+// writeFinish applies f to the locked run in row (which it updates) and
+// stores the result.
+func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
+	from := runs.Status(row.Status)
+	if !runs.CanMove(from, f.Status) || !f.Status.Terminal() {
+		return apperr.New(apperr.Conflict, "run is %s; it cannot become %s", from, f.Status)
+	}
+	set := map[string]any{
+		"status": string(f.Status), "ended_at": orNow(f.At).UTC(), "degraded": f.Degraded, "updated_at": gorm.Expr("now()"),
+	}
+	if f.Error != "" {
+		set["error"] = f.Error
+	}
+	if row.StartedAt == nil && !f.StartedAt.IsZero() {
+		set["started_at"] = f.StartedAt.UTC()
+	}
+	if sm := f.Summary; sm != nil {
+		set["count"], set["errors"], set["qps_actual"] = sm.Count, sm.Errors, sm.QPS
+		set["min_us"], set["avg_us"], set["p50_us"] = sm.MinUS, sm.AvgUS, sm.P50US
+		set["p90_us"], set["p99_us"], set["max_us"] = sm.P90US, sm.P99US, sm.MaxUS
+	}
+	if err := tx.Model(row).Clauses(clause.Returning{}).Where("id = ?", row.ID).Updates(set).Error; err != nil {
+		return fmt.Errorf("update run: %w", err)
+	}
+	if r := f.Result; r != nil {
+		res := resultRow{
+			RunID: row.ID, Response: r.Response, Service: r.Service, Lag: r.Lag, RetCodes: codesJSON(r.RetCodes),
+			Count: r.Count, Errors: r.Errors, BytesSent: r.BytesSent, BytesReceived: r.BytesReceived,
+			DurationUS: r.Duration.Microseconds(), Shards: r.Shards, LostShards: r.LostShards, CreatedAt: time.Now().UTC(),
+		}
+		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&res).Error; err != nil {
+			return fmt.Errorf("store result: %w", err)
+		}
+	}
+	return audit(tx, auth.Actor{}, auditEntry{
+		Action: "run.move", Kind: "run", ID: row.ID.String(), Project: row.ProjectID,
+		Details: map[string]any{"to": f.Status, "error": f.Error, "degraded": f.Degraded},
+	})
+}
+
+// RunResult returns a run's merged result; NotFound until it has one.
+func (s *Store) RunResult(ctx context.Context, runID uuid.UUID) (runs.Result, error) {
+	var row resultRow
+	if err := s.conn(ctx).Where("run_id = ?", runID).Take(&row).Error; err != nil {
+		return runs.Result{}, classify(err, "get run result", "result of run", runID)
+	}
+	codes, err := parseCodes(row.RetCodes)
+	if err != nil {
+		return runs.Result{}, fmt.Errorf("result of run %s: %w", runID, err)
+	}
+	return runs.Result{
+		RunID: row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, RetCodes: codes,
+		Count: row.Count, Errors: row.Errors, BytesSent: row.BytesSent, BytesReceived: row.BytesReceived,
+		Duration: time.Duration(row.DurationUS) * time.Microsecond, Shards: row.Shards, LostShards: row.LostShards,
+		CreatedAt: row.CreatedAt.UTC(),
+	}, nil
+}

@@ -1,0 +1,56 @@
+// Package testdefs owns stored test definitions: a named spec with
+// thresholds and labels that runs can be started from. It checks roles and
+// specs and declares the Store it needs.
+//
+// It is not the place for running tests (package runs starts runs from them).
+package testdefs
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/paging"
+)
+
+// Test is a stored test definition.
+type Test struct {
+	ID          uuid.UUID
+	ProjectID   uuid.UUID
+	Name        string
+	Description string
+	// Spec is stored as given (normalized); secrets in it are needed to run
+	// it and are redacted when it is shown.
+	Spec       spec.Spec
+	Thresholds []string
+	Labels     map[string]string
+	// CreatedBy is the user who created it, or uuid.Nil.
+	CreatedBy uuid.UUID
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Cursor returns the test's position in a list.
+func (t Test) Cursor() paging.Cursor {
+	return paging.Cursor{CreatedAt: t.CreatedAt, ID: t.ID}
+}
+
+// Store is the storage tests need.
+type Store interface {
+	// CreateTest inserts t and an audit entry; Conflict when the project
+	// already has a test of that name.
+	CreateTest(ctx context.Context, t Test, actor auth.Actor) (Test, error)
+	// GetTest returns a test by id; NotFound when there is none.
+	GetTest(ctx context.Context, id uuid.UUID) (Test, error)
+	// ReplaceTest overwrites name, description, spec, thresholds and labels
+	// of t.ID and writes an audit entry; Conflict on a duplicate name.
+	ReplaceTest(ctx context.Context, t Test, actor auth.Actor) (Test, error)
+	// DeleteTest deletes a test and writes an audit entry; its runs stay.
+	DeleteTest(ctx context.Context, id uuid.UUID, actor auth.Actor) error
+	// ListTests returns up to page.Limit+1 tests of the projects (every
+	// project when all), newest first.
+	ListTests(ctx context.Context, projects []uuid.UUID, all bool, page paging.Request) ([]Test, error)
+}
