@@ -8,7 +8,7 @@ ROOT        := $(abspath .)
 TOOLS_BIN   := $(ROOT)/.tools/bin
 export PATH := $(TOOLS_BIN):$(PATH)
 
-GO_MODULES  := pkg proto services/api services/agent services/echo
+GO_MODULES  := pkg proto migrations services/api services/agent services/echo
 GO_PKGS     := $(foreach m,$(GO_MODULES),./$(m)/...)
 
 # Pinned tool versions (bump deliberately; `make proto` output depends on the generators).
@@ -17,6 +17,7 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 STATICCHECK_VERSION        := v0.8.2
 GOLANGCI_LINT_VERSION      := v2.15.0
 FORTIO_VERSION             := v1.68.2
+OAPI_CODEGEN_VERSION       := v2.8.2
 
 FUZZTIME ?= 10s
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
@@ -34,15 +35,16 @@ tools: ## Install pinned tool versions into ./.tools/bin.
 	@scripts/install-tool honnef.co/go/tools/cmd/staticcheck $(STATICCHECK_VERSION)
 	@scripts/install-tool github.com/golangci/golangci-lint/v2/cmd/golangci-lint $(GOLANGCI_LINT_VERSION)
 	@scripts/install-tool fortio.org/fortio $(FORTIO_VERSION)
+	@scripts/install-tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen $(OAPI_CODEGEN_VERSION)
 
 .PHONY: build
 build: ## Build every binary into ./bin.
 	@mkdir -p bin
-	go build -o bin/ ./services/echo/cmd/barrage-echo ./services/agent/cmd/barrage-agent
+	go build -o bin/ ./services/echo/cmd/barrage-echo ./services/agent/cmd/barrage-agent ./services/api/cmd/barrage-api
 
 .PHONY: run
-run: ## Run Barrage locally (for now: the echo server in the foreground).
-	go run ./services/echo/cmd/barrage-echo
+run: build ## Run Barrage locally: barrage-api -all-in-one (embedded NATS, one agent, echo) on the local Postgres.
+	scripts/run-local
 
 .PHONY: proto
 proto: ## Regenerate Go code from proto/ sources.
@@ -51,6 +53,14 @@ proto: ## Regenerate Go code from proto/ sources.
 .PHONY: proto-check
 proto-check: ## Fail if committed generated code differs from `make proto` output.
 	scripts/protogen --check proto
+
+.PHONY: api
+api: ## Regenerate the gin strict server from services/api/openapi.yaml.
+	scripts/apigen
+
+.PHONY: api-check
+api-check: ## Fail if the generated API server differs from `make api` output.
+	scripts/apigen --check
 
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file needs gofmt.
@@ -83,7 +93,7 @@ fuzz: ## Short run of every fuzz target (FUZZTIME each, default 10s).
 	scripts/fuzz-all $(FUZZTIME) $(GO_MODULES)
 
 .PHONY: test
-test: lint proto-check unit accuracy fuzz ## Everything CI runs.
+test: lint proto-check api-check unit accuracy fuzz ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
