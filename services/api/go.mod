@@ -6,6 +6,7 @@ require (
 	github.com/barrage-dev/barrage/migrations v0.0.0
 	github.com/barrage-dev/barrage/pkg v0.0.0
 	github.com/barrage-dev/barrage/proto v0.0.0-00010101000000-000000000000
+	github.com/barrage-dev/barrage/web v0.0.0
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/gin-gonic/gin v1.12.0
 	github.com/google/uuid v1.6.0
@@ -146,3 +147,5 @@ replace (
 replace github.com/barrage-dev/barrage/services/agent => ../agent
 
 replace github.com/barrage-dev/barrage/services/echo => ../echo
+
+replace github.com/barrage-dev/barrage/web => ../../web

@@ -33,6 +33,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
+	"github.com/barrage-dev/barrage/web"
 )
 
 // App is a running barrage-api.
@@ -167,9 +168,13 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		SecureCookie: cfg.SecureCookie,
 		SessionTTL:   cfg.SessionTTL,
+		Dashboard:    web.Dist(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build router: %w", err)
+	}
+	if !web.Built() {
+		log.Warn("this binary holds no dashboard: `make build` builds web/ before the Go binaries")
 	}
 	return h, nil
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -42,6 +43,9 @@ type Options struct {
 	SecureCookie bool
 	// SessionTTL is how long a dashboard session lasts.
 	SessionTTL time.Duration
+	// Dashboard is the built web UI served at / (index.html for client
+	// routes); nil or without index.html serves none.
+	Dashboard fs.FS
 }
 
 // publicRoutes need no credentials.
@@ -51,7 +55,7 @@ func publicRoute(method, route string) bool {
 }
 
 // NewRouter returns the HTTP handler of barrage-api: /api/v1, /healthz,
-// /readyz and /metrics.
+// /readyz, /metrics and the dashboard at /.
 func NewRouter(o Options) (http.Handler, error) {
 	v, err := newValidator(api.OpenAPI, BasePath)
 	if err != nil {
@@ -67,7 +71,14 @@ func NewRouter(o Options) (http.Handler, error) {
 		r.GET("/metrics", gin.WrapH(o.Metrics.Handler()))
 	}
 	r.Use(recovery(o.Log), collectErrors(o.Log))
+	serveUI := func(*gin.Context) bool { return false }
+	if o.Dashboard != nil {
+		serveUI = dashboard(o.Dashboard)
+	}
 	r.NoRoute(func(c *gin.Context) {
+		if serveUI(c) {
+			return
+		}
 		writeProblem(c, o.Log, apperr.New(apperr.NotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	r.NoMethod(func(c *gin.Context) {

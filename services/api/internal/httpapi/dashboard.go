@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// dashboardCSP allows the dashboard's own scripts and styles only; charts set
+// inline style attributes, hence 'unsafe-inline' for styles alone.
+const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; " +
+	"base-uri 'self'; frame-ancestors 'none'; form-action 'self'"
+
+// dashboard serves the built web UI from files: a file as it is, with a
+// year-long immutable cache for Vite's content-hashed assets/, and
+// index.html (never cached) for any other extension-less path, so a client
+// route survives a reload. It answers false when the request is not its to
+// serve: not GET or HEAD, under /api/, or a missing file with an extension.
+func dashboard(files fs.FS) func(c *gin.Context) bool {
+	return func(c *gin.Context) bool {
+		r := c.Request
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			return false
+		}
+		clean := path.Clean("/" + r.URL.Path)
+		if clean == "/api" || strings.HasPrefix(clean, "/api/") {
+			return false
+		}
+		name := strings.TrimPrefix(clean, "/")
+		if st, err := fs.Stat(files, name); name == "" || err != nil || st.IsDir() {
+			if path.Ext(name) != "" {
+				return false
+			}
+			name = "index.html"
+		}
+		if _, err := fs.Stat(files, "index.html"); err != nil {
+			return false // a binary built without the dashboard
+		}
+		h := c.Writer.Header()
+		h.Set("Content-Security-Policy", dashboardCSP)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		if strings.HasPrefix(name, "assets/") {
+			h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			h.Set("Cache-Control", "no-cache")
+		}
+		if name == "index.html" {
+			// ServeFileFS would redirect a request for index.html to "./".
+			serveIndex(c, files)
+			return true
+		}
+		http.ServeFileFS(c.Writer, r, files, name)
+		return true
+	}
+}
+
+// serveIndex writes index.html for any client route.
+func serveIndex(c *gin.Context, files fs.FS) {
+	body, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		c.Status(http.StatusInternalServerError)
+		return
+	}
+	c.Data(http.StatusOK, "text/html; charset=utf-8", body)
+}

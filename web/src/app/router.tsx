@@ -1,0 +1,24 @@
+import { createBrowserRouter, Navigate } from 'react-router';
+import { Layout } from './layout';
+import { RouteError } from './route-error';
+
+// Every page but the shell is its own chunk, loaded on first visit.
+export const router = createBrowserRouter([
+  { path: '/sign-in', lazy: () => import('./routes/sign-in'), errorElement: <RouteError /> },
+  {
+    path: '/',
+    element: <Layout />,
+    errorElement: <RouteError />,
+    children: [
+      { index: true, element: <Navigate to="/runs" replace /> },
+      { path: 'runs', lazy: () => import('./routes/runs') },
+      { path: 'runs/new', lazy: () => import('./routes/new-run') },
+      { path: 'runs/:runId', lazy: () => import('./routes/run') },
+      { path: 'compare', lazy: () => import('./routes/compare') },
+      { path: 'tests', lazy: () => import('./routes/tests') },
+      { path: 'tests/:testId', lazy: () => import('./routes/test') },
+      { path: 'agents', lazy: () => import('./routes/agents') },
+      { path: '*', lazy: () => import('./routes/not-found') },
+    ],
+  },
+]);

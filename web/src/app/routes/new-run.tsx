@@ -1,0 +1,3 @@
+export function Component() {
+  return <h1>new-run</h1>;
+}

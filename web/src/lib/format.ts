@@ -1,0 +1,110 @@
+// Display formatting for durations, rates, counts and times: the one place
+// the dashboard turns numbers into text.
+
+/** formatDuration shows microseconds in µs, ms or s, as magnitude needs, with 3 significant digits. */
+export function formatDuration(us: number | null | undefined): string {
+  if (us === null || us === undefined || !Number.isFinite(us)) return '–';
+  const abs = Math.abs(us);
+  if (abs < 1_000) return `${sig(us)} µs`;
+  if (abs < 1_000_000) return `${sig(us / 1_000)} ms`;
+  if (abs < 60_000_000) return `${sig(us / 1_000_000)} s`;
+  return formatSeconds(us / 1_000_000);
+}
+
+/** formatSeconds shows a length of time such as a run's duration: 45 s, 2m05s, 1h02m. */
+export function formatSeconds(s: number | null | undefined): string {
+  if (s === null || s === undefined || !Number.isFinite(s)) return '–';
+  if (s < 60) return `${sig(s)} s`;
+  const total = Math.round(s);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  if (h > 0) return `${h}h${pad2(m)}m`;
+  return `${m}m${pad2(sec)}s`;
+}
+
+/** formatRate shows requests per second: 0.5, 12.3, 1,234, 12.3k, 1.23M. */
+export function formatRate(qps: number | null | undefined): string {
+  if (qps === null || qps === undefined || !Number.isFinite(qps)) return '–';
+  if (qps >= 1_000_000) return `${sig(qps / 1_000_000)}M`;
+  if (qps >= 10_000) return `${sig(qps / 1_000)}k`;
+  if (qps >= 100) return Math.round(qps).toLocaleString('en-US');
+  return sig(qps);
+}
+
+/** formatCount shows an integer with thousands separators. */
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** formatPercent shows a share in [0, 1] as a percentage. */
+export function formatPercent(share: number | null | undefined): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return '–';
+  const p = share * 100;
+  if (p === 0) return '0%';
+  if (p < 0.01) return '<0.01%';
+  return `${sig(p)}%`;
+}
+
+/** formatBytes shows a byte count in B, KiB, MiB or GiB. */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${sig(v)} ${units[i]}`;
+}
+
+/** formatDelta shows b relative to a base a: +12.3%, −4.5%, or = when equal. */
+export function formatDelta(base: number | null | undefined, v: number | null | undefined): string {
+  if (base === null || base === undefined || v === null || v === undefined || !Number.isFinite(base) || !Number.isFinite(v)) return '–';
+  if (base === v) return '=';
+  if (base === 0) return v > 0 ? '+∞' : '−∞';
+  const d = ((v - base) / Math.abs(base)) * 100;
+  return `${d > 0 ? '+' : '−'}${sig(Math.abs(d))}%`;
+}
+
+/** formatTime shows an ISO timestamp in the viewer's locale, to the second. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '–';
+  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+/** formatAgo shows how long before now an ISO timestamp is: 3 s ago, 5 min ago. */
+export function formatAgo(iso: string | null | undefined, now: number = Date.now()): string {
+  if (!iso) return '–';
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return '–';
+  const s = Math.max(0, (now - t) / 1000);
+  if (s < 60) return `${Math.floor(s)} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+/** runSeconds is how long a run ran (or has run, if it has not ended). */
+export function runSeconds(startedAt?: string, endedAt?: string, now: number = Date.now()): number | undefined {
+  if (!startedAt) return undefined;
+  const start = new Date(startedAt).getTime();
+  const end = endedAt ? new Date(endedAt).getTime() : now;
+  if (Number.isNaN(start) || Number.isNaN(end)) return undefined;
+  return Math.max(0, (end - start) / 1000);
+}
+
+/** sig rounds to 3 significant digits and drops trailing zeros. */
+function sig(v: number): string {
+  if (v === 0) return '0';
+  const digits = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(v))));
+  return String(Number(v.toFixed(Math.min(digits, 6))));
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
