@@ -8,7 +8,7 @@ ROOT        := $(abspath .)
 TOOLS_BIN   := $(ROOT)/.tools/bin
 export PATH := $(TOOLS_BIN):$(PATH)
 
-GO_MODULES  := pkg proto migrations services/api services/agent services/echo
+GO_MODULES  := pkg proto migrations services/api services/agent services/echo web
 GO_PKGS     := $(foreach m,$(GO_MODULES),./$(m)/...)
 
 # Pinned tool versions (bump deliberately; `make proto` output depends on the generators).
@@ -37,8 +37,17 @@ tools: ## Install pinned tool versions into ./.tools/bin.
 	@scripts/install-tool fortio.org/fortio $(FORTIO_VERSION)
 	@scripts/install-tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen $(OAPI_CODEGEN_VERSION)
 
+WEB_DEPS := web/node_modules/.package-lock.json
+
+$(WEB_DEPS): web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+
+.PHONY: web
+web: $(WEB_DEPS) ## Build the dashboard into web/dist (barrage-api embeds it).
+	cd web && npm run build
+
 .PHONY: build
-build: ## Build every binary into ./bin.
+build: web ## Build the dashboard and every binary into ./bin.
 	@mkdir -p bin
 	go build -o bin/ ./services/echo/cmd/barrage-echo ./services/agent/cmd/barrage-agent ./services/api/cmd/barrage-api
 
@@ -64,7 +73,7 @@ api-check: ## Fail if the generated API server differs from `make api` output.
 
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file needs gofmt.
-	@out=$$(gofmt -l $(GO_MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(find $(GO_MODULES) -name node_modules -prune -o -name '*.go' -print | xargs gofmt -l); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 .PHONY: vet
 vet: ## go vet every module.
@@ -92,8 +101,18 @@ accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -rac
 fuzz: ## Short run of every fuzz target (FUZZTIME each, default 10s).
 	scripts/fuzz-all $(FUZZTIME) $(GO_MODULES)
 
+.PHONY: web-check
+web-check: $(WEB_DEPS) ## Dashboard: API types fresh, tsc, eslint, Vitest.
+	cd web && npx openapi-typescript ../services/api/openapi.yaml -o /tmp/barrage-api-schema.d.ts >/dev/null && \
+	  { diff -q src/lib/api-schema.d.ts /tmp/barrage-api-schema.d.ts || { echo "web/src/lib/api-schema.d.ts is stale: run npm run gen:api in web/"; exit 1; }; }
+	cd web && npx tsc -b && npx eslint --max-warnings 0 . && npx vitest run
+
+.PHONY: e2e
+e2e: build ## Dashboard end-to-end in headless Chromium against an all-in-one stack (web/e2e).
+	cd web && npx playwright test
+
 .PHONY: test
-test: lint proto-check api-check unit accuracy fuzz ## Everything CI runs.
+test: lint proto-check api-check web-check unit accuracy fuzz e2e ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.

@@ -19,7 +19,7 @@ export function AgentsTable() {
   const live = items.filter((a) => now - Date.parse(a.last_seen_at) < liveForMs).length;
   return (
     <div className="stack">
-      <p className="muted" data-testid="agents-live">
+      <p className="muted" style={{ margin: 0 }} data-testid="agents-live">
         {live} of {items.length} live
       </p>
       <div className="table-wrap">

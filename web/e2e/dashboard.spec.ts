@@ -1,0 +1,140 @@
+import { mkdirSync } from 'node:fs';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { formatCount } from '../src/lib/format';
+import { port } from '../playwright.config';
+
+// One story through the dashboard against the real stack: sign in, start a
+// run from the form, watch it live, read its result, compare three runs.
+// Every page is saved to e2e/screenshots/.
+
+const email = 'admin@barrage.local';
+const password = process.env.BARRAGE_ADMIN_PASSWORD ?? 'e2e-password-0123';
+const echo = `http://127.0.0.1:${port + 1}/`;
+const shots = 'e2e/screenshots';
+mkdirSync(shots, { recursive: true });
+
+test.describe.configure({ mode: 'serial' });
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+}
+
+type Run = { id: string; status: string };
+type Result = { count: number; qps: number };
+
+/** startRun starts a run through the API (the page's cookie jar signs it). */
+async function startRun(req: APIRequestContext, name: string, spec: Record<string, unknown>): Promise<string> {
+  const res = await req.post('/api/v1/runs', { data: { name, spec, source: 'api', labels: { suite: 'e2e' } } });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as Run).id;
+}
+
+async function waitCompleted(req: APIRequestContext, id: string): Promise<Result> {
+  await expect
+    .poll(async () => ((await (await req.get(`/api/v1/runs/${id}`)).json()) as Run).status, { timeout: 60_000 })
+    .toBe('completed');
+  const res = await req.get(`/api/v1/runs/${id}/result`);
+  expect(res.status()).toBe(200);
+  return (await res.json()) as Result;
+}
+
+test('sign in, start a run, watch it live, read the result, compare three runs', async ({ page }) => {
+  await page.goto('/runs');
+  await expect(page).toHaveURL(/\/sign-in\?next=/);
+  await shot(page, 'sign-in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('wrong-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toBeVisible();
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/runs$/);
+
+  await page.goto('/agents');
+  await expect(page.getByTestId('agents-live')).toHaveText(/^2 of 2 live/, { timeout: 30_000 });
+  await shot(page, 'agents');
+
+  // A bad value comes back from the API as a field error next to the field.
+  await page.goto('/runs/new');
+  await page.locator('[name="url"]').fill('ftp://127.0.0.1/');
+  await page.getByTestId('start-run').click();
+  await expect(page.locator('[name="url"]')).toHaveAttribute('aria-invalid', 'true');
+
+  await page.locator('[name="url"]').fill(echo);
+  await page.locator('[name="qps"]').fill('200');
+  await page.locator('[name="connections"]').fill('4');
+  await page.locator('[name="duration"]').fill('5s');
+  await page.locator('[name="agents.count"]').fill('2');
+  await shot(page, 'new-run');
+  await page.getByTestId('start-run').click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  const first = page.url().split('/').pop()!;
+
+  // The live chart gains points while the run goes on.
+  const points = page.getByTestId('live-points');
+  const seen = async () => Number((await points.textContent())?.match(/\d+/)?.[0] ?? 0);
+  await expect.poll(seen, { timeout: 20_000 }).toBeGreaterThan(0);
+  const early = await seen();
+  await expect(page.getByTestId('live-chart')).toBeVisible();
+  await shot(page, 'run-live');
+  await expect.poll(seen, { timeout: 20_000 }).toBeGreaterThan(early);
+
+  const result = await waitCompleted(page.request, first);
+  expect(result.count).toBeGreaterThanOrEqual(990);
+  expect(result.count).toBeLessThanOrEqual(1010);
+  await expect(page.getByTestId('run-status')).toHaveText(/completed/i, { timeout: 20_000 });
+  await expect(page.getByTestId('result-count')).toHaveText(formatCount(result.count));
+  await shot(page, 'run-result');
+
+  const second = await startRun(page.request, 'e2e slower', { url: `${echo}?delay=2ms`, qps: 100, duration: '3s', connections: 2 });
+  const third = await startRun(page.request, 'e2e faster', { url: echo, qps: 300, duration: '3s', connections: 4, agents: { count: 2 } });
+  const results = [result, await waitCompleted(page.request, second), await waitCompleted(page.request, third)];
+
+  await page.goto('/runs');
+  await expect(page.getByTestId('runs-table').locator('[data-run-id]')).toHaveCount(3);
+  await shot(page, 'runs');
+
+  await page.goto(`/compare?ids=${first},${second}`);
+  await expect(page.getByTestId('compare-overlay')).toBeVisible();
+  await shot(page, 'compare-2');
+
+  const ids = [first, second, third];
+  await page.goto(`/compare?ids=${ids.join(',')}`);
+  await expect(page.getByTestId('compare-bars')).toBeVisible();
+  for (const [i, id] of ids.entries()) {
+    await expect(page.getByTestId(`compare-count-${id}`)).toHaveText(formatCount(results[i]!.count));
+  }
+  await shot(page, 'compare-3');
+});
+
+test('tests page, dark theme and a phone-width runs list', async ({ browser }) => {
+  const ctx = await browser.newContext({ colorScheme: 'dark' });
+  const page = await ctx.newPage();
+  const login = await page.request.post('/api/v1/auth/login', { data: { email, password } });
+  expect(login.status()).toBe(200);
+
+  const created = await page.request.post('/api/v1/tests', {
+    data: { name: 'e2e echo smoke', spec: { url: echo, qps: 50, duration: '2s' }, labels: { suite: 'e2e' } },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const testId = ((await created.json()) as { id: string }).id;
+
+  await page.goto('/tests');
+  await expect(page.getByRole('link', { name: 'e2e echo smoke' })).toBeVisible();
+  await shot(page, 'tests');
+  await page.goto(`/tests/${testId}`);
+  await expect(page.getByRole('heading', { name: 'e2e echo smoke' })).toBeVisible();
+  await shot(page, 'test');
+
+  const runs = await page.request.get('/api/v1/runs?limit=1');
+  const last = ((await runs.json()) as { items: Run[] }).items[0]!;
+  await page.goto(`/runs/${last.id}`);
+  await expect(page.getByTestId('run-status')).toHaveText(/completed/i);
+  await shot(page, 'run-result-dark');
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/runs');
+  await expect(page.getByTestId('runs-table')).toBeVisible();
+  await shot(page, 'runs-phone');
+  await ctx.close();
+});
