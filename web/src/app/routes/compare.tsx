@@ -1,3 +1,15 @@
+import { useNavigate, useSearchParams } from 'react-router';
+import { CompareView } from '@/features/compare/components/compare-view';
+import { compareHref, parseIds } from '@/features/compare/utils/ids';
+
 export function Component() {
-  return <h1>compare</h1>;
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const ids = parseIds(params.get('ids'));
+  return (
+    <div className="stack">
+      <h1 style={{ margin: 0 }}>Compare runs</h1>
+      <CompareView ids={ids} onIdsChange={(next) => navigate(compareHref(next))} />
+    </div>
+  );
 }
