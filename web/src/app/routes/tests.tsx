@@ -1,3 +1,23 @@
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { NewTest } from '@/features/tests/components/new-test';
+import { TestsTable } from '@/features/tests/components/tests-table';
+
 export function Component() {
-  return <h1>tests</h1>;
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const creating = params.has('new');
+  return (
+    <div className="stack">
+      <div className="spread">
+        <h1 style={{ margin: 0 }}>Tests</h1>
+        {!creating && (
+          <Link className="button primary" to="/tests?new=1">
+            New test
+          </Link>
+        )}
+      </div>
+      {creating && <NewTest onCreated={(id) => navigate(`/tests/${id}`)} onCancel={() => navigate('/tests')} />}
+      <TestsTable />
+    </div>
+  );
 }

@@ -1,0 +1,17 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Schemas } from '@/lib/api-client';
+
+export async function replaceTest({ testId, body }: { testId: string; body: Schemas['TestReplace'] }) {
+  return unwrap(await api.PUT('/tests/{test}', { params: { path: { test: testId } }, body }));
+}
+
+export function useReplaceTest() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: replaceTest,
+    onSuccess: (t) => {
+      qc.setQueryData(['tests', t.id], t);
+      return qc.invalidateQueries({ queryKey: ['tests', 'list'] });
+    },
+  });
+}

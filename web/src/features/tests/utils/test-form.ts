@@ -1,0 +1,102 @@
+import type { Schemas } from '@/lib/api-client';
+
+/** The form's text fields, as typed. */
+export type TestFormValues = { name: string; description: string; labels: string; thresholds: string; spec: string };
+
+/** Messages per form field; `other` holds what belongs to no field. */
+export type FormErrors = Partial<Record<keyof TestFormValues | 'other', string>>;
+
+/** A new test starts from a small spec to edit rather than a blank box. */
+export const newTestValues: TestFormValues = {
+  name: '',
+  description: '',
+  labels: '',
+  thresholds: '',
+  spec: JSON.stringify({ url: 'http://127.0.0.1:8081/', qps: 100, duration: '30s', connections: 8 }, null, 2),
+};
+
+/** formValuesOf fills the form from a stored test. */
+export function formValuesOf(t: Schemas['Test']): TestFormValues {
+  return {
+    name: t.name,
+    description: t.description,
+    labels: Object.entries(t.labels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+    thresholds: (t.thresholds ?? []).join('\n'),
+    spec: JSON.stringify(t.spec, null, 2),
+  };
+}
+
+/** parseLabels reads `key=value` lines; blank lines are skipped, the value may contain `=`. */
+export function parseLabels(text: string): { labels: Record<string, string>; error?: string } {
+  const labels: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (!line) continue;
+    const eq = line.indexOf('=');
+    const key = eq < 0 ? '' : line.slice(0, eq).trim();
+    if (!key) return { labels, error: `line ${i + 1}: "${line}" is not key=value` };
+    if (key in labels) return { labels, error: `line ${i + 1}: label "${key}" is given twice` };
+    labels[key] = line.slice(eq + 1).trim();
+  }
+  return { labels };
+}
+
+/** parseThresholds reads one threshold per non-blank line. */
+export function parseThresholds(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/** parseSpec checks the spec box is a JSON object before it is sent; the API checks its fields. */
+export function parseSpec(text: string): { spec?: Schemas['RunSpec']; error?: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { error: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { error: 'the spec must be a JSON object, such as {"url": "…"}' };
+  return { spec: v as Schemas['RunSpec'] };
+}
+
+/** toTestBody turns the form into the body of PUT /tests/{test} (POST adds the project), or says what is wrong. */
+export function toTestBody(v: TestFormValues): { body: Schemas['TestReplace'] } | { errors: FormErrors } {
+  const errors: FormErrors = {};
+  const name = v.name.trim();
+  if (!name) errors.name = 'give the test a name';
+  const labels = parseLabels(v.labels);
+  if (labels.error) errors.labels = labels.error;
+  const spec = parseSpec(v.spec);
+  if (spec.error) errors.spec = spec.error;
+  if (Object.keys(errors).length > 0 || !spec.spec) return { errors };
+  return {
+    body: { name, description: v.description.trim(), labels: labels.labels, thresholds: parseThresholds(v.thresholds), spec: spec.spec },
+  };
+}
+
+/**
+ * formErrorsOf places the API's field errors next to the form's fields:
+ * `spec.qps` under the spec box as "qps: …", `thresholds[1]` as "line 2: …",
+ * `labels.team` as "team: …".
+ */
+export function formErrorsOf(errs: Schemas['FieldError'][] | undefined): FormErrors {
+  const out: Record<string, string[]> = {};
+  const add = (k: keyof FormErrors, msg: string) => (out[k] ??= []).push(msg);
+  for (const { field, message } of errs ?? []) {
+    const m = /^(name|description|labels|thresholds|spec)(?:\[(\d+)\]|\.(.+))?$/.exec(field);
+    if (!m) {
+      add('other', `${field}: ${message}`);
+      continue;
+    }
+    const [, top, index, rest] = m;
+    if (index !== undefined) add(top as keyof FormErrors, `line ${Number(index) + 1}: ${message}`);
+    else if (rest !== undefined) add(top as keyof FormErrors, `${rest}: ${message}`);
+    else add(top as keyof FormErrors, message);
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.join('; ')]));
+}

@@ -1,0 +1,45 @@
+import type { Schemas } from '@/lib/api-client';
+
+/** One run of a test on the trend: x = when it started (ms), latencies in µs. */
+export type TrendRow = {
+  t: number;
+  id: string;
+  name: string;
+  count: number;
+  errors: number;
+  qps?: number;
+  p50?: number;
+  p99?: number;
+};
+
+/**
+ * trendRows places a test's finished runs in time order, oldest first. A run
+ * without a summary (not finished, or lost) has nothing to plot and is
+ * skipped; a run that never started is placed at its creation.
+ */
+export function trendRows(runs: Schemas['Run'][]): TrendRow[] {
+  const out: TrendRow[] = [];
+  for (const r of runs) {
+    if (!r.summary) continue;
+    const t = Date.parse(r.started_at ?? r.created_at);
+    if (Number.isNaN(t)) continue;
+    out.push({ t, id: r.id, name: r.name, count: r.summary.count, errors: r.summary.errors, qps: r.summary.qps, p50: r.summary.p50_us, p99: r.summary.p99_us });
+  }
+  return out.sort((a, b) => a.t - b.t || a.id.localeCompare(b.id));
+}
+
+/** trendDomain is the time axis's range, widened by a minute each side when it is a single instant. */
+export function trendDomain(rows: TrendRow[]): [number, number] {
+  if (rows.length === 0) return [0, 1];
+  const lo = rows[0]!.t;
+  const hi = rows[rows.length - 1]!.t;
+  return lo === hi ? [lo - 60_000, hi + 60_000] : [lo, hi];
+}
+
+/** timeTick labels the time axis as finely as its span needs: seconds, minutes or days. */
+export function timeTick(spanMs: number): (t: number) => string {
+  const hour = 3_600_000;
+  if (spanMs <= hour) return (t) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (spanMs <= 24 * hour) return (t) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return (t) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+}
