@@ -1,14 +1,16 @@
 import { createBrowserRouter, Navigate } from 'react-router';
+import { Loading } from '@/components/ui/states';
 import { Layout } from './layout';
 import { RouteError } from './route-error';
 
 // Every page but the shell is its own chunk, loaded on first visit.
 export const router = createBrowserRouter([
-  { path: '/sign-in', lazy: () => import('./routes/sign-in'), errorElement: <RouteError /> },
+  { path: '/sign-in', lazy: () => import('./routes/sign-in'), errorElement: <RouteError />, hydrateFallbackElement: <Loading /> },
   {
     path: '/',
     element: <Layout />,
     errorElement: <RouteError />,
+    hydrateFallbackElement: <Loading />,
     children: [
       { index: true, element: <Navigate to="/runs" replace /> },
       { path: 'runs', lazy: () => import('./routes/runs') },
