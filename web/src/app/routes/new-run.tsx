@@ -1,3 +1,5 @@
+import { NewRunPage } from '@/features/runs/components/new-run-page';
+
 export function Component() {
-  return <h1>new-run</h1>;
+  return <NewRunPage />;
 }

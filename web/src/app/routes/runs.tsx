@@ -1,3 +1,5 @@
+import { RunsList } from '@/features/runs/components/runs-list';
+
 export function Component() {
-  return <h1>runs</h1>;
+  return <RunsList />;
 }

@@ -1,0 +1,14 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Schemas } from '@/lib/api-client';
+
+export async function createTest(body: Schemas['TestCreate']) {
+  return unwrap(await api.POST('/tests', { body }));
+}
+
+export function useCreateTest() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: createTest,
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['tests', 'list'] }),
+  });
+}

@@ -1,0 +1,131 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+
+// openapi-fetch keeps the fetch and Request it finds when the client is
+// created, at import time, so the stubs go in before any import runs. Node's
+// Request wants an absolute URL; the page's origin stands in for the browser.
+const fetchMock = vi.hoisted(() => {
+  const m = vi.fn<(req: Request) => Promise<Response>>();
+  vi.stubGlobal('fetch', m);
+  const Base = globalThis.Request;
+  vi.stubGlobal(
+    'Request',
+    class extends Base {
+      constructor(input: RequestInfo | URL, init?: RequestInit) {
+        super(typeof input === 'string' ? new URL(input, location.href) : input, init);
+      }
+    },
+  );
+  return m;
+});
+
+const { NewRunForm } = await import('./new-run-form');
+
+function renderForm() {
+  localStorage.setItem('barrage.project', 'default');
+  const router = createMemoryRouter(
+    [
+      { path: '/runs/new', element: <NewRunForm /> },
+      { path: '/runs/:id', element: <p>run page</p> },
+    ],
+    { initialEntries: ['/runs/new'] },
+  );
+  const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+  render(
+    <QueryClientProvider client={qc}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  );
+  return router;
+}
+
+const problem = (body: object, status: number) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/problem+json' } });
+
+afterEach(() => fetchMock.mockReset());
+
+describe('NewRunForm', () => {
+  it('shows the API field errors next to their inputs', async () => {
+    fetchMock.mockResolvedValue(
+      problem(
+        {
+          type: 'https://barrage.dev/problems/validation',
+          title: 'Validation failed',
+          status: 422,
+          detail: 'the run has invalid fields',
+          errors: [
+            { field: 'spec.qps', message: 'must be at least 0' },
+            { field: 'project', message: 'is not a project you can run in' },
+          ],
+        },
+        422,
+      ),
+    );
+    const user = userEvent.setup();
+    renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');
+    const qps = screen.getByLabelText(/^QPS/);
+    await user.clear(qps);
+    await user.type(qps, '-1');
+    await user.click(screen.getByTestId('start-run'));
+
+    await waitFor(() => expect(qps).toHaveAttribute('aria-invalid', 'true'));
+    expect(qps).toHaveAccessibleDescription(expect.stringContaining('must be at least 0'));
+    // The message sits inside the qps field's own label, not elsewhere on the form.
+    expect(qps.closest('label')).toHaveTextContent('must be at least 0');
+    // A field the form has no input for goes to the summary.
+    expect(screen.getByRole('alert')).toHaveTextContent('project: is not a project you can run in');
+
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    const req = fetchMock.mock.calls[0]![0];
+    expect(req.method).toBe('POST');
+    expect(new URL(req.url).pathname).toBe('/api/v1/runs');
+    expect(req.headers.get('Idempotency-Key')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await req.json()).toEqual({
+      project: 'default',
+      source: 'ui',
+      spec: { url: 'http://127.0.0.1:18601/', qps: -1, connections: 8, duration: '5s', percentiles: [50, 75, 90, 99, 99.9] },
+    });
+  });
+
+  it('refuses non-numeric qps without calling the API', async () => {
+    const user = userEvent.setup();
+    renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');
+    const qps = screen.getByLabelText(/^QPS/);
+    await user.clear(qps);
+    await user.type(qps, 'abc');
+    await user.click(screen.getByTestId('start-run'));
+    expect(await screen.findByText('must be a number')).toBeInTheDocument();
+    expect(qps).toHaveAttribute('aria-invalid', 'true');
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('repeats the Idempotency-Key for the same body only', async () => {
+    fetchMock.mockImplementation(async () => problem({ type: 'https://barrage.dev/problems/unavailable', title: 'Unavailable', status: 503 }, 503));
+    const user = userEvent.setup();
+    renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');
+    await user.click(screen.getByTestId('start-run'));
+    await screen.findByText(/The run was not started: Unavailable/);
+    await user.click(screen.getByTestId('start-run'));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(2));
+    await user.type(screen.getByLabelText(/^QPS/), '0');
+    await user.click(screen.getByTestId('start-run'));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(3));
+    const keys = fetchMock.mock.calls.map(([req]) => req.headers.get('Idempotency-Key'));
+    expect(keys[0]).toBe(keys[1]);
+    expect(keys[2]).not.toBe(keys[0]);
+  });
+
+  it('goes to the new run on success', async () => {
+    fetchMock.mockResolvedValue(new Response(JSON.stringify({ id: 'r-1' }), { status: 201, headers: { 'Content-Type': 'application/json' } }));
+    const user = userEvent.setup();
+    const router = renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');
+    await user.click(screen.getByTestId('start-run'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/runs/r-1'));
+  });
+});

@@ -1,0 +1,110 @@
+import type { Schemas } from '@/lib/api-client';
+import type { FieldErrors, FormField } from './run-form';
+
+type FieldError = Schemas['FieldError'];
+type RunSpec = Schemas['RunSpec'];
+
+/** Spec paths that are a form field of the same name. */
+const direct = new Set<string>([
+  'url',
+  'qps',
+  'connections',
+  'duration',
+  'count',
+  'pacing',
+  'jitter',
+  'uniform',
+  'no_catchup',
+  'ramp.from',
+  'ramp.to',
+  'ramp.over',
+  'method',
+  'headers',
+  'payload',
+  'content_type',
+  'timeout',
+  'h2',
+  'insecure',
+  'abort_on',
+  'grpc.mode',
+  'grpc.service',
+  'grpc.ping_delay',
+  'agents.count',
+  'agents.selector',
+  'percentiles',
+  'labels',
+]);
+
+/** Spec paths that name a whole block: the error is shown at the block's main input. */
+const blocks: Record<string, FormField> = {
+  ramp: 'ramp.to',
+  grpc: 'grpc.mode',
+  agents: 'agents.count',
+  until_stopped: 'length',
+  payload_file: 'payload',
+};
+
+/**
+ * formFieldOf maps the JSON path of a problem's field error to the form
+ * input it is about, or undefined when no input matches (the error then
+ * goes to the summary). `name` is the run's name on POST /runs and the test's
+ * on POST /tests. Array items (`spec.headers[2]`) and map entries
+ * (`labels.team`, `spec.agents.selector.zone`) land on their textarea.
+ */
+export function formFieldOf(path: string, body: 'run' | 'test' = 'run'): FormField | undefined {
+  if (path === 'name') return body === 'test' ? 'test_name' : 'name';
+  if (/^thresholds(\[\d+\])?$/.test(path)) return 'thresholds';
+  if (path === 'labels' || path.startsWith('labels.')) return 'labels';
+  if (!path.startsWith('spec.')) return undefined;
+  const p = path.slice('spec.'.length).replace(/\[\d+\]$/, '');
+  if (p.startsWith('labels.')) return 'labels';
+  if (p.startsWith('agents.selector.')) return 'agents.selector';
+  if (direct.has(p)) return p as FormField;
+  return blocks[p];
+}
+
+export interface MappedProblem {
+  fields: FieldErrors;
+  /** Errors no input matches, shown in the summary at the top. */
+  other: FieldError[];
+}
+
+/**
+ * mapProblemFields spreads a problem's field errors over the form. An error
+ * about one item of a list names the item (its text, from the body that was
+ * sent, or its position); a field with several errors shows them all.
+ */
+export function mapProblemFields(errors: readonly FieldError[], body: 'run' | 'test' = 'run', sent?: SentBody): MappedProblem {
+  const fields: FieldErrors = {};
+  const other: FieldError[] = [];
+  for (const e of errors) {
+    const f = formFieldOf(e.field, body);
+    if (!f) {
+      other.push(e);
+      continue;
+    }
+    const msg = `${itemOf(e.field, sent)}${e.message}`;
+    fields[f] = fields[f] ? `${fields[f]}; ${msg}` : msg;
+  }
+  return { fields, other };
+}
+
+/** The parts of the sent body whose list items an error may point at. */
+export interface SentBody {
+  spec?: Pick<RunSpec, 'headers' | 'percentiles'>;
+  thresholds?: string[];
+}
+
+/** itemOf names the list item or map key a path ends in: `“X-Id: 1”: `, `team: `. */
+function itemOf(path: string, sent?: SentBody): string {
+  const idx = /^spec\.(headers|percentiles)\[(\d+)\]$/.exec(path) ?? /^(thresholds)\[(\d+)\]$/.exec(path);
+  if (idx) {
+    const list: readonly unknown[] | undefined =
+      idx[1] === 'thresholds' ? sent?.thresholds : idx[1] === 'headers' ? sent?.spec?.headers : sent?.spec?.percentiles;
+    const i = Number(idx[2]);
+    const item = list?.[i];
+    return item !== undefined ? `“${String(item)}”: ` : `item ${i + 1}: `;
+  }
+  const key = /^(?:spec\.)?(?:labels|agents\.selector)\.(.+)$/.exec(path);
+  return key ? `${key[1]}: ` : '';
+}

@@ -1,0 +1,52 @@
+import { serializeRunsQuery } from '../api/list-runs';
+import { emptyFilters, filtersFromParams, filtersToParams, hasFilters, labelFilterError, matchesText, type RunFilters } from './run-filters';
+
+describe('run filters in the URL', () => {
+  it('round-trips every filter', () => {
+    const f: RunFilters = { status: ['running', 'completed'], test: '0190b1c2-0000-7000-8000-000000000001', labels: ['team=a', 'env=prod=1'], q: 'checkout api' };
+    const params = filtersToParams(f);
+    expect(params.toString()).toBe('status=running%2Ccompleted&test=0190b1c2-0000-7000-8000-000000000001&label=team%3Da&label=env%3Dprod%3D1&q=checkout+api');
+    expect(filtersFromParams(new URLSearchParams(params.toString()))).toEqual(f);
+  });
+
+  it('writes statuses in canonical order, so one filter is one URL', () => {
+    expect(filtersToParams({ ...emptyFilters, status: ['failed', 'queued'] }).get('status')).toBe('queued,failed');
+  });
+
+  it('leaves no params for no filters', () => {
+    expect(filtersToParams(emptyFilters).toString()).toBe('');
+    expect(filtersFromParams(new URLSearchParams())).toEqual(emptyFilters);
+    expect(hasFilters(emptyFilters)).toBe(false);
+  });
+
+  it('drops what the API would refuse from a hand-edited URL', () => {
+    const f = filtersFromParams(new URLSearchParams('status=running,bogus,running&label=nokey&label==x&label=ok=1&label=ok=1'));
+    expect(f.status).toEqual(['running']);
+    expect(f.labels).toEqual(['ok=1']);
+  });
+
+  it('checks label filters', () => {
+    expect(labelFilterError('team=a')).toBeUndefined();
+    expect(labelFilterError('team=')).toBeUndefined();
+    expect(labelFilterError('team')).toBe('Use key=value');
+    expect(labelFilterError('bad key=a')).toMatch(/key/);
+  });
+});
+
+describe('matchesText', () => {
+  const run = { name: 'Checkout smoke', target: 'https://shop.internal/api/checkout' };
+  it('matches every word in name or target, ignoring case', () => {
+    expect(matchesText(run, '')).toBe(true);
+    expect(matchesText(run, 'SMOKE shop')).toBe(true);
+    expect(matchesText(run, 'smoke cart')).toBe(false);
+  });
+});
+
+describe('serializeRunsQuery', () => {
+  it('sends status comma-separated and label repeated', () => {
+    expect(serializeRunsQuery({ project: 'default', status: ['running', 'queued'], label: ['a=1', 'b=2'], cursor: 'c1', limit: 50 })).toBe(
+      'project=default&status=running%2Cqueued&label=a%3D1&label=b%3D2&cursor=c1&limit=50',
+    );
+    expect(serializeRunsQuery({})).toBe('');
+  });
+});

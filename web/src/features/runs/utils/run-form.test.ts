@@ -1,0 +1,175 @@
+import type { Schemas } from '@/lib/api-client';
+import { asStoredTestRun, defaultFormState, formFromTest, protocolOf, runOfTest, toRunRequest, type RunFormState } from './run-form';
+
+const form = (over: Partial<RunFormState>): RunFormState => ({ ...defaultFormState, url: 'http://127.0.0.1:8080/', ...over });
+
+function built(over: Partial<RunFormState>, project = 'default') {
+  const r = toRunRequest(form(over), project);
+  if (!r.ok) throw new Error(`unexpected errors: ${JSON.stringify(r.errors)}`);
+  return r;
+}
+
+function errorsOf(over: Partial<RunFormState>) {
+  const r = toRunRequest(form(over), 'default');
+  if (r.ok) throw new Error('expected errors');
+  return r.errors;
+}
+
+describe('toRunRequest', () => {
+  it('maps Fortio defaults to a minimal body', () => {
+    expect(built({}).run).toEqual({
+      project: 'default',
+      source: 'ui',
+      spec: { url: 'http://127.0.0.1:8080/', qps: 8, connections: 8, duration: '5s', percentiles: [50, 75, 90, 99, 99.9] },
+    });
+  });
+
+  it('omits empty fields so the API defaults apply', () => {
+    const r = built({ qps: '', connections: ' ', duration: '', percentiles: '', method: '', timeout: '' });
+    expect(r.run.spec).toEqual({ url: 'http://127.0.0.1:8080/' });
+    expect(r.run).not.toHaveProperty('labels');
+    expect(r.run).not.toHaveProperty('thresholds');
+    expect(r.run).not.toHaveProperty('name');
+  });
+
+  it('parses numbers, and a bare duration as seconds', () => {
+    const r = built({ qps: '200', connections: '4', duration: '30', 'agents.count': '2' });
+    expect(r.run.spec).toMatchObject({ qps: 200, connections: 4, duration: 30, agents: { count: 2 } });
+    expect(built({ qps: '0.5', duration: '1m30s' }).run.spec).toMatchObject({ qps: 0.5, duration: '1m30s' });
+  });
+
+  it('keeps out-of-range numbers for the API to judge', () => {
+    expect(built({ qps: '-1' }).run.spec.qps).toBe(-1);
+  });
+
+  it('refuses text that is not a number before sending', () => {
+    expect(errorsOf({ qps: 'abc', connections: '2.5', 'agents.count': 'two' })).toEqual({
+      qps: 'must be a number',
+      connections: 'must be a whole number',
+      'agents.count': 'must be a whole number',
+    });
+  });
+
+  it('refuses a duration that is neither Go syntax nor seconds', () => {
+    expect(errorsOf({ duration: 'ten seconds' }).duration).toMatch(/duration like 30s/);
+    expect(errorsOf({ timeout: '5 s' }).timeout).toMatch(/duration/);
+  });
+
+  it('requires the URL', () => {
+    expect(errorsOf({ url: '  ' })).toEqual({ url: 'is required' });
+  });
+
+  it('sends count instead of duration in count mode, and requires it', () => {
+    const spec = built({ length: 'count', count: '1000' }).run.spec;
+    expect(spec.count).toBe(1000);
+    expect(spec).not.toHaveProperty('duration');
+    expect(errorsOf({ length: 'count', count: '' }).count).toMatch(/required/);
+    expect(built({ length: 'until_stopped' }).run.spec).toMatchObject({ until_stopped: true });
+    expect(built({ length: 'until_stopped' }).run.spec).not.toHaveProperty('duration');
+  });
+
+  it('parses headers, labels, selector and thresholds line by line', () => {
+    const r = built({
+      headers: 'X-Id:  42\n\n  Authorization: Bearer a:b  ',
+      labels: 'team=payments\nenv = staging',
+      'agents.selector': 'region=eu',
+      thresholds: 'p(99) < 250ms\n\n error_rate < 1% ',
+      name: '  smoke ',
+    });
+    expect(r.run.spec.headers).toEqual(['X-Id: 42', 'Authorization: Bearer a:b']);
+    expect(r.run.labels).toEqual({ team: 'payments', env: 'staging' });
+    expect(r.run.spec.agents).toEqual({ selector: { region: 'eu' } });
+    expect(r.run.thresholds).toEqual(['p(99) < 250ms', 'error_rate < 1%']);
+    expect(r.run.name).toBe('smoke');
+  });
+
+  it('names the line of a malformed header or label', () => {
+    const e = errorsOf({ headers: 'X-Ok: 1\nno colon here', labels: 'team=a\nteam=b' });
+    expect(e.headers).toBe('line 2: write it as “Name: value”');
+    expect(e.labels).toBe('“team” is given twice');
+  });
+
+  it('parses percentiles and reports a bad one', () => {
+    expect(built({ percentiles: '50,90, 99.99' }).run.spec.percentiles).toEqual([50, 90, 99.99]);
+    expect(errorsOf({ percentiles: '50, p99' }).percentiles).toBe('“p99” is not a number');
+  });
+
+  it('sends a ramp only when given, and needs its target and length', () => {
+    expect(built({ 'ramp.from': '0', 'ramp.to': '100', 'ramp.over': '10s' }).run.spec.ramp).toEqual({ from: 0, to: 100, over: '10s' });
+    expect(built({ 'ramp.to': '100', 'ramp.over': '10s' }).run.spec.ramp).toEqual({ to: 100, over: '10s' });
+    expect(errorsOf({ 'ramp.from': '5' })).toEqual({ 'ramp.to': 'is required for a ramp', 'ramp.over': 'is required for a ramp' });
+  });
+
+  it('sends gRPC options only for grpc URLs, and only those of the mode', () => {
+    expect(built({ url: 'http://x/', 'grpc.mode': 'ping', 'grpc.ping_delay': '1s' }).run.spec).not.toHaveProperty('grpc');
+    expect(built({ url: 'grpc://x:9000', 'grpc.mode': 'ping', 'grpc.service': 'svc', 'grpc.ping_delay': '1s' }).run.spec.grpc).toEqual({
+      mode: 'ping',
+      ping_delay: '1s',
+    });
+    expect(built({ url: 'grpcs://x:9000', 'grpc.service': 'svc' }).run.spec.grpc).toEqual({ service: 'svc' });
+    expect(built({ url: 'grpc://x:9000' }).run.spec).not.toHaveProperty('grpc');
+  });
+
+  it('sends flags only when set', () => {
+    const spec = built({ h2: true, jitter: true, pacing: 'fortio', no_catchup: true, payload: ' {"a":1}', content_type: 'application/json' }).run.spec;
+    expect(spec).toMatchObject({ h2: true, jitter: true, pacing: 'fortio', no_catchup: true, payload: ' {"a":1}', content_type: 'application/json' });
+    expect(spec).not.toHaveProperty('uniform');
+    expect(spec).not.toHaveProperty('insecure');
+  });
+
+  it('builds the test body too when saving as a test, and needs its name', () => {
+    const r = built({ save_as_test: true, test_name: 'checkout smoke', labels: 'team=a', thresholds: 'p(99) < 1s' });
+    expect(r.test).toEqual({ project: 'default', name: 'checkout smoke', spec: r.run.spec, labels: { team: 'a' }, thresholds: ['p(99) < 1s'] });
+    expect(runOfTest(r.run, 't-1')).toEqual({ project: 'default', test: 't-1', source: 'ui' });
+    expect(errorsOf({ save_as_test: true, test_name: ' ' }).test_name).toMatch(/required/);
+  });
+
+  it('leaves the project out when none is chosen', () => {
+    expect(built({}, '').run).not.toHaveProperty('project');
+  });
+});
+
+describe('protocolOf', () => {
+  it('reads the scheme', () => {
+    expect(protocolOf('https://a/')).toBe('https');
+    expect(protocolOf('GRPC://a:1')).toBe('grpc');
+    expect(protocolOf('ftp://a/')).toBe('unknown');
+    expect(protocolOf('example.com')).toBeUndefined();
+  });
+});
+
+describe('formFromTest and asStoredTestRun', () => {
+  const test: Schemas['Test'] = {
+    id: '0190b1c2-0000-7000-8000-000000000001',
+    project_id: 'p',
+    name: 'stored',
+    description: '',
+    // As the API stores it: normalized, durations as Go strings.
+    spec: { url: 'http://127.0.0.1:9/', qps: 50, connections: 4, duration: '10s', pacing: 'open', method: 'GET', timeout: '3s', percentiles: [50, 99], headers: ['X-A: 1'] },
+    thresholds: ['p(99) < 1s'],
+    labels: { team: 'a' },
+    created_at: '2025-01-01T00:00:00Z',
+    updated_at: '2025-01-01T00:00:00Z',
+  };
+
+  it('fills the form from a stored test', () => {
+    const f = formFromTest(test);
+    expect(f).toMatchObject({ url: 'http://127.0.0.1:9/', qps: '50', connections: '4', duration: '10s', headers: 'X-A: 1', labels: 'team=a', thresholds: 'p(99) < 1s', percentiles: '50, 99' });
+  });
+
+  it('runs the stored test when the spec is unchanged, with extra labels', () => {
+    const r = built({ ...formFromTest(test), labels: 'team=a\nbuild=7' });
+    expect(asStoredTestRun(r.run, test)).toEqual({
+      project: 'default',
+      test: test.id,
+      labels: { team: 'a', build: '7' },
+      thresholds: ['p(99) < 1s'],
+      source: 'ui',
+    });
+  });
+
+  it('sends the edited spec inline once it changes or drops a test label', () => {
+    expect(asStoredTestRun(built({ ...formFromTest(test), qps: '60' }).run, test)).toBeUndefined();
+    expect(asStoredTestRun(built({ ...formFromTest(test), labels: '' }).run, test)).toBeUndefined();
+  });
+});

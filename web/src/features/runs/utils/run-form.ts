@@ -1,0 +1,383 @@
+// The New run form's state and its mapping to the API's request bodies:
+// pure functions, so the rules (what is omitted, how text is parsed, what is
+// refused before sending) are unit-tested apart from the markup.
+import type { Schemas } from '@/lib/api-client';
+
+type RunSpec = Schemas['RunSpec'];
+type RunCreate = Schemas['RunCreate'];
+type TestCreate = Schemas['TestCreate'];
+type Test = Schemas['Test'];
+
+/** How the run's length is bounded: Fortio's -t, -n, or -t 0. */
+export type LengthMode = 'duration' | 'count' | 'until_stopped';
+
+/**
+ * RunFormState holds the form's inputs as typed. Keys are the JSON paths of
+ * the spec fields they fill (`qps`, `ramp.over`, `agents.count`), which are
+ * also the inputs' name attributes and where server field errors land.
+ */
+export interface RunFormState {
+  url: string;
+  name: string;
+  qps: string;
+  connections: string;
+  length: LengthMode;
+  duration: string;
+  count: string;
+  pacing: '' | 'open' | 'closed' | 'fortio';
+  jitter: boolean;
+  uniform: boolean;
+  no_catchup: boolean;
+  'ramp.from': string;
+  'ramp.to': string;
+  'ramp.over': string;
+  method: string;
+  headers: string;
+  payload: string;
+  content_type: string;
+  timeout: string;
+  h2: boolean;
+  insecure: boolean;
+  abort_on: string;
+  'grpc.mode': '' | 'health' | 'ping';
+  'grpc.service': string;
+  'grpc.ping_delay': string;
+  'agents.count': string;
+  'agents.selector': string;
+  percentiles: string;
+  labels: string;
+  thresholds: string;
+  save_as_test: boolean;
+  test_name: string;
+}
+
+export type FormField = keyof RunFormState;
+export type FieldErrors = Partial<Record<FormField, string>>;
+
+/** Fortio's defaults: 8 qps, 8 connections, 5 s, the usual percentiles. */
+export const defaultFormState: RunFormState = {
+  url: '',
+  name: '',
+  qps: '8',
+  connections: '8',
+  length: 'duration',
+  duration: '5s',
+  count: '',
+  pacing: '',
+  jitter: false,
+  uniform: false,
+  no_catchup: false,
+  'ramp.from': '',
+  'ramp.to': '',
+  'ramp.over': '',
+  method: '',
+  headers: '',
+  payload: '',
+  content_type: '',
+  timeout: '',
+  h2: false,
+  insecure: false,
+  abort_on: '',
+  'grpc.mode': '',
+  'grpc.service': '',
+  'grpc.ping_delay': '',
+  'agents.count': '',
+  'agents.selector': '',
+  percentiles: '50, 75, 90, 99, 99.9',
+  labels: '',
+  thresholds: '',
+  save_as_test: false,
+  test_name: '',
+};
+
+export type Protocol = 'http' | 'https' | 'h2c' | 'grpc' | 'grpcs' | 'tcp' | 'udp';
+
+/** What each scheme means, for the hint under the URL. */
+export const protocolText: Record<Protocol, string> = {
+  http: 'HTTP/1.1',
+  https: 'HTTPS (HTTP/1.1, or HTTP/2 with h2)',
+  h2c: 'HTTP/2 cleartext',
+  grpc: 'gRPC',
+  grpcs: 'gRPC over TLS',
+  tcp: 'TCP',
+  udp: 'UDP',
+};
+
+/**
+ * protocolOf reads the scheme of a target URL: a known protocol, 'unknown'
+ * for another scheme, or undefined while there is no scheme yet.
+ */
+export function protocolOf(url: string): Protocol | 'unknown' | undefined {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url.trim());
+  if (!m) return undefined;
+  const s = m[1]!.toLowerCase();
+  return s in protocolText ? (s as Protocol) : 'unknown';
+}
+
+export function isGrpc(url: string): boolean {
+  const p = protocolOf(url);
+  return p === 'grpc' || p === 'grpcs';
+}
+
+/** The result of mapping the form: the requests to send, or the local errors. */
+export type BuiltRequest =
+  | { ok: true; run: RunCreate & { spec: RunSpec }; test?: TestCreate }
+  | { ok: false; errors: FieldErrors };
+
+const numberPattern = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const integerPattern = /^[+-]?\d+$/;
+// Go's time.ParseDuration syntax: one or more number+unit pairs.
+const goDurationPattern = /^[+-]?((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
+
+/**
+ * toRunRequest maps the form to the POST /runs body (and the POST /tests
+ * body when "save as test" is on). Empty inputs are left out so the API's
+ * defaults apply; text that cannot be what the field needs ("abc" for qps, a
+ * header without a colon) is refused here with a message per field. Range
+ * checks are the API's: its messages come back next to the same fields.
+ */
+export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
+  const errors: FieldErrors = {};
+  const fail = (f: FormField, msg: string) => {
+    errors[f] ??= msg;
+  };
+  const num = (f: FormField, raw: string): number | undefined => {
+    const t = raw.trim();
+    if (t === '') return undefined;
+    if (!numberPattern.test(t)) return fail(f, 'must be a number'), undefined;
+    return Number(t);
+  };
+  const int = (f: FormField, raw: string): number | undefined => {
+    const t = raw.trim();
+    if (t === '') return undefined;
+    if (!integerPattern.test(t)) return fail(f, 'must be a whole number'), undefined;
+    return Number(t);
+  };
+  const dur = (f: FormField, raw: string): string | number | undefined => {
+    const t = raw.trim();
+    if (t === '') return undefined;
+    // A bare number is seconds, which the API takes as a JSON number.
+    if (numberPattern.test(t)) return Number(t);
+    if (!goDurationPattern.test(t)) return fail(f, 'must be a duration like 30s, 1m30s, 250ms, or a number of seconds'), undefined;
+    return t;
+  };
+  const text = (raw: string) => raw.trim() || undefined;
+
+  const spec: RunSpec = { url: s.url.trim() };
+  if (!spec.url) fail('url', 'is required');
+
+  spec.qps = num('qps', s.qps);
+  spec.connections = int('connections', s.connections);
+  if (s.length === 'duration') {
+    spec.duration = dur('duration', s.duration);
+  } else if (s.length === 'count') {
+    spec.count = int('count', s.count);
+    if (s.count.trim() === '') fail('count', 'is required when the run is bounded by a count');
+  } else {
+    spec.until_stopped = true;
+  }
+
+  if (s.pacing) spec.pacing = s.pacing;
+  if (s.jitter) spec.jitter = true;
+  if (s.uniform) spec.uniform = true;
+  if (s.no_catchup) spec.no_catchup = true;
+  const rampFrom = num('ramp.from', s['ramp.from']);
+  const rampTo = num('ramp.to', s['ramp.to']);
+  const rampOver = dur('ramp.over', s['ramp.over']);
+  if ([s['ramp.from'], s['ramp.to'], s['ramp.over']].some((v) => v.trim() !== '')) {
+    if (s['ramp.to'].trim() === '') fail('ramp.to', 'is required for a ramp');
+    if (s['ramp.over'].trim() === '') fail('ramp.over', 'is required for a ramp');
+    if (rampTo !== undefined && rampOver !== undefined) spec.ramp = { from: rampFrom, to: rampTo, over: rampOver };
+  }
+
+  spec.method = text(s.method);
+  const headers = parseLines(s.headers, 'headers', ':', 'Name: value', fail);
+  if (headers.length > 0) spec.headers = headers.map(([k, v]) => `${k}: ${v}`);
+  if (s.payload !== '') spec.payload = s.payload;
+  spec.content_type = text(s.content_type);
+  spec.timeout = dur('timeout', s.timeout);
+  if (s.h2) spec.h2 = true;
+  if (s.insecure) spec.insecure = true;
+  spec.abort_on = int('abort_on', s.abort_on);
+
+  if (isGrpc(spec.url)) {
+    const mode = s['grpc.mode'];
+    const grpc: NonNullable<RunSpec['grpc']> = {};
+    if (mode) grpc.mode = mode;
+    // Service is for health checks, the delay for pings: send only the one the mode uses.
+    if (mode !== 'ping') grpc.service = text(s['grpc.service']);
+    else grpc.ping_delay = dur('grpc.ping_delay', s['grpc.ping_delay']);
+    const g = dropUndefined(grpc);
+    if (Object.keys(g).length > 0) spec.grpc = g;
+  }
+
+  const percentiles: number[] = [];
+  for (const p of s.percentiles.split(/[\s,]+/).filter(Boolean)) {
+    if (!numberPattern.test(p)) fail('percentiles', `“${p}” is not a number`);
+    else percentiles.push(Number(p));
+  }
+  if (percentiles.length > 0) spec.percentiles = percentiles;
+
+  const agentCount = int('agents.count', s['agents.count']);
+  const selector = parseLines(s['agents.selector'], 'agents.selector', '=', 'key=value', fail);
+  if (agentCount !== undefined || selector.length > 0) {
+    spec.agents = dropUndefined({ count: agentCount, selector: selector.length > 0 ? toMap(selector, 'agents.selector', fail) : undefined });
+  }
+
+  const labels = toMap(parseLines(s.labels, 'labels', '=', 'key=value', fail), 'labels', fail);
+  const thresholds = s.thresholds.split('\n').map((t) => t.trim()).filter(Boolean);
+  const name = text(s.name);
+  if (s.save_as_test && !s.test_name.trim()) fail('test_name', 'is required to save the test');
+
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+
+  const cleanSpec = dropUndefined(spec) as RunSpec;
+  const run = dropUndefined({
+    project: project || undefined,
+    spec: cleanSpec,
+    name,
+    thresholds: thresholds.length > 0 ? thresholds : undefined,
+    labels: Object.keys(labels).length > 0 ? labels : undefined,
+    source: 'ui' as const,
+  }) as RunCreate & { spec: RunSpec };
+  if (!s.save_as_test) return { ok: true, run };
+  const test = dropUndefined({
+    project: project || undefined,
+    name: s.test_name.trim(),
+    spec: cleanSpec,
+    thresholds: run.thresholds,
+    labels: run.labels,
+  }) as TestCreate;
+  return { ok: true, run, test };
+}
+
+/**
+ * runOfTest is the POST /runs body that runs a stored test: its spec, labels
+ * and thresholds come from the test, so only the run's name is kept.
+ */
+export function runOfTest(run: RunCreate, testId: string): RunCreate {
+  return dropUndefined({ project: run.project, test: testId, name: run.name, source: 'ui' as const }) as RunCreate;
+}
+
+/**
+ * asStoredTestRun decides whether a form prefilled from a test still runs
+ * that test: when its spec is unchanged and every label of the test is kept,
+ * the run is started from the test (so it is listed under it) with the
+ * form's name, labels (added to the test's) and thresholds; otherwise the
+ * edited spec is sent inline.
+ */
+export function asStoredTestRun(built: RunCreate & { spec: RunSpec }, test: Test): RunCreate | undefined {
+  const fromTest = toRunRequest(formFromTest(test), built.project ?? '');
+  if (!fromTest.ok || !sameJSON(built.spec, fromTest.run.spec)) return undefined;
+  const labels = built.labels ?? {};
+  if (Object.entries(test.labels ?? {}).some(([k, v]) => labels[k] !== v)) return undefined;
+  return dropUndefined({
+    project: built.project,
+    test: test.id,
+    name: built.name,
+    labels: built.labels,
+    thresholds: built.thresholds,
+    source: 'ui' as const,
+  }) as RunCreate;
+}
+
+/** formFromTest fills the form from a stored test, for "New run from this test". */
+export function formFromTest(test: Pick<Test, 'spec' | 'labels' | 'thresholds'>): RunFormState {
+  const sp = test.spec;
+  const str = (v: number | string | undefined) => (v === undefined ? '' : String(v));
+  const length: LengthMode = sp.until_stopped ? 'until_stopped' : sp.count ? 'count' : 'duration';
+  return {
+    ...defaultFormState,
+    url: sp.url,
+    qps: str(sp.qps ?? 0),
+    connections: str(sp.connections),
+    length,
+    duration: length === 'duration' ? str(sp.duration) : defaultFormState.duration,
+    count: length === 'count' ? str(sp.count) : '',
+    pacing: sp.pacing ?? '',
+    jitter: !!sp.jitter,
+    uniform: !!sp.uniform,
+    no_catchup: !!sp.no_catchup,
+    'ramp.from': sp.ramp ? str(sp.ramp.from) : '',
+    'ramp.to': sp.ramp ? str(sp.ramp.to) : '',
+    'ramp.over': sp.ramp ? str(sp.ramp.over) : '',
+    method: sp.method ?? '',
+    headers: (sp.headers ?? []).join('\n'),
+    payload: sp.payload ?? '',
+    content_type: sp.content_type ?? '',
+    timeout: str(sp.timeout),
+    h2: !!sp.h2,
+    insecure: !!sp.insecure,
+    abort_on: sp.abort_on ? String(sp.abort_on) : '',
+    'grpc.mode': sp.grpc?.mode ?? '',
+    'grpc.service': sp.grpc?.service ?? '',
+    'grpc.ping_delay': str(sp.grpc?.ping_delay),
+    'agents.count': sp.agents?.count ? String(sp.agents.count) : '',
+    'agents.selector': pairs(sp.agents?.selector),
+    percentiles: sp.percentiles && sp.percentiles.length > 0 ? sp.percentiles.join(', ') : defaultFormState.percentiles,
+    // The spec's own labels and the test's both end up on the run.
+    labels: pairs({ ...(sp.labels ?? {}), ...(test.labels ?? {}) }),
+    thresholds: (test.thresholds ?? []).join('\n'),
+  };
+}
+
+/**
+ * parseLines reads "key<sep>value" lines, skipping blank ones; a line
+ * without the separator or with an empty key is reported by its line number.
+ */
+function parseLines(
+  raw: string,
+  field: FormField,
+  sep: string,
+  shape: string,
+  fail: (f: FormField, msg: string) => void,
+): [string, string][] {
+  const out: [string, string][] = [];
+  raw.split('\n').forEach((line, i) => {
+    const t = line.trim();
+    if (!t) return;
+    const at = t.indexOf(sep);
+    if (at <= 0) {
+      fail(field, `line ${i + 1}: write it as “${shape}”`);
+      return;
+    }
+    out.push([t.slice(0, at).trim(), t.slice(at + 1).trim()]);
+  });
+  return out;
+}
+
+function toMap(entries: [string, string][], field: FormField, fail: (f: FormField, msg: string) => void): Record<string, string> {
+  const m: Record<string, string> = {};
+  for (const [k, v] of entries) {
+    if (k in m) fail(field, `“${k}” is given twice`);
+    m[k] = v;
+  }
+  return m;
+}
+
+function pairs(m: Record<string, string> | undefined): string {
+  return Object.entries(m ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');
+}
+
+function dropUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** sameJSON compares two plain values as JSON, ignoring key order. */
+function sameJSON(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+}
+
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+    );
+  }
+  return v;
+}
