@@ -1,3 +1,10 @@
+import { useParams } from 'react-router';
+import { useMe } from '@/features/auth/api/get-me';
+import { RunView } from '@/features/run/components/run-view';
+
 export function Component() {
-  return <h1>run</h1>;
+  const { runId = '' } = useParams();
+  const me = useMe();
+  // A new run id is a new page: fresh stream, fresh toggles.
+  return <RunView key={runId} runId={runId} currentUserId={me.data?.user.id} />;
 }

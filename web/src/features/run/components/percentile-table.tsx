@@ -1,0 +1,72 @@
+import type { Schemas } from '@/lib/api-client';
+import { formatCount, formatDuration } from '@/lib/format';
+
+type Kind = 'response' | 'service' | 'lag';
+type Field = Exclude<keyof Schemas['LatencySummary'], 'count'>;
+
+const rows: [string, Field][] = [
+  ['min', 'min_us'],
+  ['p50', 'p50_us'],
+  ['p75', 'p75_us'],
+  ['p90', 'p90_us'],
+  ['p99', 'p99_us'],
+  ['p99.9', 'p999_us'],
+  ['max', 'max_us'],
+  ['avg', 'avg_us'],
+  ['stddev', 'stddev_us'],
+];
+const kinds: Kind[] = ['response', 'service', 'lag'];
+
+/** PercentileTable lists each latency's percentiles side by side; the primary one is highlighted. */
+export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
+  const cls = (k: Kind) => (k === result.primary ? 'num primary' : 'num');
+  return (
+    <section className="card stack" style={{ gap: 8 }} aria-label="Percentiles">
+      <h2>Percentiles</h2>
+      <div className="table-wrap">
+        <table className="run-pct-table">
+          <thead>
+            <tr>
+              <th />
+              {kinds.map((k) => (
+                <th key={k} className={cls(k)}>
+                  {k}
+                  {k === result.primary && (
+                    <>
+                      {' ★'}
+                      <span className="sr-only"> (primary)</span>
+                    </>
+                  )}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(([label, field]) => (
+              <tr key={field}>
+                <th scope="row">{label}</th>
+                {kinds.map((k) => (
+                  <td key={k} className={cls(k)}>
+                    {formatDuration(result[k][field])}
+                  </td>
+                ))}
+              </tr>
+            ))}
+            <tr>
+              <th scope="row">count</th>
+              {kinds.map((k) => (
+                <td key={k} className={cls(k)}>
+                  {formatCount(result[k].count)}
+                </td>
+              ))}
+            </tr>
+          </tbody>
+        </table>
+      </div>
+      <p className="run-chart-note">
+        ★ primary, the latency shown by default · response: intended send to done (corrected for coordinated omission) ·
+        service: actual send to done · lag: intended to actual send
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,78 @@
+import { Link } from 'react-router';
+import { Labels } from '@/components/ui/labels';
+import type { Schemas } from '@/lib/api-client';
+import { formatAgo, formatTime } from '@/lib/format';
+import type { LiveState } from '../api/run-events';
+import { canStop, statusTone, verdictTone } from '../utils/status';
+import { StopButton } from './stop-button';
+
+const liveText: Record<LiveState, string> = {
+  connecting: 'connecting…',
+  live: 'live',
+  reconnecting: 'reconnecting…',
+  ended: 'stream ended',
+  unavailable: 'live updates unavailable, polling',
+};
+
+interface Props {
+  run: Schemas['Run'];
+  hasResult: boolean;
+  live: LiveState | undefined;
+  /** currentUserId turns the creator's id into "you". */
+  currentUserId?: string;
+  /** now is the page's clock, for "created … ago". */
+  now: number;
+}
+
+/** RunHeader names the run and what it targets, with its status, actions and downloads. */
+export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
+  const base = `/api/v1/runs/${encodeURIComponent(run.id)}/result`;
+  const by = run.created_by ? (run.created_by === currentUserId ? 'you' : run.created_by.slice(0, 8)) : undefined;
+  return (
+    <header className="stack" style={{ gap: 8 }}>
+      <div className="spread">
+        <div className="run-title">
+          <h1>{run.name || 'Untitled run'}</h1>
+          <span className={`badge ${statusTone(run.status)}`} data-testid="run-status">
+            {run.status}
+          </span>
+          {run.verdict && <span className={`badge ${verdictTone(run.verdict)}`}>verdict: {run.verdict}</span>}
+          {live && live !== 'ended' && (
+            <span className={`run-live ${live}`} role="status">
+              {liveText[live]}
+            </span>
+          )}
+        </div>
+        <div className="run-actions">
+          {canStop(run.status) && <StopButton runId={run.id} />}
+          {hasResult && (
+            <>
+              <a href={`${base}?format=barrage`} download={`barrage-${run.id}.json`}>
+                Download Barrage JSON
+              </a>
+              <a href={`${base}?format=fortio`} download={`fortio-${run.id}.json`}>
+                Download Fortio JSON
+              </a>
+            </>
+          )}
+          <Link to={`/compare?ids=${encodeURIComponent(run.id)}`}>Compare with…</Link>
+        </div>
+      </div>
+      <div className="run-meta">
+        <span>
+          target <span className="mono">{run.target}</span>
+        </span>
+        <span title={formatTime(run.created_at)}>
+          created {formatAgo(run.created_at, now)}
+          {by && <> by {by}</>} via {run.source}
+        </span>
+        {run.started_at && <span>started {formatTime(run.started_at)}</span>}
+        {run.ended_at && <span>ended {formatTime(run.ended_at)}</span>}
+        <span className="mono" title="Run id">
+          {run.id}
+        </span>
+      </div>
+      <Labels labels={run.labels} />
+    </header>
+  );
+}

@@ -1,0 +1,85 @@
+import type { Interval } from './intervals';
+import { codeRows, latencyRows, qpsRows, targetRate } from './series';
+
+function iv(second: number, over: Partial<Interval> = {}): Interval {
+  const lat = (base: number) => ({ p50_us: base, p90_us: base * 2, p99_us: base * 3, max_us: base * 4 });
+  return {
+    second,
+    count: 100,
+    errors: 0,
+    qps: 100,
+    response: lat(1000),
+    service: lat(500),
+    lag: lat(10),
+    ret_codes: { '200': 100 },
+    bytes_sent: 0,
+    bytes_received: 0,
+    snapshots: 2,
+    ...over,
+  };
+}
+
+describe('targetRate', () => {
+  it('is the requested qps without a ramp', () => {
+    const f = targetRate({ url: 'http://x/', qps: 200 }, 200)!;
+    expect(f(0)).toBe(200);
+    expect(f(7)).toBe(200);
+  });
+
+  it('is absent for as-fast-as-possible runs', () => {
+    expect(targetRate({ url: 'http://x/', qps: 0 }, 0)).toBeUndefined();
+  });
+
+  it('follows a ramp from -> to over its length, then holds', () => {
+    const f = targetRate({ url: 'http://x/', qps: 100, ramp: { from: 0, to: 100, over: '10s' } }, 100)!;
+    expect(f(0)).toBeCloseTo(5); // mean of 0..10 over the first second
+    expect(f(4)).toBeCloseTo(45);
+    expect(f(9)).toBeCloseTo(95);
+    expect(f(10)).toBe(100);
+    expect(f(30)).toBe(100);
+  });
+
+  it('averages a second that the ramp ends inside', () => {
+    const f = targetRate({ url: 'http://x/', ramp: { from: 100, to: 200, over: 2.5 } }, 200)!;
+    // [2, 2.5): 180..200 -> mean 190 for half a second; [2.5, 3): 200.
+    expect(f(2)).toBeCloseTo(195);
+  });
+
+  it('ramps down too, and defaults from to 0', () => {
+    expect(targetRate({ url: 'http://x/', ramp: { from: 300, to: 100, over: '2s' } }, 100)!(0)).toBeCloseTo(250);
+    expect(targetRate({ url: 'http://x/', ramp: { to: 100, over: '1m' } }, 100)!(0)).toBeCloseTo(100 / 120);
+  });
+});
+
+describe('chart rows', () => {
+  const ivs = [iv(0, { qps: 190 }), iv(1, { qps: 201 }), iv(3, { qps: 150 })];
+
+  it('shapes qps with its target', () => {
+    expect(qpsRows(ivs, () => 200)).toEqual([
+      { t: 0, qps: 190, target: 200 },
+      { t: 1, qps: 201, target: 200 },
+      { t: 3, qps: 150, target: 200 },
+    ]);
+    expect(qpsRows(ivs)[0]).toEqual({ t: 0, qps: 190 });
+  });
+
+  it('shapes the chosen latency', () => {
+    expect(latencyRows(ivs, 'service')[1]).toEqual({ t: 1, p50: 500, p90: 1000, p99: 1500, max: 2000 });
+    expect(latencyRows(ivs, 'lag')[0]!.p99).toBe(30);
+  });
+
+  it('shapes codes with failures first and zeros where a code is missing', () => {
+    const { rows, codes } = codeRows([
+      iv(0, { ret_codes: { '200': 90, '503': 10 }, errors: 10 }),
+      iv(1, { ret_codes: { '200': 95, '-1': 5 }, errors: 5 }),
+      iv(2, { ret_codes: { '200': 100 } }),
+    ]);
+    expect(codes.map((c) => [c.code, c.ok, c.total])).toEqual([
+      ['503', false, 10],
+      ['-1', false, 5],
+      ['200', true, 285],
+    ]);
+    expect(rows[0]).toEqual({ t: 0, errors: 10, code_503: 10, 'code_-1': 0, code_200: 90 });
+    expect(rows[2]).toEqual({ t: 2, errors: 0, code_503: 0, 'code_-1': 0, code_200: 100 });
+  });
+});

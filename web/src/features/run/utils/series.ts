@@ -1,0 +1,83 @@
+import type { Schemas } from '@/lib/api-client';
+import { durationSeconds } from './duration';
+import type { Row } from './downsample';
+import type { Interval } from './intervals';
+import { isOkCode } from './status';
+
+export type LatencyKind = 'response' | 'service' | 'lag';
+
+/**
+ * targetRate returns the requested total qps averaged over each second
+ * [s, s+1) of the run, or undefined when the run asks for no rate (as fast
+ * as possible). With a ramp the rate goes linearly from `from` to `to` over
+ * `over` and holds `to` afterwards (pkg/spec Ramp).
+ */
+export function targetRate(spec: Schemas['RunSpec'], qpsRequested: number): ((second: number) => number) | undefined {
+  const ramp = spec.ramp;
+  if (ramp) {
+    const from = ramp.from ?? 0;
+    const to = ramp.to;
+    const over = durationSeconds(ramp.over) ?? 0;
+    if (over <= 0) return () => to;
+    const at = (t: number) => (t >= over ? to : from + ((to - from) * t) / over);
+    // Mean of a piecewise-linear rate over [s, s+1): the ramp part as a trapezoid, the rest flat.
+    return (s) => {
+      const a = Math.max(0, s);
+      const b = a + 1;
+      if (a >= over) return to;
+      const mid = Math.min(b, over);
+      const rampArea = ((at(a) + at(mid)) / 2) * (mid - a);
+      return rampArea + to * (b - mid);
+    };
+  }
+  const qps = qpsRequested > 0 ? qpsRequested : (spec.qps ?? 0);
+  return qps > 0 ? () => qps : undefined;
+}
+
+/** qpsRows shapes the achieved rate per second, with the target when there is one. */
+export function qpsRows(intervals: readonly Interval[], target?: (second: number) => number): Row[] {
+  return intervals.map((iv) => {
+    const r: Row = { t: iv.second, qps: iv.qps };
+    if (target) r.target = target(iv.second);
+    return r;
+  });
+}
+
+export const latencyKeys = ['p50', 'p90', 'p99', 'max'] as const;
+
+/** latencyRows shapes one latency's per-second percentiles, in microseconds. */
+export function latencyRows(intervals: readonly Interval[], kind: LatencyKind): Row[] {
+  return intervals.map((iv) => {
+    const l = iv[kind];
+    return { t: iv.second, p50: l.p50_us, p90: l.p90_us, p99: l.p99_us, max: l.max_us };
+  });
+}
+
+export interface CodeSeries {
+  /** key is the row key of the code's series. */
+  key: string;
+  code: string;
+  ok: boolean;
+  total: number;
+}
+
+/**
+ * codeRows shapes results per second by code: one series per code seen
+ * (failures first, then by total, largest first) and the errors line.
+ * A code missing from a second counts 0 there, so the stack stays whole.
+ */
+export function codeRows(intervals: readonly Interval[]): { rows: Row[]; codes: CodeSeries[] } {
+  const totals = new Map<string, number>();
+  for (const iv of intervals) {
+    for (const [code, n] of Object.entries(iv.ret_codes)) totals.set(code, (totals.get(code) ?? 0) + n);
+  }
+  const codes: CodeSeries[] = [...totals]
+    .map(([code, total]) => ({ key: `code_${code}`, code, ok: isOkCode(code), total }))
+    .sort((a, b) => Number(a.ok) - Number(b.ok) || b.total - a.total || a.code.localeCompare(b.code));
+  const rows = intervals.map((iv) => {
+    const r: Row = { t: iv.second, errors: iv.errors };
+    for (const c of codes) r[c.key] = iv.ret_codes[c.code] ?? 0;
+    return r;
+  });
+  return { rows, codes };
+}
