@@ -24,7 +24,7 @@ type Result = { count: number; qps: number };
 
 /** startRun starts a run through the API (the page's cookie jar signs it). */
 async function startRun(req: APIRequestContext, name: string, spec: Record<string, unknown>): Promise<string> {
-  const res = await req.post('/api/v1/runs', { data: { name, spec, source: 'api', labels: { suite: 'e2e' } } });
+  const res = await req.post('/api/v1/runs', { data: { project: 'default', name, spec, source: 'api', labels: { suite: 'e2e' } } });
   expect(res.status(), await res.text()).toBe(201);
   return ((await res.json()) as Run).id;
 }
@@ -102,7 +102,8 @@ test('sign in, start a run, watch it live, read the result, compare three runs',
   await page.goto(`/compare?ids=${ids.join(',')}`);
   await expect(page.getByTestId('compare-bars')).toBeVisible();
   for (const [i, id] of ids.entries()) {
-    await expect(page.getByTestId(`compare-count-${id}`)).toHaveText(formatCount(results[i]!.count));
+    // The count, then (after the first run) its delta against the first.
+    await expect(page.getByTestId(`compare-count-${id}`)).toHaveText(new RegExp(`^${formatCount(results[i]!.count)}(?![\\d,])`));
   }
   await shot(page, 'compare-3');
 });
@@ -114,7 +115,7 @@ test('tests page, dark theme and a phone-width runs list', async ({ browser }) =
   expect(login.status()).toBe(200);
 
   const created = await page.request.post('/api/v1/tests', {
-    data: { name: 'e2e echo smoke', spec: { url: echo, qps: 50, duration: '2s' }, labels: { suite: 'e2e' } },
+    data: { project: 'default', name: 'e2e echo smoke', spec: { url: echo, qps: 50, duration: '2s' }, labels: { suite: 'e2e' } },
   });
   expect(created.status(), await created.text()).toBe(201);
   const testId = ((await created.json()) as { id: string }).id;
