@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
-import { isActive } from '../utils/runs';
+import { anyActive } from '@/lib/run-status';
 
 export async function compareRuns(ids: string[]) {
   return unwrap(await api.GET('/runs/compare', { params: { query: { ids: ids.join(',') } } }));
@@ -11,7 +11,7 @@ export function compareRunsQuery(ids: string[]) {
     queryKey: ['runs', 'compare', ids.join(',')],
     queryFn: () => compareRuns(ids),
     // A run still going gets its figures when it ends: look again until then.
-    refetchInterval: (q) => (q.state.data?.items.some((r) => isActive(r.status)) ? 3_000 : false),
+    refetchInterval: (q) => (anyActive(q.state.data?.items ?? []) ? 3_000 : false),
   });
 }
 

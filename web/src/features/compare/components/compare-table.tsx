@@ -1,9 +1,9 @@
 import { Link } from 'react-router';
 import { Labels } from '@/components/ui/labels';
+import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { compareCells } from '../utils/metrics';
 import { hasResult, runColor } from '../utils/runs';
-import { StatusBadge } from './status-badge';
 import './compare.css';
 
 type Props = {

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { ApiError, type Schemas } from '@/lib/api-client';
+import { isActive } from '@/lib/run-status';
 import { useCompareRuns } from '../api/compare-runs';
 import { withoutId } from '../utils/ids';
 import { barRows } from '../utils/metrics';
-import { hasResult, isActive, legendNames } from '../utils/runs';
+import { hasResult, legendNames } from '../utils/runs';
 import { CompareTable } from './compare-table';
 import { LatencyOverlay } from './latency-overlay';
 import { PercentileBars } from './percentile-bars';

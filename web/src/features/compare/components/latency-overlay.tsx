@@ -1,12 +1,12 @@
 import { useQueries } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { formatDuration } from '@/lib/format';
 import { fortioResultQuery } from '../api/get-fortio-result';
 import { cumulativeSeries, fortioBuckets, logDomain, logTicks, overlayCumulative } from '../utils/cumulative';
 import { runColor } from '../utils/runs';
-import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from './chart-style';
 
 type Props = { runs: { id: string; name: string; hasResult: boolean }[] };
 

@@ -1,9 +1,9 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useRef } from 'react';
+import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { formatDuration, formatRate } from '@/lib/format';
 import { latencyMetrics, type BarRow } from '../utils/metrics';
 import { tickLayout, truncate } from '../utils/ticks';
-import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from './chart-style';
 import { useWidth } from './use-width';
 
 /**

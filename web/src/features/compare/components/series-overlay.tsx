@@ -1,12 +1,12 @@
 import { useQueries } from '@tanstack/react-query';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { formatDuration, formatRate, formatSeconds } from '@/lib/format';
 import { runQuery } from '../api/get-run';
 import { allIntervalsQuery } from '../api/list-run-intervals';
 import { runColor } from '../utils/runs';
 import { headlineLatency, mergeIntervals, type SeriesRow } from '../utils/series';
-import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from './chart-style';
 
 type Props = { runs: { id: string; name: string; active: boolean }[] };
 

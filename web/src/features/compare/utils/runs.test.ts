@@ -1,4 +1,4 @@
-import { hasResult, isActive, legendNames, runColor, shortId } from './runs';
+import { hasResult, legendNames, runColor, shortId } from './runs';
 
 describe('shortId', () => {
   it('takes the random tail of a UUIDv7', () => {
@@ -37,11 +37,9 @@ describe('runColor', () => {
   });
 });
 
-describe('hasResult and isActive', () => {
-  it('tell runs with figures and runs still going', () => {
+describe('hasResult', () => {
+  it('tells runs with figures from runs listed by status only', () => {
     expect(hasResult({ id: 'a', name: 'a', status: 'completed', labels: {}, count: 0, errors: 0 })).toBe(true);
     expect(hasResult({ id: 'a', name: 'a', status: 'running', labels: {} })).toBe(false);
-    expect(isActive('running')).toBe(true);
-    expect(isActive('canceled')).toBe(false);
   });
 });

@@ -29,10 +29,3 @@ export function hasResult(r: ComparedRun): boolean {
 export function runColor(i: number): string {
   return `var(--chart-${(i % 6) + 1})`;
 }
-
-const active = new Set<Schemas['RunStatus']>(['queued', 'dispatching', 'running', 'stopping']);
-
-/** isActive is true while a run may still get a result. */
-export function isActive(status: Schemas['RunStatus']): boolean {
-  return active.has(status);
-}

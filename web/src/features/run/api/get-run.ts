@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
-import { isTerminal } from '../utils/status';
+import { isTerminal } from '@/lib/run-status';
 
 export const runKey = (runId: string) => ['runs', runId] as const;
 

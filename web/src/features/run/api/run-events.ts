@@ -1,21 +1,11 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { Schemas } from '@/lib/api-client';
+import { isRunStatus, isTerminal, type RunStatus } from '@/lib/run-status';
 import { mergeIntervals, type Interval } from '../utils/intervals';
-import { isTerminal, type RunStatus } from '../utils/status';
 import { runKey } from './get-run';
 import { runIntervalsKey } from './list-run-intervals';
 import { runResultKey } from './get-run-result';
-
-const statuses: ReadonlySet<string> = new Set<RunStatus>([
-  'queued',
-  'dispatching',
-  'running',
-  'stopping',
-  'completed',
-  'failed',
-  'canceled',
-]);
 
 function json(e: MessageEvent): Record<string, unknown> | undefined {
   try {
@@ -29,7 +19,7 @@ function json(e: MessageEvent): Record<string, unknown> | undefined {
 /** parseStatusEvent reads a `status` event's data: {run_id, status}. */
 export function parseStatusEvent(e: MessageEvent): RunStatus | undefined {
   const d = json(e);
-  return typeof d?.status === 'string' && statuses.has(d.status) ? (d.status as RunStatus) : undefined;
+  return typeof d?.status === 'string' && isRunStatus(d.status) ? d.status : undefined;
 }
 
 /** parseIntervalEvent reads an `interval` event's data, an Interval. */

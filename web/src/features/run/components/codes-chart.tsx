@@ -1,12 +1,12 @@
 import { useMemo, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount } from '@/lib/format';
 import { clock, timeTicks } from '../utils/chart-axis';
 import { downsample } from '../utils/downsample';
 import type { Interval } from '../utils/intervals';
 import { codeRows } from '../utils/series';
 import { ChartLegend } from './chart-legend';
-import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from './chart-style';
 
 const badColors = ['var(--bad)', 'var(--chart-1)', 'var(--chart-6)', 'var(--chart-4)', 'var(--warn)'];
 const okColors = ['var(--ok)', 'var(--chart-5)', 'var(--chart-2)'];
@@ -51,9 +51,9 @@ export function CodesChart({ intervals, domain }: Props) {
           <div className="chart">
             <ResponsiveContainer width="100%" height="100%">
               <ComposedChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-                <CartesianGrid {...gridProps} />
-                <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...axisProps} interval="preserveStartEnd" />
-                <YAxis tickFormatter={(v: number) => formatCount(v)} width={52} {...axisProps} allowDecimals={false} />
+                <CartesianGrid {...liveGridProps} />
+                <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
+                <YAxis tickFormatter={(v: number) => formatCount(v)} width={52} {...liveAxisProps} allowDecimals={false} />
                 <Tooltip
                   contentStyle={tooltipStyle}
                   labelStyle={tooltipLabelStyle}

@@ -1,12 +1,12 @@
 import { useMemo, useState } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatDuration } from '@/lib/format';
 import { clock, timeTicks } from '../utils/chart-axis';
 import { downsample } from '../utils/downsample';
 import type { Interval } from '../utils/intervals';
 import { latencyKeys, latencyRows, type LatencyKind } from '../utils/series';
 import { ChartLegend } from './chart-legend';
-import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from './chart-style';
 
 const kinds: { kind: LatencyKind; label: string; hint: string }[] = [
   { kind: 'response', label: 'response', hint: 'intended send to response done (includes waiting)' },
@@ -47,9 +47,9 @@ export function LatencyChart({ intervals, initial, domain }: Props) {
       <div className="chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid {...gridProps} />
-            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...axisProps} interval="preserveStartEnd" />
-            <YAxis tickFormatter={(v: number) => (v === 0 ? '0' : formatDuration(v))} width={64} {...axisProps} domain={[0, 'auto']} />
+            <CartesianGrid {...liveGridProps} />
+            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
+            <YAxis tickFormatter={(v: number) => (v === 0 ? '0' : formatDuration(v))} width={64} {...liveAxisProps} domain={[0, 'auto']} />
             <Tooltip
               contentStyle={tooltipStyle}
               labelStyle={tooltipLabelStyle}

@@ -10,11 +10,11 @@ import {
   useXAxisScale,
   useYAxisScale,
 } from 'recharts';
+import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { formatCount, formatDuration } from '@/lib/format';
 import { useRunFortioHistogram } from '../api/get-run-fortio-result';
 import { histogramRows, linearTicks, logTicks, type HistogramRow } from '../utils/histogram';
-import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from './chart-style';
 
 /**
  * Bars draws each bucket from its start to its end on the x axis: buckets
@@ -70,7 +70,7 @@ export function LatencyHistogram({ runId, primary }: Props) {
       <div className="chart" style={{ height: 320 }}>
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={points} margin={{ top: 8, right: 4, bottom: 0, left: 0 }}>
-            <CartesianGrid {...gridProps} />
+            <CartesianGrid {...liveGridProps} />
             <XAxis
               dataKey="x"
               type="number"
@@ -79,11 +79,11 @@ export function LatencyHistogram({ runId, primary }: Props) {
               allowDataOverflow
               ticks={log ? logTicks(lo, hi, 6) : linearTicks(hi)}
               tickFormatter={(v: number) => formatDuration(v)}
-              {...axisProps}
+              {...liveAxisProps}
               interval="preserveStartEnd"
             />
-            <YAxis yAxisId="count" domain={[0, maxCount]} tickFormatter={(v: number) => formatCount(v)} width={52} {...axisProps} />
-            <YAxis yAxisId="pct" orientation="right" domain={[0, 100]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v}%`} width={44} {...axisProps} />
+            <YAxis yAxisId="count" domain={[0, maxCount]} tickFormatter={(v: number) => formatCount(v)} width={52} {...liveAxisProps} />
+            <YAxis yAxisId="pct" orientation="right" domain={[0, 100]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v}%`} width={44} {...liveAxisProps} />
             <Bars rows={rows} />
             <Line
               yAxisId="pct"

@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatRate } from '@/lib/format';
 import { clock, timeTicks } from '../utils/chart-axis';
 import { downsample } from '../utils/downsample';
 import type { Interval } from '../utils/intervals';
 import { qpsRows } from '../utils/series';
 import { ChartLegend } from './chart-legend';
-import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from './chart-style';
 
 interface Props {
   intervals: readonly Interval[];
@@ -26,9 +26,9 @@ export function QpsChart({ intervals, target, domain }: Props) {
       <div className="chart" data-testid="live-chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid {...gridProps} />
-            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...axisProps} interval="preserveStartEnd" />
-            <YAxis tickFormatter={(v: number) => formatRate(v)} width={52} {...axisProps} domain={[0, 'auto']} />
+            <CartesianGrid {...liveGridProps} />
+            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
+            <YAxis tickFormatter={(v: number) => formatRate(v)} width={52} {...liveAxisProps} domain={[0, 'auto']} />
             <Tooltip
               contentStyle={tooltipStyle}
               labelStyle={tooltipLabelStyle}

@@ -1,6 +1,6 @@
 import type { Schemas } from '@/lib/api-client';
 import { formatCount, formatPercent } from '@/lib/format';
-import { isOkCode } from '../utils/status';
+import { isOkCode } from '../utils/ret-codes';
 
 /** RetCodesTable lists the result codes, most frequent first, with their share of all calls. */
 export function RetCodesTable({ result }: { result: Schemas['RunResult'] }) {

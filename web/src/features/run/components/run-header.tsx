@@ -1,9 +1,10 @@
 import { Link } from 'react-router';
 import { Labels } from '@/components/ui/labels';
+import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatTime } from '@/lib/format';
+import { canStop, verdictTone } from '@/lib/run-status';
 import type { LiveState } from '../api/run-events';
-import { canStop, statusTone, verdictTone } from '../utils/status';
 import { StopButton } from './stop-button';
 
 const liveText: Record<LiveState, string> = {
@@ -33,9 +34,7 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
       <div className="spread">
         <div className="run-title">
           <h1>{run.name || 'Untitled run'}</h1>
-          <span className={`badge ${statusTone(run.status)}`} data-testid="run-status">
-            {run.status}
-          </span>
+          <StatusBadge status={run.status} testId="run-status" />
           {run.verdict && <span className={`badge ${verdictTone(run.verdict)}`}>verdict: {run.verdict}</span>}
           {live && live !== 'ended' && (
             <span className={`run-live ${live}`} role="status">

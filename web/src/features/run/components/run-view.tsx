@@ -1,12 +1,12 @@
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
+import { isTerminal } from '@/lib/run-status';
 import { useNow } from '@/lib/use-now';
 import { useRun } from '../api/get-run';
 import { useRunResult } from '../api/get-run-result';
 import { useRunIntervals } from '../api/list-run-intervals';
 import { useRunEvents } from '../api/run-events';
 import type { LatencyKind } from '../utils/series';
-import { isTerminal } from '../utils/status';
 import { LatencyHistogram } from './latency-histogram';
 import { LivePanel } from './live-panel';
 import { PercentileTable } from './percentile-table';

@@ -2,7 +2,7 @@ import type { Schemas } from '@/lib/api-client';
 import { durationSeconds } from './duration';
 import type { Row } from './downsample';
 import type { Interval } from './intervals';
-import { isOkCode } from './status';
+import { isOkCode } from './ret-codes';
 
 export type LatencyKind = 'response' | 'service' | 'lag';
 

@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { anyActive } from '@/lib/run-status';
 import type { RunFilters } from '../utils/run-filters';
-import { anyActive } from '../utils/run-status';
 
 /** The server-side part of the filters (the free text is applied to loaded rows). */
 export type RunListQuery = Pick<RunFilters, 'status' | 'test' | 'labels'> & { project: string };

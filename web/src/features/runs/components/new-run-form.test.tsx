@@ -1,55 +1,29 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { jsonResponse, problemResponse } from '@/testing/fetch-stub';
+import { renderRoutes } from '@/testing/render';
+import { NewRunForm } from './new-run-form';
 
-// openapi-fetch keeps the fetch and Request it finds when the client is
-// created, at import time, so the stubs go in before any import runs. Node's
-// Request wants an absolute URL; the page's origin stands in for the browser.
-const fetchMock = vi.hoisted(() => {
-  const m = vi.fn<(req: Request) => Promise<Response>>();
-  vi.stubGlobal('fetch', m);
-  const Base = globalThis.Request;
-  vi.stubGlobal(
-    'Request',
-    class extends Base {
-      constructor(input: RequestInfo | URL, init?: RequestInit) {
-        super(typeof input === 'string' ? new URL(input, location.href) : input, init);
-      }
-    },
-  );
-  return m;
-});
-
-const { NewRunForm } = await import('./new-run-form');
+// vi.hoisted runs before the imports above: openapi-fetch keeps the fetch it
+// finds when lib/api-client.ts is first imported.
+const fetchMock = await vi.hoisted(async () => (await import('@/testing/fetch-stub')).stubFetch());
 
 function renderForm() {
-  localStorage.setItem('barrage.project', 'default');
-  const router = createMemoryRouter(
+  return renderRoutes(
     [
       { path: '/runs/new', element: <NewRunForm /> },
       { path: '/runs/:id', element: <p>run page</p> },
     ],
-    { initialEntries: ['/runs/new'] },
+    '/runs/new',
   );
-  const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
-  render(
-    <QueryClientProvider client={qc}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>,
-  );
-  return router;
 }
-
-const problem = (body: object, status: number) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/problem+json' } });
 
 afterEach(() => fetchMock.mockReset());
 
 describe('NewRunForm', () => {
   it('shows the API field errors next to their inputs', async () => {
     fetchMock.mockResolvedValue(
-      problem(
+      problemResponse(
         {
           type: 'https://barrage.dev/problems/validation',
           title: 'Validation failed',
@@ -104,7 +78,7 @@ describe('NewRunForm', () => {
   });
 
   it('repeats the Idempotency-Key for the same body only', async () => {
-    fetchMock.mockImplementation(async () => problem({ type: 'https://barrage.dev/problems/unavailable', title: 'Unavailable', status: 503 }, 503));
+    fetchMock.mockImplementation(async () => problemResponse({ type: 'https://barrage.dev/problems/unavailable', title: 'Unavailable', status: 503 }, 503));
     const user = userEvent.setup();
     renderForm();
     await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');
@@ -121,7 +95,7 @@ describe('NewRunForm', () => {
   });
 
   it('goes to the new run on success', async () => {
-    fetchMock.mockResolvedValue(new Response(JSON.stringify({ id: 'r-1' }), { status: 201, headers: { 'Content-Type': 'application/json' } }));
+    fetchMock.mockResolvedValue(jsonResponse({ id: 'r-1' }, 201));
     const user = userEvent.setup();
     const router = renderForm();
     await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');

@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { Schemas } from '@/lib/api-client';
+import { runStatuses } from '@/lib/run-status';
 import { hasFilters, labelFilterError, maxLabelFilters, type RunFilters } from '../utils/run-filters';
-import { runStatuses } from '../utils/run-status';
 import './runs.css';
 
 interface Props {

@@ -1,27 +1,13 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { createMemoryRouter, RouterProvider } from 'react-router';
 import type { Schemas } from '@/lib/api-client';
+import { jsonResponse } from '@/testing/fetch-stub';
+import { renderRoutes } from '@/testing/render';
+import { RunsList } from './runs-list';
 
-// openapi-fetch keeps the fetch and Request it finds at import time, so the
-// stubs go in first; Node's Request wants an absolute URL.
-const fetchMock = vi.hoisted(() => {
-  const m = vi.fn<(req: Request) => Promise<Response>>();
-  vi.stubGlobal('fetch', m);
-  const Base = globalThis.Request;
-  vi.stubGlobal(
-    'Request',
-    class extends Base {
-      constructor(input: RequestInfo | URL, init?: RequestInit) {
-        super(typeof input === 'string' ? new URL(input, location.href) : input, init);
-      }
-    },
-  );
-  return m;
-});
-
-const { RunsList } = await import('./runs-list');
+// vi.hoisted runs before the imports above: openapi-fetch keeps the fetch it
+// finds when lib/api-client.ts is first imported.
+const fetchMock = await vi.hoisted(async () => (await import('@/testing/fetch-stub')).stubFetch());
 
 const run = (n: number, over: Partial<Schemas['Run']> = {}): Schemas['Run'] => ({
   id: `0190b1c2-0000-7000-8000-${String(n).padStart(12, '0')}`,
@@ -44,24 +30,14 @@ const run = (n: number, over: Partial<Schemas['Run']> = {}): Schemas['Run'] => (
   ...over,
 });
 
-const json = (body: object) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
-
 function renderList(url: string) {
-  localStorage.setItem('barrage.project', 'default');
-  const router = createMemoryRouter(
+  return renderRoutes(
     [
       { path: '/runs', element: <RunsList /> },
       { path: '/compare', element: <p>compare page</p> },
     ],
-    { initialEntries: [url] },
+    url,
   );
-  const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
-    <QueryClientProvider client={qc}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>,
-  );
-  return router;
 }
 
 afterEach(() => fetchMock.mockReset());
@@ -70,8 +46,8 @@ describe('RunsList', () => {
   it('sends the URL filters, pages with Load more and compares the selected runs', async () => {
     fetchMock.mockImplementation(async (req) => {
       const u = new URL(req.url);
-      if (u.pathname === '/api/v1/tests') return json({ items: [] });
-      return u.searchParams.get('cursor') === 'c2' ? json({ items: [run(3)] }) : json({ items: [run(1), run(2)], next_cursor: 'c2' });
+      if (u.pathname === '/api/v1/tests') return jsonResponse({ items: [] });
+      return u.searchParams.get('cursor') === 'c2' ? jsonResponse({ items: [run(3)] }) : jsonResponse({ items: [run(1), run(2)], next_cursor: 'c2' });
     });
     const user = userEvent.setup();
     const router = renderList('/runs?status=failed,completed&label=team%3Da');
@@ -106,7 +82,7 @@ describe('RunsList', () => {
 
   it('filters loaded rows by free text and keeps it in the URL', async () => {
     fetchMock.mockImplementation(async (req) =>
-      new URL(req.url).pathname === '/api/v1/tests' ? json({ items: [] }) : json({ items: [run(1), run(2, { name: 'checkout' })] }),
+      new URL(req.url).pathname === '/api/v1/tests' ? jsonResponse({ items: [] }) : jsonResponse({ items: [run(1), run(2, { name: 'checkout' })] }),
     );
     const user = userEvent.setup();
     const router = renderList('/runs');
@@ -117,7 +93,7 @@ describe('RunsList', () => {
   });
 
   it('links to New run when there are no runs', async () => {
-    fetchMock.mockImplementation(async () => json({ items: [] }));
+    fetchMock.mockImplementation(async () => jsonResponse({ items: [] }));
     renderList('/runs');
     expect(await screen.findByRole('link', { name: 'Start a new run' })).toHaveAttribute('href', '/runs/new');
   });

@@ -2,11 +2,11 @@ import { useMemo, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import { useProject } from '@/lib/project';
+import { anyActive } from '@/lib/run-status';
 import { useNow } from '@/lib/use-now';
 import { useRuns } from '../api/list-runs';
 import { useTests } from '../api/list-tests';
 import { filtersFromParams, filtersToParams, hasFilters, matchesText, type RunFilters } from '../utils/run-filters';
-import { anyActive } from '../utils/run-status';
 import { RunsFilters } from './runs-filters';
 import { RunsTable } from './runs-table';
 

@@ -1,8 +1,8 @@
 import { Link } from 'react-router';
 import { Labels } from '@/components/ui/labels';
+import { StatusBadge, VerdictBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatCount, formatDuration, formatPercent, formatRate, formatSeconds, formatTime, runSeconds } from '@/lib/format';
-import { StatusBadge, VerdictBadge } from './run-badges';
 import './runs.css';
 
 type Run = Schemas['Run'];

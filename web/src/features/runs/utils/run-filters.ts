@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import { runStatuses, type RunStatus } from './run-status';
+import { runStatuses, type RunStatus } from '@/lib/run-status';
 
 /**
  * RunFilters is what the runs list is narrowed by. It lives in the URL's

@@ -1,10 +1,9 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { anyActive } from '@/lib/run-status';
 
 /** The trend looks at this many of the test's most recent runs. */
 export const trendRunLimit = 200;
-
-const active = new Set<Schemas['RunStatus']>(['queued', 'dispatching', 'running', 'stopping']);
 
 /** listTestRuns pages through a test's runs, newest first, up to trendRunLimit. */
 export async function listTestRuns(testId: string): Promise<{ items: Schemas['Run'][]; more: boolean }> {
@@ -25,7 +24,7 @@ export function testRunsQuery(testId: string) {
     queryKey: ['tests', testId, 'runs'],
     queryFn: () => listTestRuns(testId),
     // While one of them runs, its summary is on the way.
-    refetchInterval: (q) => (q.state.data?.items.some((r) => active.has(r.status)) ? 3_000 : false),
+    refetchInterval: (q) => (anyActive(q.state.data?.items ?? []) ? 3_000 : false),
   });
 }
 

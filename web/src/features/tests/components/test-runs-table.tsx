@@ -1,8 +1,8 @@
 import { Link } from 'react-router';
 import { Empty } from '@/components/ui/states';
+import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
-import { StatusBadge } from './status-badge';
 
 /** How many of the test's runs the table lists; the trend uses them all. */
 const shown = 20;

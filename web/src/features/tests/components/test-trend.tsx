@@ -1,7 +1,7 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
 import { timeTick, trendDomain, type TrendRow } from '../utils/trend';
-import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from './chart-style';
 
 /** TestTrend follows a test's runs over time: p50/p99, and qps with errors. */
 export function TestTrend({ rows }: { rows: TrendRow[] }) {
