@@ -7,7 +7,9 @@ export async function listTests(project: string, signal?: AbortSignal) {
 }
 
 export function testsQuery(project: string) {
-  return queryOptions({ queryKey: ['tests', 'list', project], queryFn: ({ signal }) => listTests(project, signal), staleTime: 30_000 });
+  // Not ['tests', 'list', project]: the tests page keeps its paged list there,
+  // in another shape. Under that prefix, invalidating ['tests', 'list'] reaches both.
+  return queryOptions({ queryKey: ['tests', 'list', project, 'menu'], queryFn: ({ signal }) => listTests(project, signal), staleTime: 30_000 });
 }
 
 export function useTests(project: string) {
