@@ -65,7 +65,7 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
           created {formatAgo(run.created_at, now)}
           {by && <> by {by}</>} via {run.source}
         </span>
-        {run.started_at && <span>started {formatTime(run.started_at)}</span>}
+        {(run.start_at ?? run.started_at) && <span>started {formatTime(run.start_at ?? run.started_at)}</span>}
         {run.ended_at && <span>ended {formatTime(run.ended_at)}</span>}
         <span className="mono" title="Run id">
           {run.id}

@@ -55,7 +55,8 @@ export function RunsTable({ runs, testNames, selected, onToggle, now }: Props) {
 function RunRow({ run: r, testName, checked, onToggle, now }: { run: Run; testName?: string; checked: boolean; onToggle: (id: string) => void; now: number }) {
   const s = r.summary;
   const errShare = s && s.count > 0 ? s.errors / s.count : undefined;
-  const started = r.started_at ?? r.created_at;
+  // start_at is when the shards began sending; started_at is when the agents acked, up to 2 s before.
+  const started = r.start_at ?? r.started_at ?? r.created_at;
   const name = r.name || r.id.slice(0, 8);
   return (
     <tr data-run-id={r.id} className={checked ? 'selected' : undefined}>
@@ -103,7 +104,7 @@ function RunRow({ run: r, testName, checked, onToggle, now }: { run: Run; testNa
       <td title={formatTime(started)} className="runs-when" data-label="Started">
         {formatAgo(started, now)}
       </td>
-      <td className="num" data-label="Duration">{formatSeconds(runSeconds(r.started_at, r.ended_at, now))}</td>
+      <td className="num" data-label="Duration">{formatSeconds(runSeconds(r.start_at ?? r.started_at, r.ended_at, now))}</td>
     </tr>
   );
 }
