@@ -3,9 +3,10 @@ import { expect, test, type Page } from '@playwright/test';
 import { fortio, interval, result, run, runId } from './fake-run';
 
 // Times the run page's charts for a short run and for a 1-hour run (3,600
-// seconds × 4 series): from the moment the last page of intervals reaches the
-// page to the frame in which every chart line is drawn. Writes the medians to
-// $WEB_BENCH_OUT as JSON.
+// seconds × 4 series): from the moment the last of the run's API answers
+// (run, intervals pages, result, histogram) has been read to the frame in
+// which every chart line is drawn. Writes the medians to $WEB_BENCH_OUT as
+// JSON.
 
 const reps = Number(process.env.WEB_BENCH_REPS ?? 5);
 const out = process.env.WEB_BENCH_OUT ?? 'test-results/render.json';
@@ -45,17 +46,17 @@ async function fakeApi(page: Page, n: number) {
     }
     return route.fulfill(json({ type: 'https://barrage.dev/problems/not-found', title: 'Not found', status: 404 }, 404));
   });
-  // Note when each intervals answer has been read, in the page's clock.
+  // Note when the last answer about the run has been read, in the page's clock.
   await page.addInitScript(() => {
-    const w = window as unknown as { __intervalsDone: number; fetch: typeof fetch };
-    w.__intervalsDone = 0;
+    const w = window as unknown as { __dataDone: number; fetch: typeof fetch };
+    w.__dataDone = 0;
     const orig = w.fetch.bind(window);
     w.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
       const res = await orig(input, init);
       const url = input instanceof Request ? input.url : String(input);
-      if (url.includes('/intervals')) {
+      if (url.includes('/api/v1/runs/') && !url.includes('/events')) {
         void res.clone().text().then(() => {
-          w.__intervalsDone = Math.max(w.__intervalsDone, performance.now());
+          w.__dataDone = Math.max(w.__dataDone, performance.now());
         });
       }
       return res;
@@ -71,9 +72,9 @@ async function measure(page: Page, n: number, want: number): Promise<number> {
   await page.goto(`/runs/${runId}`);
   await page.waitForFunction((k) => {
     const drawn = Array.from(document.querySelectorAll('path.recharts-curve.recharts-line-curve')).filter((p) => (p.getAttribute('d') ?? '').length > 0).length;
-    return drawn >= k && (window as unknown as { __intervalsDone: number }).__intervalsDone > 0;
+    return drawn >= k && (window as unknown as { __dataDone: number }).__dataDone > 0;
   }, want, { polling: 'raf', timeout: 60_000 });
-  return page.evaluate(() => performance.now() - (window as unknown as { __intervalsDone: number }).__intervalsDone);
+  return page.evaluate(() => performance.now() - (window as unknown as { __dataDone: number }).__dataDone);
 }
 
 function median(xs: number[]): number {
