@@ -46,8 +46,12 @@ test('sign in, start a run, watch it live, read the result, compare three runs',
   await page.getByLabel('Password').fill('wrong-password');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('alert')).toBeVisible();
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // Keyboard only: the password field, then Enter submits.
+  await page.getByLabel('Password').fill('');
+  await page.getByLabel('Email').focus();
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/\/runs$/);
 
   await page.goto('/agents');
