@@ -251,6 +251,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/{run}/shards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The run's shards, one per agent, with where each is and what it has counted, in shard order.
+         * @description Empty until the run is dispatched. A shard's `count` and `errors` grow
+         *     with its interval snapshots and are replaced by its final snapshot's
+         *     totals when it is `done`; a `lost` shard keeps what it had sent.
+         */
+        get: operations["listRunShards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/{run}/events": {
         parameters: {
             query?: never;
@@ -661,6 +685,53 @@ export interface components {
             items: components["schemas"]["Interval"][];
             /** @description The `from` of the next page; absent on the last. */
             next_from?: number;
+        };
+        /**
+         * @description `assigned`: sent to its agent, no snapshot yet; `running`: interval
+         *     snapshots arriving; `done`: its final snapshot arrived; `lost`: its
+         *     agent went away, or sent no final before the deadline and grace.
+         * @enum {string}
+         */
+        ShardStatus: "assigned" | "running" | "done" | "lost";
+        /** @description One agent's part of a run. */
+        RunShard: {
+            /** @description Index of the shard, from 0. */
+            shard: number;
+            /**
+             * Format: uuid
+             * @description Absent when the agent was removed from the registry.
+             */
+            agent_id?: string;
+            /** @description The agent's name when the shard was assigned. */
+            agent_name: string;
+            status: components["schemas"]["ShardStatus"];
+            /**
+             * Format: double
+             * @description The shard's part of the target rate; 0 = as fast as it can.
+             */
+            qps: number;
+            connections: number;
+            /**
+             * Format: int64
+             * @description Requests the shard has reported: the sum of its intervals, or its final total once done.
+             */
+            count: number;
+            /** Format: int64 */
+            errors: number;
+            /**
+             * Format: int64
+             * @description Sequence number of the latest snapshot stored; agents number a shard's snapshots 1, 2, ... with the final last, so this is how many it has sent (an earlier one may still be on its way). 0 before the first.
+             */
+            snapshots: number;
+            final_received: boolean;
+            /**
+             * Format: date-time
+             * @description When a snapshot or a status change last touched the shard.
+             */
+            updated_at: string;
+        };
+        ShardList: {
+            items: components["schemas"]["RunShard"][];
         };
         /** @description Results by code ("200", "-1" for a socket error, "SERVING", ...). */
         RetCodes: {
@@ -1342,6 +1413,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IntervalPage"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listRunShards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every shard of the run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShardList"];
                 };
             };
             default: components["responses"]["Problem"];

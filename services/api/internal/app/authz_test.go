@@ -256,6 +256,20 @@ func authzCases() []authzCase {
 			want: [5]int{ok, ok, ok, notFound, ok},
 		},
 		{
+			route: "GET /runs/{run}/shards",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.defRun.Id.String() + "/shards", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /runs/{run}/shards", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.otherRun.Id.String() + "/shards", nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
 			// A canceled run's stream sends its status and ends.
 			route: "GET /runs/{run}/events",
 			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {

@@ -168,6 +168,12 @@ func (e *apiEnv) shardFinals(t *testing.T, id string) []*barragev1.Snapshot {
 	return out
 }
 
+// shards reads a run's shards through GET /runs/{run}/shards.
+func (e *apiEnv) shards(t *testing.T, id string) []httpapi.RunShard {
+	t.Helper()
+	return decode[httpapi.ShardList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards", e.AdminToken, nil)).Items
+}
+
 // mergedResponse merges the response histograms of snapshots.
 func mergedResponse(t *testing.T, snaps []*barragev1.Snapshot) *hist.Histogram {
 	t.Helper()
@@ -256,6 +262,47 @@ func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
 	}
 	if n := e.count(t, `SELECT count(*) FROM run_shards WHERE run_id = $1::uuid AND status = 'done'`, id); n != 3 {
 		t.Errorf("%d shards done, want 3", n)
+	}
+	checkShardsEndpoint(t, e, id, count)
+}
+
+// checkShardsEndpoint checks GET /runs/{run}/shards of the finished
+// 300 qps, 6-connection run on three agents that counted count requests.
+func checkShardsEndpoint(t *testing.T, e *apiEnv, id string, count int64) {
+	t.Helper()
+	shards := e.shards(t, id)
+	if len(shards) != 3 {
+		t.Fatalf("GET shards lists %d shards, want 3: %+v", len(shards), shards)
+	}
+	var sum int64
+	var qps float64
+	conns := 0
+	names := map[string]bool{}
+	for i, sh := range shards {
+		if sh.Shard != i || sh.Status != httpapi.ShardDone || !sh.FinalReceived || sh.AgentId == nil || sh.AgentName == "" {
+			t.Errorf("shard %d: %+v, want shard %d done with its final and its agent", i, sh, i)
+		}
+		// Snapshots is the latest seq: each of 1 .. it was stored once.
+		stored := e.count(t, `SELECT count(*) FROM run_snapshots WHERE run_id = $1::uuid AND shard = $2`, id, sh.Shard)
+		if sh.Snapshots != int64(stored) || sh.Snapshots < 6 {
+			t.Errorf("shard %d: snapshots %d, %d stored; want equal and ≥ 6 (5 intervals and the final)", i, sh.Snapshots, stored)
+		}
+		names[sh.AgentName] = true
+		sum += sh.Count
+		qps += sh.Qps
+		conns += sh.Connections
+		if sh.Errors != 0 {
+			t.Errorf("shard %d: %d errors", i, sh.Errors)
+		}
+	}
+	if len(names) != 3 {
+		t.Errorf("shards on agents %v, want three distinct", names)
+	}
+	if sum != count {
+		t.Errorf("shard counts add to %d, summary count %d", sum, count)
+	}
+	if math.Abs(qps-300) > 1e-9 || conns != 6 {
+		t.Errorf("shards add to %v qps on %d connections, want the requested 300 on 6", qps, conns)
 	}
 }
 

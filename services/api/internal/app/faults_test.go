@@ -209,6 +209,21 @@ func TestFaultAgentKilledMidRun(t *testing.T) { // serial: see heavyTests
 	if n := e.count(t, `SELECT lost_shards FROM run_results WHERE run_id = $1::uuid`, id); n != 1 {
 		t.Errorf("run_results.lost_shards = %d, want 1", n)
 	}
+	// The API shows the killed agent's shard lost, without a final.
+	shards := e.shards(t, id)
+	if len(shards) != 3 {
+		t.Errorf("GET shards lists %d shards, want 3", len(shards))
+	}
+	for _, sh := range shards {
+		want := httpapi.ShardDone
+		if sh.Shard == 1 {
+			want = httpapi.ShardLost
+		}
+		if sh.Status != want || sh.FinalReceived != (want == httpapi.ShardDone) || (sh.Shard == 1) != (sh.AgentName == victim) {
+			t.Errorf("GET shards: shard %d is %s (final %v) on %s, want %s; %s was killed", sh.Shard, sh.Status, sh.FinalReceived,
+				sh.AgentName, want, victim)
+		}
+	}
 	finals := e.shardFinals(t, id)
 	if len(finals) != 2 {
 		t.Fatalf("%d shard finals, want 2", len(finals))

@@ -341,8 +341,8 @@ func TestRunMeasuresAccessAndErrors(t *testing.T) {
 		sibling = id[:len(id)-1] + "1"
 	}
 
-	for _, path := range []string{"/runs/" + id + "/intervals", "/runs/" + id + "/events", "/runs/" + id + "/result",
-		"/runs/compare?ids=" + id + "," + sibling} {
+	for _, path := range []string{"/runs/" + id + "/intervals", "/runs/" + id + "/shards", "/runs/" + id + "/events",
+		"/runs/" + id + "/result", "/runs/compare?ids=" + id + "," + sibling} {
 		status, header, raw := e.do(t, http.MethodGet, path, outsider, nil)
 		p := wantProblem(t, status, header, raw, http.StatusNotFound, "not-found")
 		if p.Detail == nil || !strings.Contains(*p.Detail, id) {
@@ -352,6 +352,10 @@ func TestRunMeasuresAccessAndErrors(t *testing.T) {
 	page := decode[httpapi.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/intervals", viewer, nil))
 	if len(page.Items) != 0 || page.NextFrom != nil {
 		t.Errorf("a queued run has intervals %+v", page)
+	}
+	shards := decode[httpapi.ShardList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards", viewer, nil))
+	if shards.Items == nil || len(shards.Items) != 0 {
+		t.Errorf("a queued run has shards %#v, want the empty list", shards.Items)
 	}
 	status, header, raw := e.do(t, http.MethodGet, "/runs/"+id+"/result", viewer, nil)
 	wantProblem(t, status, header, raw, http.StatusConflict, "conflict")

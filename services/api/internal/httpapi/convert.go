@@ -96,6 +96,14 @@ func runOut(r runs.Run) Run {
 	return out
 }
 
+func shardOut(sh runs.ShardProgress) RunShard {
+	return RunShard{
+		Shard: sh.Index, AgentId: optID(sh.AgentID), AgentName: sh.AgentName, Status: ShardStatus(sh.Status),
+		Qps: sh.QPS, Connections: sh.Connections, Count: sh.Count, Errors: sh.Errors, Snapshots: sh.LastSeq,
+		FinalReceived: sh.FinalReceived, UpdatedAt: sh.UpdatedAt,
+	}
+}
+
 func tokenOut(t tokens.Token) Token {
 	return Token{
 		Id: t.ID, ProjectId: t.ProjectID, Role: Role(t.Role), Name: t.Name, Hint: t.Hint, CreatedAt: t.CreatedAt,

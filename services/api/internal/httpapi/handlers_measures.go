@@ -40,6 +40,16 @@ func (s *server) ListRunIntervals(ctx context.Context, req ListRunIntervalsReque
 	return ListRunIntervals200JSONResponse(page), nil
 }
 
+// ListRunShards implements GET /runs/{run}/shards.
+func (s *server) ListRunShards(ctx context.Context, req ListRunShardsRequestObject) (ListRunShardsResponseObject, error) {
+	ctx = requestContext(ctx)
+	list, err := s.svc.Measures.Shards(ctx, principal(ctx), req.Run)
+	if err != nil {
+		return nil, err
+	}
+	return ListRunShards200JSONResponse(ShardList{Items: mapSlice(list, shardOut)}), nil
+}
+
 // GetRunResult implements GET /runs/{run}/result.
 func (s *server) GetRunResult(ctx context.Context, req GetRunResultRequestObject) (GetRunResultResponseObject, error) {
 	ctx = requestContext(ctx)

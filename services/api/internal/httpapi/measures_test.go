@@ -112,3 +112,40 @@ func TestFortioOut(t *testing.T) {
 		t.Errorf("closed loop: %+v, %v", f, err)
 	}
 }
+
+func TestShardOut(t *testing.T) {
+	t.Parallel()
+	agent := uuid.New()
+	at := time.Date(2026, 11, 23, 10, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name  string
+		in    runs.ShardProgress
+		agent *uuid.UUID
+	}{
+		{"with agent", runs.ShardProgress{
+			Shard:  runs.Shard{Index: 2, AgentID: agent, AgentName: "a-2", QPS: 33.5, Connections: 3},
+			Status: runs.ShardDone, LastSeq: 7, FinalReceived: true, Count: 200, Errors: 4, UpdatedAt: at,
+		}, &agent},
+		{"agent removed", runs.ShardProgress{
+			Shard:  runs.Shard{Index: 2, AgentName: "a-2", QPS: 33.5, Connections: 3},
+			Status: runs.ShardDone, LastSeq: 7, FinalReceived: true, Count: 200, Errors: 4, UpdatedAt: at,
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := shardOut(tt.in)
+			want := RunShard{
+				Shard: 2, AgentId: tt.agent, AgentName: "a-2", Status: ShardDone, Qps: 33.5, Connections: 3,
+				Count: 200, Errors: 4, Snapshots: 7, FinalReceived: true, UpdatedAt: at,
+			}
+			if (got.AgentId == nil) != (want.AgentId == nil) || (got.AgentId != nil && *got.AgentId != *want.AgentId) {
+				t.Errorf("agent id = %v, want %v", got.AgentId, want.AgentId)
+			}
+			got.AgentId, want.AgentId = nil, nil
+			if got != want {
+				t.Errorf("shardOut = %+v, want %+v", got, want)
+			}
+		})
+	}
+}

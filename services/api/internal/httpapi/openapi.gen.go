@@ -157,6 +157,30 @@ func (e RunStatus) Valid() bool {
 	}
 }
 
+// Defines values for ShardStatus.
+const (
+	ShardAssigned ShardStatus = "assigned"
+	ShardDone     ShardStatus = "done"
+	ShardLost     ShardStatus = "lost"
+	ShardRunning  ShardStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the ShardStatus enum.
+func (e ShardStatus) Valid() bool {
+	switch e {
+	case ShardAssigned:
+		return true
+	case ShardDone:
+		return true
+	case ShardLost:
+		return true
+	case ShardRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetRunResultParamsFormat.
 const (
 	Barrage GetRunResultParamsFormat = "barrage"
@@ -499,6 +523,38 @@ type RunResult struct {
 // RunResultPrimary The latency shown by default: response time in open loop, service time otherwise.
 type RunResultPrimary string
 
+// RunShard One agent's part of a run.
+type RunShard struct {
+	// AgentId Absent when the agent was removed from the registry.
+	AgentId *openapi_types.UUID `json:"agent_id,omitempty"`
+
+	// AgentName The agent's name when the shard was assigned.
+	AgentName   string `json:"agent_name"`
+	Connections int    `json:"connections"`
+
+	// Count Requests the shard has reported: the sum of its intervals, or its final total once done.
+	Count         int64 `json:"count"`
+	Errors        int64 `json:"errors"`
+	FinalReceived bool  `json:"final_received"`
+
+	// Qps The shard's part of the target rate; 0 = as fast as it can.
+	Qps float64 `json:"qps"`
+
+	// Shard Index of the shard, from 0.
+	Shard int `json:"shard"`
+
+	// Snapshots Sequence number of the latest snapshot stored; agents number a shard's snapshots 1, 2, ... with the final last, so this is how many it has sent (an earlier one may still be on its way). 0 before the first.
+	Snapshots int64 `json:"snapshots"`
+
+	// Status `assigned`: sent to its agent, no snapshot yet; `running`: interval
+	// snapshots arriving; `done`: its final snapshot arrived; `lost`: its
+	// agent went away, or sent no final before the deadline and grace.
+	Status ShardStatus `json:"status"`
+
+	// UpdatedAt When a snapshot or a status change last touched the shard.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
 // RunSpec What one load test sends, to which target, at what rate and for how long (pkg/spec).
 type RunSpec = spec.Spec
 
@@ -517,6 +573,16 @@ type RunSummary struct {
 	P99Us  *float64 `json:"p99_us,omitempty"`
 	Qps    *float64 `json:"qps,omitempty"`
 }
+
+// ShardList defines model for ShardList.
+type ShardList struct {
+	Items []RunShard `json:"items"`
+}
+
+// ShardStatus `assigned`: sent to its agent, no snapshot yet; `running`: interval
+// snapshots arriving; `done`: its final snapshot arrived; `lost`: its
+// agent went away, or sent no final before the deadline and grace.
+type ShardStatus string
 
 // Test defines model for Test.
 type Test struct {
@@ -948,6 +1014,9 @@ type ServerInterface interface {
 	// GetRunResult The merged final result of a run; 409 until it has one.
 	// (GET /runs/{run}/result)
 	GetRunResult(c *gin.Context, run RunPath, params GetRunResultParams)
+	// ListRunShards The run's shards, one per agent, with where each is and what it has counted, in shard order.
+	// (GET /runs/{run}/shards)
+	ListRunShards(c *gin.Context, run RunPath)
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(c *gin.Context, run RunPath)
@@ -1453,6 +1522,31 @@ func (siw *ServerInterfaceWrapper) GetRunResult(c *gin.Context) {
 	siw.Handler.GetRunResult(c, run, params)
 }
 
+// ListRunShards operation middleware
+func (siw *ServerInterfaceWrapper) ListRunShards(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "run" -------------
+	var run RunPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run", c.Param("run"), &run, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListRunShards(c, run)
+}
+
 // StopRun operation middleware
 func (siw *ServerInterfaceWrapper) StopRun(c *gin.Context) {
 
@@ -1736,6 +1830,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/runs/:run", wrapper.GetRun)
 	router.POST(options.BaseURL+"/runs/:run/stop", wrapper.StopRun)
 	router.GET(options.BaseURL+"/runs/:run/intervals", wrapper.ListRunIntervals)
+	router.GET(options.BaseURL+"/runs/:run/shards", wrapper.ListRunShards)
 	router.GET(options.BaseURL+"/runs/:run/events", wrapper.StreamRunEvents)
 	router.GET(options.BaseURL+"/runs/:run/result", wrapper.GetRunResult)
 	router.GET(options.BaseURL+"/agents", wrapper.ListAgents)
@@ -2417,6 +2512,45 @@ func (response GetRunResultdefaultApplicationProblemPlusJSONResponse) VisitGetRu
 	return err
 }
 
+type ListRunShardsRequestObject struct {
+	Run RunPath `json:"run"`
+}
+
+type ListRunShardsResponseObject interface {
+	VisitListRunShardsResponse(w http.ResponseWriter) error
+}
+
+type ListRunShards200JSONResponse ShardList
+
+func (response ListRunShards200JSONResponse) VisitListRunShardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRunShardsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListRunShardsdefaultApplicationProblemPlusJSONResponse) VisitListRunShardsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StopRunRequestObject struct {
 	Run RunPath `json:"run"`
 }
@@ -2807,6 +2941,9 @@ type StrictServerInterface interface {
 	// GetRunResult The merged final result of a run; 409 until it has one.
 	// (GET /runs/{run}/result)
 	GetRunResult(ctx context.Context, request GetRunResultRequestObject) (GetRunResultResponseObject, error)
+	// ListRunShards The run's shards, one per agent, with where each is and what it has counted, in shard order.
+	// (GET /runs/{run}/shards)
+	ListRunShards(ctx context.Context, request ListRunShardsRequestObject) (ListRunShardsResponseObject, error)
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(ctx context.Context, request StopRunRequestObject) (StopRunResponseObject, error)
@@ -3365,6 +3502,32 @@ func (sh *strictHandler) GetRunResult(ctx *gin.Context, run RunPath, params GetR
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetRunResultResponseObject); ok {
 		if err := validResponse.VisitGetRunResultResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListRunShards operation middleware
+func (sh *strictHandler) ListRunShards(ctx *gin.Context, run RunPath) {
+	var request ListRunShardsRequestObject
+
+	request.Run = run
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRunShards(ctx, request.(ListRunShardsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRunShards")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListRunShardsResponseObject); ok {
+		if err := validResponse.VisitListRunShardsResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -38,7 +38,7 @@ type Services struct {
 	Runs     *runs.Service
 	Tokens   *tokens.Service
 	Agents   *agents.Service
-	// Measures reads intervals, results and comparisons.
+	// Measures reads intervals, shards, results and comparisons.
 	Measures *runs.Measures
 	// Live is the hub the event streams subscribe to; nil disables them.
 	Live *live.Hub

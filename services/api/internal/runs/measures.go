@@ -31,10 +31,13 @@ type MeasureStore interface {
 	RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]Interval, error)
 	// RunResult returns a run's merged result; NotFound until it has one.
 	RunResult(ctx context.Context, runID uuid.UUID) (Result, error)
+	// ShardProgress returns a run's shards in index order; none before
+	// it is dispatched.
+	ShardProgress(ctx context.Context, runID uuid.UUID) ([]ShardProgress, error)
 }
 
-// Measures reads what runs measured: their per-second series, merged
-// results and comparisons, for callers who may view the run.
+// Measures reads what runs measured: their per-second series, shards,
+// merged results and comparisons, for callers who may view the run.
 type Measures struct {
 	runs  *Service
 	store MeasureStore
@@ -85,6 +88,15 @@ func (w *Watch) Intervals(ctx context.Context, from, limit int) ([]Interval, err
 	return ivs, nil
 }
 
+// Shards returns the run's shards in index order.
+func (w *Watch) Shards(ctx context.Context) ([]ShardProgress, error) {
+	shards, err := w.store.ShardProgress(ctx, w.id)
+	if err != nil {
+		return nil, fmt.Errorf("read shards: %w", err)
+	}
+	return shards, nil
+}
+
 // Result returns the run's merged result; a Conflict until it has one.
 func (w *Watch) Result(ctx context.Context, r Run) (Result, error) {
 	res, err := w.store.RunResult(ctx, w.id)
@@ -105,6 +117,15 @@ func (m *Measures) Intervals(ctx context.Context, p *auth.Principal, id uuid.UUI
 		return nil, err
 	}
 	return w.Intervals(ctx, from, limit)
+}
+
+// Shards returns the shards of a run the caller can see, in index order.
+func (m *Measures) Shards(ctx context.Context, p *auth.Principal, id uuid.UUID) ([]ShardProgress, error) {
+	w, _, err := m.Watch(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return w.Shards(ctx)
 }
 
 // Result returns a run the caller can see and its merged result; a

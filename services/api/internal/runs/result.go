@@ -116,6 +116,24 @@ type ShardState struct {
 	Final []byte
 }
 
+// ShardProgress is a shard as its run's viewers see it: its part of the
+// plan, where it is and what it has counted so far.
+type ShardProgress struct {
+	Shard
+	Status ShardStatus
+	// LastSeq is the highest snapshot sequence number stored (snapshots
+	// are numbered from 1); 0 before the first.
+	LastSeq int64
+	// FinalReceived is set once the shard's final snapshot was stored.
+	FinalReceived bool
+	// Count and Errors are the shard's requests so far, or its totals once
+	// done.
+	Count  int64
+	Errors int64
+	// UpdatedAt is when a snapshot or a status change last touched it.
+	UpdatedAt time.Time
+}
+
 // Settlement is a run whose every shard is done or lost, locked for the
 // finisher to decide how it ends.
 type Settlement struct {

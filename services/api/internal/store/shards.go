@@ -204,3 +204,28 @@ func shardStates(rows []shardRow) []runs.ShardState {
 	}
 	return out
 }
+
+// ShardProgress returns a run's shards in index order. A run not yet
+// dispatched (or no such run) has none.
+func (s *Store) ShardProgress(ctx context.Context, runID uuid.UUID) ([]runs.ShardProgress, error) {
+	var rows []shardRow
+	// Every column but final_snapshot: it may be large and is the finisher's.
+	if err := s.conn(ctx).Select("run_id", "shard", "agent_id", "agent_name", "qps", "connections", "status",
+		"last_seq", "final_received", "count", "errors", "updated_at").
+		Where("run_id = ?", runID).Order("shard").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read shard progress of run %s: %w", runID, err)
+	}
+	out := make([]runs.ShardProgress, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		out[i] = runs.ShardProgress{
+			Shard: runs.Shard{
+				Index: r.Shard, AgentID: fromNullUUID(r.AgentID), AgentName: r.AgentName, QPS: r.QPS,
+				Connections: r.Connections,
+			},
+			Status: runs.ShardStatus(r.Status), LastSeq: max(r.LastSeq, 0), FinalReceived: r.FinalReceived,
+			Count: r.Count, Errors: r.Errors, UpdatedAt: r.UpdatedAt.UTC(),
+		}
+	}
+	return out, nil
+}

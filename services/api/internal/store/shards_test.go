@@ -287,3 +287,57 @@ func TestSweepShardsSparesQueuedShards(t *testing.T) {
 		t.Errorf("sweep after the backlog grace = %+v, want %+v", got, want)
 	}
 }
+
+func TestShardProgress(t *testing.T) {
+	t.Parallel()
+	f := mustFixture(t)
+	ctx := ctxT(t)
+	start := time.Now().UTC()
+	run, agents := f.mustPlanned(t, 3, start, start.Add(time.Minute))
+	for _, rec := range []runs.SnapshotRecord{
+		{RunID: run.ID, Shard: 0, Seq: 1, IntervalStart: start, Count: 7, Errors: 1},
+		{RunID: run.ID, Shard: 0, Seq: 2, IntervalStart: start.Add(time.Second), Count: 5},
+		{RunID: run.ID, Shard: 1, Seq: 3, Final: true, Count: 20, Errors: 2, Encoded: []byte("final-1")},
+	} {
+		calls := 0
+		if _, err := f.s.RecordSnapshot(ctx, rec, countMerge(rec, &calls)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An agent removed from the registry leaves its shard without an id.
+	if err := f.s.conn(ctx).Exec("DELETE FROM agents WHERE id = ?", agents[2]).Error; err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.s.ShardProgress(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type shard struct {
+		index        int
+		agent        uuid.UUID
+		name         string
+		status       runs.ShardStatus
+		lastSeq      int64
+		final        bool
+		count, errs  int64
+		qps          float64
+		conns        int
+		updatedIsSet bool
+	}
+	want := []shard{
+		{0, agents[0], "agent-0", runs.ShardRunning, 2, false, 12, 1, 10, 1, true},
+		{1, agents[1], "agent-1", runs.ShardDone, 3, true, 20, 2, 10, 1, true},
+		{2, uuid.Nil, "agent-2", runs.ShardAssigned, 0, false, 0, 0, 10, 1, true},
+	}
+	var have []shard
+	for _, sh := range got {
+		have = append(have, shard{sh.Index, sh.AgentID, sh.AgentName, sh.Status, sh.LastSeq, sh.FinalReceived,
+			sh.Count, sh.Errors, sh.QPS, sh.Connections, time.Since(sh.UpdatedAt).Abs() < time.Minute})
+	}
+	if !slices.Equal(have, want) {
+		t.Errorf("ShardProgress = %+v, want %+v", have, want)
+	}
+	if none, err := f.s.ShardProgress(ctx, uuid.New()); err != nil || len(none) != 0 {
+		t.Errorf("ShardProgress of an unknown run = %+v, %v; want none", none, err)
+	}
+}
