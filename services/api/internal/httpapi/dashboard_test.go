@@ -41,7 +41,7 @@ func TestDashboardServesFilesAndClientRoutes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, http.NoBody))
 		body, _ := io.ReadAll(rec.Body)
 		if rec.Code != tc.status || !strings.Contains(string(body), tc.body) ||
 			!strings.Contains(rec.Header().Get("Content-Type"), tc.ctype) || rec.Header().Get("Cache-Control") != tc.cache {
@@ -60,7 +60,7 @@ func TestDashboardAbsentWhenNotBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/runs", nil))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/runs", http.NoBody))
 	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Header().Get("Content-Type"), "problem+json") {
 		t.Errorf("GET /runs without a built dashboard: %d %s", rec.Code, rec.Header().Get("Content-Type"))
 	}
