@@ -88,6 +88,8 @@ test('sign in, start a run, watch it live, read the result, compare three runs',
   expect(result.count).toBeLessThanOrEqual(1010);
   await expect(page.getByTestId('run-status')).toHaveText(/completed/i, { timeout: 20_000 });
   await expect(page.getByTestId('result-count')).toHaveText(formatCount(result.count));
+  // Both agents' shards are listed, each done.
+  await expect(page.getByTestId('run-shards').getByTestId('shard-status')).toHaveText(['done', 'done']);
   await shot(page, 'run-result');
 
   const second = await startRun(page.request, 'e2e slower', { url: `${echo}?delay=2ms`, qps: 100, duration: '3s', connections: 2 });

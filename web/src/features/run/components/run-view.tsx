@@ -14,6 +14,7 @@ import { ResultSummary } from './result-summary';
 import { RetCodesTable } from './ret-codes-table';
 import { RunCharts } from './run-charts';
 import { RunHeader } from './run-header';
+import { ShardsTable } from './shards-table';
 import { SpecView } from './spec-view';
 import './run.css';
 
@@ -77,6 +78,7 @@ export function RunView({ runId, currentUserId }: Props) {
       ) : (
         <RunCharts run={r} intervals={intervals.data} primary={primary} live={!ended} />
       )}
+      <ShardsTable runId={runId} status={status} now={now} />
       {res && <RetCodesTable result={res} />}
       <SpecView spec={r.spec} />
     </div>
