@@ -97,8 +97,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 	}
 	log.Info("barrage-api listening", slog.String("addr", a.listener.Addr().String()))
 	if a.companions != nil {
-		fmt.Fprintf(out, "\n  Barrage all-in-one is up.\n    API:         http://%s/api/v1\n    echo target: %s\n    agent:       %s (capacity %d)\n\n",
-			displayAddr(a.listener.Addr()), a.companions.EchoURL(), a.companions.agent.ID(), cfg.AgentCapacity)
+		addr := displayAddr(a.listener.Addr())
+		fmt.Fprintf(out, "\n  Barrage all-in-one is up.\n    dashboard:   http://%s/\n    API:         http://%s/api/v1\n    echo target: %s\n    agent:       %s (capacity %d)\n\n",
+			addr, addr, a.companions.EchoURL(), a.companions.agent.ID(), cfg.AgentCapacity)
 	}
 	// No WriteTimeout: it would cut live event streams, which end with
 	// their run, their client, or Shutdown (the hub closes them).

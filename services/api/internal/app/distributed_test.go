@@ -370,8 +370,8 @@ func TestAllInOneRunsARun(t *testing.T) { // serial: see heavyTests
 	if m == nil {
 		t.Fatalf("start-up notice %q does not name the echo target", e.Out)
 	}
-	if !strings.Contains(e.Out, "API:         http://127.0.0.1:") {
-		t.Errorf("start-up notice %q does not give the API URL", e.Out)
+	if !strings.Contains(e.Out, "API:         http://127.0.0.1:") || !strings.Contains(e.Out, "dashboard:   http://127.0.0.1:") {
+		t.Errorf("start-up notice %q does not give the API and dashboard URLs", e.Out)
 	}
 	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
