@@ -1,0 +1,303 @@
+package threshold
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxLength bounds the length of an expression, in bytes.
+const MaxLength = 500
+
+// parser reads one expression; i is the byte offset of the next unread
+// byte.
+type parser struct {
+	src string
+	i   int
+}
+
+// Parse reads one threshold expression. Its errors are *SyntaxError.
+func Parse(src string) (Expr, error) {
+	if len(src) > MaxLength {
+		return Expr{}, &SyntaxError{Pos: 1, Msg: fmt.Sprintf("an expression is at most %d bytes", MaxLength)}
+	}
+	p := &parser{src: src}
+	var e Expr
+	if err := p.metric(&e); err != nil {
+		return Expr{}, err
+	}
+	if err := p.op(&e); err != nil {
+		return Expr{}, err
+	}
+	if err := p.limit(&e); err != nil {
+		return Expr{}, err
+	}
+	p.blanks()
+	if p.i < len(p.src) {
+		return Expr{}, p.fail(p.i, "unexpected %q after the limit", p.src[p.i:])
+	}
+	return e, nil
+}
+
+// fail returns a SyntaxError at byte offset at.
+func (p *parser) fail(at int, format string, args ...any) error {
+	at = min(at, len(p.src))
+	return &SyntaxError{Pos: utf8.RuneCountInString(p.src[:at]) + 1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// blanks skips spaces and tabs.
+func (p *parser) blanks() {
+	for p.i < len(p.src) && (p.src[p.i] == ' ' || p.src[p.i] == '\t') {
+		p.i++
+	}
+}
+
+// word reads a name: lower-case letters, digits and underscores.
+func (p *parser) word() string {
+	start := p.i
+	for p.i < len(p.src) {
+		c := p.src[p.i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			break
+		}
+		p.i++
+	}
+	return p.src[start:p.i]
+}
+
+// metric reads [kind "."] stat.
+func (p *parser) metric(e *Expr) error {
+	p.blanks()
+	start := p.i
+	name := p.word()
+	if name == "" {
+		return p.fail(start, "expected a metric such as p(99), error_rate or qps")
+	}
+	if p.i < len(p.src) && p.src[p.i] == '.' {
+		switch Kind(name) {
+		case Response, Service, Lag:
+			e.Kind = Kind(name)
+		default:
+			return p.fail(start, "unknown latency kind %q: use response, service or lag", name)
+		}
+		p.i++
+		start = p.i
+		name = p.word()
+	}
+	if err := p.stat(e, start, name); err != nil {
+		return err
+	}
+	if e.Kind != Primary && !e.Stat.Latency() {
+		return p.fail(start, "%s is not a latency: a kind applies only to p(N), min, max, avg and stddev", name)
+	}
+	return nil
+}
+
+// stat reads the metric's name, read already as name from start, and a
+// percentile's argument.
+func (p *parser) stat(e *Expr, start int, name string) error {
+	switch Stat(name) {
+	case Percentile:
+		return p.percentile(e)
+	case Min, Max, Avg, StdDev, Count, Errors, ErrorRate, QPS:
+		e.Stat = Stat(name)
+		return nil
+	}
+	if code, ok := strings.CutPrefix(name, "status_"); ok {
+		if !validCode(code) {
+			return p.fail(start+len("status_"), "expected a status code like 503 or a class like 5xx after status_")
+		}
+		e.Stat, e.Code = Status, code
+		return nil
+	}
+	if name == "" {
+		return p.fail(start, "expected a metric after the latency kind")
+	}
+	return p.fail(start, "unknown metric %q", name)
+}
+
+// validCode reports whether code is three digits, or a digit and "xx".
+func validCode(code string) bool {
+	if len(code) != 3 || code[0] < '1' || code[0] > '9' {
+		return false
+	}
+	if code[1:] == "xx" {
+		return true
+	}
+	return isDigit(code[1]) && isDigit(code[2])
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// percentile reads "(" number ")" after p.
+func (p *parser) percentile(e *Expr) error {
+	if p.i >= len(p.src) || p.src[p.i] != '(' {
+		return p.fail(p.i, "expected ( after p, as in p(99)")
+	}
+	p.i++
+	p.blanks()
+	at := p.i
+	v, err := p.number()
+	if err != nil {
+		return err
+	}
+	if v > 100 {
+		return p.fail(at, "a percentile is from 0 to 100")
+	}
+	p.blanks()
+	if p.i >= len(p.src) || p.src[p.i] != ')' {
+		return p.fail(p.i, "expected ) after the percentile")
+	}
+	p.i++
+	e.Stat, e.P = Percentile, v
+	return nil
+}
+
+// number reads the grammar's number: digits and an optional fraction.
+func (p *parser) number() (float64, error) {
+	start := p.i
+	for p.i < len(p.src) && isDigit(p.src[p.i]) {
+		p.i++
+	}
+	if p.i == start {
+		return 0, p.fail(start, "expected a number")
+	}
+	if p.i < len(p.src) && p.src[p.i] == '.' {
+		p.i++
+		frac := p.i
+		for p.i < len(p.src) && isDigit(p.src[p.i]) {
+			p.i++
+		}
+		if p.i == frac {
+			return 0, p.fail(p.i, "expected digits after the decimal point")
+		}
+	}
+	v, err := strconv.ParseFloat(p.src[start:p.i], 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, p.fail(start, "number out of range")
+	}
+	return v, nil
+}
+
+// op reads a comparison operator.
+func (p *parser) op(e *Expr) error {
+	p.blanks()
+	for _, o := range []Op{LessEqual, GreaterEqual, Equal, NotEqual, Less, Greater} {
+		if strings.HasPrefix(p.src[p.i:], string(o)) {
+			e.Op = o
+			p.i += len(o)
+			return nil
+		}
+	}
+	if p.i >= len(p.src) {
+		return p.fail(p.i, "expected an operator (<, <=, >, >=, == or !=) after the metric")
+	}
+	if p.src[p.i] == '=' {
+		return p.fail(p.i, "expected an operator (<, <=, >, >=, == or !=); use == for equality")
+	}
+	return p.fail(p.i, "expected an operator (<, <=, >, >=, == or !=)")
+}
+
+// limit reads the limit: "baseline" [ "*" number ] or a value.
+func (p *parser) limit(e *Expr) error {
+	p.blanks()
+	if strings.HasPrefix(p.src[p.i:], "baseline") {
+		p.i += len("baseline")
+		e.Baseline, e.Factor = true, 1
+		p.blanks()
+		if p.i < len(p.src) && p.src[p.i] == '*' {
+			p.i++
+			p.blanks()
+			f, err := p.number()
+			if err != nil {
+				return err
+			}
+			e.Factor = f
+		}
+		return nil
+	}
+	if p.i >= len(p.src) {
+		return p.fail(p.i, "expected a limit after the operator")
+	}
+	switch {
+	case e.Stat.Latency():
+		return p.duration(e)
+	case e.Stat == ErrorRate:
+		return p.rate(e)
+	default:
+		return p.plain(e)
+	}
+}
+
+// duration reads a number and a duration unit.
+func (p *parser) duration(e *Expr) error {
+	start := p.i
+	v, err := p.number()
+	if err != nil {
+		if p.i > start {
+			return err
+		}
+		return p.fail(start, "expected a duration like 250ms")
+	}
+	at := p.i
+	for p.i < len(p.src) && p.src[p.i] != ' ' && p.src[p.i] != '\t' {
+		p.i++
+	}
+	unit := p.src[at:p.i]
+	scale, ok := durationScale(unit)
+	if !ok {
+		if unit == "" {
+			return p.fail(at, "expected a duration like 250ms: give a unit (us, ms, s or m)")
+		}
+		return p.fail(at, "expected a duration like 250ms: unknown unit %q (use us, ms, s or m)", unit)
+	}
+	if math.IsInf(v*scale, 0) {
+		return p.fail(start, "number out of range")
+	}
+	e.Value, e.DurationUnit = v, unit
+	return nil
+}
+
+// rate reads an error rate: a fraction, or a percentage with "%".
+func (p *parser) rate(e *Expr) error {
+	start := p.i
+	v, err := p.number()
+	if err != nil {
+		if p.i > start {
+			return err
+		}
+		return p.fail(start, "expected an error rate like 0.001 or 0.1%%")
+	}
+	if p.i < len(p.src) && p.src[p.i] == '%' {
+		p.i++
+		if v > 100 {
+			return p.fail(start, "a percentage is at most 100%%")
+		}
+		e.Value, e.Percent = v, true
+		return nil
+	}
+	if v > 1 {
+		return p.fail(start, "an error rate is a fraction from 0 to 1, or a percentage like 0.1%%")
+	}
+	e.Value = v
+	return nil
+}
+
+// plain reads a plain number for a count or a rate.
+func (p *parser) plain(e *Expr) error {
+	start := p.i
+	v, err := p.number()
+	if err != nil {
+		if p.i > start {
+			return err
+		}
+		return p.fail(start, "expected a number for %s", e.Metric())
+	}
+	if p.i < len(p.src) && p.src[p.i] != ' ' && p.src[p.i] != '\t' {
+		return p.fail(p.i, "%s takes a plain number, without a unit", e.Metric())
+	}
+	e.Value = v
+	return nil
+}
