@@ -62,7 +62,8 @@ func (in *Ingester) putDone(ctx context.Context, id uuid.UUID) error {
 // decide merges the final snapshots of a settled run and says how it
 // ends (DESIGN.md §4): failed when every shard was lost, canceled when it
 // was stopped before any request completed, completed otherwise, and
-// degraded when a shard is missing. The summary's latencies are of the
+// degraded when a shard is missing; then judges it by its thresholds
+// (judge). The summary's latencies are of the
 // response time when the run paced an open loop (a target rate), of the
 // service time when it ran as fast as it could.
 func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
@@ -87,6 +88,7 @@ func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 	if m.shards == 0 {
 		f.Status = runs.Failed
 		f.Error = fmt.Sprintf("all %d shards lost: no final snapshot arrived (agent gone or deadline missed)", len(st.Shards))
+		judge(st, &m, &f)
 		return f, nil
 	}
 	res, err := m.result(st.Run.ID)
@@ -103,6 +105,7 @@ func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 	}
 	f.Status = runs.Completed
 	f.Summary = m.summary(st.Run.Spec.PeakQPS() > 0)
+	judge(st, &m, &f)
 	return f, nil
 }
 

@@ -58,18 +58,22 @@ func TestDecide(t *testing.T) {
 		count     int64
 		duration  time.Duration
 		merged    int
+		verdict   string
 	}{
 		{name: "all lost", status: runs.Running, sp: open, shards: []runs.ShardState{lost(0), lost(1)},
-			want: runs.Failed, err: "all 2 shards lost: no final snapshot arrived (agent gone or deadline missed)", degraded: true},
+			want: runs.Failed, err: "all 2 shards lost: no final snapshot arrived (agent gone or deadline missed)", degraded: true,
+			verdict: runs.VerdictError},
 		{name: "open loop: response times", status: runs.Running, sp: open,
 			shards: []runs.ShardState{done(0, t0, 4*time.Second, resp0, svc0), done(1, t0.Add(time.Second), 4*time.Second, resp1, svc1)},
-			want:   runs.Completed, latencies: append(append([]int64{}, resp0...), resp1...), count: 6, duration: 5 * time.Second, merged: 2},
+			want:   runs.Completed, latencies: append(append([]int64{}, resp0...), resp1...), count: 6, duration: 5 * time.Second, merged: 2,
+			verdict: runs.VerdictPass},
 		{name: "max rate: service times", status: runs.Stopping, sp: closed,
 			shards: []runs.ShardState{done(0, t0, 4*time.Second, resp0, svc0), done(1, t0, 2*time.Second, resp1, svc1)},
 			want:   runs.Completed, latencies: append(append([]int64{}, svc0...), svc1...), count: 6, duration: 4 * time.Second, merged: 2},
 		{name: "a lost shard degrades", status: runs.Running, sp: open,
 			shards: []runs.ShardState{done(0, t0, 2*time.Second, resp0, svc0), lost(1)},
-			want:   runs.Completed, degraded: true, latencies: resp0, count: 4, duration: 2 * time.Second, merged: 1},
+			want:   runs.Completed, degraded: true, latencies: resp0, count: 4, duration: 2 * time.Second, merged: 1,
+			verdict: runs.VerdictError},
 		{name: "unreadable final counts lost", status: runs.Running, sp: open,
 			shards: []runs.ShardState{done(0, t0, 2*time.Second, resp0, svc0), {Index: 1, Status: runs.ShardDone, Final: []byte("junk")}},
 			want:   runs.Completed, degraded: true, latencies: resp0, count: 4, duration: 2 * time.Second, merged: 1},
@@ -86,6 +90,9 @@ func TestDecide(t *testing.T) {
 			f, err := in.decide(st)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.verdict != "" && f.Verdict != tt.verdict || tt.want == runs.Canceled && f.Verdict != "" {
+				t.Errorf("verdict %q, want %q", f.Verdict, tt.verdict)
 			}
 			if f.Status != tt.want || f.Error != tt.err || f.Degraded != tt.degraded || !f.At.Equal(now) {
 				t.Errorf("finish = %s %q degraded %v at %v; want %s %q %v %v", f.Status, f.Error, f.Degraded, f.At, tt.want, tt.err, tt.degraded, now)

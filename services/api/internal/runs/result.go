@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/threshold"
 )
 
 // ShardStatus is where one shard of a run is.
@@ -139,6 +141,16 @@ type ShardProgress struct {
 type Settlement struct {
 	Run    Run
 	Shards []ShardState
+	// Baseline is the newest passing run of the same test created before
+	// Run, with its result; nil when the run has no test or no thresholds,
+	// or the test has no such run.
+	Baseline *Baseline
+}
+
+// Baseline is a run the baseline forms of thresholds compare with.
+type Baseline struct {
+	Run    Run
+	Result Result
 }
 
 // Finish is how a run ends.
@@ -158,6 +170,42 @@ type Finish struct {
 	Summary *Summary
 	// Result is the merged result; nil when no shard sent a final snapshot.
 	Result *Result
+	// Verdict is VerdictPass, VerdictFail, VerdictError or "" (none).
+	Verdict string
+	// Thresholds is the outcome of each of the run's thresholds; nil
+	// leaves the run unjudged.
+	Thresholds []threshold.Outcome
+	// BaselineRunID is the baseline the thresholds used, or uuid.Nil.
+	BaselineRunID uuid.UUID
+}
+
+// Verdicts: how a finished run is judged, separately from its status.
+const (
+	// VerdictPass runs completed whole and met every threshold.
+	VerdictPass = "pass"
+	// VerdictFail runs missed a threshold, or one could not be evaluated.
+	VerdictFail = "fail"
+	// VerdictError runs failed, or completed without some of their shards.
+	VerdictError = "error"
+)
+
+// Judge returns the verdict of a run that ends in status, degraded or
+// not, with the outcomes of its thresholds: none for a canceled run, error
+// for a failed or degraded one, fail when an outcome did not pass, pass
+// otherwise (also with no thresholds).
+func Judge(status Status, degraded bool, outcomes []threshold.Outcome) string {
+	switch {
+	case status == Canceled || !status.Terminal():
+		return ""
+	case status == Failed || degraded:
+		return VerdictError
+	}
+	for _, o := range outcomes {
+		if !o.Pass {
+			return VerdictFail
+		}
+	}
+	return VerdictPass
 }
 
 // Result is the merged final measurements of a run.

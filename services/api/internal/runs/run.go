@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/pkg/threshold"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 )
@@ -40,7 +41,7 @@ type Run struct {
 	TestID uuid.UUID
 	Name   string
 	Status Status
-	// Verdict is "", "pass", "fail" or "error".
+	// Verdict is "", "pass", "fail" or "error" (see Verdict*).
 	Verdict string
 	Source  Source
 	// Spec is the spec the run executes, with secrets redacted.
@@ -68,6 +69,12 @@ type Run struct {
 	Degraded bool
 	// Summary is nil until the run has results.
 	Summary *Summary
+	// ThresholdResults is the outcome of each threshold, in the order of
+	// Thresholds; nil until the run was judged (and for canceled runs).
+	ThresholdResults []threshold.Outcome
+	// BaselineRunID is the run the baseline forms were compared with, or
+	// uuid.Nil.
+	BaselineRunID uuid.UUID
 }
 
 // Summary is the merged figures of a run; latencies in microseconds.

@@ -117,7 +117,7 @@ func (f fixture) newRun(project uuid.UUID, at time.Time) runs.NewRun {
 	sp := testSpec()
 	r := runs.Run{
 		ID: id, ProjectID: project, Name: "run " + id.String()[:8], Status: runs.Queued, Source: runs.SourceAPI,
-		Spec: sp, Thresholds: []string{"p99 < 100ms"}, Labels: map[string]string{"team": "core"},
+		Spec: sp, Thresholds: []string{"p(99) < 100ms"}, Labels: map[string]string{"team": "core"},
 		Target: sp.URL, QPSRequested: sp.QPS, CreatedBy: f.admin, CreatedAt: at, UpdatedAt: at,
 	}
 	payload, _ := json.Marshal(map[string]any{"run_id": id, "project_id": project, "spec": sp})

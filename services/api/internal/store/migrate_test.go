@@ -32,6 +32,19 @@ func tables(tb testing.TB, s *Store) []string {
 	return out
 }
 
+// hasColumn reports whether table has column.
+func hasColumn(tb testing.TB, s *Store, table, column string) bool {
+	tb.Helper()
+	var n int
+	err := s.DB().QueryRowContext(ctxT(tb),
+		"SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2",
+		table, column).Scan(&n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n == 1
+}
+
 func TestMigrateUpDownUp(t *testing.T) {
 	t.Parallel()
 	s := mustOpen(t)
@@ -52,8 +65,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "pending  00001_init.sql") {
 		t.Errorf("status before up = %q, want 00001_init.sql pending", out)
 	}
-	if out := run(MigrateCmdUp); !strings.Contains(out, "applied 00001_init.sql") || !strings.Contains(out, "applied 00002_distributed.sql") {
+	if out := run(MigrateCmdUp); !strings.Contains(out, "applied 00001_init.sql") || !strings.Contains(out, "applied 00002_distributed.sql") ||
+		!strings.Contains(out, "applied 00003_thresholds.sql") {
 		t.Errorf("up printed %q", out)
+	}
+	if !hasColumn(t, s, "runs", "threshold_results") || !hasColumn(t, s, "runs", "baseline_run_id") {
+		t.Errorf("runs lacks the verdict columns of 00003 after up")
 	}
 	if got := tables(t, s); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("tables after up = %v, want %v", got, want)
@@ -64,14 +81,20 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "applied  00001_init.sql at ") {
 		t.Errorf("status after up = %q, want 00001_init.sql applied", out)
 	}
-	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00002_distributed.sql") {
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00003_thresholds.sql") {
 		t.Errorf("first down printed %q", out)
 	}
+	if got := tables(t, s); len(got) != len(want) || hasColumn(t, s, "runs", "threshold_results") || hasColumn(t, s, "runs", "baseline_run_id") {
+		t.Errorf("after one down: tables %v, verdict columns still there or tables gone", got)
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00002_distributed.sql") {
+		t.Errorf("second down printed %q", out)
+	}
 	if got := tables(t, s); slices.Contains(got, "run_snapshots") || !slices.Contains(got, "runs") {
-		t.Errorf("tables after one down = %v, want 00001's tables only", got)
+		t.Errorf("tables after two downs = %v, want 00001's tables only", got)
 	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00001_init.sql") {
-		t.Errorf("second down printed %q", out)
+		t.Errorf("third down printed %q", out)
 	}
 	if got := tables(t, s); len(got) != 0 {
 		t.Errorf("tables after down = %v, want none", got)

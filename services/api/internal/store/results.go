@@ -38,7 +38,8 @@ func (resultRow) TableName() string { return "run_results" }
 // FinishRun ends a run whose every shard is done or lost, in one
 // transaction: it locks the run, hands it and its shards to decide, and
 // writes what decide returns (status, summary columns, result row, audit
-// entry). It returns the run and finished=true when it ended it; when the
+// entry, verdict and threshold outcomes). decide is given the run's
+// baseline (the newest earlier passing run of its test). It returns the run and finished=true when it ended it; when the
 // run has already ended, or a shard is still pending, it changes nothing
 // and returns finished=false, so calling it again is harmless. Conflict
 // when decide picks a status the run cannot move to; NotFound when there
@@ -72,7 +73,11 @@ func (s *Store) FinishRun(ctx context.Context, id uuid.UUID, decide func(runs.Se
 		if err != nil {
 			return err
 		}
-		f, err := decide(runs.Settlement{Run: run, Shards: states})
+		base, err := baseline(tx, &row)
+		if err != nil {
+			return err
+		}
+		f, err := decide(runs.Settlement{Run: run, Shards: states, Baseline: base})
 		if err != nil {
 			return err
 		}
@@ -113,6 +118,9 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 		set["min_us"], set["avg_us"], set["p50_us"] = sm.MinUS, sm.AvgUS, sm.P50US
 		set["p90_us"], set["p99_us"], set["max_us"] = sm.P90US, sm.P99US, sm.MaxUS
 	}
+	if err := setVerdict(set, f); err != nil {
+		return err
+	}
 	if err := tx.Model(row).Clauses(clause.Returning{}).Where("id = ?", row.ID).Updates(set).Error; err != nil {
 		return fmt.Errorf("update run: %w", err)
 	}
@@ -128,7 +136,7 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 	}
 	return audit(tx, auth.Actor{}, auditEntry{
 		Action: "run.move", Kind: "run", ID: row.ID.String(), Project: row.ProjectID,
-		Details: map[string]any{"to": f.Status, "error": f.Error, "degraded": f.Degraded},
+		Details: map[string]any{"to": f.Status, "error": f.Error, "degraded": f.Degraded, "verdict": f.Verdict},
 	})
 }
 
@@ -138,9 +146,14 @@ func (s *Store) RunResult(ctx context.Context, runID uuid.UUID) (runs.Result, er
 	if err := s.conn(ctx).Where("run_id = ?", runID).Take(&row).Error; err != nil {
 		return runs.Result{}, classify(err, "get run result", "result of run", runID)
 	}
+	return resultFromRow(row)
+}
+
+// resultFromRow maps a run_results row to a result.
+func resultFromRow(row resultRow) (runs.Result, error) {
 	codes, err := parseCodes(row.RetCodes)
 	if err != nil {
-		return runs.Result{}, fmt.Errorf("result of run %s: %w", runID, err)
+		return runs.Result{}, fmt.Errorf("result of run %s: %w", row.RunID, err)
 	}
 	return runs.Result{
 		RunID: row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, RetCodes: codes,

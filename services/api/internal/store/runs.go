@@ -58,6 +58,9 @@ type runRow struct {
 	Deadline     *time.Time `gorm:"column:deadline"`
 	ShardCount   int        `gorm:"column:shard_count"`
 	Degraded     bool       `gorm:"column:degraded"`
+	// ThresholdResults is a jsonb array of outcomeJSON; NULL until judged.
+	ThresholdResults []byte     `gorm:"column:threshold_results"`
+	BaselineRunID    *uuid.UUID `gorm:"column:baseline_run_id"`
 }
 
 // TableName returns the table of runRow.
@@ -118,6 +121,10 @@ func runFromRow(r runRow) (runs.Run, error) {
 	if err != nil {
 		return runs.Run{}, fmt.Errorf("run %s: %w", r.ID, err)
 	}
+	outcomes, err := parseOutcomes(r.ThresholdResults)
+	if err != nil {
+		return runs.Run{}, fmt.Errorf("run %s: %w", r.ID, err)
+	}
 	return runs.Run{
 		ID: r.ID, ProjectID: r.ProjectID, TestID: fromNullUUID(r.TestID), Name: r.Name, Status: runs.Status(r.Status),
 		Verdict: fromNullString(r.Verdict), Source: runs.Source(r.Source), Spec: sp, Thresholds: []string(r.Thresholds),
@@ -125,6 +132,7 @@ func runFromRow(r runRow) (runs.Run, error) {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), StartedAt: fromNullTime(r.StartedAt),
 		EndedAt: fromNullTime(r.EndedAt), Error: r.Error, Summary: summaryFromRow(r),
 		StartAt: fromNullTime(r.StartAt), Deadline: fromNullTime(r.Deadline), ShardCount: r.ShardCount, Degraded: r.Degraded,
+		ThresholdResults: outcomes, BaselineRunID: fromNullUUID(r.BaselineRunID),
 	}, nil
 }
 
@@ -251,6 +259,9 @@ func (s *Store) MoveRun(ctx context.Context, m runs.Move) (runs.Run, error) {
 	}
 	if m.To.Terminal() {
 		set["ended_at"] = at
+	}
+	if m.To == runs.Failed {
+		set["verdict"] = runs.VerdictError
 	}
 	if m.Error != "" {
 		set["error"] = m.Error

@@ -17,7 +17,7 @@ func (f fixture) newTest(project uuid.UUID, name string) testdefs.Test {
 	now := time.Now().UTC()
 	return testdefs.Test{
 		ID: uuid.New(), ProjectID: project, Name: name, Description: "checkout flow", Spec: testSpec(),
-		Thresholds: []string{"p99 < 250ms", `error_rate < 1%`}, Labels: map[string]string{"team": "core", "tier": "1"},
+		Thresholds: []string{"p(99) < 250ms", `error_rate < 1%`}, Labels: map[string]string{"team": "core", "tier": "1"},
 		CreatedBy: f.admin, CreatedAt: now, UpdatedAt: now,
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/pkg/threshold"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
@@ -24,8 +25,8 @@ const (
 	maxDescriptionLength = 2000
 	// MaxThresholds is the most thresholds a test or run may carry.
 	MaxThresholds = 50
-	// MaxThresholdLength is the longest threshold expression.
-	MaxThresholdLength = 500
+	// MaxThresholdLength is the longest threshold expression, in bytes.
+	MaxThresholdLength = threshold.MaxLength
 )
 
 // Service applies the rules of stored tests.
@@ -79,16 +80,23 @@ func (s *Service) check(in *Input) error {
 	return nil
 }
 
-// CheckThresholds reports bad threshold expressions through add; they are
-// stored as text until the verdict engine parses them.
+// CheckThresholds reports bad threshold expressions through add: too
+// many, too long, or not in the grammar of pkg/threshold (the message then
+// gives the position, "at 9: expected a duration like 250ms"). They are
+// stored as written and parsed again when a run is judged.
 func CheckThresholds(list []string, add func(field, format string, args ...any)) {
 	if len(list) > MaxThresholds {
 		add("thresholds", "must have at most %d entries", MaxThresholds)
 		return
 	}
 	for i, t := range list {
+		field := fmt.Sprintf("thresholds[%d]", i)
 		if strings.TrimSpace(t) == "" || len(t) > MaxThresholdLength {
-			add(fmt.Sprintf("thresholds[%d]", i), "must be 1 to %d characters, not blank", MaxThresholdLength)
+			add(field, "must be 1 to %d characters, not blank", MaxThresholdLength)
+			continue
+		}
+		if _, err := threshold.Parse(t); err != nil {
+			add(field, "%s", err.Error())
 		}
 	}
 }

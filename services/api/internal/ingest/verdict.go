@@ -1,0 +1,115 @@
+package ingest
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// Outcome errors of baseline forms without a baseline run.
+const (
+	noBaselineTest = "no baseline: the run has no test"
+	noBaselineRun  = "no baseline: the test has no earlier passing run"
+)
+
+// judge evaluates the run's thresholds on its merged result and sets f's
+// outcomes, baseline and verdict. A canceled run is not judged; a failed
+// one is judged error without outcomes.
+func judge(st runs.Settlement, m *merged, f *runs.Finish) {
+	if f.Status == runs.Completed {
+		f.Thresholds, f.BaselineRunID = evaluate(st, m.observed(st.Run.Spec.PeakQPS() > 0, f.Summary))
+	}
+	f.Verdict = runs.Judge(f.Status, f.Degraded, f.Thresholds)
+}
+
+// evaluate returns the outcome of each threshold of st.Run (never nil) and
+// the baseline run when one was used.
+func evaluate(st runs.Settlement, obs threshold.Observed) ([]threshold.Outcome, uuid.UUID) {
+	out := make([]threshold.Outcome, 0, len(st.Run.Thresholds))
+	var (
+		base    *threshold.Observed
+		baseErr string
+		baseID  uuid.UUID
+		used    bool
+	)
+	switch {
+	case st.Run.TestID == uuid.Nil:
+		baseErr = noBaselineTest
+	case st.Baseline == nil:
+		baseErr = noBaselineRun
+	default:
+		b, err := baselineObserved(st.Baseline)
+		if err != nil {
+			baseErr = "baseline: " + err.Error()
+		} else {
+			base, baseID = &b, st.Baseline.Run.ID
+		}
+	}
+	for _, text := range st.Run.Thresholds {
+		e, err := threshold.Parse(text)
+		if err != nil { // stored before expressions were checked
+			out = append(out, threshold.Outcome{Expression: text, Error: "invalid expression " + err.Error()})
+			continue
+		}
+		o := e.Eval(obs, base)
+		if e.Baseline {
+			used = true
+			if o.Error == threshold.ErrNoBaseline {
+				o.Error = baseErr
+			}
+		}
+		out = append(out, o)
+	}
+	if !used {
+		baseID = uuid.Nil
+	}
+	return out, baseID
+}
+
+// observed returns the merged result as thresholds see it, with the
+// summary's rate.
+func (m *merged) observed(open bool, sm *runs.Summary) threshold.Observed {
+	obs := threshold.Observed{
+		Count: m.count, Errors: m.errors, Codes: m.codes,
+		Response: m.lat[response], Service: m.lat[service], Lag: m.lat[lag], Primary: threshold.Service,
+	}
+	if open {
+		obs.Primary = threshold.Response
+	}
+	if sm != nil {
+		obs.QPS = sm.QPS
+	}
+	return obs
+}
+
+// baselineObserved decodes a baseline run's stored result.
+func baselineObserved(b *runs.Baseline) (threshold.Observed, error) {
+	r := b.Result
+	obs := threshold.Observed{Count: r.Count, Errors: r.Errors, Codes: r.RetCodes, Primary: threshold.Service}
+	if b.Run.Spec.PeakQPS() > 0 {
+		obs.Primary = threshold.Response
+	}
+	if b.Run.Summary != nil {
+		obs.QPS = b.Run.Summary.QPS
+	} else if r.Duration > 0 {
+		obs.QPS = float64(r.Count) / r.Duration.Seconds()
+	}
+	for _, x := range []struct {
+		enc []byte
+		dst **hist.Histogram
+	}{{r.Response, &obs.Response}, {r.Service, &obs.Service}, {r.Lag, &obs.Lag}} {
+		if len(x.enc) == 0 {
+			continue
+		}
+		h, err := hist.Decode(x.enc)
+		if err != nil {
+			return threshold.Observed{}, fmt.Errorf("decode histogram of run %s: %w", b.Run.ID, err)
+		}
+		*x.dst = h
+	}
+	return obs, nil
+}

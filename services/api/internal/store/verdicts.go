@@ -1,0 +1,116 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// outcomeJSON is one element of runs.threshold_results (migration 00003).
+type outcomeJSON struct {
+	Expression string  `json:"expression"`
+	Metric     string  `json:"metric"`
+	Unit       string  `json:"unit"`
+	Observed   float64 `json:"observed"`
+	Limit      float64 `json:"limit"`
+	Pass       bool    `json:"pass"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// outcomesJSON encodes threshold outcomes for the jsonb column; nil stays
+// NULL (not judged).
+func outcomesJSON(list []threshold.Outcome) ([]byte, error) {
+	if list == nil {
+		return nil, nil
+	}
+	rows := make([]outcomeJSON, len(list))
+	for i, o := range list {
+		rows[i] = outcomeJSON{
+			Expression: o.Expression, Metric: o.Metric, Unit: string(o.Unit), Observed: o.Observed, Limit: o.Limit,
+			Pass: o.Pass, Error: o.Error,
+		}
+	}
+	b, err := json.Marshal(rows)
+	if err != nil { // NaN or Inf: the evaluation never produces them from finite inputs
+		return nil, fmt.Errorf("encode threshold results: %w", err)
+	}
+	return b, nil
+}
+
+// parseOutcomes decodes the jsonb column; NULL is nil.
+func parseOutcomes(b []byte) ([]threshold.Outcome, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var rows []outcomeJSON
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, fmt.Errorf("decode threshold results: %w", err)
+	}
+	out := make([]threshold.Outcome, len(rows))
+	for i, r := range rows {
+		out[i] = threshold.Outcome{
+			Expression: r.Expression, Metric: r.Metric, Unit: threshold.Unit(r.Unit), Observed: r.Observed,
+			Limit: r.Limit, Pass: r.Pass, Error: r.Error,
+		}
+	}
+	return out, nil
+}
+
+// baseline returns the newest passing run of run's test created before it,
+// in its project, with its result; nil when the run has no test or no
+// thresholds, or there is no such run.
+func baseline(tx *gorm.DB, run *runRow) (*runs.Baseline, error) {
+	if run.TestID == nil || len(run.Thresholds) == 0 {
+		return nil, nil
+	}
+	var row runRow
+	err := tx.Where("project_id = ? AND test_id = ? AND status = ? AND verdict = ? AND created_at < ? AND id <> ?",
+		run.ProjectID, *run.TestID, string(runs.Completed), runs.VerdictPass, run.CreatedAt, run.ID).
+		Order("created_at DESC, id DESC").Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find baseline: %w", err)
+	}
+	var res resultRow
+	err = tx.Where("run_id = ?", row.ID).Take(&res).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read baseline result: %w", err)
+	}
+	b := &runs.Baseline{}
+	if b.Run, err = runFromRow(row); err != nil {
+		return nil, err
+	}
+	if b.Result, err = resultFromRow(res); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// setVerdict adds the verdict columns of f to set.
+func setVerdict(set map[string]any, f runs.Finish) error {
+	if f.Verdict != "" {
+		set["verdict"] = f.Verdict
+	}
+	if f.Thresholds != nil {
+		b, err := outcomesJSON(f.Thresholds)
+		if err != nil {
+			return err
+		}
+		set["threshold_results"] = b
+	}
+	if f.BaselineRunID != uuid.Nil {
+		set["baseline_run_id"] = f.BaselineRunID
+	}
+	return nil
+}
