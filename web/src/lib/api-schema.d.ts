@@ -525,7 +525,7 @@ export interface components {
             /** @description HTTP status that aborts the run; -1 means socket errors. */
             abort_on?: number;
         };
-        /** @description Pass/fail expressions such as `p(99) < 250ms` (stored as text; evaluated in a later release). */
+        /** @description Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position. */
         Thresholds: string[];
         Test: {
             /** Format: uuid */
@@ -645,6 +645,32 @@ export interface components {
             /** @description A shard was lost: the result lacks its part. */
             degraded: boolean;
             summary?: components["schemas"]["RunSummary"];
+            /** @description The outcome of each threshold, in the order of `thresholds`; absent until the run is judged (and for canceled runs). */
+            threshold_results?: components["schemas"]["ThresholdResult"][];
+            /**
+             * Format: uuid
+             * @description The run the baseline forms were compared with.
+             */
+            baseline_run_id?: string;
+        };
+        /** @description One threshold evaluated on a finished run. Latencies are in microseconds (unit `us`), error rates are fractions (unit `ratio`), counts and rates are plain numbers (unit empty). */
+        ThresholdResult: {
+            /** @description The expression in canonical form. */
+            expression: string;
+            /** @description The metric with the latency kind it resolved to, e.g. `response.p(99)`. */
+            metric: string;
+            /** @enum {string} */
+            unit: "us" | "ratio" | "";
+            /** Format: double */
+            observed: number;
+            /**
+             * Format: double
+             * @description What observed was compared with; for a baseline form, the baseline's value times the factor.
+             */
+            limit: number;
+            pass: boolean;
+            /** @description Why the threshold could not be evaluated (e.g. no baseline); such a threshold does not pass. */
+            error?: string;
         };
         /** @description Percentiles of one latency in one second, microseconds. */
         IntervalLatency: {
@@ -1469,8 +1495,8 @@ export interface operations {
     getRunResult: {
         parameters: {
             query?: {
-                /** @description `barrage` (a RunResult) or `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools). */
-                format?: "barrage" | "fortio";
+                /** @description `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none). */
+                format?: "barrage" | "fortio" | "junit";
             };
             header?: never;
             path: {
@@ -1487,6 +1513,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunResult"] | components["schemas"]["FortioResult"];
+                    "application/xml": string;
                 };
             };
             default: components["responses"]["Problem"];

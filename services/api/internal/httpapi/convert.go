@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/pkg/threshold"
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
@@ -87,6 +88,11 @@ func runOut(r runs.Run) Run {
 		v := RunVerdict(r.Verdict)
 		out.Verdict = &v
 	}
+	if r.ThresholdResults != nil {
+		list := mapSlice(r.ThresholdResults, thresholdOut)
+		out.ThresholdResults = &list
+	}
+	out.BaselineRunId = optID(r.BaselineRunID)
 	if s := r.Summary; s != nil {
 		out.Summary = &RunSummary{
 			Count: s.Count, Errors: s.Errors, Qps: &s.QPS, MinUs: &s.MinUS, AvgUs: &s.AvgUS,
@@ -94,6 +100,13 @@ func runOut(r runs.Run) Run {
 		}
 	}
 	return out
+}
+
+func thresholdOut(o threshold.Outcome) ThresholdResult {
+	return ThresholdResult{
+		Expression: o.Expression, Metric: o.Metric, Unit: ThresholdResultUnit(o.Unit), Observed: o.Observed,
+		Limit: o.Limit, Pass: o.Pass, Error: optString(o.Error),
+	}
 }
 
 func shardOut(sh runs.ShardProgress) RunShard {

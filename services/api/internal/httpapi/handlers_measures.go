@@ -58,9 +58,12 @@ func (s *server) GetRunResult(ctx context.Context, req GetRunResultRequestObject
 		return nil, err
 	}
 	var body any
-	if f := req.Params.Format; f != nil && *f == Fortio {
+	switch f := deref(req.Params.Format); f {
+	case Junit:
+		return xmlResponse{body: junitOut(run, res)}, nil
+	case Fortio:
 		body, err = fortioOut(run, res)
-	} else {
+	default:
 		body, err = resultOut(run, res)
 	}
 	if err != nil {

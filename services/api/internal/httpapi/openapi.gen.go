@@ -181,10 +181,32 @@ func (e ShardStatus) Valid() bool {
 	}
 }
 
+// Defines values for ThresholdResultUnit.
+const (
+	UnitMicros ThresholdResultUnit = "us"
+	UnitNumber ThresholdResultUnit = ""
+	UnitRatio  ThresholdResultUnit = "ratio"
+)
+
+// Valid indicates whether the value is a known member of the ThresholdResultUnit enum.
+func (e ThresholdResultUnit) Valid() bool {
+	switch e {
+	case UnitMicros:
+		return true
+	case UnitNumber:
+		return true
+	case UnitRatio:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetRunResultParamsFormat.
 const (
 	Barrage GetRunResultParamsFormat = "barrage"
 	Fortio  GetRunResultParamsFormat = "fortio"
+	Junit   GetRunResultParamsFormat = "junit"
 )
 
 // Valid indicates whether the value is a known member of the GetRunResultParamsFormat enum.
@@ -193,6 +215,8 @@ func (e GetRunResultParamsFormat) Valid() bool {
 	case Barrage:
 		return true
 	case Fortio:
+		return true
+	case Junit:
 		return true
 	default:
 		return false
@@ -411,8 +435,10 @@ type Role string
 
 // Run defines model for Run.
 type Run struct {
-	CreatedAt time.Time           `json:"created_at"`
-	CreatedBy *openapi_types.UUID `json:"created_by,omitempty"`
+	// BaselineRunId The run the baseline forms were compared with.
+	BaselineRunId *openapi_types.UUID `json:"baseline_run_id,omitempty"`
+	CreatedAt     time.Time           `json:"created_at"`
+	CreatedBy     *openapi_types.UUID `json:"created_by,omitempty"`
 
 	// Degraded A shard was lost: the result lacks its part.
 	Degraded     bool               `json:"degraded"`
@@ -443,7 +469,10 @@ type Run struct {
 	Target string              `json:"target"`
 	TestId *openapi_types.UUID `json:"test_id,omitempty"`
 
-	// Thresholds Pass/fail expressions such as `p(99) < 250ms` (stored as text; evaluated in a later release).
+	// ThresholdResults The outcome of each threshold, in the order of `thresholds`; absent until the run is judged (and for canceled runs).
+	ThresholdResults *[]ThresholdResult `json:"threshold_results,omitempty"`
+
+	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds Thresholds  `json:"thresholds"`
 	UpdatedAt  time.Time   `json:"updated_at"`
 	Verdict    *RunVerdict `json:"verdict,omitempty"`
@@ -475,7 +504,7 @@ type RunCreate struct {
 	// Test Run this stored test.
 	Test *openapi_types.UUID `json:"test,omitempty"`
 
-	// Thresholds Pass/fail expressions such as `p(99) < 250ms` (stored as text; evaluated in a later release).
+	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
 }
 
@@ -596,7 +625,7 @@ type Test struct {
 	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
 	Spec RunSpec `json:"spec"`
 
-	// Thresholds Pass/fail expressions such as `p(99) < 250ms` (stored as text; evaluated in a later release).
+	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds Thresholds `json:"thresholds"`
 	UpdatedAt  time.Time  `json:"updated_at"`
 }
@@ -613,7 +642,7 @@ type TestCreate struct {
 	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
 	Spec RunSpec `json:"spec"`
 
-	// Thresholds Pass/fail expressions such as `p(99) < 250ms` (stored as text; evaluated in a later release).
+	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
 }
 
@@ -632,11 +661,32 @@ type TestReplace struct {
 	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
 	Spec RunSpec `json:"spec"`
 
-	// Thresholds Pass/fail expressions such as `p(99) < 250ms` (stored as text; evaluated in a later release).
+	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
 }
 
-// Thresholds Pass/fail expressions such as `p(99) < 250ms` (stored as text; evaluated in a later release).
+// ThresholdResult One threshold evaluated on a finished run. Latencies are in microseconds (unit `us`), error rates are fractions (unit `ratio`), counts and rates are plain numbers (unit empty).
+type ThresholdResult struct {
+	// Error Why the threshold could not be evaluated (e.g. no baseline); such a threshold does not pass.
+	Error *string `json:"error,omitempty"`
+
+	// Expression The expression in canonical form.
+	Expression string `json:"expression"`
+
+	// Limit What observed was compared with; for a baseline form, the baseline's value times the factor.
+	Limit float64 `json:"limit"`
+
+	// Metric The metric with the latency kind it resolved to, e.g. `response.p(99)`.
+	Metric   string              `json:"metric"`
+	Observed float64             `json:"observed"`
+	Pass     bool                `json:"pass"`
+	Unit     ThresholdResultUnit `json:"unit"`
+}
+
+// ThresholdResultUnit defines model for ThresholdResult.Unit.
+type ThresholdResultUnit string
+
+// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 type Thresholds = []string
 
 // Token defines model for Token.
@@ -783,7 +833,7 @@ type ListRunIntervalsParams struct {
 
 // GetRunResultParams defines parameters for GetRunResult.
 type GetRunResultParams struct {
-	// Format `barrage` (a RunResult) or `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools).
+	// Format `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none).
 	Format *GetRunResultParamsFormat `form:"format,omitempty" json:"format,omitempty"`
 }
 
@@ -2492,6 +2542,26 @@ func (response GetRunResult200JSONResponse) VisitGetRunResultResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRunResult200ApplicationxmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetRunResult200ApplicationxmlResponse) VisitGetRunResultResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 

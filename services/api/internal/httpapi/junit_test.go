@@ -1,0 +1,64 @@
+package httpapi
+
+import (
+	"testing"
+
+	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+func TestJunitOut(t *testing.T) {
+	t.Parallel()
+	failed := threshold.Outcome{Expression: "p(99) < 1ms", Metric: "response.p(99)", Unit: threshold.Micros, Observed: 23_400, Limit: 1000}
+	passed := threshold.Outcome{Expression: "count > 0", Metric: "count", Observed: 5, Pass: true}
+	broken := threshold.Outcome{Expression: "qps >= baseline", Metric: "qps", Error: "no baseline: the run has no test"}
+	tests := []struct {
+		name     string
+		run      runs.Run
+		cases    []string
+		failures int
+		errors   int
+		message  string // of the first case's failure or error
+	}{
+		{name: "no thresholds", run: runs.Run{Status: runs.Completed, Verdict: runs.VerdictPass}, cases: []string{"run completed"}},
+		{name: "judged", run: runs.Run{Status: runs.Completed, Verdict: runs.VerdictFail,
+			Thresholds:       []string{"p(99)<1ms", "count > 0", "qps >= baseline"},
+			ThresholdResults: []threshold.Outcome{failed, passed, broken}},
+			cases: []string{"p(99) < 1ms", "count > 0", "qps >= baseline"}, failures: 1, errors: 1, message: "observed 23.4ms, limit 1ms"},
+		{name: "degraded", run: runs.Run{Status: runs.Completed, Verdict: runs.VerdictError, Degraded: true,
+			Thresholds: []string{"count > 0"}, ThresholdResults: []threshold.Outcome{passed}},
+			cases: []string{"count > 0", "run completed"}, errors: 1},
+		{name: "canceled", run: runs.Run{Status: runs.Canceled, Thresholds: []string{"count > 0"}},
+			cases: []string{"count > 0"}, errors: 1, message: "not evaluated: the run is canceled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep := junitOut(tt.run, runs.Result{Shards: 1, LostShards: 1})
+			if len(rep.Suites) != 1 {
+				t.Fatalf("%d suites", len(rep.Suites))
+			}
+			s := rep.Suites[0]
+			if s.Tests != len(tt.cases) || s.Failures != tt.failures || s.Errors != tt.errors {
+				t.Errorf("suite tests %d failures %d errors %d; want %d %d %d", s.Tests, s.Failures, s.Errors, len(tt.cases), tt.failures, tt.errors)
+			}
+			for i, c := range s.Cases {
+				if i >= len(tt.cases) || c.Name != tt.cases[i] || c.Classname != junitClass {
+					t.Errorf("case %d = %+v, want %q", i, c, tt.cases)
+				}
+			}
+			if tt.message == "" {
+				return
+			}
+			got := ""
+			if c := s.Cases[0]; c.Failure != nil {
+				got = c.Failure.Message
+			} else if c.Error != nil {
+				got = c.Error.Message
+			}
+			if got != tt.message {
+				t.Errorf("first case message %q, want %q", got, tt.message)
+			}
+		})
+	}
+}
