@@ -35,7 +35,11 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
         <div className="run-title">
           <h1>{run.name || 'Untitled run'}</h1>
           <StatusBadge status={run.status} testId="run-status" />
-          {run.verdict && <span className={`badge ${verdictTone(run.verdict)}`}>verdict: {run.verdict}</span>}
+          {run.verdict && (
+            <span className={`badge ${verdictTone(run.verdict)}`} data-testid="run-verdict">
+              verdict: {run.verdict}
+            </span>
+          )}
           {live && live !== 'ended' && (
             <span className={`run-live ${live}`} role="status">
               {liveText[live]}

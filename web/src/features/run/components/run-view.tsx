@@ -16,6 +16,7 @@ import { RunCharts } from './run-charts';
 import { RunHeader } from './run-header';
 import { ShardsTable } from './shards-table';
 import { SpecView } from './spec-view';
+import { ThresholdsCard } from './thresholds-card';
 import './run.css';
 
 /** The latency a run shows first before its result names one: response time in open loop. */
@@ -62,6 +63,7 @@ export function RunView({ runId, currentUserId }: Props) {
           This run ended without a result{r.status === 'canceled' ? ': it was canceled before any shard reported' : ''}.
         </div>
       )}
+      <ThresholdsCard run={r} />
       {res && (
         <>
           <ResultSummary result={res} />

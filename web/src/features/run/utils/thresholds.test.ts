@@ -1,0 +1,37 @@
+import { formatThresholdValue, thresholdCounts, thresholdRows, type ThresholdResult } from './thresholds';
+
+const results: ThresholdResult[] = [
+  { expression: 'p(99) < 250ms', metric: 'response.p(99)', unit: 'us', observed: 23_400, limit: 250_000, pass: true },
+  { expression: 'error_rate < 0.1%', metric: 'error_rate', unit: 'ratio', observed: 0.02, limit: 0.001, pass: false },
+  { expression: 'qps >= 495', metric: 'qps', unit: '', observed: 499.7, limit: 495, pass: true },
+  { expression: 'p(99) < baseline * 1.1', metric: 'response.p(99)', unit: 'us', observed: 0, limit: 0, pass: false, error: 'no baseline: the run has no test' },
+];
+
+describe('threshold results', () => {
+  it('formats values in their unit', () => {
+    expect(formatThresholdValue(23_400, 'us')).toBe('23.4 ms');
+    expect(formatThresholdValue(0.02, 'ratio')).toBe('2%');
+    expect(formatThresholdValue(499.7, '')).toBe('500');
+    expect(formatThresholdValue(12_345, '')).toBe('12.3k');
+  });
+
+  it('rows carry the outcome, and no values for a threshold that could not be evaluated', () => {
+    const rows = thresholdRows(results.map((r) => r.expression), results);
+    expect(rows.map((r) => ('pending' in r ? 'pending' : r.outcome))).toEqual(['pass', 'fail', 'pass', 'error']);
+    expect(rows[0]).toMatchObject({ observed: '23.4 ms', limit: '250 ms', metric: 'response.p(99)' });
+    expect(rows[1]).toMatchObject({ observed: '2%', limit: '0.1%' });
+    expect(rows[3]).toMatchObject({ observed: '–', limit: '–', error: 'no baseline: the run has no test' });
+  });
+
+  it('rows are pending before the run is judged', () => {
+    expect(thresholdRows(['p(99) < 1s', 'count > 10'], undefined)).toEqual([
+      { expression: 'p(99) < 1s', pending: true },
+      { expression: 'count > 10', pending: true },
+    ]);
+  });
+
+  it('counts passes, failures and errors', () => {
+    expect(thresholdCounts(results)).toBe('2 passed, 1 failed, 1 not evaluated');
+    expect(thresholdCounts(results.slice(0, 1))).toBe('1 passed');
+  });
+});
