@@ -69,6 +69,7 @@ test('sign in, start a run, watch it live, read the result, compare three runs',
   await page.locator('[name="connections"]').fill('4');
   await page.locator('[name="duration"]').fill('5s');
   await page.locator('[name="agents.count"]').fill('2');
+  await page.locator('[name="thresholds"]').fill('p(99) < 10s\ncount >= 900\nerror_rate == 0');
   await shot(page, 'new-run');
   await page.getByTestId('start-run').click();
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
@@ -90,6 +91,8 @@ test('sign in, start a run, watch it live, read the result, compare three runs',
   await expect(page.getByTestId('result-count')).toHaveText(formatCount(result.count));
   // Both agents' shards are listed, each done.
   await expect(page.getByTestId('run-shards').getByTestId('shard-status')).toHaveText(['done', 'done']);
+  await expect(page.getByTestId('run-thresholds').getByTestId('threshold-outcome')).toHaveText(['pass', 'pass', 'pass']);
+  await expect(page.getByTestId('run-verdict')).toHaveText('verdict: pass');
   await shot(page, 'run-result');
 
   const second = await startRun(page.request, 'e2e slower', { url: `${echo}?delay=2ms`, qps: 100, duration: '3s', connections: 2 });
