@@ -163,6 +163,14 @@ export interface paths {
          * @description With an `Idempotency-Key`, repeating the same request returns the run
          *     the first one created (200 instead of 201); the same key with a
          *     different body is a 409.
+         *
+         *     With `wait` (a Go duration such as `5m`, at most `15m`) the request
+         *     blocks until the run ends and answers with the final run (status,
+         *     verdict, summary, threshold results): 201, or 200 for a repeat with
+         *     the same `Idempotency-Key`, which waits too. When the wait expires
+         *     first, or the server shuts down, it answers 202 with the run as it
+         *     is and its `Location`; poll that or wait again. A client that hangs
+         *     up ends the wait; the run goes on.
          */
         post: operations["createRun"];
         delete?: never;
@@ -1311,7 +1319,10 @@ export interface operations {
     };
     createRun: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How long to wait for the run to end, e.g. `60s` or `5m`; at most `15m`. A bad value answers 422 on `wait`. */
+                wait?: string;
+            };
             header?: {
                 "Idempotency-Key"?: string;
             };
@@ -1333,8 +1344,18 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Queued. */
+            /** @description Queued; with `wait`, ended. */
             201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description With `wait`, the run had not ended when the wait expired; it goes on. */
+            202: {
                 headers: {
                     Location?: string;
                     [name: string]: unknown;

@@ -9,9 +9,14 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-// CreateRun implements POST /runs.
+// CreateRun implements POST /runs; with ?wait= it waits for the run to end
+// (waitRun).
 func (s *server) CreateRun(ctx context.Context, req CreateRunRequestObject) (CreateRunResponseObject, error) {
 	ctx = requestContext(ctx)
+	wait, err := parseWait(req.Params.Wait)
+	if err != nil {
+		return nil, err
+	}
 	b := req.Body
 	in := runs.Input{
 		Project: deref(b.Project), TestID: deref(b.Test), Spec: b.Spec, Name: deref(b.Name),
@@ -22,10 +27,19 @@ func (s *server) CreateRun(ctx context.Context, req CreateRunRequestObject) (Cre
 	if err != nil {
 		return nil, err
 	}
+	location := "/api/v1/runs/" + r.ID.String()
+	if wait > 0 {
+		var ended bool
+		if r, ended, err = s.waitRun(ctx, r, wait); err != nil {
+			return nil, err
+		}
+		if !ended {
+			return CreateRun202JSONResponse{Body: runOut(r), Headers: CreateRun202ResponseHeaders{Location: &location}}, nil
+		}
+	}
 	if !created {
 		return CreateRun200JSONResponse(runOut(r)), nil
 	}
-	location := "/api/v1/runs/" + r.ID.String()
 	return CreateRun201JSONResponse{Body: runOut(r), Headers: CreateRun201ResponseHeaders{Location: &location}}, nil
 }
 

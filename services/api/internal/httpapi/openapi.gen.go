@@ -808,6 +808,8 @@ type ListRunsParams struct {
 
 // CreateRunParams defines parameters for CreateRun.
 type CreateRunParams struct {
+	// Wait How long to wait for the run to end, e.g. `60s` or `5m`; at most `15m`. A bad value answers 422 on `wait`.
+	Wait           *string `form:"wait,omitempty" json:"wait,omitempty"`
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1359,6 +1361,14 @@ func (siw *ServerInterfaceWrapper) CreateRun(c *gin.Context) {
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params CreateRunParams
+
+	// ------------- Optional query parameter "wait" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "wait", c.Request.URL.Query(), &params.Wait, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter wait: %w", err), http.StatusBadRequest)
+		return
+	}
 
 	headers := c.Request.Header
 
@@ -2314,6 +2324,30 @@ func (response CreateRun201JSONResponse) VisitCreateRunResponse(w http.ResponseW
 		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
 	}
 	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun202ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRun202JSONResponse struct {
+	Body    Run
+	Headers CreateRun202ResponseHeaders
+}
+
+func (response CreateRun202JSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
 }
