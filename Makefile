@@ -49,7 +49,7 @@ web: $(WEB_DEPS) ## Build the dashboard into web/dist (barrage-api embeds it).
 .PHONY: build
 build: web ## Build the dashboard and every binary into ./bin.
 	@mkdir -p bin
-	go build -o bin/ ./services/echo/cmd/barrage-echo ./services/agent/cmd/barrage-agent ./services/api/cmd/barrage-api
+	go build -o bin/ ./services/echo/cmd/barrage-echo ./services/agent/cmd/barrage-agent ./services/api/cmd/barrage-api ./services/api/cmd/barrage
 
 .PHONY: run
 run: build ## Run Barrage locally: barrage-api -all-in-one (embedded NATS, one agent, echo) on the local Postgres.

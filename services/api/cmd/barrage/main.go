@@ -1,0 +1,28 @@
+// Command barrage is Barrage's CLI for people and CI jobs: it starts runs
+// on barrage-api, follows them and exits with their verdict (see
+// internal/cli and README "CI").
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/barrage-dev/barrage/services/api/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, cli.Options{
+		Args: os.Args[1:], Environ: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr, StdoutIsTTY: isTerminal(os.Stdout),
+	})
+	stop()
+	os.Exit(code)
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+)
+
+// terminal reports whether a run in status st has ended.
+func terminal(st httpapi.RunStatus) bool {
+	return st == httpapi.Completed || st == httpapi.Failed || st == httpapi.Canceled
+}
+
+// exitCode maps an ended run to the exit code of `barrage run`: 97 when it
+// failed, was canceled, was degraded (verdict error) or none of its
+// requests succeeded (the target is down: no threshold can vouch for it),
+// 99 when a threshold failed, 0 when it passed.
+func exitCode(run httpapi.Run) int {
+	code, _ := outcome(run)
+	return code
+}
+
+// outcome returns the exit code of an ended run and why, for the summary.
+func outcome(run httpapi.Run) (int, string) {
+	sm := run.Summary
+	switch {
+	case run.Status != httpapi.Completed:
+		return ExitRunError, "ERROR (the run " + string(run.Status) + ")"
+	case run.Degraded:
+		return ExitRunError, "ERROR (degraded: a shard was lost)"
+	case sm == nil || sm.Count == 0:
+		return ExitRunError, "ERROR (no request completed)"
+	case sm.Errors >= sm.Count:
+		return ExitRunError, "ERROR (no request succeeded)"
+	case run.Verdict == nil:
+		return ExitRunError, "ERROR (the run was not judged)"
+	}
+	switch *run.Verdict {
+	case httpapi.Pass:
+		return ExitPass, "PASS"
+	case httpapi.Fail:
+		return ExitThresholds, "FAIL (a threshold failed)"
+	default:
+		return ExitRunError, "ERROR (run error)"
+	}
+}
+
+// formatSummary renders the final figures, the verdict and each threshold.
+func formatSummary(run httpapi.Run, res *httpapi.RunResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nrun %s %s", run.Id, run.Status)
+	if run.Degraded {
+		b.WriteString(" (degraded: a shard was lost)")
+	}
+	b.WriteString("\n")
+	if run.Error != nil && *run.Error != "" {
+		fmt.Fprintf(&b, "  error: %s\n", *run.Error)
+	}
+	if sm := run.Summary; sm != nil {
+		fmt.Fprintf(&b, "  count %d  qps %.1f  errors %d (%s)\n", sm.Count, deref(sm.Qps), sm.Errors, formatRate(sm.Errors, sm.Count))
+		kind := "service"
+		if res != nil {
+			kind = string(res.Primary)
+		} else if run.Spec.PeakQPS() > 0 {
+			kind = "response"
+		}
+		fmt.Fprintf(&b, "  latency (%s)  p50 %s  p90 %s  p99 %s  max %s\n", kind,
+			formatMicros(deref(sm.P50Us)), formatMicros(deref(sm.P90Us)), formatMicros(deref(sm.P99Us)), formatMicros(deref(sm.MaxUs)))
+	}
+	if res != nil && len(res.RetCodes) > 0 {
+		codes := make([]string, 0, len(res.RetCodes))
+		for c, n := range res.RetCodes {
+			codes = append(codes, fmt.Sprintf("%s: %d", c, n))
+		}
+		slices.Sort(codes)
+		fmt.Fprintf(&b, "  codes  %s\n", strings.Join(codes, "  "))
+	}
+	if run.ThresholdResults != nil && len(*run.ThresholdResults) > 0 {
+		b.WriteString("  thresholds\n")
+		for i := range *run.ThresholdResults {
+			b.WriteString("    " + formatOutcome(&(*run.ThresholdResults)[i]) + "\n")
+		}
+	}
+	verdict := "none"
+	if run.Verdict != nil {
+		verdict = string(*run.Verdict)
+	}
+	_, why := outcome(run)
+	fmt.Fprintf(&b, "  verdict %s: %s\n", verdict, why)
+	return b.String()
+}
+
+// formatOutcome renders one threshold's outcome, e.g.
+// "FAIL   p(99) < 1ms   observed 21.3ms, limit 1ms".
+func formatOutcome(o *httpapi.ThresholdResult) string {
+	unit := threshold.Unit(o.Unit)
+	word := "pass"
+	switch {
+	case o.Error != nil && *o.Error != "":
+		return fmt.Sprintf("ERROR  %s  %s", o.Expression, *o.Error)
+	case !o.Pass:
+		word = "FAIL "
+	}
+	return fmt.Sprintf("%s  %s  observed %s, limit %s", word, o.Expression,
+		threshold.FormatValue(o.Observed, unit), threshold.FormatValue(o.Limit, unit))
+}
+
+// deref returns *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
