@@ -148,6 +148,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tests/{test}/trend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                test: string;
+            };
+            cookie?: never;
+        };
+        /** Per-run figures of a test's most recent runs, oldest first (viewers). */
+        get: operations["getTestTrend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs": {
         parameters: {
             query?: never;
@@ -569,6 +588,43 @@ export interface components {
         TestPage: {
             items: components["schemas"]["Test"][];
             next_cursor?: string;
+        };
+        TestTrend: {
+            /** @description The most recent runs of the test, ordered by creation, newest last. */
+            items: components["schemas"]["TrendPoint"][];
+        };
+        /** @description One run of a test. Latencies are in microseconds; they, `qps` and `count` are absent while the run has no figures yet. */
+        TrendPoint: {
+            /** Format: uuid */
+            run_id: string;
+            name: string;
+            status: components["schemas"]["RunStatus"];
+            /** @enum {string} */
+            verdict?: "pass" | "fail" | "error";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the shards began sending (else when the run started).
+             */
+            started_at?: string;
+            /** Format: double */
+            p50_us?: number;
+            /** Format: double */
+            p90_us?: number;
+            /** Format: double */
+            p99_us?: number;
+            /** Format: double */
+            qps?: number;
+            /** Format: int64 */
+            count?: number;
+            /** Format: int64 */
+            errors: number;
+            /**
+             * Format: double
+             * @description errors / count; 0 when count is 0.
+             */
+            error_rate: number;
         };
         /** @enum {string} */
         RunStatus: "queued" | "dispatching" | "running" | "stopping" | "completed" | "failed" | "canceled";
@@ -1275,6 +1331,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getTestTrend: {
+        parameters: {
+            query?: {
+                /** @description How many of the most recent runs to return. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                test: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trend. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestTrend"];
+                };
             };
             default: components["responses"]["Problem"];
         };

@@ -186,6 +186,20 @@ func authzCases() []authzCase {
 			want: [5]int{notFound, notFound, notFound, ok, ok},
 		},
 		{
+			route: "GET /tests/{test}/trend",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/tests/" + f.defTest.Id.String() + "/trend?limit=10", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /tests/{test}/trend", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/tests/" + f.otherTest.Id.String() + "/trend", nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
 			route: "PUT /tests/{test}",
 			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
 				tt := freshTest(t, f, key)

@@ -76,6 +76,21 @@ func testOut(t testdefs.Test) Test {
 	}
 }
 
+func trendPointOut(p testdefs.TrendPoint) TrendPoint {
+	out := TrendPoint{
+		RunId: p.RunID, Name: p.Name, Status: RunStatus(p.Status), CreatedAt: p.CreatedAt,
+		StartedAt: optTime(p.StartedAt), Errors: p.Errors, ErrorRate: p.ErrorRate(),
+	}
+	if p.Verdict != "" {
+		v := RunVerdict(p.Verdict)
+		out.Verdict = &v
+	}
+	if p.HasSummary {
+		out.P50Us, out.P90Us, out.P99Us, out.Qps, out.Count = &p.P50US, &p.P90US, &p.P99US, &p.QPS, &p.Count
+	}
+	return out
+}
+
 func runOut(r runs.Run) Run {
 	out := Run{
 		Id: r.ID, ProjectId: r.ProjectID, TestId: optID(r.TestID), Name: r.Name, Status: RunStatus(r.Status),

@@ -109,6 +109,16 @@ func (s *server) ReplaceTest(ctx context.Context, req ReplaceTestRequestObject) 
 	return ReplaceTest200JSONResponse(testOut(t)), nil
 }
 
+// GetTestTrend implements GET /tests/{test}/trend.
+func (s *server) GetTestTrend(ctx context.Context, req GetTestTrendRequestObject) (GetTestTrendResponseObject, error) {
+	ctx = requestContext(ctx)
+	points, err := s.svc.Tests.Trend(ctx, principal(ctx), req.Test, deref(req.Params.Limit))
+	if err != nil {
+		return nil, err
+	}
+	return GetTestTrend200JSONResponse{Items: mapSlice(points, trendPointOut)}, nil
+}
+
 // DeleteTest implements DELETE /tests/{test}.
 func (s *server) DeleteTest(ctx context.Context, req DeleteTestRequestObject) (DeleteTestResponseObject, error) {
 	ctx = requestContext(ctx)

@@ -665,6 +665,12 @@ type TestReplace struct {
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
 }
 
+// TestTrend defines model for TestTrend.
+type TestTrend struct {
+	// Items The most recent runs of the test, ordered by creation, newest last.
+	Items []TrendPoint `json:"items"`
+}
+
 // ThresholdResult One threshold evaluated on a finished run. Latencies are in microseconds (unit `us`), error rates are fractions (unit `ratio`), counts and rates are plain numbers (unit empty).
 type ThresholdResult struct {
 	// Error Why the threshold could not be evaluated (e.g. no baseline); such a threshold does not pass.
@@ -743,6 +749,27 @@ type TokenScope struct {
 	Id        openapi_types.UUID  `json:"id"`
 	ProjectId *openapi_types.UUID `json:"project_id,omitempty"`
 	Role      *Role               `json:"role,omitempty"`
+}
+
+// TrendPoint One run of a test. Latencies are in microseconds; they, `qps` and `count` are absent while the run has no figures yet.
+type TrendPoint struct {
+	Count     *int64    `json:"count,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// ErrorRate errors / count; 0 when count is 0.
+	ErrorRate float64            `json:"error_rate"`
+	Errors    int64              `json:"errors"`
+	Name      string             `json:"name"`
+	P50Us     *float64           `json:"p50_us,omitempty"`
+	P90Us     *float64           `json:"p90_us,omitempty"`
+	P99Us     *float64           `json:"p99_us,omitempty"`
+	Qps       *float64           `json:"qps,omitempty"`
+	RunId     openapi_types.UUID `json:"run_id"`
+
+	// StartedAt When the shards began sending (else when the run started).
+	StartedAt *time.Time  `json:"started_at,omitempty"`
+	Status    RunStatus   `json:"status"`
+	Verdict   *RunVerdict `json:"verdict,omitempty"`
 }
 
 // User defines model for User.
@@ -857,6 +884,12 @@ type ListTestsParams struct {
 
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetTestTrendParams defines parameters for GetTestTrend.
+type GetTestTrendParams struct {
+	// Limit How many of the most recent runs to return.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListTokensParams defines parameters for ListTokens.
@@ -1087,6 +1120,9 @@ type ServerInterface interface {
 	// ReplaceTest Replace a test definition (project admins); its runs keep the spec they ran with.
 	// (PUT /tests/{test})
 	ReplaceTest(c *gin.Context, test openapi_types.UUID)
+	// GetTestTrend Per-run figures of a test's most recent runs, oldest first (viewers).
+	// (GET /tests/{test}/trend)
+	GetTestTrend(c *gin.Context, test openapi_types.UUID, params GetTestTrendParams)
 	// ListTokens API tokens of a project (project admins); secrets are never shown again.
 	// (GET /tokens)
 	ListTokens(c *gin.Context, params ListTokensParams)
@@ -1763,6 +1799,42 @@ func (siw *ServerInterfaceWrapper) ReplaceTest(c *gin.Context) {
 	siw.Handler.ReplaceTest(c, test)
 }
 
+// GetTestTrend operation middleware
+func (siw *ServerInterfaceWrapper) GetTestTrend(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "test" -------------
+	var test openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "test", c.Param("test"), &test, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter test: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTestTrendParams
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetTestTrend(c, test, params)
+}
+
 // ListTokens operation middleware
 func (siw *ServerInterfaceWrapper) ListTokens(c *gin.Context) {
 
@@ -1884,6 +1956,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.DELETE(options.BaseURL+"/tests/:test", wrapper.DeleteTest)
 	router.GET(options.BaseURL+"/tests/:test", wrapper.GetTest)
 	router.PUT(options.BaseURL+"/tests/:test", wrapper.ReplaceTest)
+	router.GET(options.BaseURL+"/tests/:test/trend", wrapper.GetTestTrend)
 	router.GET(options.BaseURL+"/runs", wrapper.ListRuns)
 	router.POST(options.BaseURL+"/runs", wrapper.CreateRun)
 	router.GET(options.BaseURL+"/runs/compare", wrapper.CompareRuns)
@@ -2884,6 +2957,46 @@ func (response ReplaceTestdefaultApplicationProblemPlusJSONResponse) VisitReplac
 	return err
 }
 
+type GetTestTrendRequestObject struct {
+	Test   openapi_types.UUID `json:"test"`
+	Params GetTestTrendParams
+}
+
+type GetTestTrendResponseObject interface {
+	VisitGetTestTrendResponse(w http.ResponseWriter) error
+}
+
+type GetTestTrend200JSONResponse TestTrend
+
+func (response GetTestTrend200JSONResponse) VisitGetTestTrendResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTestTrenddefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetTestTrenddefaultApplicationProblemPlusJSONResponse) VisitGetTestTrendResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTokensRequestObject struct {
 	Params ListTokensParams
 }
@@ -3066,6 +3179,9 @@ type StrictServerInterface interface {
 	// ReplaceTest Replace a test definition (project admins); its runs keep the spec they ran with.
 	// (PUT /tests/{test})
 	ReplaceTest(ctx context.Context, request ReplaceTestRequestObject) (ReplaceTestResponseObject, error)
+	// GetTestTrend Per-run figures of a test's most recent runs, oldest first (viewers).
+	// (GET /tests/{test}/trend)
+	GetTestTrend(ctx context.Context, request GetTestTrendRequestObject) (GetTestTrendResponseObject, error)
 	// ListTokens API tokens of a project (project admins); secrets are never shown again.
 	// (GET /tokens)
 	ListTokens(ctx context.Context, request ListTokensRequestObject) (ListTokensResponseObject, error)
@@ -3822,6 +3938,33 @@ func (sh *strictHandler) ReplaceTest(ctx *gin.Context, test openapi_types.UUID) 
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(ReplaceTestResponseObject); ok {
 		if err := validResponse.VisitReplaceTestResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetTestTrend operation middleware
+func (sh *strictHandler) GetTestTrend(ctx *gin.Context, test openapi_types.UUID, params GetTestTrendParams) {
+	var request GetTestTrendRequestObject
+
+	request.Test = test
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTestTrend(ctx, request.(GetTestTrendRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTestTrend")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetTestTrendResponseObject); ok {
+		if err := validResponse.VisitGetTestTrendResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -53,4 +53,5 @@ type Store interface {
 	// ListTests returns up to page.Limit+1 tests of the projects (every
 	// project when all), newest first.
 	ListTests(ctx context.Context, projects []uuid.UUID, all bool, page paging.Request) ([]Test, error)
+	TrendStore
 }

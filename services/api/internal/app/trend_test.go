@@ -1,0 +1,59 @@
+package app
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+)
+
+// TestTestTrendAPI checks GET /tests/{test}/trend end to end: the newest
+// runs of the test only, oldest first, figures and error rate on the wire,
+// limit bounds, and a 404 naming the test for a caller outside its project.
+func TestTestTrendAPI(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t)
+	test := e.mustTest(t, e.AdminToken, "default", "trended")
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var runs []uuid.UUID
+	for i := range 3 {
+		run := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
+			map[string]any{"test": test.Id.String()}))
+		e.exec(t, "UPDATE runs SET created_at = $1 WHERE id = $2", base.Add(time.Duration(i)*time.Minute), run.Id)
+		runs = append(runs, run.Id)
+	}
+	e.mustRun(t, e.AdminToken, "default", "not of the test", nil)
+	e.exec(t, `UPDATE runs SET count = 200, errors = 3, qps_actual = 20, p50_us = 100, p90_us = 200, p99_us = 300,
+		verdict = 'fail' WHERE id = $1`, runs[2])
+
+	viewer := e.mustToken(t, "default", auth.Viewer)
+	path := "/tests/" + test.Id.String() + "/trend"
+	trend := decode[httpapi.TestTrend](t, e.mustDo(t, http.StatusOK, http.MethodGet, path+"?limit=2", viewer, nil))
+	wantIDs(t, "trend", ids(trend.Items, func(p httpapi.TrendPoint) uuid.UUID { return p.RunId }), runs[1:])
+	if p := trend.Items[0]; p.Count != nil || p.P99Us != nil || p.ErrorRate != 0 || p.Verdict != nil {
+		t.Errorf("run without figures: %+v", p)
+	}
+	p := trend.Items[1]
+	if p.Count == nil || *p.Count != 200 || p.Errors != 3 || p.ErrorRate != 0.015 || p.P99Us == nil || *p.P99Us != 300 ||
+		p.Qps == nil || *p.Qps != 20 || p.Verdict == nil || *p.Verdict != "fail" || !p.CreatedAt.Equal(base.Add(2*time.Minute)) {
+		t.Errorf("run with figures: %+v", p)
+	}
+	all := decode[httpapi.TestTrend](t, e.mustDo(t, http.StatusOK, http.MethodGet, path, viewer, nil))
+	wantIDs(t, "default trend", ids(all.Items, func(p httpapi.TrendPoint) uuid.UUID { return p.RunId }), runs)
+
+	for _, limit := range []string{"0", "501"} {
+		status, header, raw := e.do(t, http.MethodGet, path+"?limit="+limit, viewer, nil)
+		wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+	}
+	e.mustProject(t, "other")
+	outsider := e.mustToken(t, "other", auth.Admin)
+	status, header, raw := e.do(t, http.MethodGet, path, outsider, nil)
+	if pr := wantProblem(t, status, header, raw, http.StatusNotFound, "not-found"); pr.Detail == nil || !strings.Contains(*pr.Detail, test.Id.String()) {
+		t.Errorf("detail %v does not name the test", pr.Detail)
+	}
+}
