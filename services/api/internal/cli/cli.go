@@ -2,7 +2,8 @@
 // its REST API, follows them live, prints their summary and verdict and
 // exits with a code a CI job can gate on (0 pass, 99 thresholds failed, 97
 // run error, 2 usage or validation error, 1 API unreachable). It also has
-// small `runs list|show|stop` commands.
+// small `runs list|show|stop|compare` commands, and `tests list|apply`, which
+// keeps stored tests in step with a YAML file.
 //
 // It talks only to the REST API (never to Postgres or NATS) and holds no
 // rules of its own beyond mapping a run's outcome to an exit code.
@@ -46,6 +47,11 @@ commands:
   runs list    list recent runs
   runs show ID show one run
   runs stop ID stop a run
+  runs compare ID ID [ID...]
+               2 to 20 runs side by side, with changes against the first
+  tests list   list stored tests
+  tests apply -f FILE [-project P] [--dry-run]
+               create or replace stored tests from YAML definitions
 
 The API URL and token come from -url and -token or BARRAGE_URL (default
 http://127.0.0.1:8080) and BARRAGE_TOKEN. Exit codes: 0 pass, 99 thresholds
@@ -110,6 +116,8 @@ func Run(ctx context.Context, o Options) int {
 		return e.run(ctx, args[1:])
 	case "runs":
 		return e.runs(ctx, args[1:])
+	case "tests":
+		return e.tests(ctx, args[1:])
 	default:
 		p.errorf("barrage: unknown command %q", args[0])
 		fs.Usage()

@@ -13,15 +13,17 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
-// runs is `barrage runs list|show|stop`.
+// runs is `barrage runs list|show|stop|compare`.
 func (e *env) runs(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID")
+		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID | compare ID ID [ID...]")
 		return ExitUsage
 	}
 	switch {
 	case args[0] == "list":
 		return e.runsList(ctx, args[1:])
+	case args[0] == "compare":
+		return e.runsCompare(ctx, args[1:])
 	case (args[0] == "show" || args[0] == "stop") && len(args) == 2 && isID(args[1]):
 		var run httpapi.Run
 		var err error
@@ -36,7 +38,7 @@ func (e *env) runs(ctx context.Context, args []string) int {
 		e.out.printf("%s", formatSummary(run, nil))
 		return ExitPass
 	default:
-		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID")
+		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID | compare ID ID [ID...]")
 		return ExitUsage
 	}
 }
