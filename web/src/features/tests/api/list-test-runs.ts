@@ -2,21 +2,12 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
 import { anyActive } from '@/lib/run-status';
 
-/** The trend looks at this many of the test's most recent runs. */
-export const trendRunLimit = 200;
+/** How many of the test's most recent runs the page lists. */
+export const recentRunLimit = 20;
 
-/** listTestRuns pages through a test's runs, newest first, up to trendRunLimit. */
-export async function listTestRuns(testId: string): Promise<{ items: Schemas['Run'][]; more: boolean }> {
-  const items: Schemas['Run'][] = [];
-  let cursor: string | undefined;
-  do {
-    const page: Schemas['RunPage'] = unwrap(
-      await api.GET('/runs', { params: { query: { test: testId, cursor, limit: Math.min(100, trendRunLimit - items.length) } } }),
-    );
-    items.push(...page.items);
-    cursor = page.next_cursor;
-  } while (cursor && items.length < trendRunLimit);
-  return { items, more: cursor !== undefined };
+/** listTestRuns fetches a test's most recent runs, newest first. */
+export async function listTestRuns(testId: string): Promise<Schemas['RunPage']> {
+  return unwrap(await api.GET('/runs', { params: { query: { test: testId, limit: recentRunLimit } } }));
 }
 
 export function testRunsQuery(testId: string) {

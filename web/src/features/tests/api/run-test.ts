@@ -13,6 +13,7 @@ export function useRunTest() {
     onSuccess: (run, testId) => {
       qc.setQueryData(['runs', run.id], run);
       void qc.invalidateQueries({ queryKey: ['runs', 'list'] });
+      void qc.invalidateQueries({ queryKey: ['tests', testId, 'trend'] });
       return qc.invalidateQueries({ queryKey: ['tests', testId, 'runs'] });
     },
   });

@@ -6,7 +6,8 @@ import { ApiError, type Schemas } from '@/lib/api-client';
 import { formatAgo, formatTime } from '@/lib/format';
 import { useDeleteTest } from '../api/delete-test';
 import { useTest } from '../api/get-test';
-import { trendRunLimit, useTestRuns } from '../api/list-test-runs';
+import { trendRunLimit, useTestTrend } from '../api/get-test-trend';
+import { useTestRuns } from '../api/list-test-runs';
 import { useReplaceTest } from '../api/replace-test';
 import { useRunTest } from '../api/run-test';
 import { formValuesOf } from '../utils/test-form';
@@ -165,22 +166,37 @@ function TestDefinition({ test: t }: { test: Schemas['Test'] }) {
 
 function TestRuns({ testId }: { testId: string }) {
   const runs = useTestRuns(testId);
-  if (runs.isPending) return <Loading label="Loading runs…" />;
-  if (runs.error) return <ErrorState error={runs.error} retry={() => runs.refetch()} />;
-  const { items, more } = runs.data;
   return (
     <>
       <section className="stack" style={{ gap: 8 }}>
         <h2 style={{ margin: 0 }}>Trend</h2>
-        <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
-          {more ? `The latest ${trendRunLimit} runs` : 'Every run'} with a result, by start time.
-        </p>
-        <TestTrend rows={trendRows(items)} />
+        <TrendSection testId={testId} />
       </section>
       <section className="stack" style={{ gap: 8 }}>
         <h2 style={{ margin: 0 }}>Recent runs</h2>
-        <TestRunsTable runs={items} now={runs.dataUpdatedAt} />
+        {runs.isPending ? (
+          <Loading label="Loading runs…" />
+        ) : runs.error ? (
+          <ErrorState error={runs.error} retry={() => runs.refetch()} />
+        ) : (
+          <TestRunsTable runs={runs.data.items} now={runs.dataUpdatedAt} />
+        )}
       </section>
+    </>
+  );
+}
+
+function TrendSection({ testId }: { testId: string }) {
+  const trend = useTestTrend(testId);
+  if (trend.isPending) return <Loading label="Loading trend…" />;
+  if (trend.error) return <ErrorState error={trend.error} retry={() => trend.refetch()} />;
+  const { items } = trend.data;
+  return (
+    <>
+      <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
+        {items.length >= trendRunLimit ? `The latest ${trendRunLimit} runs` : 'Every run'} with a result, by start time.
+      </p>
+      <TestTrend rows={trendRows(items)} />
     </>
   );
 }

@@ -3,9 +3,10 @@ import { Empty } from '@/components/ui/states';
 import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
+import { recentRunLimit } from '../api/list-test-runs';
 
-/** How many of the test's runs the table lists; the trend uses them all. */
-const shown = 20;
+/** How many of the test's runs the table lists. */
+const shown = recentRunLimit;
 
 /** TestRunsTable lists a test's most recent runs, newest first, each linking to its page. */
 export function TestRunsTable({ runs, now }: { runs: Schemas['Run'][]; now: number }) {

@@ -1,46 +1,52 @@
 import type { Schemas } from '@/lib/api-client';
 import { timeTick, trendDomain, trendRows } from './trend';
 
-function run(id: string, at: { started?: string; created: string }, summary?: Schemas['RunSummary']): Schemas['Run'] {
+type Figures = Pick<Schemas['TrendPoint'], 'count' | 'errors' | 'qps' | 'p50_us' | 'p90_us' | 'p99_us'>;
+
+function point(id: string, at: { started?: string; created: string }, figures?: Figures): Schemas['TrendPoint'] {
+  const errors = figures?.errors ?? 0;
+  const count = figures?.count ?? 0;
   return {
-    id, project_id: 'p', name: `run ${id}`, status: summary ? 'completed' : 'running', source: 'ui', spec: { url: 'http://h/' },
-    thresholds: [], labels: {}, target: 'http://h/', qps_requested: 10, created_at: at.created, updated_at: at.created,
-    started_at: at.started, shard_count: 1, degraded: false, summary,
+    run_id: id, name: `run ${id}`, status: figures ? 'completed' : 'running', created_at: at.created, started_at: at.started,
+    ...figures, errors, error_rate: count ? errors / count : 0,
   };
 }
 
 describe('trendRows', () => {
-  const runs = [
-    run('c', { created: '2026-05-03T10:00:00Z', started: '2026-05-03T10:00:05Z' }, { count: 300, errors: 2, qps: 30, p50_us: 900, p99_us: 4000 }),
-    run('a', { created: '2026-05-01T10:00:00Z', started: '2026-05-01T10:00:02Z' }, { count: 100, errors: 0, qps: 10, p50_us: 1000, p99_us: 5000 }),
-    run('live', { created: '2026-05-04T10:00:00Z', started: '2026-05-04T10:00:01Z' }),
-    run('b', { created: '2026-05-02T10:00:00Z' }, { count: 200, errors: 1, qps: 20, p50_us: 1100, p99_us: 6000 }),
+  // The API orders by creation; b was created before c but started after it.
+  const points = [
+    point('a', { created: '2026-05-01T10:00:00Z', started: '2026-05-01T10:00:02Z' }, { count: 100, errors: 0, qps: 10, p50_us: 1000, p90_us: 3000, p99_us: 5000 }),
+    point('b', { created: '2026-05-02T10:00:00Z', started: '2026-05-03T11:00:00Z' }, { count: 200, errors: 1, qps: 20, p50_us: 1100, p99_us: 6000 }),
+    point('c', { created: '2026-05-03T10:00:00Z', started: '2026-05-03T10:00:05Z' }, { count: 300, errors: 2, qps: 30, p50_us: 900, p99_us: 4000 }),
+    point('never', { created: '2026-05-03T12:00:00Z' }, { count: 50, errors: 50 }),
+    point('live', { created: '2026-05-04T10:00:00Z', started: '2026-05-04T10:00:01Z' }),
   ];
 
   it('orders the runs by start time, oldest first', () => {
-    expect(trendRows(runs).map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    expect(trendRows(points).map((r) => r.id)).toEqual(['a', 'c', 'b', 'never']);
   });
 
-  it('skips runs without a summary', () => {
-    expect(trendRows(runs).some((r) => r.id === 'live')).toBe(false);
+  it('skips runs without figures', () => {
+    expect(trendRows(points).some((r) => r.id === 'live')).toBe(false);
   });
 
   it('carries the figures and falls back to the creation time', () => {
-    const rows = trendRows(runs);
+    const rows = trendRows(points);
     expect(rows[0]).toEqual({ t: Date.parse('2026-05-01T10:00:02Z'), id: 'a', name: 'run a', count: 100, errors: 0, qps: 10, p50: 1000, p99: 5000 });
-    expect(rows[1]!.t).toBe(Date.parse('2026-05-02T10:00:00Z'));
+    expect(rows[3]).toEqual({ t: Date.parse('2026-05-03T12:00:00Z'), id: 'never', name: 'run never', count: 50, errors: 50, qps: undefined, p50: undefined, p99: undefined });
   });
 
-  it('is empty when no run has finished', () => {
-    expect(trendRows([runs[2]!])).toEqual([]);
+  it('is empty when no run has figures', () => {
+    expect(trendRows([points[4]!])).toEqual([]);
+    expect(trendRows([])).toEqual([]);
   });
 });
 
 describe('trendDomain', () => {
   it('spans the runs, or a minute around a single one', () => {
     const rows = trendRows([
-      run('a', { created: '2026-05-01T10:00:00Z' }, { count: 1, errors: 0 }),
-      run('b', { created: '2026-05-01T11:00:00Z' }, { count: 1, errors: 0 }),
+      point('a', { created: '2026-05-01T10:00:00Z' }, { count: 1, errors: 0 }),
+      point('b', { created: '2026-05-01T11:00:00Z' }, { count: 1, errors: 0 }),
     ]);
     expect(trendDomain(rows)).toEqual([Date.parse('2026-05-01T10:00:00Z'), Date.parse('2026-05-01T11:00:00Z')]);
     expect(trendDomain(rows.slice(0, 1))).toEqual([Date.parse('2026-05-01T09:59:00Z'), Date.parse('2026-05-01T10:01:00Z')]);

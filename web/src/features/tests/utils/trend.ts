@@ -13,17 +13,17 @@ export type TrendRow = {
 };
 
 /**
- * trendRows places a test's finished runs in time order, oldest first. A run
- * without a summary (not finished, or lost) has nothing to plot and is
+ * trendRows places a test's runs from its trend in time order, oldest first.
+ * A run without figures (not finished, or lost) has nothing to plot and is
  * skipped; a run that never started is placed at its creation.
  */
-export function trendRows(runs: Schemas['Run'][]): TrendRow[] {
+export function trendRows(points: Schemas['TrendPoint'][]): TrendRow[] {
   const out: TrendRow[] = [];
-  for (const r of runs) {
-    if (!r.summary) continue;
-    const t = Date.parse(r.started_at ?? r.created_at);
+  for (const p of points) {
+    if (p.count === undefined) continue;
+    const t = Date.parse(p.started_at ?? p.created_at);
     if (Number.isNaN(t)) continue;
-    out.push({ t, id: r.id, name: r.name, count: r.summary.count, errors: r.summary.errors, qps: r.summary.qps, p50: r.summary.p50_us, p99: r.summary.p99_us });
+    out.push({ t, id: p.run_id, name: p.name, count: p.count, errors: p.errors, qps: p.qps, p50: p.p50_us, p99: p.p99_us });
   }
   return out.sort((a, b) => a.t - b.t || a.id.localeCompare(b.id));
 }
