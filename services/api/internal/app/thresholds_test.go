@@ -150,7 +150,7 @@ func TestThresholdVerdicts(t *testing.T) { // serial: see heavyTests
 
 	t.Run("baseline", func(t *testing.T) {
 		stored := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, map[string]any{
-			"project": "default", "name": "checkout", "spec": spec(""), "thresholds": []string{"p(99) < baseline * 100"},
+			"project": "default", "name": "checkout", "spec": spec(""), "thresholds": []string{"p(99) < baseline * 1000"},
 		}))
 		// The first run of the test has no baseline: it passes on its own
 		// thresholds and becomes the baseline of the next.
@@ -163,8 +163,8 @@ func TestThresholdVerdicts(t *testing.T) { // serial: see heavyTests
 		if verdict(&second) != "pass" || second.BaselineRunId == nil || *second.BaselineRunId != first.Id {
 			t.Errorf("second run verdict %q, baseline %v; want pass against %s", verdict(&second), second.BaselineRunId, first.Id)
 		}
-		if want := deref(first.Summary.P99Us) * 100; out[0].Limit != want || out[0].Observed != deref(second.Summary.P99Us) {
-			t.Errorf("outcome %+v; want limit %v (the first run's p99 × 100)", out[0], want)
+		if want := deref(first.Summary.P99Us) * 1000; out[0].Limit != want || out[0].Observed != deref(second.Summary.P99Us) {
+			t.Errorf("outcome %+v; want limit %v (the first run's p99 × 1000)", out[0], want)
 		}
 	})
 }
