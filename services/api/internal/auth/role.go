@@ -12,6 +12,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 )
 
 // Role is a project role; each includes the rights of the ones before it.
@@ -101,6 +103,23 @@ func (p *Principal) RoleIn(project uuid.UUID) Role {
 // Can reports whether the caller holds at least role need in project.
 func (p *Principal) Can(project uuid.UUID, need Role) bool {
 	return p.RoleIn(project).Includes(need)
+}
+
+// Reach is the access rule for a resource of kind (a "run", a "test") that
+// was loaded by id with loadErr: NotFound when it does not exist or lives in
+// a project the caller cannot see, so its existence is not revealed;
+// Forbidden when the caller's role there is below need; nil when allowed.
+func (p *Principal) Reach(loadErr error, project uuid.UUID, need Role, kind string, id uuid.UUID) error {
+	if apperr.Is(loadErr, apperr.NotFound) || (loadErr == nil && p.RoleIn(project) == "") {
+		return apperr.New(apperr.NotFound, "%s %s not found", kind, id)
+	}
+	if loadErr != nil {
+		return fmt.Errorf("load %s %s: %w", kind, id, loadErr)
+	}
+	if !p.Can(project, need) {
+		return apperr.New(apperr.Forbidden, "this action needs the %s role in the %s's project", need, kind)
+	}
+	return nil
 }
 
 // VisibleProjects returns the projects the caller can see, or nil with

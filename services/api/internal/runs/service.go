@@ -204,14 +204,8 @@ func (s *Service) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (Run
 // load returns a run the caller holds at least need in.
 func (s *Service) load(ctx context.Context, p *auth.Principal, id uuid.UUID, need auth.Role) (Run, error) {
 	r, err := s.store.GetRun(ctx, id)
-	if apperr.Is(err, apperr.NotFound) || (err == nil && p.RoleIn(r.ProjectID) == "") {
-		return Run{}, apperr.New(apperr.NotFound, "run %s not found", id)
-	}
-	if err != nil {
-		return Run{}, fmt.Errorf("load run %s: %w", id, err)
-	}
-	if !p.Can(r.ProjectID, need) {
-		return Run{}, apperr.New(apperr.Forbidden, "this action needs the %s role in the run's project", need)
+	if err := p.Reach(err, r.ProjectID, need, "run", id); err != nil {
+		return Run{}, err
 	}
 	return r, nil
 }

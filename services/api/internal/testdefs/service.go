@@ -139,14 +139,8 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Test
 // project they cannot see is NotFound.
 func (s *Service) Load(ctx context.Context, p *auth.Principal, id uuid.UUID, need auth.Role) (Test, error) {
 	t, err := s.store.GetTest(ctx, id)
-	if apperr.Is(err, apperr.NotFound) || (err == nil && p.RoleIn(t.ProjectID) == "") {
-		return Test{}, apperr.New(apperr.NotFound, "test %s not found", id)
-	}
-	if err != nil {
-		return Test{}, fmt.Errorf("load test %s: %w", id, err)
-	}
-	if !p.Can(t.ProjectID, need) {
-		return Test{}, apperr.New(apperr.Forbidden, "this action needs the %s role in the test's project", need)
+	if err := p.Reach(err, t.ProjectID, need, "test", id); err != nil {
+		return Test{}, err
 	}
 	return t, nil
 }
