@@ -2,14 +2,14 @@ import type { Schemas } from '@/lib/api-client';
 import { barRows, compareCells, deltaTone, latencyMetrics, tableMetrics } from './metrics';
 
 const fast: Schemas['ComparedRun'] = {
-  id: 'r1', name: 'fast', status: 'completed', labels: { env: 'a' },
+  id: 'r1', name: 'fast', status: 'completed', source: 'ui', labels: { env: 'a' },
   count: 600, errors: 0, qps: 100, min_us: 5144, avg_us: 6454, p50_us: 6027, p75_us: 7000, p90_us: 8151, p99_us: 10543, p999_us: 20000, max_us: 45311,
 };
 const slow: Schemas['ComparedRun'] = {
-  id: 'r2', name: 'slow', status: 'completed', labels: {},
+  id: 'r2', name: 'slow', status: 'completed', source: 'ui', labels: {},
   count: 1800, errors: 3, qps: 300, min_us: 2140, avg_us: 10459, p50_us: 3031, p75_us: 4827, p90_us: 40895, p99_us: 42911, p999_us: 44895, max_us: 46399,
 };
-const pending: Schemas['ComparedRun'] = { id: 'r3', name: 'pending', status: 'running', labels: {} };
+const pending: Schemas['ComparedRun'] = { id: 'r3', name: 'pending', status: 'running', source: 'ui', labels: {} };
 
 describe('deltaTone', () => {
   it('calls lower latency good and higher bad', () => {

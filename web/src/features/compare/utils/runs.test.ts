@@ -39,7 +39,7 @@ describe('runColor', () => {
 
 describe('hasResult', () => {
   it('tells runs with figures from runs listed by status only', () => {
-    expect(hasResult({ id: 'a', name: 'a', status: 'completed', labels: {}, count: 0, errors: 0 })).toBe(true);
-    expect(hasResult({ id: 'a', name: 'a', status: 'running', labels: {} })).toBe(false);
+    expect(hasResult({ id: 'a', name: 'a', status: 'completed', source: 'ui', labels: {}, count: 0, errors: 0 })).toBe(true);
+    expect(hasResult({ id: 'a', name: 'a', status: 'running', source: 'ui', labels: {} })).toBe(false);
   });
 });

@@ -41,7 +41,10 @@ export const runIntervalsQuery = (runId: string, poll = false) =>
     refetchInterval: poll ? 5_000 : false,
   });
 
-/** useRunIntervals reads the seconds; poll refetches them when no live stream can. */
-export function useRunIntervals(runId: string, poll = false) {
-  return useQuery(runIntervalsQuery(runId, poll));
+/**
+ * useRunIntervals reads the seconds; poll refetches them when no live stream
+ * can. Imported runs have none: they pass enabled false.
+ */
+export function useRunIntervals(runId: string, poll = false, enabled = true) {
+  return useQuery({ ...runIntervalsQuery(runId, poll), enabled });
 }

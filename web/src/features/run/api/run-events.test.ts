@@ -42,6 +42,7 @@ function result(): Schemas['RunResult'] {
   return {
     run_id: id,
     status: 'completed',
+    imported: false,
     count: 400,
     errors: 0,
     qps: 200,

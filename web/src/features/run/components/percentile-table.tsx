@@ -15,11 +15,18 @@ const rows: [string, Field][] = [
   ['avg', 'avg_us'],
   ['stddev', 'stddev_us'],
 ];
-const kinds: Kind[] = ['response', 'service', 'lag'];
+const allKinds: Kind[] = ['response', 'service', 'lag'];
 
-/** PercentileTable lists each latency's percentiles side by side; the primary one is highlighted. */
+/**
+ * PercentileTable lists each latency's percentiles side by side; the primary
+ * one is highlighted. An imported run has only the document's figures, which
+ * the API gives as service time.
+ */
 export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
   const cls = (k: Kind) => (k === result.primary ? 'num primary' : 'num');
+  const imported = result.imported;
+  const kinds = allKinds.filter((k) => result[k] !== undefined);
+  const lat = (k: Kind) => result[k]!;
   return (
     <section className="card stack" style={{ gap: 8 }} aria-label="Percentiles">
       <h2>Percentiles</h2>
@@ -30,8 +37,8 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
               <th />
               {kinds.map((k) => (
                 <th key={k} className={cls(k)}>
-                  {k}
-                  {k === result.primary && (
+                  {imported ? 'document' : k}
+                  {!imported && k === result.primary && (
                     <>
                       {' ★'}
                       <span className="sr-only"> (primary)</span>
@@ -47,7 +54,7 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
                 <th scope="row">{label}</th>
                 {kinds.map((k) => (
                   <td key={k} className={cls(k)}>
-                    {formatDuration(result[k][field])}
+                    {formatDuration(lat(k)[field])}
                   </td>
                 ))}
               </tr>
@@ -56,17 +63,23 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
               <th scope="row">count</th>
               {kinds.map((k) => (
                 <td key={k} className={cls(k)}>
-                  {formatCount(result[k].count)}
+                  {formatCount(lat(k).count)}
                 </td>
               ))}
             </tr>
           </tbody>
         </table>
       </div>
+      {imported ? (
+        <p className="run-chart-note">
+          The percentiles as the imported document recorded them; it does not tell response time from service time, and has no lag.
+        </p>
+      ) : (
       <p className="run-chart-note">
         ★ primary, the latency shown by default · response: intended send to done (corrected for coordinated omission) ·
         service: actual send to done · lag: intended to actual send
       </p>
+      )}
     </section>
   );
 }

@@ -20,6 +20,7 @@ function result(over: Partial<Schemas['RunResult']> = {}): Schemas['RunResult'] 
   return {
     run_id: 'r',
     status: 'completed',
+    imported: false,
     count: 1600,
     errors: 32,
     qps: 200.2,

@@ -48,13 +48,16 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
         </div>
         <div className="run-actions">
           {canStop(run.status) && <StopButton runId={run.id} />}
-          {hasResult && (
+          {(hasResult || run.status === 'completed') && (
             <>
               <a href={`${base}?format=barrage`} download={`barrage-${run.id}.json`}>
                 Download Barrage JSON
               </a>
               <a href={`${base}?format=fortio`} download={`fortio-${run.id}.json`}>
                 Download Fortio JSON
+              </a>
+              <a href={`${base}?format=csv`} download={`fortio-${run.id}.csv`}>
+                Download CSV
               </a>
             </>
           )}

@@ -6,7 +6,10 @@ import { useRun } from '../api/get-run';
 import { useRunResult } from '../api/get-run-result';
 import { useRunIntervals } from '../api/list-run-intervals';
 import { useRunEvents } from '../api/run-events';
+import { isImported } from '../utils/imported';
 import type { LatencyKind } from '../utils/series';
+import { ImportedBuckets } from './imported-buckets';
+import { ImportedNotice } from './imported-notice';
 import { LatencyHistogram } from './latency-histogram';
 import { LivePanel } from './live-panel';
 import { PercentileTable } from './percentile-table';
@@ -36,7 +39,9 @@ export function RunView({ runId, currentUserId }: Props) {
   const status = run.data?.status;
   const ended = isTerminal(status);
   const live = useRunEvents(runId, status);
-  const intervals = useRunIntervals(runId, live === 'unavailable' && !ended);
+  // Imported runs (known by their source) have no seconds; native runs ask alongside the run.
+  const imported = run.data ? isImported(run.data) : false;
+  const intervals = useRunIntervals(runId, live === 'unavailable' && !ended, !imported);
   const result = useRunResult(runId, ended);
   const now = useNow(1_000, !ended);
 
@@ -45,6 +50,7 @@ export function RunView({ runId, currentUserId }: Props) {
   const r = run.data;
   const res = result.data ?? undefined;
   const primary: LatencyKind = res?.primary ?? defaultPrimary(r.spec);
+  const fromDocument = isImported(r, res);
 
   return (
     <div className="stack">
@@ -64,23 +70,24 @@ export function RunView({ runId, currentUserId }: Props) {
         </div>
       )}
       <ThresholdsCard run={r} />
+      {fromDocument && <ImportedNotice origin={res?.origin} />}
       {res && (
         <>
           <ResultSummary result={res} />
           <div className="grid-2">
-            <LatencyHistogram runId={runId} primary={res.primary} />
+            {fromDocument ? <ImportedBuckets buckets={res.buckets} /> : <LatencyHistogram runId={runId} primary={res.primary} />}
             <PercentileTable result={res} />
           </div>
         </>
       )}
-      {intervals.isPending ? (
+      {fromDocument ? null : intervals.isPending ? (
         <Loading label="Loading seconds…" />
       ) : intervals.error ? (
         <ErrorState error={intervals.error} retry={() => intervals.refetch()} />
       ) : (
         <RunCharts run={r} intervals={intervals.data} primary={primary} live={!ended} />
       )}
-      <ShardsTable runId={runId} status={status} now={now} />
+      {!fromDocument && <ShardsTable runId={runId} status={status} now={now} />}
       {res && <RetCodesTable result={res} />}
       <SpecView spec={r.spec} />
     </div>
