@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { ImportedBadge } from '@/components/ui/imported-badge';
 import { Labels } from '@/components/ui/labels';
 import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
@@ -45,6 +46,7 @@ export function CompareTable({ runs, names, swatches, onRemove }: Props) {
                 </div>
                 <div className="run-meta">
                   <StatusBadge status={r.status} />
+                  <ImportedBadge source={r.source} />
                   {i === 0 && <span>baseline</span>}
                 </div>
                 <div className="run-meta">

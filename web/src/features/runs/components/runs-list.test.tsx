@@ -92,6 +92,21 @@ describe('RunsList', () => {
     expect(router.state.location.search).toBe('?q=checkout');
   });
 
+  it('marks imported and synced runs with a badge', async () => {
+    fetchMock.mockImplementation(async (req) =>
+      new URL(req.url).pathname === '/api/v1/tests'
+        ? jsonResponse({ items: [] })
+        : jsonResponse({ items: [run(1), run(2, { source: 'import', name: 'uploaded' }), run(3, { source: 'sync' })] }),
+    );
+    renderList('/runs');
+    const table = await screen.findByTestId('runs-table');
+    const row = (n: number) => table.querySelector(`[data-run-id="0190b1c2-0000-7000-8000-00000000000${n}"]`) as HTMLElement;
+    expect(within(row(1)).queryByText('imported')).toBeNull();
+    expect(within(row(2)).getByText('imported')).toBeInTheDocument();
+    expect(within(row(2)).getByRole('link', { name: 'uploaded' })).toBeInTheDocument();
+    expect(within(row(3)).getByText('imported')).toBeInTheDocument();
+  });
+
   it('links to New run when there are no runs', async () => {
     fetchMock.mockImplementation(async () => jsonResponse({ items: [] }));
     renderList('/runs');

@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { ImportedBadge } from '@/components/ui/imported-badge';
 import { Labels } from '@/components/ui/labels';
 import { StatusBadge, VerdictBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
@@ -76,6 +77,7 @@ function RunRow({ run: r, testName, checked, onToggle, now }: { run: Run; testNa
       </td>
       <td className="runs-name">
         <Link to={`/runs/${r.id}`}>{name}</Link>
+        <ImportedBadge source={r.source} />
       </td>
       <td data-label="Test" className="runs-test">
         {r.test_id ? (
