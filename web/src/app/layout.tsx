@@ -12,6 +12,7 @@ const links = [
   ['/runs/new', 'New run'],
   ['/compare', 'Compare'],
   ['/tests', 'Tests'],
+  ['/sync', 'Sync'],
   ['/agents', 'Agents'],
 ] as const;
 

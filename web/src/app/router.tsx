@@ -19,6 +19,8 @@ export const router = createBrowserRouter([
       { path: 'compare', lazy: () => import('./routes/compare') },
       { path: 'tests', lazy: () => import('./routes/tests') },
       { path: 'tests/:testId', lazy: () => import('./routes/test') },
+      { path: 'sync', lazy: () => import('./routes/sync') },
+      { path: 'sync/:sourceId', lazy: () => import('./routes/sync-source') },
       { path: 'agents', lazy: () => import('./routes/agents') },
       { path: '*', lazy: () => import('./routes/not-found') },
     ],

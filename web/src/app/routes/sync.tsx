@@ -1,0 +1,5 @@
+import { SyncSourcesPage } from '@/features/sync/components/sync-sources-page';
+
+export function Component() {
+  return <SyncSourcesPage />;
+}
