@@ -363,6 +363,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a Fortio result JSON (or Nighthawk's fortio-format output) as a completed run with source `import` (project runners). The body is the document itself.
+         * @description The run keeps the original document with its secrets redacted (UserCredentials, sensitive headers, URL credentials and secret query parameters), and summary figures and a display histogram derived from its buckets and percentiles. Imported runs have no HDR histograms: they compare beside native runs but do not merge losslessly. A document that is not a Fortio result answers 422 naming the field at fault; nothing is stored.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sync-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where results are synced from, with each source's latest sync. */
+        get: operations["listSyncSources"];
+        put?: never;
+        /** Add a sync source (project admins). */
+        post: operations["createSyncSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sync-sources/{source}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getSyncSource"];
+        put?: never;
+        post?: never;
+        /** Remove a source and its sync history (project admins); the runs it imported stay. */
+        delete: operations["deleteSyncSource"];
+        options?: never;
+        head?: never;
+        /** Change a source (project admins). */
+        patch: operations["updateSyncSource"];
+        trace?: never;
+    };
+    "/sync-sources/{source}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a source now (project runners); 409 while a sync of it is running.
+         * @description The sync runs in the background; follow it with GET /sync-runs/{sync_run}. Each object of the listing ends imported, unchanged (same URL and MD5 as an earlier import), skipped (not a .json result) or failed with a reason (size or MD5 mismatch, not a Fortio result, fetch error).
+         */
+        post: operations["runSyncSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sync-sources/{source}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        /** The latest syncs of a source, newest first (without their objects). */
+        get: operations["listSyncRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sync-runs/{sync_run}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sync_run: string;
+            };
+            cookie?: never;
+        };
+        /** One sync with the outcome of each object it saw, in listing order. */
+        get: operations["getSyncRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents": {
         parameters: {
             query?: never;
@@ -474,6 +592,10 @@ export interface components {
             slug: string;
             name: string;
             description: string;
+            /** @description Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token. */
+            public_results: boolean;
+            /** @description Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach that are otherwise refused: loopback and private addresses, for sync sources. Link-local and cloud metadata addresses are always refused. */
+            target_allow_list: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -488,6 +610,8 @@ export interface components {
         ProjectUpdate: {
             name?: string;
             description?: string;
+            public_results?: boolean;
+            target_allow_list?: string[];
         };
         ProjectPage: {
             items: components["schemas"]["Project"][];
@@ -855,6 +979,12 @@ export interface components {
             /** Format: uuid */
             run_id: string;
             status: components["schemas"]["RunStatus"];
+            /** @description The run was imported from a Fortio result: `service` holds the document's figures, `response` and `lag` are absent, `buckets` is its histogram; it has no HDR histograms and does not merge losslessly. */
+            imported: boolean;
+            /** @description Where an imported run came from (a file name or URL). */
+            origin?: string;
+            /** @description The imported document's histogram buckets (imported runs only). */
+            buckets?: components["schemas"]["HistogramBucket"][];
             /** Format: int64 */
             count: number;
             /** Format: int64 */
@@ -868,9 +998,9 @@ export interface components {
              * @enum {string}
              */
             primary: "response" | "service";
-            response: components["schemas"]["LatencySummary"];
+            response?: components["schemas"]["LatencySummary"];
             service: components["schemas"]["LatencySummary"];
-            lag: components["schemas"]["LatencySummary"];
+            lag?: components["schemas"]["LatencySummary"];
             ret_codes: components["schemas"]["RetCodes"];
             /** Format: int64 */
             bytes_sent: number;
@@ -902,12 +1032,136 @@ export interface components {
             DurationHistogram: Record<string, never>;
             RetCodes: components["schemas"]["RetCodes"];
         };
+        /** @description A Fortio result JSON (`fortio load -json`, `/fortio/data/<ID>.json`) or Nighthawk's fortio-format output. Only DurationHistogram is required; other keys are read when present and kept as they are. */
+        FortioDocument: {
+            DurationHistogram: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description What the URL serves, detected on each sync: `tsv` (an index.tsv of a Barrage or Fortio server), `s3v1` (an S3/GCS ListObjects XML listing, paged with marker), `s3v2` (ListObjectsV2, paged with continuation-token); `auto` until the first sync.
+         * @enum {string}
+         */
+        SyncKind: "auto" | "tsv" | "s3v1" | "s3v2";
+        SyncSource: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            /** @description The index.tsv or bucket listing URL (credentials removed). */
+            url: string;
+            kind: components["schemas"]["SyncKind"];
+            /** @description Sync every this many minutes; 0 = only on demand. */
+            interval_minutes: number;
+            /** @description Most listing pages one sync follows. */
+            max_pages: number;
+            /** @description Most objects one sync looks at. */
+            max_objects: number;
+            /**
+             * Format: date-time
+             * @description When the next scheduled sync is due; absent when interval_minutes is 0.
+             */
+            next_run_at?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            last_run?: components["schemas"]["SyncRun"];
+        };
+        SyncSourceCreate: {
+            /** @description Project id or slug; defaults to the token's project. */
+            project?: string;
+            name: string;
+            /** @description http(s) URL of an index.tsv or a bucket listing (prefix= kept). */
+            url: string;
+            /** @default 0 */
+            interval_minutes: number;
+            /** @default 100 */
+            max_pages: number;
+            /** @default 1000 */
+            max_objects: number;
+        };
+        SyncSourceUpdate: {
+            name?: string;
+            url?: string;
+            interval_minutes?: number;
+            max_pages?: number;
+            max_objects?: number;
+        };
+        SyncSourcePage: {
+            items: components["schemas"]["SyncSource"][];
+            next_cursor?: string;
+        };
+        /** @description One sync of a source. */
+        SyncRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            source_id: string;
+            /** @enum {string} */
+            trigger: "manual" | "schedule";
+            /**
+             * @description `partial`: some objects failed; `failed`: the listing itself could not be read.
+             * @enum {string}
+             */
+            status: "running" | "succeeded" | "partial" | "failed";
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            ended_at?: string;
+            kind: components["schemas"]["SyncKind"];
+            /** @description Listing pages read. */
+            pages: number;
+            imported: number;
+            unchanged: number;
+            skipped: number;
+            failed: number;
+            /** @description Why the sync failed or stopped early (a page or object limit). */
+            error?: string;
+            /** @description Each object's outcome, in listing order (GET /sync-runs/{sync_run} only). */
+            objects?: components["schemas"]["SyncObject"][];
+        };
+        SyncObject: {
+            url: string;
+            /**
+             * Format: int64
+             * @description Size the listing gave, in bytes.
+             */
+            size?: number;
+            /** @description MD5 of the object, base64. */
+            md5?: string;
+            /** @enum {string} */
+            outcome: "imported" | "unchanged" | "skipped" | "failed";
+            reason?: string;
+            /**
+             * Format: uuid
+             * @description The run it was imported as (imported or unchanged).
+             */
+            run_id?: string;
+        };
+        SyncRunList: {
+            items: components["schemas"]["SyncRun"][];
+        };
+        HistogramBucket: {
+            /** Format: double */
+            start_us: number;
+            /** Format: double */
+            end_us: number;
+            /** Format: int64 */
+            count: number;
+        };
         /** @description One run's figures in a comparison; figures are absent until it has a result. */
         ComparedRun: {
             /** Format: uuid */
             id: string;
             name: string;
             status: components["schemas"]["RunStatus"];
+            /**
+             * @description import and sync runs come from Fortio documents: figures as the document gave them.
+             * @enum {string}
+             */
+            source: "ui" | "api" | "schedule" | "import" | "sync";
             labels: components["schemas"]["Labels"];
             /** Format: int64 */
             count?: number;
@@ -1014,6 +1268,7 @@ export interface components {
         ProjectQuery: string;
         /** @description A project id or slug. */
         ProjectPath: string;
+        SourcePath: string;
         RunPath: string;
     };
     requestBodies: never;
@@ -1598,8 +1853,8 @@ export interface operations {
     getRunResult: {
         parameters: {
             query?: {
-                /** @description `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none). */
-                format?: "barrage" | "fortio" | "junit";
+                /** @description `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none) or `csv` (the headline latency histogram as Fortio's `-csv` columns: StartMs,EndMs,Percent,Count). The fortio form is the same bytes as /fortio/data/<ID>.json; for an imported run it is the redacted original document. */
+                format?: "barrage" | "fortio" | "junit" | "csv";
             };
             header?: never;
             path: {
@@ -1617,6 +1872,236 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RunResult"] | components["schemas"]["FortioResult"];
                     "application/xml": string;
+                    "text/csv": string;
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: {
+                /** @description A project id or slug; lists cover every project the caller can see when absent. */
+                project?: components["parameters"]["ProjectQuery"];
+                /** @description The run's name; defaults to the document's labels. */
+                name?: string;
+                /** @description Where the document came from (a file name), kept with the run. */
+                origin?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FortioDocument"];
+            };
+        };
+        responses: {
+            /** @description The imported run. */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listSyncSources: {
+        parameters: {
+            query?: {
+                /** @description A project id or slug; lists cover every project the caller can see when absent. */
+                project?: components["parameters"]["ProjectQuery"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sources, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncSourcePage"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createSyncSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncSourceCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncSource"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getSyncSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The source. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncSource"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteSyncSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    updateSyncSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncSourceUpdate"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncSource"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    runSyncSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sync, started. */
+            202: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncRun"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listSyncRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                source: components["parameters"]["SourcePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The syncs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncRunList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getSyncRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sync_run: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sync. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncRun"];
                 };
             };
             default: components["responses"]["Problem"];

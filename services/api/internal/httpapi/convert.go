@@ -66,7 +66,14 @@ func thresholdsOf(t []string) Thresholds {
 }
 
 func projectOut(p projects.Project) Project {
-	return Project{Id: p.ID, Slug: p.Slug, Name: p.Name, Description: p.Description, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	allow := p.TargetAllowList
+	if allow == nil {
+		allow = []string{}
+	}
+	return Project{
+		Id: p.ID, Slug: p.Slug, Name: p.Name, Description: p.Description, PublicResults: p.PublicResults,
+		TargetAllowList: allow, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}
 }
 
 func testOut(t testdefs.Test) Test {

@@ -48,7 +48,10 @@ func (s *server) GetProject(ctx context.Context, req GetProjectRequestObject) (G
 // UpdateProject implements PATCH /projects/{project}.
 func (s *server) UpdateProject(ctx context.Context, req UpdateProjectRequestObject) (UpdateProjectResponseObject, error) {
 	ctx = requestContext(ctx)
-	p, err := s.svc.Projects.Update(ctx, principal(ctx), req.Project, req.Body.Name, req.Body.Description)
+	b := req.Body
+	p, err := s.svc.Projects.Update(ctx, principal(ctx), req.Project, projects.Update{
+		Name: b.Name, Description: b.Description, PublicResults: b.PublicResults, TargetAllowList: b.TargetAllowList,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,33 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ComparedRunSource.
+const (
+	ComparedRunSourceApi      ComparedRunSource = "api"
+	ComparedRunSourceImport   ComparedRunSource = "import"
+	ComparedRunSourceSchedule ComparedRunSource = "schedule"
+	ComparedRunSourceSync     ComparedRunSource = "sync"
+	ComparedRunSourceUi       ComparedRunSource = "ui"
+)
+
+// Valid indicates whether the value is a known member of the ComparedRunSource enum.
+func (e ComparedRunSource) Valid() bool {
+	switch e {
+	case ComparedRunSourceApi:
+		return true
+	case ComparedRunSourceImport:
+		return true
+	case ComparedRunSourceSchedule:
+		return true
+	case ComparedRunSourceSync:
+		return true
+	case ComparedRunSourceUi:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	Admin  Role = "admin"
@@ -181,6 +208,96 @@ func (e ShardStatus) Valid() bool {
 	}
 }
 
+// Defines values for SyncKind.
+const (
+	Auto SyncKind = "auto"
+	S3v1 SyncKind = "s3v1"
+	S3v2 SyncKind = "s3v2"
+	Tsv  SyncKind = "tsv"
+)
+
+// Valid indicates whether the value is a known member of the SyncKind enum.
+func (e SyncKind) Valid() bool {
+	switch e {
+	case Auto:
+		return true
+	case S3v1:
+		return true
+	case S3v2:
+		return true
+	case Tsv:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SyncObjectOutcome.
+const (
+	ObjectFailed    SyncObjectOutcome = "failed"
+	ObjectImported  SyncObjectOutcome = "imported"
+	ObjectSkipped   SyncObjectOutcome = "skipped"
+	ObjectUnchanged SyncObjectOutcome = "unchanged"
+)
+
+// Valid indicates whether the value is a known member of the SyncObjectOutcome enum.
+func (e SyncObjectOutcome) Valid() bool {
+	switch e {
+	case ObjectFailed:
+		return true
+	case ObjectImported:
+		return true
+	case ObjectSkipped:
+		return true
+	case ObjectUnchanged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SyncRunStatus.
+const (
+	SyncFailed    SyncRunStatus = "failed"
+	SyncPartial   SyncRunStatus = "partial"
+	SyncRunning   SyncRunStatus = "running"
+	SyncSucceeded SyncRunStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the SyncRunStatus enum.
+func (e SyncRunStatus) Valid() bool {
+	switch e {
+	case SyncFailed:
+		return true
+	case SyncPartial:
+		return true
+	case SyncRunning:
+		return true
+	case SyncSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SyncRunTrigger.
+const (
+	SyncRunTriggerManual   SyncRunTrigger = "manual"
+	SyncRunTriggerSchedule SyncRunTrigger = "schedule"
+)
+
+// Valid indicates whether the value is a known member of the SyncRunTrigger enum.
+func (e SyncRunTrigger) Valid() bool {
+	switch e {
+	case SyncRunTriggerManual:
+		return true
+	case SyncRunTriggerSchedule:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ThresholdResultUnit.
 const (
 	UnitMicros ThresholdResultUnit = "us"
@@ -205,6 +322,7 @@ func (e ThresholdResultUnit) Valid() bool {
 // Defines values for GetRunResultParamsFormat.
 const (
 	Barrage GetRunResultParamsFormat = "barrage"
+	Csv     GetRunResultParamsFormat = "csv"
 	Fortio  GetRunResultParamsFormat = "fortio"
 	Junit   GetRunResultParamsFormat = "junit"
 )
@@ -213,6 +331,8 @@ const (
 func (e GetRunResultParamsFormat) Valid() bool {
 	switch e {
 	case Barrage:
+		return true
+	case Csv:
 		return true
 	case Fortio:
 		return true
@@ -258,8 +378,14 @@ type ComparedRun struct {
 	P999Us *float64           `json:"p999_us,omitempty"`
 	P99Us  *float64           `json:"p99_us,omitempty"`
 	Qps    *float64           `json:"qps,omitempty"`
-	Status RunStatus          `json:"status"`
+
+	// Source import and sync runs come from Fortio documents: figures as the document gave them.
+	Source ComparedRunSource `json:"source"`
+	Status RunStatus         `json:"status"`
 }
+
+// ComparedRunSource import and sync runs come from Fortio documents: figures as the document gave them.
+type ComparedRunSource string
 
 // Duration A Go duration string ("1m30s", "250ms") or a number of seconds.
 type Duration struct {
@@ -279,6 +405,12 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
+// FortioDocument A Fortio result JSON (`fortio load -json`, `/fortio/data/<ID>.json`) or Nighthawk's fortio-format output. Only DurationHistogram is required; other keys are read when present and kept as they are.
+type FortioDocument struct {
+	DurationHistogram    map[string]interface{} `json:"DurationHistogram"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // FortioResult Fortio's result JSON (`fortio load -json`): keys are Fortio's Go field
 // names, latencies in seconds, `RequestedQPS` and `RequestedDuration`
 // are strings, `ActualDuration` is nanoseconds. Only the main keys are
@@ -296,6 +428,13 @@ type FortioResult struct {
 	RetCodes  RetCodes  `json:"RetCodes"`
 	RunType   string    `json:"RunType"`
 	StartTime time.Time `json:"StartTime"`
+}
+
+// HistogramBucket defines model for HistogramBucket.
+type HistogramBucket struct {
+	Count   int64   `json:"count"`
+	EndUs   float64 `json:"end_us"`
+	StartUs float64 `json:"start_us"`
 }
 
 // Interval One second of a run, merged across its shards.
@@ -396,8 +535,14 @@ type Project struct {
 	Description string             `json:"description"`
 	Id          openapi_types.UUID `json:"id"`
 	Name        string             `json:"name"`
-	Slug        string             `json:"slug"`
-	UpdatedAt   time.Time          `json:"updated_at"`
+
+	// PublicResults Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token.
+	PublicResults bool   `json:"public_results"`
+	Slug          string `json:"slug"`
+
+	// TargetAllowList Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach that are otherwise refused: loopback and private addresses, for sync sources. Link-local and cloud metadata addresses are always refused.
+	TargetAllowList []string  `json:"target_allow_list"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // ProjectCreate defines model for ProjectCreate.
@@ -423,8 +568,10 @@ type ProjectRole struct {
 
 // ProjectUpdate defines model for ProjectUpdate.
 type ProjectUpdate struct {
-	Description *string `json:"description,omitempty"`
-	Name        *string `json:"name,omitempty"`
+	Description     *string   `json:"description,omitempty"`
+	Name            *string   `json:"name,omitempty"`
+	PublicResults   *bool     `json:"public_results,omitempty"`
+	TargetAllowList *[]string `json:"target_allow_list,omitempty"`
 }
 
 // RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
@@ -519,23 +666,31 @@ type RunPage struct {
 
 // RunResult The merged final result of a run.
 type RunResult struct {
-	BytesReceived   int64   `json:"bytes_received"`
-	BytesSent       int64   `json:"bytes_sent"`
-	Count           int64   `json:"count"`
-	Degraded        bool    `json:"degraded"`
-	DurationSeconds float64 `json:"duration_seconds"`
-	Errors          int64   `json:"errors"`
+	// Buckets The imported document's histogram buckets (imported runs only).
+	Buckets         *[]HistogramBucket `json:"buckets,omitempty"`
+	BytesReceived   int64              `json:"bytes_received"`
+	BytesSent       int64              `json:"bytes_sent"`
+	Count           int64              `json:"count"`
+	Degraded        bool               `json:"degraded"`
+	DurationSeconds float64            `json:"duration_seconds"`
+	Errors          int64              `json:"errors"`
+
+	// Imported The run was imported from a Fortio result: `service` holds the document's figures, `response` and `lag` are absent, `buckets` is its histogram; it has no HDR histograms and does not merge losslessly.
+	Imported bool `json:"imported"`
 
 	// Lag Figures of one latency over the whole run, microseconds.
-	Lag        LatencySummary `json:"lag"`
-	LostShards int            `json:"lost_shards"`
+	Lag        *LatencySummary `json:"lag,omitempty"`
+	LostShards int             `json:"lost_shards"`
+
+	// Origin Where an imported run came from (a file name or URL).
+	Origin *string `json:"origin,omitempty"`
 
 	// Primary The latency shown by default: response time in open loop, service time otherwise.
 	Primary RunResultPrimary `json:"primary"`
 	Qps     float64          `json:"qps"`
 
 	// Response Figures of one latency over the whole run, microseconds.
-	Response LatencySummary `json:"response"`
+	Response *LatencySummary `json:"response,omitempty"`
 
 	// RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
 	RetCodes RetCodes           `json:"ret_codes"`
@@ -612,6 +767,125 @@ type ShardList struct {
 // snapshots arriving; `done`: its final snapshot arrived; `lost`: its
 // agent went away, or sent no final before the deadline and grace.
 type ShardStatus string
+
+// SyncKind What the URL serves, detected on each sync: `tsv` (an index.tsv of a Barrage or Fortio server), `s3v1` (an S3/GCS ListObjects XML listing, paged with marker), `s3v2` (ListObjectsV2, paged with continuation-token); `auto` until the first sync.
+type SyncKind string
+
+// SyncObject defines model for SyncObject.
+type SyncObject struct {
+	// Md5 MD5 of the object, base64.
+	Md5     *string           `json:"md5,omitempty"`
+	Outcome SyncObjectOutcome `json:"outcome"`
+	Reason  *string           `json:"reason,omitempty"`
+
+	// RunId The run it was imported as (imported or unchanged).
+	RunId *openapi_types.UUID `json:"run_id,omitempty"`
+
+	// Size Size the listing gave, in bytes.
+	Size *int64 `json:"size,omitempty"`
+	Url  string `json:"url"`
+}
+
+// SyncObjectOutcome defines model for SyncObject.Outcome.
+type SyncObjectOutcome string
+
+// SyncRun One sync of a source.
+type SyncRun struct {
+	EndedAt *time.Time `json:"ended_at,omitempty"`
+
+	// Error Why the sync failed or stopped early (a page or object limit).
+	Error    *string            `json:"error,omitempty"`
+	Failed   int                `json:"failed"`
+	Id       openapi_types.UUID `json:"id"`
+	Imported int                `json:"imported"`
+
+	// Kind What the URL serves, detected on each sync: `tsv` (an index.tsv of a Barrage or Fortio server), `s3v1` (an S3/GCS ListObjects XML listing, paged with marker), `s3v2` (ListObjectsV2, paged with continuation-token); `auto` until the first sync.
+	Kind SyncKind `json:"kind"`
+
+	// Objects Each object's outcome, in listing order (GET /sync-runs/{sync_run} only).
+	Objects *[]SyncObject `json:"objects,omitempty"`
+
+	// Pages Listing pages read.
+	Pages     int                `json:"pages"`
+	Skipped   int                `json:"skipped"`
+	SourceId  openapi_types.UUID `json:"source_id"`
+	StartedAt time.Time          `json:"started_at"`
+
+	// Status `partial`: some objects failed; `failed`: the listing itself could not be read.
+	Status    SyncRunStatus  `json:"status"`
+	Trigger   SyncRunTrigger `json:"trigger"`
+	Unchanged int            `json:"unchanged"`
+}
+
+// SyncRunStatus `partial`: some objects failed; `failed`: the listing itself could not be read.
+type SyncRunStatus string
+
+// SyncRunTrigger defines model for SyncRun.Trigger.
+type SyncRunTrigger string
+
+// SyncRunList defines model for SyncRunList.
+type SyncRunList struct {
+	Items []SyncRun `json:"items"`
+}
+
+// SyncSource defines model for SyncSource.
+type SyncSource struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// IntervalMinutes Sync every this many minutes; 0 = only on demand.
+	IntervalMinutes int `json:"interval_minutes"`
+
+	// Kind What the URL serves, detected on each sync: `tsv` (an index.tsv of a Barrage or Fortio server), `s3v1` (an S3/GCS ListObjects XML listing, paged with marker), `s3v2` (ListObjectsV2, paged with continuation-token); `auto` until the first sync.
+	Kind SyncKind `json:"kind"`
+
+	// LastRun One sync of a source.
+	LastRun *SyncRun `json:"last_run,omitempty"`
+
+	// MaxObjects Most objects one sync looks at.
+	MaxObjects int `json:"max_objects"`
+
+	// MaxPages Most listing pages one sync follows.
+	MaxPages int    `json:"max_pages"`
+	Name     string `json:"name"`
+
+	// NextRunAt When the next scheduled sync is due; absent when interval_minutes is 0.
+	NextRunAt *time.Time         `json:"next_run_at,omitempty"`
+	ProjectId openapi_types.UUID `json:"project_id"`
+	UpdatedAt time.Time          `json:"updated_at"`
+
+	// Url The index.tsv or bucket listing URL (credentials removed).
+	Url string `json:"url"`
+}
+
+// SyncSourceCreate defines model for SyncSourceCreate.
+type SyncSourceCreate struct {
+	IntervalMinutes *int   `json:"interval_minutes,omitempty"`
+	MaxObjects      *int   `json:"max_objects,omitempty"`
+	MaxPages        *int   `json:"max_pages,omitempty"`
+	Name            string `json:"name"`
+
+	// Project Project id or slug; defaults to the token's project.
+	Project *string `json:"project,omitempty"`
+
+	// Url http(s) URL of an index.tsv or a bucket listing (prefix= kept).
+	Url string `json:"url"`
+}
+
+// SyncSourcePage defines model for SyncSourcePage.
+type SyncSourcePage struct {
+	Items      []SyncSource `json:"items"`
+	NextCursor *string      `json:"next_cursor,omitempty"`
+}
+
+// SyncSourceUpdate defines model for SyncSourceUpdate.
+type SyncSourceUpdate struct {
+	IntervalMinutes *int    `json:"interval_minutes,omitempty"`
+	MaxObjects      *int    `json:"max_objects,omitempty"`
+	MaxPages        *int    `json:"max_pages,omitempty"`
+	Name            *string `json:"name,omitempty"`
+	Url             *string `json:"url,omitempty"`
+}
 
 // Test defines model for Test.
 type Test struct {
@@ -797,6 +1071,21 @@ type ProjectQuery = string
 // RunPath defines model for RunPath.
 type RunPath = openapi_types.UUID
 
+// SourcePath defines model for SourcePath.
+type SourcePath = openapi_types.UUID
+
+// CreateImportParams defines parameters for CreateImport.
+type CreateImportParams struct {
+	// Project A project id or slug; lists cover every project the caller can see when absent.
+	Project *ProjectQuery `form:"project,omitempty" json:"project,omitempty"`
+
+	// Name The run's name; defaults to the document's labels.
+	Name *string `form:"name,omitempty" json:"name,omitempty"`
+
+	// Origin Where the document came from (a file name), kept with the run.
+	Origin *string `form:"origin,omitempty" json:"origin,omitempty"`
+}
+
 // ListProjectsParams defines parameters for ListProjects.
 type ListProjectsParams struct {
 	// Cursor The `next_cursor` of the previous page.
@@ -862,7 +1151,7 @@ type ListRunIntervalsParams struct {
 
 // GetRunResultParams defines parameters for GetRunResult.
 type GetRunResultParams struct {
-	// Format `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none).
+	// Format `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none) or `csv` (the headline latency histogram as Fortio's `-csv` columns: StartMs,EndMs,Percent,Count). The fortio form is the same bytes as /fortio/data/<ID>.json; for an imported run it is the redacted original document.
 	Format *GetRunResultParamsFormat `form:"format,omitempty" json:"format,omitempty"`
 }
 
@@ -872,6 +1161,23 @@ type GetRunResultParamsFormat string
 // GetRunResult200JSONResponseBody defines parameters for GetRunResult.
 type GetRunResult200JSONResponseBody struct {
 	union json.RawMessage
+}
+
+// ListSyncSourcesParams defines parameters for ListSyncSources.
+type ListSyncSourcesParams struct {
+	// Project A project id or slug; lists cover every project the caller can see when absent.
+	Project *ProjectQuery `form:"project,omitempty" json:"project,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListSyncRunsParams defines parameters for ListSyncRuns.
+type ListSyncRunsParams struct {
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListTestsParams defines parameters for ListTests.
@@ -907,6 +1213,9 @@ type ListTokensParams struct {
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
 
+// CreateImportJSONRequestBody defines body for CreateImport for application/json ContentType.
+type CreateImportJSONRequestBody = FortioDocument
+
 // CreateProjectJSONRequestBody defines body for CreateProject for application/json ContentType.
 type CreateProjectJSONRequestBody = ProjectCreate
 
@@ -916,6 +1225,12 @@ type UpdateProjectJSONRequestBody = ProjectUpdate
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = RunCreate
 
+// CreateSyncSourceJSONRequestBody defines body for CreateSyncSource for application/json ContentType.
+type CreateSyncSourceJSONRequestBody = SyncSourceCreate
+
+// UpdateSyncSourceJSONRequestBody defines body for UpdateSyncSource for application/json ContentType.
+type UpdateSyncSourceJSONRequestBody = SyncSourceUpdate
+
 // CreateTestJSONRequestBody defines body for CreateTest for application/json ContentType.
 type CreateTestJSONRequestBody = TestCreate
 
@@ -924,6 +1239,74 @@ type ReplaceTestJSONRequestBody = TestReplace
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
 type CreateTokenJSONRequestBody = TokenCreate
+
+// Getter for additional properties for FortioDocument. Returns the specified
+// element and whether it was found
+func (a FortioDocument) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for FortioDocument
+func (a *FortioDocument) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for FortioDocument to handle AdditionalProperties
+func (a *FortioDocument) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["DurationHistogram"]; found {
+		err = json.Unmarshal(raw, &a.DurationHistogram)
+		if err != nil {
+			return fmt.Errorf("error reading 'DurationHistogram': %w", err)
+		}
+		delete(object, "DurationHistogram")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for FortioDocument to handle AdditionalProperties
+func (a FortioDocument) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.DurationHistogram != nil {
+		object["DurationHistogram"], err = json.Marshal(a.DurationHistogram)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'DurationHistogram': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // AsDuration0 returns the union data inside the Duration as a Duration0
 func (t Duration) AsDuration0() (Duration0, error) {
@@ -1060,6 +1443,9 @@ type ServerInterface interface {
 	// Logout End the current session.
 	// (POST /auth/logout)
 	Logout(c *gin.Context)
+	// CreateImport Import a Fortio result JSON (or Nighthawk's fortio-format output) as a completed run with source `import` (project runners). The body is the document itself.
+	// (POST /imports)
+	CreateImport(c *gin.Context, params CreateImportParams)
 	// GetMe Who the caller is and which projects they can reach.
 	// (GET /me)
 	GetMe(c *gin.Context)
@@ -1105,6 +1491,30 @@ type ServerInterface interface {
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(c *gin.Context, run RunPath)
+	// GetSyncRun One sync with the outcome of each object it saw, in listing order.
+	// (GET /sync-runs/{sync_run})
+	GetSyncRun(c *gin.Context, syncRun openapi_types.UUID)
+	// ListSyncSources Where results are synced from, with each source's latest sync.
+	// (GET /sync-sources)
+	ListSyncSources(c *gin.Context, params ListSyncSourcesParams)
+	// CreateSyncSource Add a sync source (project admins).
+	// (POST /sync-sources)
+	CreateSyncSource(c *gin.Context)
+	// DeleteSyncSource Remove a source and its sync history (project admins); the runs it imported stay.
+	// (DELETE /sync-sources/{source})
+	DeleteSyncSource(c *gin.Context, source SourcePath)
+
+	// (GET /sync-sources/{source})
+	GetSyncSource(c *gin.Context, source SourcePath)
+	// UpdateSyncSource Change a source (project admins).
+	// (PATCH /sync-sources/{source})
+	UpdateSyncSource(c *gin.Context, source SourcePath)
+	// RunSyncSource Sync a source now (project runners); 409 while a sync of it is running.
+	// (POST /sync-sources/{source}/run)
+	RunSyncSource(c *gin.Context, source SourcePath)
+	// ListSyncRuns The latest syncs of a source, newest first (without their objects).
+	// (GET /sync-sources/{source}/runs)
+	ListSyncRuns(c *gin.Context, source SourcePath, params ListSyncRunsParams)
 	// ListTests Stored test definitions, newest first.
 	// (GET /tests)
 	ListTests(c *gin.Context, params ListTestsParams)
@@ -1180,6 +1590,49 @@ func (siw *ServerInterfaceWrapper) Logout(c *gin.Context) {
 	}
 
 	siw.Handler.Logout(c)
+}
+
+// CreateImport operation middleware
+func (siw *ServerInterfaceWrapper) CreateImport(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateImportParams
+
+	// ------------- Optional query parameter "project" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "project", c.Request.URL.Query(), &params.Project, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "name" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name", c.Request.URL.Query(), &params.Name, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter name: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "origin" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "origin", c.Request.URL.Query(), &params.Origin, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter origin: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.CreateImport(c, params)
 }
 
 // GetMe operation middleware
@@ -1668,6 +2121,223 @@ func (siw *ServerInterfaceWrapper) StopRun(c *gin.Context) {
 	siw.Handler.StopRun(c, run)
 }
 
+// GetSyncRun operation middleware
+func (siw *ServerInterfaceWrapper) GetSyncRun(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "sync_run" -------------
+	var syncRun openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "sync_run", c.Param("sync_run"), &syncRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sync_run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetSyncRun(c, syncRun)
+}
+
+// ListSyncSources operation middleware
+func (siw *ServerInterfaceWrapper) ListSyncSources(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSyncSourcesParams
+
+	// ------------- Optional query parameter "project" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "project", c.Request.URL.Query(), &params.Project, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", c.Request.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter cursor: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListSyncSources(c, params)
+}
+
+// CreateSyncSource operation middleware
+func (siw *ServerInterfaceWrapper) CreateSyncSource(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.CreateSyncSource(c)
+}
+
+// DeleteSyncSource operation middleware
+func (siw *ServerInterfaceWrapper) DeleteSyncSource(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "source" -------------
+	var source SourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "source", c.Param("source"), &source, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter source: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.DeleteSyncSource(c, source)
+}
+
+// GetSyncSource operation middleware
+func (siw *ServerInterfaceWrapper) GetSyncSource(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "source" -------------
+	var source SourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "source", c.Param("source"), &source, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter source: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetSyncSource(c, source)
+}
+
+// UpdateSyncSource operation middleware
+func (siw *ServerInterfaceWrapper) UpdateSyncSource(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "source" -------------
+	var source SourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "source", c.Param("source"), &source, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter source: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.UpdateSyncSource(c, source)
+}
+
+// RunSyncSource operation middleware
+func (siw *ServerInterfaceWrapper) RunSyncSource(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "source" -------------
+	var source SourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "source", c.Param("source"), &source, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter source: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.RunSyncSource(c, source)
+}
+
+// ListSyncRuns operation middleware
+func (siw *ServerInterfaceWrapper) ListSyncRuns(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "source" -------------
+	var source SourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "source", c.Param("source"), &source, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter source: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSyncRunsParams
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListSyncRuns(c, source, params)
+}
+
 // ListTests operation middleware
 func (siw *ServerInterfaceWrapper) ListTests(c *gin.Context) {
 
@@ -1966,6 +2636,15 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/runs/:run/shards", wrapper.ListRunShards)
 	router.GET(options.BaseURL+"/runs/:run/events", wrapper.StreamRunEvents)
 	router.GET(options.BaseURL+"/runs/:run/result", wrapper.GetRunResult)
+	router.POST(options.BaseURL+"/imports", wrapper.CreateImport)
+	router.GET(options.BaseURL+"/sync-sources", wrapper.ListSyncSources)
+	router.POST(options.BaseURL+"/sync-sources", wrapper.CreateSyncSource)
+	router.DELETE(options.BaseURL+"/sync-sources/:source", wrapper.DeleteSyncSource)
+	router.GET(options.BaseURL+"/sync-sources/:source", wrapper.GetSyncSource)
+	router.PATCH(options.BaseURL+"/sync-sources/:source", wrapper.UpdateSyncSource)
+	router.POST(options.BaseURL+"/sync-sources/:source/run", wrapper.RunSyncSource)
+	router.GET(options.BaseURL+"/sync-sources/:source/runs", wrapper.ListSyncRuns)
+	router.GET(options.BaseURL+"/sync-runs/:sync_run", wrapper.GetSyncRun)
 	router.GET(options.BaseURL+"/agents", wrapper.ListAgents)
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens)
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken)
@@ -2082,6 +2761,56 @@ type LogoutdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response LogoutdefaultApplicationProblemPlusJSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateImportRequestObject struct {
+	Params CreateImportParams
+	Body   *CreateImportJSONRequestBody
+}
+
+type CreateImportResponseObject interface {
+	VisitCreateImportResponse(w http.ResponseWriter) error
+}
+
+type CreateImport201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateImport201JSONResponse struct {
+	Body    Run
+	Headers CreateImport201ResponseHeaders
+}
+
+func (response CreateImport201JSONResponse) VisitCreateImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateImportdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateImportdefaultApplicationProblemPlusJSONResponse) VisitCreateImportResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2672,6 +3401,26 @@ func (response GetRunResult200ApplicationxmlResponse) VisitGetRunResultResponse(
 	return err
 }
 
+type GetRunResult200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetRunResult200TextcsvResponse) VisitGetRunResultResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
 type GetRunResultdefaultApplicationProblemPlusJSONResponse struct {
 	Body       Problem
 	StatusCode int
@@ -2756,6 +3505,324 @@ type StopRundefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response StopRundefaultApplicationProblemPlusJSONResponse) VisitStopRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSyncRunRequestObject struct {
+	SyncRun openapi_types.UUID `json:"sync_run"`
+}
+
+type GetSyncRunResponseObject interface {
+	VisitGetSyncRunResponse(w http.ResponseWriter) error
+}
+
+type GetSyncRun200JSONResponse SyncRun
+
+func (response GetSyncRun200JSONResponse) VisitGetSyncRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSyncRundefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetSyncRundefaultApplicationProblemPlusJSONResponse) VisitGetSyncRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSyncSourcesRequestObject struct {
+	Params ListSyncSourcesParams
+}
+
+type ListSyncSourcesResponseObject interface {
+	VisitListSyncSourcesResponse(w http.ResponseWriter) error
+}
+
+type ListSyncSources200JSONResponse SyncSourcePage
+
+func (response ListSyncSources200JSONResponse) VisitListSyncSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSyncSourcesdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListSyncSourcesdefaultApplicationProblemPlusJSONResponse) VisitListSyncSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSyncSourceRequestObject struct {
+	Body *CreateSyncSourceJSONRequestBody
+}
+
+type CreateSyncSourceResponseObject interface {
+	VisitCreateSyncSourceResponse(w http.ResponseWriter) error
+}
+
+type CreateSyncSource201JSONResponse SyncSource
+
+func (response CreateSyncSource201JSONResponse) VisitCreateSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSyncSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateSyncSourcedefaultApplicationProblemPlusJSONResponse) VisitCreateSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSyncSourceRequestObject struct {
+	Source SourcePath `json:"source"`
+}
+
+type DeleteSyncSourceResponseObject interface {
+	VisitDeleteSyncSourceResponse(w http.ResponseWriter) error
+}
+
+type DeleteSyncSource204Response struct {
+}
+
+func (response DeleteSyncSource204Response) VisitDeleteSyncSourceResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSyncSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteSyncSourcedefaultApplicationProblemPlusJSONResponse) VisitDeleteSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSyncSourceRequestObject struct {
+	Source SourcePath `json:"source"`
+}
+
+type GetSyncSourceResponseObject interface {
+	VisitGetSyncSourceResponse(w http.ResponseWriter) error
+}
+
+type GetSyncSource200JSONResponse SyncSource
+
+func (response GetSyncSource200JSONResponse) VisitGetSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSyncSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetSyncSourcedefaultApplicationProblemPlusJSONResponse) VisitGetSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSyncSourceRequestObject struct {
+	Source SourcePath `json:"source"`
+	Body   *UpdateSyncSourceJSONRequestBody
+}
+
+type UpdateSyncSourceResponseObject interface {
+	VisitUpdateSyncSourceResponse(w http.ResponseWriter) error
+}
+
+type UpdateSyncSource200JSONResponse SyncSource
+
+func (response UpdateSyncSource200JSONResponse) VisitUpdateSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSyncSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateSyncSourcedefaultApplicationProblemPlusJSONResponse) VisitUpdateSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunSyncSourceRequestObject struct {
+	Source SourcePath `json:"source"`
+}
+
+type RunSyncSourceResponseObject interface {
+	VisitRunSyncSourceResponse(w http.ResponseWriter) error
+}
+
+type RunSyncSource202ResponseHeaders struct {
+	Location *string
+}
+
+type RunSyncSource202JSONResponse struct {
+	Body    SyncRun
+	Headers RunSyncSource202ResponseHeaders
+}
+
+func (response RunSyncSource202JSONResponse) VisitRunSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunSyncSourcedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response RunSyncSourcedefaultApplicationProblemPlusJSONResponse) VisitRunSyncSourceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSyncRunsRequestObject struct {
+	Source SourcePath `json:"source"`
+	Params ListSyncRunsParams
+}
+
+type ListSyncRunsResponseObject interface {
+	VisitListSyncRunsResponse(w http.ResponseWriter) error
+}
+
+type ListSyncRuns200JSONResponse SyncRunList
+
+func (response ListSyncRuns200JSONResponse) VisitListSyncRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSyncRunsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListSyncRunsdefaultApplicationProblemPlusJSONResponse) VisitListSyncRunsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3119,6 +4186,9 @@ type StrictServerInterface interface {
 	// Logout End the current session.
 	// (POST /auth/logout)
 	Logout(ctx context.Context, request LogoutRequestObject) (LogoutResponseObject, error)
+	// CreateImport Import a Fortio result JSON (or Nighthawk's fortio-format output) as a completed run with source `import` (project runners). The body is the document itself.
+	// (POST /imports)
+	CreateImport(ctx context.Context, request CreateImportRequestObject) (CreateImportResponseObject, error)
 	// GetMe Who the caller is and which projects they can reach.
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -3164,6 +4234,30 @@ type StrictServerInterface interface {
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(ctx context.Context, request StopRunRequestObject) (StopRunResponseObject, error)
+	// GetSyncRun One sync with the outcome of each object it saw, in listing order.
+	// (GET /sync-runs/{sync_run})
+	GetSyncRun(ctx context.Context, request GetSyncRunRequestObject) (GetSyncRunResponseObject, error)
+	// ListSyncSources Where results are synced from, with each source's latest sync.
+	// (GET /sync-sources)
+	ListSyncSources(ctx context.Context, request ListSyncSourcesRequestObject) (ListSyncSourcesResponseObject, error)
+	// CreateSyncSource Add a sync source (project admins).
+	// (POST /sync-sources)
+	CreateSyncSource(ctx context.Context, request CreateSyncSourceRequestObject) (CreateSyncSourceResponseObject, error)
+	// DeleteSyncSource Remove a source and its sync history (project admins); the runs it imported stay.
+	// (DELETE /sync-sources/{source})
+	DeleteSyncSource(ctx context.Context, request DeleteSyncSourceRequestObject) (DeleteSyncSourceResponseObject, error)
+
+	// (GET /sync-sources/{source})
+	GetSyncSource(ctx context.Context, request GetSyncSourceRequestObject) (GetSyncSourceResponseObject, error)
+	// UpdateSyncSource Change a source (project admins).
+	// (PATCH /sync-sources/{source})
+	UpdateSyncSource(ctx context.Context, request UpdateSyncSourceRequestObject) (UpdateSyncSourceResponseObject, error)
+	// RunSyncSource Sync a source now (project runners); 409 while a sync of it is running.
+	// (POST /sync-sources/{source}/run)
+	RunSyncSource(ctx context.Context, request RunSyncSourceRequestObject) (RunSyncSourceResponseObject, error)
+	// ListSyncRuns The latest syncs of a source, newest first (without their objects).
+	// (GET /sync-sources/{source}/runs)
+	ListSyncRuns(ctx context.Context, request ListSyncRunsRequestObject) (ListSyncRunsResponseObject, error)
 	// ListTests Stored test definitions, newest first.
 	// (GET /tests)
 	ListTests(ctx context.Context, request ListTestsRequestObject) (ListTestsResponseObject, error)
@@ -3333,6 +4427,50 @@ func (sh *strictHandler) Logout(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(LogoutResponseObject); ok {
 		if err := validResponse.VisitLogoutResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateImport operation middleware
+func (sh *strictHandler) CreateImport(ctx *gin.Context, params CreateImportParams) {
+	var request CreateImportRequestObject
+
+	request.Params = params
+
+	var body CreateImportJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateImport(ctx, request.(CreateImportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateImport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(CreateImportResponseObject); ok {
+		if err := validResponse.VisitCreateImportResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {
@@ -3774,6 +4912,249 @@ func (sh *strictHandler) StopRun(ctx *gin.Context, run RunPath) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(StopRunResponseObject); ok {
 		if err := validResponse.VisitStopRunResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetSyncRun operation middleware
+func (sh *strictHandler) GetSyncRun(ctx *gin.Context, syncRun openapi_types.UUID) {
+	var request GetSyncRunRequestObject
+
+	request.SyncRun = syncRun
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSyncRun(ctx, request.(GetSyncRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSyncRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetSyncRunResponseObject); ok {
+		if err := validResponse.VisitGetSyncRunResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListSyncSources operation middleware
+func (sh *strictHandler) ListSyncSources(ctx *gin.Context, params ListSyncSourcesParams) {
+	var request ListSyncSourcesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSyncSources(ctx, request.(ListSyncSourcesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSyncSources")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListSyncSourcesResponseObject); ok {
+		if err := validResponse.VisitListSyncSourcesResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateSyncSource operation middleware
+func (sh *strictHandler) CreateSyncSource(ctx *gin.Context) {
+	var request CreateSyncSourceRequestObject
+
+	var body CreateSyncSourceJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSyncSource(ctx, request.(CreateSyncSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSyncSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(CreateSyncSourceResponseObject); ok {
+		if err := validResponse.VisitCreateSyncSourceResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// DeleteSyncSource operation middleware
+func (sh *strictHandler) DeleteSyncSource(ctx *gin.Context, source SourcePath) {
+	var request DeleteSyncSourceRequestObject
+
+	request.Source = source
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSyncSource(ctx, request.(DeleteSyncSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSyncSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(DeleteSyncSourceResponseObject); ok {
+		if err := validResponse.VisitDeleteSyncSourceResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetSyncSource operation middleware
+func (sh *strictHandler) GetSyncSource(ctx *gin.Context, source SourcePath) {
+	var request GetSyncSourceRequestObject
+
+	request.Source = source
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSyncSource(ctx, request.(GetSyncSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSyncSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetSyncSourceResponseObject); ok {
+		if err := validResponse.VisitGetSyncSourceResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// UpdateSyncSource operation middleware
+func (sh *strictHandler) UpdateSyncSource(ctx *gin.Context, source SourcePath) {
+	var request UpdateSyncSourceRequestObject
+
+	request.Source = source
+
+	var body UpdateSyncSourceJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSyncSource(ctx, request.(UpdateSyncSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSyncSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(UpdateSyncSourceResponseObject); ok {
+		if err := validResponse.VisitUpdateSyncSourceResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// RunSyncSource operation middleware
+func (sh *strictHandler) RunSyncSource(ctx *gin.Context, source SourcePath) {
+	var request RunSyncSourceRequestObject
+
+	request.Source = source
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunSyncSource(ctx, request.(RunSyncSourceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunSyncSource")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(RunSyncSourceResponseObject); ok {
+		if err := validResponse.VisitRunSyncSourceResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListSyncRuns operation middleware
+func (sh *strictHandler) ListSyncRuns(ctx *gin.Context, source SourcePath, params ListSyncRunsParams) {
+	var request ListSyncRunsRequestObject
+
+	request.Source = source
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSyncRuns(ctx, request.(ListSyncRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSyncRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListSyncRunsResponseObject); ok {
+		if err := validResponse.VisitListSyncRunsResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

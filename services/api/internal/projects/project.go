@@ -24,8 +24,15 @@ type Project struct {
 	Slug        string
 	Name        string
 	Description string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// PublicResults lets anyone read the project's completed results at
+	// /fortio/data.
+	PublicResults bool
+	// TargetAllowList holds the hosts, IPs and CIDRs (optionally with a
+	// port) the project may reach although they are refused by default
+	// (package netguard).
+	TargetAllowList []string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Cursor returns the project's position in a list.
@@ -42,7 +49,8 @@ type Store interface {
 	GetProject(ctx context.Context, id uuid.UUID) (Project, error)
 	// GetProjectBySlug returns a project by slug.
 	GetProjectBySlug(ctx context.Context, slug string) (Project, error)
-	// UpdateProject stores p's name and description and writes an audit entry.
+	// UpdateProject stores p's name, description, public_results and
+	// allow-list and writes an audit entry.
 	UpdateProject(ctx context.Context, p Project, actor auth.Actor) (Project, error)
 	// ListProjects returns up to page.Limit+1 of the projects (every project
 	// when all), newest first.

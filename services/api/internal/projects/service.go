@@ -2,6 +2,7 @@ package projects
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/netguard"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 )
 
@@ -138,22 +140,39 @@ func (s *Service) Get(ctx context.Context, p *auth.Principal, ref string) (Proje
 	return s.Resolve(ctx, p, ref, auth.Viewer)
 }
 
-// Update changes the name and, when description is not nil, the
-// description of a project; project admins only.
-func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, name, description *string) (Project, error) {
+// Update is a change to a project; nil fields stay as they are.
+type Update struct {
+	Name            *string
+	Description     *string
+	PublicResults   *bool
+	TargetAllowList *[]string
+}
+
+// Update changes a project; project admins only. The allow-list must parse
+// (netguard.ParseAllowList).
+func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, u Update) (Project, error) {
 	proj, err := s.Resolve(ctx, p, ref, auth.Admin)
 	if err != nil {
 		return Project{}, err
 	}
 	in := Input{Name: proj.Name, Description: proj.Description}
-	if name != nil {
-		in.Name = *name
+	if u.Name != nil {
+		in.Name = *u.Name
 	}
-	if description != nil {
-		in.Description = *description
+	if u.Description != nil {
+		in.Description = *u.Description
 	}
 	if err := in.validate(false); err != nil {
 		return Project{}, err
+	}
+	if u.PublicResults != nil {
+		proj.PublicResults = *u.PublicResults
+	}
+	if u.TargetAllowList != nil {
+		if err := checkAllowList(*u.TargetAllowList); err != nil {
+			return Project{}, err
+		}
+		proj.TargetAllowList = *u.TargetAllowList
 	}
 	proj.Name, proj.Description, proj.UpdatedAt = in.Name, in.Description, s.now().UTC()
 	updated, err := s.store.UpdateProject(ctx, proj, p.Actor())
@@ -161,6 +180,29 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, nam
 		return Project{}, fmt.Errorf("update project: %w", err)
 	}
 	return updated, nil
+}
+
+// checkAllowList reports each allow-list entry that does not parse.
+func checkAllowList(entries []string) error {
+	_, err := netguard.ParseAllowList(entries)
+	if err == nil {
+		return nil
+	}
+	e := &apperr.Error{Code: apperr.Invalid, Detail: "the target allow-list has invalid entries"}
+	var list interface{ Unwrap() []error }
+	errs := []error{err}
+	if errors.As(err, &list) {
+		errs = list.Unwrap()
+	}
+	for _, one := range errs {
+		field := "target_allow_list"
+		var ee *netguard.EntryError
+		if errors.As(one, &ee) {
+			field = fmt.Sprintf("target_allow_list[%d]", ee.Index)
+		}
+		e.Fields = append(e.Fields, apperr.FieldError{Field: field, Message: one.Error()})
+	}
+	return e
 }
 
 // List returns one page of the projects the caller can see and the cursor

@@ -33,6 +33,8 @@ type projectRow struct {
 	Slug        string    `gorm:"column:slug"`
 	Name        string    `gorm:"column:name"`
 	Description string    `gorm:"column:description"`
+	Public      bool      `gorm:"column:public_results"`
+	AllowList   textArray `gorm:"column:target_allow_list"`
 	CreatedAt   time.Time `gorm:"column:created_at"`
 	UpdatedAt   time.Time `gorm:"column:updated_at"`
 }
@@ -63,7 +65,7 @@ func projectToRow(p projects.Project) projectRow {
 	}
 	return projectRow{
 		ID: p.ID, OrgID: p.OrgID, Slug: p.Slug, Name: p.Name, Description: p.Description,
-		CreatedAt: created, UpdatedAt: updated,
+		Public: p.PublicResults, AllowList: textArray(p.TargetAllowList), CreatedAt: created, UpdatedAt: updated,
 	}
 }
 
@@ -71,6 +73,7 @@ func projectToRow(p projects.Project) projectRow {
 func projectFromRow(r projectRow) projects.Project {
 	return projects.Project{
 		ID: r.ID, OrgID: r.OrgID, Slug: r.Slug, Name: r.Name, Description: r.Description,
+		PublicResults: r.Public, TargetAllowList: []string(r.AllowList),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
@@ -127,6 +130,7 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ?", p.ID).Updates(map[string]any{
 			"name": p.Name, "description": p.Description, "updated_at": orNow(p.UpdatedAt),
+			"public_results": p.PublicResults, "target_allow_list": textArray(p.TargetAllowList),
 		})
 		if res.Error != nil {
 			return res.Error
@@ -136,7 +140,7 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 		}
 		return audit(tx, actor, auditEntry{
 			Action: "project.update", Kind: "project", ID: p.ID.String(), Project: p.ID,
-			Details: map[string]any{"name": p.Name},
+			Details: map[string]any{"name": p.Name, "public_results": p.PublicResults, "target_allow_list": p.TargetAllowList},
 		})
 	})
 	if err != nil {
