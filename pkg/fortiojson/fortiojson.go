@@ -108,6 +108,7 @@ func New(f Fields) *Result {
 		Jitter:                  s.Jitter,
 		Uniform:                 s.Uniform,
 		NoCatchUp:               s.NoCatchUp,
+		RunID:                   f.RunID,
 		RetCodes:                f.RetCodes,
 		NumConnections:          f.Connections,
 		SocketCount:             f.Connections,

@@ -23,12 +23,15 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/dispatch"
+	"github.com/barrage-dev/barrage/services/api/internal/export"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/internal/imports"
 	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
+	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
@@ -46,6 +49,8 @@ type App struct {
 	ingester   *ingest.Ingester
 	// hub fans the ingesters' events out to live streams.
 	hub *live.Hub
+	// syncer runs result syncs in the background and on their schedule.
+	syncer *resultsync.Syncer
 	// companions run beside the API with -all-in-one; nil otherwise.
 	companions *companions
 	listener   net.Listener
@@ -88,7 +93,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 			return nil, errors.Join(err, a.closeBackends())
 		}
 	}
-	handler, err := newHandler(cfg, log, st, b, a.hub)
+	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
+	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer)
 	if err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
@@ -136,7 +142,7 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*store.Store,
 }
 
 // newHandler builds the services and the router over st.
-func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub) (http.Handler, error) {
+func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer) (http.Handler, error) {
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
@@ -157,7 +163,11 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 			Agents:   agents.NewService(st),
 			Measures: runs.NewMeasures(runSvc, st),
 			Live:     hub,
+			Imports:  imports.NewService(projectSvc, st),
+			Sync:     resultsync.NewService(projectSvc, st, syncer),
+			Export:   export.NewService(st),
 		},
+		BaseURL: cfg.BaseURL,
 		Metrics: metrics.New(reg, st.DB()),
 		Limiter: limiter,
 		Ready: func(ctx context.Context) error {
@@ -207,6 +217,9 @@ func (a *App) Run(ctx context.Context) error {
 			a.log.Error("ingester stopped", slog.Any("error", err))
 		}
 	})
+	if a.cfg.SyncTick > 0 {
+		workers.Go(func() { a.syncer.Loop(wctx, a.cfg.SyncTick) })
+	}
 	if a.companions != nil {
 		workers.Go(func() {
 			if err := a.companions.run(wctx); err != nil {
@@ -236,11 +249,13 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	stopWorkers()
 	workers.Wait()
+	a.syncer.Close()
 	return errors.Join(err, a.closeBackends())
 }
 
 // Close releases the listener, NATS and the store of an App that was not Run.
 func (a *App) Close() error {
 	a.hub.Close()
+	a.syncer.Close()
 	return errors.Join(a.listener.Close(), a.closeBackends())
 }

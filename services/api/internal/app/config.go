@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/mail"
+	"net/url"
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
@@ -38,13 +39,16 @@ type Config struct {
 	AgentCapacity   int           `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
 	// Environ is the environment the configuration was read from; the
 	// all-in-one echo server reads its BARRAGE_ECHO_* settings from it.
-	Environ         []string      `env:"-"`
-	MaxQPS          float64       `env:"BARRAGE_MAX_QPS" envDefault:"100000"`
-	MaxConnections  int           `env:"BARRAGE_MAX_CONNECTIONS" envDefault:"1000"`
-	MaxDuration     time.Duration `env:"BARRAGE_MAX_DURATION" envDefault:"1h"`
-	MaxAgents       int           `env:"BARRAGE_MAX_AGENTS" envDefault:"100"`
-	MaxHeaders      int           `env:"BARRAGE_MAX_HEADERS" envDefault:"100"`
-	MaxPayloadBytes int           `env:"BARRAGE_MAX_PAYLOAD_BYTES" envDefault:"1048576"`
+	Environ            []string      `env:"-"`
+	MaxQPS             float64       `env:"BARRAGE_MAX_QPS" envDefault:"100000"`
+	MaxConnections     int           `env:"BARRAGE_MAX_CONNECTIONS" envDefault:"1000"`
+	MaxDuration        time.Duration `env:"BARRAGE_MAX_DURATION" envDefault:"1h"`
+	MaxAgents          int           `env:"BARRAGE_MAX_AGENTS" envDefault:"100"`
+	MaxHeaders         int           `env:"BARRAGE_MAX_HEADERS" envDefault:"100"`
+	MaxPayloadBytes    int           `env:"BARRAGE_MAX_PAYLOAD_BYTES" envDefault:"1048576"`
+	BaseURL            string        `env:"BARRAGE_BASE_URL"`
+	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
+	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 }
 
 // Limits returns the spec limits of the configuration.
@@ -88,6 +92,9 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.IntVar(&cfg.MaxAgents, "max-agents", cfg.MaxAgents, "most agents one run may use (BARRAGE_MAX_AGENTS)")
 	fs.IntVar(&cfg.MaxHeaders, "max-headers", cfg.MaxHeaders, "most request headers in a spec (BARRAGE_MAX_HEADERS)")
 	fs.IntVar(&cfg.MaxPayloadBytes, "max-payload-bytes", cfg.MaxPayloadBytes, "largest inline payload in a spec (BARRAGE_MAX_PAYLOAD_BYTES)")
+	fs.StringVar(&cfg.BaseURL, "base-url", cfg.BaseURL, "URL clients reach this server at, for index.tsv's absolute URLs; unset = from each request's Host and X-Forwarded-* (BARRAGE_BASE_URL)")
+	fs.DurationVar(&cfg.SyncTick, "sync-tick", cfg.SyncTick, "how often due sync sources are looked for; 0 = no scheduled syncs (BARRAGE_SYNC_TICK)")
+	fs.DurationVar(&cfg.SyncRequestTimeout, "sync-request-timeout", cfg.SyncRequestTimeout, "timeout of each request a sync makes (BARRAGE_SYNC_REQUEST_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -135,6 +142,14 @@ func (c Config) Validate() error {
 	}
 	if c.NATSURL == "" && c.NATSDataDir == "" {
 		errs = append(errs, errors.New("-nats-data-dir: must not be empty when the embedded NATS runs (no -nats-url)"))
+	}
+	if c.BaseURL != "" {
+		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("-base-url %q: must be an http or https URL", c.BaseURL))
+		}
+	}
+	if c.SyncTick < 0 || c.SyncRequestTimeout < time.Second {
+		errs = append(errs, errors.New("-sync-tick must be 0 or more and -sync-request-timeout at least 1s"))
 	}
 	if c.AllInOne && (c.AgentCapacity < 1 || c.AgentCapacity > 1000) {
 		errs = append(errs, fmt.Errorf("-agent-capacity %d: must be from 1 to 1000", c.AgentCapacity))

@@ -157,7 +157,7 @@ func (e *apiEnv) connect(t testing.TB) {
 // apiPath returns the URL path of path: paths under /api/ and the ops
 // endpoints as they are, anything else relative to /api/v1.
 func apiPath(path string) string {
-	for _, p := range []string{"/api/", "/healthz", "/readyz", "/metrics"} {
+	for _, p := range []string{"/api/", "/healthz", "/readyz", "/metrics", "/fortio/"} {
 		if strings.HasPrefix(path, p) {
 			return path
 		}

@@ -57,19 +57,41 @@ func (s *server) GetRunResult(ctx context.Context, req GetRunResultRequestObject
 	if err != nil {
 		return nil, err
 	}
-	var body any
-	switch f := deref(req.Params.Format); f {
+	switch deref(req.Params.Format) {
 	case Junit:
 		return xmlResponse{body: junitOut(run, res)}, nil
 	case Fortio:
-		body, err = fortioOut(run, res)
-	default:
-		body, err = resultOut(run, res)
+		body, err := s.svc.Export.ForRun(ctx, run, res)
+		if err != nil {
+			return nil, err
+		}
+		return rawResponse{contentType: "application/json", body: body}, nil
+	case Csv:
+		body, err := csvOut(run, res)
+		if err != nil {
+			return nil, err
+		}
+		return rawResponse{contentType: "text/csv; charset=utf-8", body: body}, nil
 	}
+	out, err := resultOut(run, res)
 	if err != nil {
 		return nil, err
 	}
-	return jsonResponse{body: body}, nil
+	return jsonResponse{body: out}, nil
+}
+
+// rawResponse writes bytes as they are, with their content type.
+type rawResponse struct {
+	contentType string
+	body        []byte
+}
+
+// VisitGetRunResultResponse implements GetRunResultResponseObject.
+func (r rawResponse) VisitGetRunResultResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", r.contentType)
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(r.body)
+	return err //nolint:wrapcheck // the client went away
 }
 
 // jsonResponse writes any value as a 200 JSON body, for responses whose
@@ -177,40 +199,54 @@ func resultOut(run runs.Run, res runs.Result) (RunResult, error) {
 		RunId: run.ID, Status: RunStatus(run.Status), Count: res.Count, Errors: res.Errors, Qps: res.QPS(),
 		DurationSeconds: res.Duration.Seconds(), Primary: Service, RetCodes: codesOf(res.RetCodes),
 		BytesSent: res.BytesSent, BytesReceived: res.BytesReceived, Shards: res.Shards, LostShards: res.LostShards,
-		Degraded: run.Degraded,
+		Degraded: run.Degraded, Imported: res.Imported != nil,
+	}
+	if imp := res.Imported; imp != nil {
+		out.Service = latencyOut(runs.ImportedLatency(imp.Latency))
+		out.Origin = optString(imp.Origin)
+		buckets := make([]HistogramBucket, len(imp.Latency.Buckets))
+		for i, b := range imp.Latency.Buckets {
+			buckets[i] = HistogramBucket{StartUs: b.StartUS, EndUs: b.EndUS, Count: b.Count}
+		}
+		out.Buckets = &buckets
+		if run.Summary != nil {
+			out.Qps = run.Summary.QPS
+		}
+		return out, nil
 	}
 	if run.OpenLoop() {
 		out.Primary = Response
 	}
+	var response, lag LatencySummary
 	for _, k := range []struct {
 		enc []byte
 		dst *LatencySummary
-	}{{res.Response, &out.Response}, {res.Service, &out.Service}, {res.Lag, &out.Lag}} {
+	}{{res.Response, &response}, {res.Service, &out.Service}, {res.Lag, &lag}} {
 		l, err := runs.LatencyOf(k.enc)
 		if err != nil {
 			return RunResult{}, fmt.Errorf("result of run %s: %w", run.ID, err)
 		}
 		*k.dst = latencyOut(l)
 	}
+	out.Response, out.Lag = &response, &lag
 	return out, nil
 }
 
 func comparedOut(c *runs.Compared) (ComparedRun, error) {
 	r := c.Run
-	out := ComparedRun{Id: r.ID, Name: r.Name, Status: RunStatus(r.Status), Labels: labelsOf(r.Labels)}
+	out := ComparedRun{Id: r.ID, Name: r.Name, Status: RunStatus(r.Status), Source: ComparedRunSource(r.Source), Labels: labelsOf(r.Labels)}
 	res := c.Result
 	if res == nil {
 		return out, nil
 	}
-	enc := res.Service
-	if r.OpenLoop() {
-		enc = res.Response
-	}
-	l, err := runs.LatencyOf(enc)
+	l, err := res.Headline(r)
 	if err != nil {
-		return ComparedRun{}, fmt.Errorf("result of run %s: %w", r.ID, err)
+		return ComparedRun{}, err
 	}
 	qps := res.QPS()
+	if res.Imported != nil && r.Summary != nil {
+		qps = r.Summary.QPS
+	}
 	out.Count, out.Errors, out.Qps = &res.Count, &res.Errors, &qps
 	out.MinUs, out.AvgUs, out.P50Us, out.P75Us = &l.MinUS, &l.AvgUS, &l.P50US, &l.P75US
 	out.P90Us, out.P99Us, out.P999Us, out.MaxUs = &l.P90US, &l.P99US, &l.P999US, &l.MaxUS

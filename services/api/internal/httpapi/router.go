@@ -46,6 +46,9 @@ type Options struct {
 	// Dashboard is the built web UI served at / (index.html for client
 	// routes); nil or without index.html serves none.
 	Dashboard fs.FS
+	// BaseURL is where clients reach the server, for the absolute URLs of
+	// index.tsv; "" derives it from each request.
+	BaseURL string
 }
 
 // publicRoutes need no credentials.
@@ -87,9 +90,13 @@ func NewRouter(o Options) (http.Handler, error) {
 	})
 	r.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
 	r.GET("/readyz", readyz(o))
+	data := fortioData(o)
+	r.GET(FortioDataPath+"/:file", data)
+	r.HEAD(FortioDataPath+"/:file", data)
 
 	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second)}
-	group := r.Group(BasePath, authenticate(o), rateLimit(o.Limiter), bodyLimits(o.MaxBodyBytes), v.middleware)
+	group := r.Group(BasePath, authenticate(o), rateLimit(o.Limiter), bodyLimits(o.MaxBodyBytes), v.middleware,
+		keepRawBody(http.MethodPost+" "+BasePath+"/imports"))
 	handler := NewStrictHandlerWithOptions(s, nil, StrictGinServerOptions{
 		RequestErrorHandlerFunc:  s.requestError,
 		HandlerErrorFunc:         s.handlerError,

@@ -23,8 +23,11 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/export"
+	"github.com/barrage-dev/barrage/services/api/internal/imports"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
+	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
@@ -42,6 +45,12 @@ type Services struct {
 	Measures *runs.Measures
 	// Live is the hub the event streams subscribe to; nil disables them.
 	Live *live.Hub
+	// Imports turns Fortio documents into runs.
+	Imports *imports.Service
+	// Sync manages sync sources and starts syncs.
+	Sync *resultsync.Service
+	// Export serves runs in Fortio's formats.
+	Export *export.Service
 }
 
 // server implements StrictServerInterface.

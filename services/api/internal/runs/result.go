@@ -228,6 +228,14 @@ type Result struct {
 	Shards     int
 	LostShards int
 	CreatedAt  time.Time
+	// Imported is set for a run imported from a Fortio document, which has
+	// no histograms: what the document said.
+	Imported *Imported
+	// Fortio is the run's Fortio result JSON as /fortio/data serves it,
+	// with its MD5; nil until first exported (an imported run's is its
+	// redacted document from the start).
+	Fortio    []byte
+	FortioMD5 []byte
 }
 
 // Sweep is one pass over the active runs' pending shards.

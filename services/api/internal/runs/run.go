@@ -75,7 +75,14 @@ type Run struct {
 	// BaselineRunID is the run the baseline forms were compared with, or
 	// uuid.Nil.
 	BaselineRunID uuid.UUID
+	// Seq numbers runs in creation order, across projects; it is the run
+	// number in Fortio result IDs. 0 until stored.
+	Seq int64
 }
+
+// Imported reports whether the run came from a Fortio document rather than
+// from agents.
+func (r Run) Imported() bool { return r.Source == SourceImport || r.Source == SourceSync }
 
 // Summary is the merged figures of a run; latencies in microseconds.
 type Summary struct {

@@ -15,7 +15,8 @@ import (
 )
 
 // resultRow is a row of run_results: the merged final histograms and
-// totals of a run. sizes, header_sizes and fortio_json are not written here.
+// totals of a run, and its Fortio export once made. sizes and header_sizes
+// are not written here.
 type resultRow struct {
 	RunID         uuid.UUID `gorm:"column:run_id;primaryKey"`
 	Response      []byte    `gorm:"column:response"`
@@ -30,6 +31,9 @@ type resultRow struct {
 	Shards        int       `gorm:"column:shards"`
 	LostShards    int       `gorm:"column:lost_shards"`
 	CreatedAt     time.Time `gorm:"column:created_at"`
+	FortioJSON    []byte    `gorm:"column:fortio_json"`
+	FortioMD5     []byte    `gorm:"column:fortio_md5"`
+	FortioSize    *int64    `gorm:"column:fortio_size"`
 }
 
 // TableName returns the table of resultRow.
@@ -140,13 +144,22 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 	})
 }
 
-// RunResult returns a run's merged result; NotFound until it has one.
+// RunResult returns a run's merged result, with what an imported run's
+// document said; NotFound until it has one.
 func (s *Store) RunResult(ctx context.Context, runID uuid.UUID) (runs.Result, error) {
 	var row resultRow
-	if err := s.conn(ctx).Where("run_id = ?", runID).Take(&row).Error; err != nil {
+	db := s.conn(ctx)
+	if err := db.Where("run_id = ?", runID).Take(&row).Error; err != nil {
 		return runs.Result{}, classify(err, "get run result", "result of run", runID)
 	}
-	return resultFromRow(row)
+	res, err := resultFromRow(row)
+	if err != nil {
+		return runs.Result{}, err
+	}
+	if res.Imported, err = importedOf(db, runID); err != nil {
+		return runs.Result{}, err
+	}
+	return res, nil
 }
 
 // resultFromRow maps a run_results row to a result.
@@ -159,6 +172,6 @@ func resultFromRow(row resultRow) (runs.Result, error) {
 		RunID: row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, RetCodes: codes,
 		Count: row.Count, Errors: row.Errors, BytesSent: row.BytesSent, BytesReceived: row.BytesReceived,
 		Duration: time.Duration(row.DurationUS) * time.Microsecond, Shards: row.Shards, LostShards: row.LostShards,
-		CreatedAt: row.CreatedAt.UTC(),
+		CreatedAt: row.CreatedAt.UTC(), Fortio: row.FortioJSON, FortioMD5: row.FortioMD5,
 	}, nil
 }

@@ -61,6 +61,8 @@ type runRow struct {
 	// ThresholdResults is a jsonb array of outcomeJSON; NULL until judged.
 	ThresholdResults []byte     `gorm:"column:threshold_results"`
 	BaselineRunID    *uuid.UUID `gorm:"column:baseline_run_id"`
+	// Seq is assigned by Postgres (bigserial); never written.
+	Seq int64 `gorm:"column:seq;->"`
 }
 
 // TableName returns the table of runRow.
@@ -132,7 +134,7 @@ func runFromRow(r runRow) (runs.Run, error) {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), StartedAt: fromNullTime(r.StartedAt),
 		EndedAt: fromNullTime(r.EndedAt), Error: r.Error, Summary: summaryFromRow(r),
 		StartAt: fromNullTime(r.StartAt), Deadline: fromNullTime(r.Deadline), ShardCount: r.ShardCount, Degraded: r.Degraded,
-		ThresholdResults: outcomes, BaselineRunID: fromNullUUID(r.BaselineRunID),
+		ThresholdResults: outcomes, BaselineRunID: fromNullUUID(r.BaselineRunID), Seq: r.Seq,
 	}, nil
 }
 
