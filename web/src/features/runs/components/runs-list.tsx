@@ -7,6 +7,7 @@ import { useNow } from '@/lib/use-now';
 import { useRuns } from '../api/list-runs';
 import { useTests } from '../api/list-tests';
 import { filtersFromParams, filtersToParams, hasFilters, matchesText, type RunFilters } from '../utils/run-filters';
+import { ImportFortio } from './import-fortio';
 import { RunsFilters } from './runs-filters';
 import { RunsTable } from './runs-table';
 
@@ -53,6 +54,7 @@ export function RunsList() {
           >
             Compare ({selected.length})
           </button>
+          <ImportFortio />
           <Link to="/runs/new" className="button primary">
             New run
           </Link>
