@@ -12,7 +12,7 @@ import (
 
 // exportRow is a run with its export's MD5 and size.
 type exportRow struct {
-	runRow
+	Run        runRow `gorm:"embedded"`
 	FortioMD5  []byte `gorm:"column:fortio_md5"`
 	FortioSize *int64 `gorm:"column:fortio_size"`
 }
@@ -38,7 +38,7 @@ func (s *Store) ExportRuns(ctx context.Context, q export.Query) ([]export.Entry,
 	}
 	out := make([]export.Entry, len(rows))
 	for i, row := range rows {
-		run, err := runFromRow(row.runRow)
+		run, err := runFromRow(row.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -54,14 +54,14 @@ func (s *Store) ExportRuns(ctx context.Context, q export.Query) ([]export.Entry,
 // its results; NotFound when there is none.
 func (s *Store) RunBySeq(ctx context.Context, seq int64) (runs.Run, bool, error) {
 	var row struct {
-		runRow
-		PublicResults bool `gorm:"column:public_results"`
+		Run           runRow `gorm:"embedded"`
+		PublicResults bool   `gorm:"column:public_results"`
 	}
 	err := s.conn(ctx).Table("runs AS r").Select("r.*, p.public_results").
 		Joins("JOIN projects p ON p.id = r.project_id").Where("r.seq = ?", seq).Take(&row).Error
 	if err != nil {
 		return runs.Run{}, false, classify(err, "get run by number", "run number", seq)
 	}
-	run, err := runFromRow(row.runRow)
+	run, err := runFromRow(row.Run)
 	return run, row.PublicResults, err
 }
