@@ -2,8 +2,9 @@
 // its REST API, follows them live, prints their summary and verdict and
 // exits with a code a CI job can gate on (0 pass, 99 thresholds failed, 97
 // run error, 2 usage or validation error, 1 API unreachable). It also has
-// small `runs list|show|stop|compare` commands, and `tests list|apply`, which
-// keeps stored tests in step with a YAML file.
+// small `runs list|show|stop|compare` commands, `tests list|apply`, which
+// keeps stored tests in step with a YAML file, `import`, which turns Fortio
+// result files into runs, and `sync list|add|run` for result sync sources.
 //
 // It talks only to the REST API (never to Postgres or NATS) and holds no
 // rules of its own beyond mapping a run's outcome to an exit code.
@@ -52,6 +53,14 @@ commands:
   tests list   list stored tests
   tests apply -f FILE [-project P] [--dry-run]
                create or replace stored tests from YAML definitions
+  import [-project P] FILE...
+               import Fortio result JSON files as runs
+  sync list [-project P]
+               list sync sources with their latest sync
+  sync add -name NAME -url URL [-project P] [-interval MINUTES]
+               sync results from an index.tsv or a bucket listing
+  sync run SOURCE-ID [-wait 10m]
+               sync now, print each object's outcome (exit 97 unless all synced)
 
 The API URL and token come from -url and -token or BARRAGE_URL (default
 http://127.0.0.1:8080) and BARRAGE_TOKEN. Exit codes: 0 pass, 99 thresholds
@@ -118,6 +127,10 @@ func Run(ctx context.Context, o Options) int {
 		return e.runs(ctx, args[1:])
 	case "tests":
 		return e.tests(ctx, args[1:])
+	case "import":
+		return e.importFiles(ctx, args[1:])
+	case "sync":
+		return e.sync(ctx, args[1:])
 	default:
 		p.errorf("barrage: unknown command %q", args[0])
 		fs.Usage()

@@ -60,6 +60,7 @@ func (e *problemError) fields() []string {
 type request struct {
 	method, path string // path under /api/v1, with its query
 	body         any    // sent as JSON when not nil
+	raw          []byte // sent as is, as JSON, when not nil (and body is nil)
 	header       map[string]string
 }
 
@@ -86,6 +87,9 @@ func (c *client) do(ctx context.Context, req request) (int, []byte, error) {
 // open sends req and returns the response with its body unread.
 func (c *client) open(ctx context.Context, req request) (*http.Response, error) {
 	var body io.Reader = http.NoBody
+	if req.raw != nil {
+		body = bytes.NewReader(req.raw)
+	}
 	if req.body != nil {
 		b, err := json.Marshal(req.body)
 		if err != nil {
@@ -97,7 +101,7 @@ func (c *client) open(ctx context.Context, req request) (*http.Response, error) 
 	if err != nil {
 		return nil, &unreachableError{err}
 	}
-	if req.body != nil {
+	if req.body != nil || req.raw != nil {
 		hr.Header.Set("Content-Type", "application/json")
 	}
 	hr.Header.Set("Authorization", "Bearer "+c.token)
