@@ -379,8 +379,8 @@ func (s *Store) ImportSynced(ctx context.Context, n runs.NewImport, k resultsync
 // several servers only one claims it.
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int) ([]resultsync.Source, error) {
 	var rows []sourceRow
-	err := s.conn(ctx).Raw(`UPDATE sync_sources SET next_run_at = ? + make_interval(mins => interval_minutes)
-		WHERE id IN (SELECT id FROM sync_sources WHERE next_run_at <= ? AND interval_minutes > 0
+	err := s.conn(ctx).Raw(`UPDATE sync_sources SET next_run_at = ?::timestamptz + make_interval(mins => interval_minutes)
+		WHERE id IN (SELECT id FROM sync_sources WHERE next_run_at <= ?::timestamptz AND interval_minutes > 0
 			ORDER BY next_run_at LIMIT ? FOR UPDATE SKIP LOCKED)
 		RETURNING *`, now, now, limit).Scan(&rows).Error
 	if err != nil {
