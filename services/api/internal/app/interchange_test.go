@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -373,4 +374,38 @@ func (e *apiEnv) syncNow(t *testing.T, source string) httpapi.SyncRun {
 		return nil
 	})
 	return out
+}
+
+// TestScheduledSync: a source with an interval is synced by the server's
+// own loop once due, with trigger schedule, and its next run moves on.
+func TestScheduledSync(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t, "BARRAGE_SYNC_TICK=100ms")
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(fortiojson.IndexHeader + "\n"))
+	}))
+	t.Cleanup(peer.Close)
+	e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken, map[string]any{"target_allow_list": []string{"127.0.0.1"}})
+	src := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, map[string]any{
+		"project": "default", "name": "hourly", "url": peer.URL + "/index.tsv", "interval_minutes": 60,
+	}))
+	if src.NextRunAt == nil || src.NextRunAt.Before(time.Now().Add(59*time.Minute)) {
+		t.Fatalf("next run %v, want an hour from now", src.NextRunAt)
+	}
+	e.exec(t, "UPDATE sync_sources SET next_run_at = now() - interval '1 second' WHERE id = $1", src.Id)
+	var runs httpapi.SyncRunList
+	waitFor(t, 10*time.Second, func() error {
+		runs = decode[httpapi.SyncRunList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-sources/"+src.Id.String()+"/runs", e.AdminToken, nil))
+		if len(runs.Items) == 0 || runs.Items[0].Status == httpapi.SyncRunning {
+			return fmt.Errorf("no finished scheduled sync yet")
+		}
+		return nil
+	})
+	if len(runs.Items) != 1 || runs.Items[0].Trigger != httpapi.SyncRunTriggerSchedule || runs.Items[0].Status != httpapi.SyncSucceeded || runs.Items[0].Kind != httpapi.Tsv {
+		t.Errorf("scheduled syncs %+v", runs.Items)
+	}
+	after := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-sources/"+src.Id.String(), e.AdminToken, nil))
+	if after.NextRunAt == nil || after.NextRunAt.Before(time.Now().Add(59*time.Minute)) || after.Kind != httpapi.Tsv {
+		t.Errorf("after the sync: next run %v kind %s", after.NextRunAt, after.Kind)
+	}
 }
