@@ -111,10 +111,11 @@ func (e *apiEnv) allowLoopback(t testing.TB) {
 	}
 }
 
-// mustSyncSource adds an on-demand sync source to project default.
-func (e *apiEnv) mustSyncSource(t testing.TB, name, url string) httpapi.SyncSource {
+// mustSyncSource adds an on-demand sync source to project default that
+// looks at up to maxObjects objects.
+func (e *apiEnv) mustSyncSource(t testing.TB, name, url string, maxObjects int) httpapi.SyncSource {
 	t.Helper()
-	body := map[string]any{"project": "default", "name": name, "url": url, "interval_minutes": 0, "max_pages": 10, "max_objects": 100}
+	body := map[string]any{"project": "default", "name": name, "url": url, "interval_minutes": 0, "max_pages": 10, "max_objects": maxObjects}
 	src := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, body))
 	if src.Kind != "auto" {
 		t.Errorf("new source kind = %q, want auto", src.Kind)
@@ -230,8 +231,8 @@ func TestSyncFromS3(t *testing.T) {
 	e.allowLoopback(t)
 
 	runIDs := map[string]string{} // object key → run id, from source 1
-	v1 := e.mustSyncSource(t, "bucket v1", base+"/results?prefix=team/a/&max-keys=2")
-	v2 := e.mustSyncSource(t, "bucket v2", base+"/results?list-type=2&prefix=team/a/&max-keys=2")
+	v1 := e.mustSyncSource(t, "bucket v1", base+"/results?prefix=team/a/&max-keys=2", 100)
+	v2 := e.mustSyncSource(t, "bucket v2", base+"/results?list-type=2&prefix=team/a/&max-keys=2", 100)
 	for _, c := range []struct {
 		src  httpapi.SyncSource
 		kind string
@@ -283,6 +284,17 @@ func TestSyncFromS3(t *testing.T) {
 		t.Fatalf("%d synced runs stored, want 4 per source", n)
 	}
 
+	// A listing longer than max_objects is read up to max_objects, even
+	// when the limit falls inside a page, and says where it stopped.
+	capped := e.mustSync(t, e.mustSyncSource(t, "bucket, three objects", base+"/results?max-keys=2&prefix=team/a/", 3))
+	if len(*capped.Objects) != 3 || capped.Status != "partial" || capped.Error == nil || !strings.Contains(*capped.Error, "max_objects") {
+		t.Errorf("sync of at most 3 objects: %d objects, %s (error %q); want 3, partial, stopped at max_objects",
+			len(*capped.Objects), capped.Status, derefS(capped.Error))
+	}
+	if n := e.count(t, countSynced); n != 11 {
+		t.Fatalf("%d synced runs stored, want 8 + the 3 of the capped source", n)
+	}
+
 	again := e.mustSync(t, v1)
 	if got, want := syncFiguresOf(again), (syncFigures{Status: "partial", Unchanged: 4, Skipped: 1, Failed: 1}); got != want {
 		t.Errorf("second v1 sync = %+v (error %q), want %+v", got, derefS(again.Error), want)
@@ -292,14 +304,14 @@ func TestSyncFromS3(t *testing.T) {
 			t.Errorf("second v1 sync: %s %s, run %v; want unchanged, run %s", key, o.Outcome, o.RunId, id)
 		}
 	}
-	if n := e.count(t, countSynced); n != 8 {
-		t.Errorf("%d synced runs after the second sync, want still 8", n)
+	if n := e.count(t, countSynced); n != 11 {
+		t.Errorf("%d synced runs after the second sync, want still 11", n)
 	}
 
 	// Credentials in a document are not stored, nor served back.
 	if n := e.count(t, `SELECT count(*) FROM run_results r JOIN runs ON runs.id = r.run_id
-		WHERE runs.source = 'sync' AND r.fortio_json IS NOT NULL`); n != 8 {
-		t.Errorf("%d synced runs keep a Fortio document, want 8", n)
+		WHERE runs.source = 'sync' AND r.fortio_json IS NOT NULL`); n != 11 {
+		t.Errorf("%d synced runs keep a Fortio document, want all 11", n)
 	}
 	if n := e.count(t, `SELECT count(*) FROM run_results WHERE position('alice:pw'::bytea in fortio_json) > 0`); n != 0 {
 		t.Errorf("%d stored Fortio documents hold the credentials alice:pw", n)
@@ -325,7 +337,7 @@ func TestSyncRefusesLoopbackWithoutAllowList(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	loop := e.mustSync(t, e.mustSyncSource(t, "loopback", srv.URL+"/fortio/data/index.tsv"))
+	loop := e.mustSync(t, e.mustSyncSource(t, "loopback", srv.URL+"/fortio/data/index.tsv", 100))
 	if loop.Status != "failed" || loop.Error == nil ||
 		!strings.Contains(*loop.Error, "loopback") || !strings.Contains(*loop.Error, "allow-list") {
 		t.Errorf("loopback sync = %s (error %q), want failed saying loopback needs the allow-list", loop.Status, derefS(loop.Error))
@@ -334,7 +346,7 @@ func TestSyncRefusesLoopbackWithoutAllowList(t *testing.T) {
 		t.Errorf("the loopback server saw %d requests, want 0", n)
 	}
 
-	metadata := e.mustSyncSource(t, "metadata", "http://169.254.169.254/latest")
+	metadata := e.mustSyncSource(t, "metadata", "http://169.254.169.254/latest", 100)
 	for _, allow := range []bool{false, true} {
 		if allow {
 			e.allowLoopback(t)
@@ -418,7 +430,7 @@ func TestSyncFromFortioServer(t *testing.T) { // serial: see heavyTests
 
 	e := startAPI(t)
 	e.allowLoopback(t)
-	run := e.mustSync(t, e.mustSyncSource(t, "fortio", base+"/fortio/data/index.tsv"))
+	run := e.mustSync(t, e.mustSyncSource(t, "fortio", base+"/fortio/data/index.tsv", 100))
 	if got, want := syncFiguresOf(run), (syncFigures{Status: "succeeded", Imported: 2}); got != want || run.Kind != "tsv" {
 		t.Fatalf("fortio sync = %+v kind %q (error %q), want %+v kind tsv", got, run.Kind, derefS(run.Error), want)
 	}
@@ -431,5 +443,13 @@ func TestSyncFromFortioServer(t *testing.T) { // serial: see heavyTests
 	}
 	if n := e.count(t, `SELECT count(*) FROM runs WHERE source = 'sync'`); n != 2 {
 		t.Errorf("%d synced runs stored, want 2", n)
+	}
+
+	// An index.tsv longer than max_objects syncs its first max_objects
+	// entries and says where it stopped.
+	capped := e.mustSync(t, e.mustSyncSource(t, "fortio, one object", base+"/fortio/data/index.tsv?capped", 1))
+	if got, want := syncFiguresOf(capped), (syncFigures{Status: "partial", Imported: 1}); got != want ||
+		capped.Error == nil || !strings.Contains(*capped.Error, "max_objects") {
+		t.Errorf("sync of at most 1 object = %+v (error %q), want %+v stopped at max_objects", got, derefS(capped.Error), want)
 	}
 }

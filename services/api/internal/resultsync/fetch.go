@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -79,12 +80,18 @@ func (f fetcher) list(ctx context.Context, src Source, maxBytes int64) (listing,
 	switch {
 	case fortiojson.IsIndex(body):
 		out.kind = KindTSV
-		entries, err := fortiojson.ParseIndex(body, src.MaxObjects)
+		// The byte limit bounds the index; max_objects only stops the sync
+		// after its first entries, as for a bucket.
+		entries, err := fortiojson.ParseIndex(body, math.MaxInt)
 		if err != nil {
 			return out, fmt.Errorf("index.tsv: %w", err)
 		}
-		for _, e := range entries {
+		more := len(entries) > src.MaxObjects
+		for _, e := range entries[:min(len(entries), src.MaxObjects)] {
 			out.objects = append(out.objects, listed{url: e.URL, size: e.Size, md5: e.MD5})
+		}
+		if more {
+			return out, stoppedAtMaxObjects(src)
 		}
 		return out, nil
 	case objlisting.IsListing(body):
@@ -99,19 +106,26 @@ func (f fetcher) bucket(ctx context.Context, src Source, body []byte, maxBytes i
 	page := src.URL
 	out.kind = KindS3V1
 	for {
-		l, err := objlisting.Parse(body, src.MaxObjects-len(out.objects))
+		// The byte limit bounds a page; max_objects may stop the sync
+		// inside one.
+		l, err := objlisting.Parse(body, math.MaxInt)
 		if err != nil {
 			return out, fmt.Errorf("listing page %d: %w", out.pages, err)
 		}
 		if l.V2 {
 			out.kind = KindS3V2
 		}
-		for _, o := range l.Objects {
+		room := src.MaxObjects - len(out.objects)
+		more := len(l.Objects) > room
+		for _, o := range l.Objects[:min(len(l.Objects), room)] {
 			u, err := objlisting.ObjectURL(page, o.Key)
 			if err != nil {
 				return out, fmt.Errorf("object %q: %w", o.Key, err)
 			}
 			out.objects = append(out.objects, listed{url: u, size: o.Size, md5: o.MD5})
+		}
+		if more {
+			return out, stoppedAtMaxObjects(src)
 		}
 		next, err := l.NextURL(page)
 		switch {
@@ -120,7 +134,7 @@ func (f fetcher) bucket(ctx context.Context, src Source, body []byte, maxBytes i
 		case next == "":
 			return out, nil
 		case len(out.objects) >= src.MaxObjects:
-			return out, fmt.Errorf("stopped at max_objects (%d); later objects were not synced", src.MaxObjects)
+			return out, stoppedAtMaxObjects(src)
 		case out.pages >= src.MaxPages:
 			return out, fmt.Errorf("stopped at max_pages (%d); later pages were not read", src.MaxPages)
 		}
@@ -130,6 +144,11 @@ func (f fetcher) bucket(ctx context.Context, src Source, body []byte, maxBytes i
 		}
 		out.pages++
 	}
+}
+
+// stoppedAtMaxObjects says a listing had more objects than src looks at.
+func stoppedAtMaxObjects(src Source) error {
+	return fmt.Errorf("stopped at max_objects (%d); later objects were not synced", src.MaxObjects)
 }
 
 // displayURL is u without its query, which may carry a signature.
