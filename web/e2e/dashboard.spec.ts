@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { formatCount } from '../src/lib/format';
 import { port } from '../playwright.config';
@@ -147,4 +147,40 @@ test('tests page, dark theme and a phone-width runs list', async ({ browser }) =
   await expect(page.getByTestId('runs-table')).toBeVisible();
   await shot(page, 'runs-phone');
   await ctx.close();
+});
+
+test('import a Fortio result, then sync the public results into the page', async ({ page }) => {
+  const login = await page.request.post('/api/v1/auth/login', { data: { email, password } });
+  expect(login.status()).toBe(200);
+
+  // A real `fortio load -json` document, imported through the runs page.
+  await page.goto('/runs');
+  await page.getByLabel('Import Fortio JSON files').setInputFiles('../pkg/fortiojson/testdata/http_duration.json');
+  const imports = page.getByRole('list', { name: 'Imports' });
+  await expect(imports).toContainText('http_duration.json: imported as');
+  await imports.getByRole('link').first().click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  const doc = JSON.parse(readFileSync('../pkg/fortiojson/testdata/http_duration.json', 'utf8')) as { DurationHistogram: { Count: number } };
+  await expect(page.getByTestId('imported-notice')).toContainText('no HDR histogram');
+  await expect(page.getByTestId('bucket-summary')).toContainText(`${formatCount(doc.DurationHistogram.Count)} requests`);
+  await shot(page, 'run-imported');
+
+  // Publish the project's results and sync them back from our own index.tsv.
+  const patched = await page.request.patch('/api/v1/projects/default', { data: { public_results: true, target_allow_list: ['127.0.0.1'] } });
+  expect(patched.status(), await patched.text()).toBe(200);
+  await page.goto('/sync');
+  await page.getByRole('button', { name: 'Add source' }).click();
+  const form = page.getByRole('form', { name: 'Add a sync source' });
+  await form.getByLabel('Name').fill('self');
+  await form.getByLabel('URL').fill(`http://127.0.0.1:${port}/fortio/data/index.tsv`);
+  await form.getByRole('button', { name: 'Add source' }).click();
+  await expect(page.getByTestId('sync-sources')).toContainText('self');
+  await page.getByRole('button', { name: 'Sync self now' }).click();
+  // Every completed run so far (three native, one imported) is new to the sync.
+  await expect(page.getByTestId('sync-sources').getByTestId('sync-status')).toHaveText(/succeeded/, { timeout: 30_000 });
+  await expect(page.getByTestId('sync-sources').getByTestId('sync-counts')).toContainText('4 imported');
+  await shot(page, 'sync');
+  await page.getByTestId('sync-sources').getByRole('link', { name: 'self' }).click();
+  await expect(page.getByTestId('sync-objects').getByRole('row')).toHaveCount(5);
+  await shot(page, 'sync-source');
 });
