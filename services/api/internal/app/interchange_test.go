@@ -285,7 +285,7 @@ func TestFortioDataExport(t *testing.T) {
 	waitFor(t, 20*time.Second, func() error {
 		b, err := os.ReadFile(saved)
 		if err != nil || !bytes.Equal(b, body) {
-			return fmt.Errorf("fortio has not saved %s yet (%v)", saved, err)
+			return fmt.Errorf("fortio has not saved %s yet: %w", saved, err)
 		}
 		return nil
 	})

@@ -67,7 +67,7 @@ func (e *env) importFile(ctx context.Context, project, file string) (httpapi.Run
 	if err != nil {
 		return run, &fileError{err}
 	}
-	defer f.Close() //nolint:errcheck // read-only
+	defer f.Close()
 	doc, err := io.ReadAll(io.LimitReader(f, maxImportFile+1))
 	if err != nil {
 		return run, &fileError{err}
@@ -88,7 +88,6 @@ func (e *env) importFile(ctx context.Context, project, file string) (httpapi.Run
 	}
 	return run, nil
 }
-
 
 // fileError is a file the CLI could not read: a usage error.
 type fileError struct{ err error }
@@ -159,7 +158,8 @@ func (e *env) syncList(ctx context.Context, project string) int {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tKIND\tEVERY\tLAST SYNC\tIMPORTED\tUNCHANGED\tFAILED\tURL")
-	for _, s := range page.Items {
+	for i := range page.Items {
+		s := &page.Items[i]
 		every, last, imported, unchanged, failed := "on demand", "never", "-", "-", "-"
 		if s.IntervalMinutes > 0 {
 			every = fmt.Sprintf("%dm", s.IntervalMinutes)

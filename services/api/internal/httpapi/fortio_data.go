@@ -86,7 +86,8 @@ func serveTSV(c *gin.Context, o Options, p *auth.Principal) {
 	base := baseURL(c.Request, o.BaseURL) + FortioDataPath + "/"
 	entries := make([]fortiojson.IndexEntry, len(list))
 	var newest time.Time
-	for i, e := range list {
+	for i := range list {
+		e := &list[i]
 		entries[i] = fortiojson.IndexEntry{URL: base + e.ID() + ".json", Size: e.Size, MD5: e.MD5}
 		if e.Run.EndedAt.After(newest) {
 			newest = e.Run.EndedAt
@@ -156,7 +157,7 @@ func keepRawBody(routes ...string) gin.HandlerFunc {
 			c.Abort()
 			return
 		}
-		c.Request.Body.Close() //nolint:errcheck,gosec // read in full
+		c.Request.Body.Close() //nolint:gosec // read in full
 		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), rawBodyKey{}, buf.Bytes()))
 		c.Request.Body = readCloser{bytes.NewReader(buf.Bytes())}
 		c.Next()

@@ -21,7 +21,7 @@ type fetcher struct {
 
 // get returns the body at u, of at most limit bytes.
 func (f fetcher) get(ctx context.Context, u string, limit int64) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, http.NoBody)
 	if err != nil {
 		return nil, fmt.Errorf("bad URL: %w", err)
 	}
@@ -30,7 +30,7 @@ func (f fetcher) get(ctx context.Context, u string, limit int64) ([]byte, error)
 	if err != nil {
 		return nil, fmt.Errorf("fetch: %w", unwrapURLError(err))
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only body
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("fetch: HTTP %s", resp.Status)
 	}

@@ -35,7 +35,8 @@ func (s *Syncer) RunDue(ctx context.Context) {
 		s.opts.Log.ErrorContext(ctx, "claim due sync sources", slog.Any("err", err))
 		return
 	}
-	for _, src := range due {
+	for i := range due {
+		src := due[i]
 		if _, err := s.Sync(ctx, src, TriggerSchedule); err != nil && !apperr.Is(err, apperr.Conflict) {
 			s.opts.Log.ErrorContext(ctx, "scheduled sync", slog.String("source", src.ID.String()), slog.Any("err", err))
 		}

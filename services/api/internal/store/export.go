@@ -37,7 +37,8 @@ func (s *Store) ExportRuns(ctx context.Context, q export.Query) ([]export.Entry,
 		return nil, fmt.Errorf("list exports: %w", err)
 	}
 	out := make([]export.Entry, len(rows))
-	for i, row := range rows {
+	for i := range rows {
+		row := &rows[i]
 		run, err := runFromRow(row.Run)
 		if err != nil {
 			return nil, err

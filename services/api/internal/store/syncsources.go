@@ -160,8 +160,8 @@ func (s *Store) ListSources(ctx context.Context, ids []uuid.UUID, all bool, page
 		return nil, fmt.Errorf("latest syncs: %w", err)
 	}
 	byID := map[uuid.UUID]syncRunRow{}
-	for _, r := range last {
-		byID[r.SourceID] = r
+	for i := range last {
+		byID[last[i].SourceID] = last[i]
 	}
 	for i := range out {
 		if r, ok := byID[out[i].ID]; ok {
