@@ -41,6 +41,8 @@ type authzEnv struct {
 	tokenIDs            map[string]uuid.UUID
 	defTest, otherTest  httpapi.Test
 	defRun, otherRun    httpapi.Run
+	defSource, otherSrc httpapi.SyncSource
+	defSync             httpapi.SyncRun
 	defTokenIDsByRecent []uuid.UUID // default's project tokens, newest first
 }
 
@@ -79,7 +81,19 @@ func startAuthz(t *testing.T) *authzEnv {
 	f.otherTest = e.mustTest(t, e.AdminToken, "other", "other test")
 	f.defRun = e.mustRun(t, e.AdminToken, "default", "default run", nil)
 	f.otherRun = e.mustRun(t, e.AdminToken, "other", "other run", nil)
+	f.defSource = freshSource(t, f, "default", "default source")
+	f.otherSrc = freshSource(t, f, "other", "other source")
+	f.defSync = e.syncNow(t, f.defSource.Id.String())
 	return f
+}
+
+// freshSource adds a sync source to project; its URL is refused by the
+// SSRF guard (loopback, not allow-listed), so its syncs fail at once.
+func freshSource(t *testing.T, f *authzEnv, project, name string) httpapi.SyncSource {
+	t.Helper()
+	return decode[httpapi.SyncSource](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", f.AdminToken, map[string]any{
+		"project": project, "name": name, "url": "http://127.0.0.1:9/" + strings.ReplaceAll(name, " ", "-") + "/index.tsv",
+	}))
 }
 
 // authzCase is one route of the matrix.
@@ -314,6 +328,81 @@ func authzCases() []authzCase {
 				return "/runs/compare?ids=" + f.defRun.Id.String() + "," + f.otherRun.Id.String(), nil, ""
 			},
 			want: [5]int{notFound, notFound, notFound, notFound, ok},
+		},
+
+		{
+			route: "POST /imports",
+			target: func(t *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/imports?project=default&name=" + key, fortioDoc(t, "tcp.json"), key
+			},
+			want: [5]int{forbidden, created, created, notFound, created},
+			done: counted("SELECT count(*) FROM runs WHERE name = $1 AND source = 'import'"),
+		},
+		{route: "GET /sync-sources", target: fixedPath("/sync-sources"), want: [5]int{ok, ok, ok, ok, ok}},
+		{
+			route: "POST /sync-sources",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/sync-sources", map[string]any{"project": "default", "name": key, "url": "http://127.0.0.1:9/" + key}, key
+			},
+			want: [5]int{forbidden, forbidden, created, notFound, created},
+			done: counted("SELECT count(*) FROM sync_sources WHERE name = $1"),
+		},
+		{
+			route: "GET /sync-sources/{source}",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/sync-sources/" + f.defSource.Id.String(), nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /sync-sources/{source}", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/sync-sources/" + f.otherSrc.Id.String(), nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "PATCH /sync-sources/{source}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/sync-sources/" + freshSource(t, f, "default", "fixture "+key).Id.String(), map[string]any{"name": key}, key
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM sync_sources WHERE name = $1"),
+		},
+		{
+			route: "DELETE /sync-sources/{source}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshSource(t, f, "default", "fixture "+key).Id.String()
+				return "/sync-sources/" + id, nil, id
+			},
+			want: [5]int{forbidden, forbidden, gone, notFound, gone},
+			done: func(t *testing.T, f *authzEnv, ref string) bool {
+				t.Helper()
+				return f.count(t, "SELECT count(*) FROM sync_sources WHERE id = $1::uuid", ref) == 0
+			},
+		},
+		{
+			route: "POST /sync-sources/{source}/run",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshSource(t, f, "default", "fixture "+key).Id.String()
+				return "/sync-sources/" + id + "/run", nil, id
+			},
+			want: [5]int{forbidden, http.StatusAccepted, http.StatusAccepted, notFound, http.StatusAccepted},
+			done: counted("SELECT count(*) FROM sync_runs WHERE source_id = $1::uuid"),
+		},
+		{
+			route: "GET /sync-sources/{source}/runs",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/sync-sources/" + f.defSource.Id.String() + "/runs", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /sync-runs/{sync_run}",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/sync-runs/" + f.defSync.Id.String(), nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
 		},
 
 		{route: "GET /tokens", target: fixedPath("/tokens"), want: [5]int{ok, ok, ok, ok, ok}},

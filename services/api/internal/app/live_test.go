@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"context"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -290,8 +291,9 @@ func TestLiveEventsOfADistributedRun(t *testing.T) { // serial: see heavyTests
 	if buckets != count || len(h.Data) == 0 || h.Data[len(h.Data)-1].Percent != 100 || len(h.Percentiles) != 5 {
 		t.Errorf("fortio histogram: buckets hold %d of %d, data %v, percentiles %v", buckets, count, h.Data, h.Percentiles)
 	}
-	if !strings.HasPrefix(string(raw), `{"RunType":"HTTP","Labels":"live","StartTime":`) {
-		t.Errorf("fortio keys are not in Fortio's order: %.80s", raw)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil || !strings.HasPrefix(compact.String(), `{"RunType":"HTTP","Labels":"live","StartTime":`) {
+		t.Errorf("fortio keys are not in Fortio's order: %.80s (%v)", compact.String(), err)
 	}
 
 	// A second run, then the comparison of both.
@@ -359,7 +361,7 @@ func TestRunMeasuresAccessAndErrors(t *testing.T) {
 	}
 	status, header, raw := e.do(t, http.MethodGet, "/runs/"+id+"/result", viewer, nil)
 	wantProblem(t, status, header, raw, http.StatusConflict, "conflict")
-	status, header, raw = e.do(t, http.MethodGet, "/runs/"+id+"/result?format=csv", viewer, nil)
+	status, header, raw = e.do(t, http.MethodGet, "/runs/"+id+"/result?format=xlsx", viewer, nil)
 	wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
 	status, header, raw = e.do(t, http.MethodGet, "/runs/"+id+"/intervals?limit=5000", viewer, nil)
 	wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")

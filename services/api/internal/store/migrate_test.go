@@ -59,14 +59,18 @@ func TestMigrateUpDownUp(t *testing.T) {
 	}
 	want := []string{
 		"agents", "api_tokens", "audit_log", "idempotency_keys", "memberships", "orgs", "outbox", "projects",
-		"run_intervals", "run_results", "run_shards", "run_snapshots", "runs", "sessions", "tests", "users",
+		"run_imports", "run_intervals", "run_results", "run_shards", "run_snapshots", "runs", "sessions",
+		"sync_run_objects", "sync_runs", "sync_sources", "synced_objects", "tests", "users",
 	}
+	before04 := slices.DeleteFunc(slices.Clone(want), func(name string) bool {
+		return name == "run_imports" || strings.HasPrefix(name, "sync")
+	})
 
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "pending  00001_init.sql") {
 		t.Errorf("status before up = %q, want 00001_init.sql pending", out)
 	}
 	if out := run(MigrateCmdUp); !strings.Contains(out, "applied 00001_init.sql") || !strings.Contains(out, "applied 00002_distributed.sql") ||
-		!strings.Contains(out, "applied 00003_thresholds.sql") {
+		!strings.Contains(out, "applied 00003_thresholds.sql") || !strings.Contains(out, "applied 00004_interchange.sql") {
 		t.Errorf("up printed %q", out)
 	}
 	if !hasColumn(t, s, "runs", "threshold_results") || !hasColumn(t, s, "runs", "baseline_run_id") {
@@ -81,10 +85,16 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "applied  00001_init.sql at ") {
 		t.Errorf("status after up = %q, want 00001_init.sql applied", out)
 	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00004_interchange.sql") {
+		t.Errorf("down of 00004 printed %q", out)
+	}
+	if got := tables(t, s); strings.Join(got, ",") != strings.Join(before04, ",") || hasColumn(t, s, "runs", "seq") || hasColumn(t, s, "projects", "public_results") {
+		t.Errorf("after the down of 00004: tables %v, or runs.seq or projects.public_results still there", got)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00003_thresholds.sql") {
 		t.Errorf("first down printed %q", out)
 	}
-	if got := tables(t, s); len(got) != len(want) || hasColumn(t, s, "runs", "threshold_results") || hasColumn(t, s, "runs", "baseline_run_id") {
+	if got := tables(t, s); len(got) != len(before04) || hasColumn(t, s, "runs", "threshold_results") || hasColumn(t, s, "runs", "baseline_run_id") {
 		t.Errorf("after one down: tables %v, verdict columns still there or tables gone", got)
 	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00002_distributed.sql") {

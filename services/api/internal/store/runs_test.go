@@ -25,6 +25,10 @@ func TestCreateRun(t *testing.T) {
 	}
 	want := n.Run
 	want.CreatedAt, want.UpdatedAt = want.CreatedAt.Truncate(time.Microsecond), want.UpdatedAt.Truncate(time.Microsecond)
+	if run.Seq < 1 {
+		t.Errorf("CreateRun gave run number %d, want one from 1", run.Seq)
+	}
+	want.Seq = run.Seq
 	if !reflect.DeepEqual(run, want) {
 		t.Errorf("CreateRun = %+v\nwant %+v", run, want)
 	}
