@@ -103,7 +103,7 @@ fuzz: ## Short run of every fuzz target (FUZZTIME each, default 10s).
 
 .PHONY: web-check
 web-check: $(WEB_DEPS) ## Dashboard: API types fresh, tsc, eslint, Vitest.
-	cd web && npx openapi-typescript ../services/api/openapi.yaml -o /tmp/barrage-api-schema.d.ts >/dev/null && \
+	cd web && npx openapi-typescript ../services/api/openapi.yaml --default-non-nullable false -o /tmp/barrage-api-schema.d.ts >/dev/null && \
 	  { diff -q src/lib/api-schema.d.ts /tmp/barrage-api-schema.d.ts || { echo "web/src/lib/api-schema.d.ts is stale: run npm run gen:api in web/"; exit 1; }; }
 	cd web && npx tsc -b && npx eslint --max-warnings 0 . && npx vitest run
 

@@ -688,6 +688,15 @@ export interface components {
             spec: components["schemas"]["RunSpec"];
             thresholds: components["schemas"]["Thresholds"];
             labels: components["schemas"]["Labels"];
+            /** @description A standard 5-field cron expression (minute hour day-of-month month day-of-week, e.g. `*\/15 * * * *`, `0 3 * * 1-5`, or a descriptor like `@hourly`) on which the API starts a run of this test with source `schedule`; a tick is skipped while the test's previous scheduled run is still going. Empty for none. */
+            schedule?: string;
+            /** @description IANA time zone of the schedule; default UTC. */
+            timezone?: string;
+            /**
+             * Format: date-time
+             * @description When the schedule next starts a run; absent without a schedule.
+             */
+            next_run_at?: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -701,6 +710,10 @@ export interface components {
             spec: components["schemas"]["RunSpec"];
             thresholds?: components["schemas"]["Thresholds"];
             labels?: components["schemas"]["Labels"];
+            /** @description A standard 5-field cron expression (minute hour day-of-month month day-of-week, e.g. `*\/15 * * * *`, `0 3 * * 1-5`, or a descriptor like `@hourly`) on which the API starts a run of this test with source `schedule`; a tick is skipped while the test's previous scheduled run is still going. Empty for none. */
+            schedule?: string;
+            /** @description IANA time zone of the schedule; default UTC. */
+            timezone?: string;
         };
         TestReplace: {
             name: string;
@@ -708,6 +721,10 @@ export interface components {
             spec: components["schemas"]["RunSpec"];
             thresholds?: components["schemas"]["Thresholds"];
             labels?: components["schemas"]["Labels"];
+            /** @description A standard 5-field cron expression (minute hour day-of-month month day-of-week, e.g. `*\/15 * * * *`, `0 3 * * 1-5`, or a descriptor like `@hourly`) on which the API starts a run of this test with source `schedule`; a tick is skipped while the test's previous scheduled run is still going. Empty for none. */
+            schedule?: string;
+            /** @description IANA time zone of the schedule; default UTC. */
+            timezone?: string;
         };
         TestPage: {
             items: components["schemas"]["Test"][];
@@ -769,7 +786,17 @@ export interface components {
              * @default api
              * @enum {string}
              */
-            source: "api" | "ui";
+            source?: "api" | "ui";
+            /**
+             * Format: uuid
+             * @description The run that baseline thresholds (`p(99) < baseline * 1.10`) compare with, instead of the last passing run of the same test. It must be a completed run of the same project.
+             */
+            baseline_run?: string;
+            /**
+             * @description Judge a run that lost a shard by its thresholds (on what the other shards measured) instead of giving it verdict `error`.
+             * @default false
+             */
+            allow_partial?: boolean;
         };
         /** @description Merged figures of a finished run; latencies in microseconds. */
         RunSummary: {
@@ -840,6 +867,10 @@ export interface components {
              * @description The run the baseline forms were compared with.
              */
             baseline_run_id?: string;
+            /** @description A run that lost a shard is judged by its thresholds rather than given verdict error. */
+            allow_partial?: boolean;
+            /** @description The `abort` threshold that stopped the run while it went on (its verdict is fail); absent otherwise. */
+            aborted_by?: string;
         };
         /** @description One threshold evaluated on a finished run. Latencies are in microseconds (unit `us`), error rates are fractions (unit `ratio`), counts and rates are plain numbers (unit empty). */
         ThresholdResult: {
@@ -1076,11 +1107,11 @@ export interface components {
             /** @description http(s) URL of an index.tsv or a bucket listing (prefix= kept). */
             url: string;
             /** @default 0 */
-            interval_minutes: number;
+            interval_minutes?: number;
             /** @default 100 */
-            max_pages: number;
+            max_pages?: number;
             /** @default 1000 */
-            max_objects: number;
+            max_objects?: number;
         };
         SyncSourceUpdate: {
             name?: string;

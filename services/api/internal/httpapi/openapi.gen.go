@@ -582,6 +582,12 @@ type Role string
 
 // Run defines model for Run.
 type Run struct {
+	// AbortedBy The `abort` threshold that stopped the run while it went on (its verdict is fail); absent otherwise.
+	AbortedBy *string `json:"aborted_by,omitempty"`
+
+	// AllowPartial A run that lost a shard is judged by its thresholds rather than given verdict error.
+	AllowPartial *bool `json:"allow_partial,omitempty"`
+
 	// BaselineRunId The run the baseline forms were compared with.
 	BaselineRunId *openapi_types.UUID `json:"baseline_run_id,omitempty"`
 	CreatedAt     time.Time           `json:"created_at"`
@@ -638,8 +644,13 @@ type RunComparison struct {
 
 // RunCreate Exactly one of `test` and `spec`.
 type RunCreate struct {
-	Labels *Labels `json:"labels,omitempty"`
-	Name   *string `json:"name,omitempty"`
+	// AllowPartial Judge a run that lost a shard by its thresholds (on what the other shards measured) instead of giving it verdict `error`.
+	AllowPartial *bool `json:"allow_partial,omitempty"`
+
+	// BaselineRun The run that baseline thresholds (`p(99) < baseline * 1.10`) compare with, instead of the last passing run of the same test. It must be a completed run of the same project.
+	BaselineRun *openapi_types.UUID `json:"baseline_run,omitempty"`
+	Labels      *Labels             `json:"labels,omitempty"`
+	Name        *string             `json:"name,omitempty"`
 
 	// Project Project id or slug; defaults to the test's or the token's project.
 	Project *string          `json:"project,omitempty"`
@@ -894,14 +905,23 @@ type Test struct {
 	Id          openapi_types.UUID `json:"id"`
 	Labels      Labels             `json:"labels"`
 	Name        string             `json:"name"`
-	ProjectId   openapi_types.UUID `json:"project_id"`
+
+	// NextRunAt When the schedule next starts a run; absent without a schedule.
+	NextRunAt *time.Time         `json:"next_run_at,omitempty"`
+	ProjectId openapi_types.UUID `json:"project_id"`
+
+	// Schedule A standard 5-field cron expression (minute hour day-of-month month day-of-week, e.g. `*/15 * * * *`, `0 3 * * 1-5`, or a descriptor like `@hourly`) on which the API starts a run of this test with source `schedule`; a tick is skipped while the test's previous scheduled run is still going. Empty for none.
+	Schedule *string `json:"schedule,omitempty"`
 
 	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
 	Spec RunSpec `json:"spec"`
 
 	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds Thresholds `json:"thresholds"`
-	UpdatedAt  time.Time  `json:"updated_at"`
+
+	// Timezone IANA time zone of the schedule; default UTC.
+	Timezone  *string   `json:"timezone,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // TestCreate defines model for TestCreate.
@@ -913,11 +933,17 @@ type TestCreate struct {
 	// Project Project id or slug; defaults to the token's project.
 	Project *string `json:"project,omitempty"`
 
+	// Schedule A standard 5-field cron expression (minute hour day-of-month month day-of-week, e.g. `*/15 * * * *`, `0 3 * * 1-5`, or a descriptor like `@hourly`) on which the API starts a run of this test with source `schedule`; a tick is skipped while the test's previous scheduled run is still going. Empty for none.
+	Schedule *string `json:"schedule,omitempty"`
+
 	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
 	Spec RunSpec `json:"spec"`
 
 	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
+
+	// Timezone IANA time zone of the schedule; default UTC.
+	Timezone *string `json:"timezone,omitempty"`
 }
 
 // TestPage defines model for TestPage.
@@ -932,11 +958,17 @@ type TestReplace struct {
 	Labels      *Labels `json:"labels,omitempty"`
 	Name        string  `json:"name"`
 
+	// Schedule A standard 5-field cron expression (minute hour day-of-month month day-of-week, e.g. `*/15 * * * *`, `0 3 * * 1-5`, or a descriptor like `@hourly`) on which the API starts a run of this test with source `schedule`; a tick is skipped while the test's previous scheduled run is still going. Empty for none.
+	Schedule *string `json:"schedule,omitempty"`
+
 	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
 	Spec RunSpec `json:"spec"`
 
 	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 	Thresholds *Thresholds `json:"thresholds,omitempty"`
+
+	// Timezone IANA time zone of the schedule; default UTC.
+	Timezone *string `json:"timezone,omitempty"`
 }
 
 // TestTrend defines model for TestTrend.
