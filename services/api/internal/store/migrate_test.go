@@ -85,6 +85,9 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "applied  00001_init.sql at ") {
 		t.Errorf("status after up = %q, want 00001_init.sql applied", out)
 	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00005_schedules.sql") || hasColumn(t, s, "runs", "allow_partial") {
+		t.Errorf("down of 00005 printed %q, or runs.allow_partial is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00004_interchange.sql") {
 		t.Errorf("down of 00004 printed %q", out)
 	}
