@@ -34,11 +34,47 @@ func Parse(src string) (Expr, error) {
 	if err := p.limit(&e); err != nil {
 		return Expr{}, err
 	}
+	if err := p.abort(&e); err != nil {
+		return Expr{}, err
+	}
 	p.blanks()
 	if p.i < len(p.src) {
 		return Expr{}, p.fail(p.i, "unexpected %q after the limit", p.src[p.i:])
 	}
 	return e, nil
+}
+
+// abort reads the optional "abort" [ "after" digits ].
+func (p *parser) abort(e *Expr) error {
+	p.blanks()
+	start := p.i
+	if !strings.HasPrefix(p.src[p.i:], "abort") {
+		return nil
+	}
+	p.i += len("abort")
+	switch {
+	case !e.Stat.CanAbort():
+		return p.fail(start, "only errors, error_rate and status_* thresholds can abort a run: they are checked while it goes on")
+	case e.Baseline:
+		return p.fail(start, "a baseline threshold cannot abort a run: the baseline is known only at its end")
+	}
+	e.Abort, e.AbortAfter = true, DefaultAbortAfter
+	p.blanks()
+	if !strings.HasPrefix(p.src[p.i:], "after") {
+		return nil
+	}
+	p.i += len("after")
+	p.blanks()
+	at := p.i
+	for p.i < len(p.src) && isDigit(p.src[p.i]) {
+		p.i++
+	}
+	n, err := strconv.ParseInt(p.src[at:p.i], 10, 64)
+	if at == p.i || err != nil || n < 1 || n > MaxAbortAfter {
+		return p.fail(at, "expected a number of requests from 1 to %d after \"after\"", int64(MaxAbortAfter))
+	}
+	e.AbortAfter = n
+	return nil
 }
 
 // fail returns a SyntaxError at byte offset at.

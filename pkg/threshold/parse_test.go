@@ -28,6 +28,10 @@ func TestParseValid(t *testing.T) {
 		{src: "error_rate == 0", want: Expr{Stat: ErrorRate, Op: Equal, Value: 0}, limit: 0},
 		{src: "error_rate <= 100%", want: Expr{Stat: ErrorRate, Op: LessEqual, Value: 100, Percent: true}, limit: 1},
 		{src: "qps >= 495", want: Expr{Stat: QPS, Op: GreaterEqual, Value: 495}, limit: 495},
+		{src: "error_rate < 1% abort", want: Expr{Stat: ErrorRate, Op: Less, Value: 1, Percent: true, Abort: true, AbortAfter: 100}, limit: 0.01},
+		{src: "error_rate<1%  abort   after  500", canon: "error_rate < 1% abort after 500", want: Expr{Stat: ErrorRate, Op: Less, Value: 1, Percent: true, Abort: true, AbortAfter: 500}, limit: 0.01},
+		{src: "status_5xx == 0 abort after 1", want: Expr{Stat: Status, Code: "5xx", Op: Equal, Value: 0, Abort: true, AbortAfter: 1}, limit: 0},
+		{src: "errors < 10 abort after 100", canon: "errors < 10 abort", want: Expr{Stat: Errors, Op: Less, Value: 10, Abort: true, AbortAfter: 100}, limit: 10},
 		{src: "count > 1000", want: Expr{Stat: Count, Op: Greater, Value: 1000}, limit: 1000},
 		{src: "errors == 0", want: Expr{Stat: Errors, Op: Equal, Value: 0}, limit: 0},
 		{src: "errors != 3", want: Expr{Stat: Errors, Op: NotEqual, Value: 3}, limit: 3},
@@ -78,6 +82,12 @@ func TestParseInvalid(t *testing.T) {
 		want string // part of the message
 	}{
 		{src: "", pos: 1, want: "expected a metric"},
+		{src: "p(99) < 1s abort", pos: 12, want: "only errors, error_rate and status_* thresholds can abort"},
+		{src: "error_rate < baseline * 2 abort", pos: 27, want: "a baseline threshold cannot abort"},
+		{src: "error_rate < 1% abort after", pos: 28, want: "expected a number of requests from 1"},
+		{src: "error_rate < 1% abort after 0", pos: 29, want: "expected a number of requests from 1"},
+		{src: "error_rate < 1% abort after 5x", pos: 30, want: `unexpected "x" after the limit`},
+		{src: "error_rate < 1% abort now", pos: 23, want: `unexpected "now" after the limit`},
 		{src: "   ", pos: 4, want: "expected a metric"},
 		{src: "p(99) < 25xs", pos: 11, want: `expected a duration like 250ms: unknown unit "xs"`},
 		{src: "p(99) < 250", pos: 12, want: "give a unit"},
@@ -137,6 +147,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"p(99) < 250ms", "p(99.9) < 1s", "error_rate < 0.1%", "qps >= baseline * 0.95", "status_5xx == 0",
 		"response.p(99) < 250ms", "lag.stddev != 2µs", "count>=7", "p(99) < 25xs", "error_rate <= 1",
+		"error_rate < 1% abort after 500", "status_503 == 0 abort",
 	} {
 		f.Add(s)
 	}

@@ -5,7 +5,7 @@
 //
 // An expression compares one metric of a run with a limit:
 //
-//	expression = metric op limit
+//	expression = metric op limit [ "abort" [ "after" digits ] ]
 //	metric     = [ kind "." ] latency | counter
 //	kind       = "response" | "service" | "lag"
 //	latency    = "p(" number ")" | "min" | "max" | "avg" | "stddev"
@@ -33,6 +33,12 @@
 // "baseline" is the same metric measured on the baseline run (the last
 // passing run of the same test), optionally scaled: "p(99) < baseline *
 // 1.10" fails when p99 regressed by 10 % or more.
+//
+// "abort" makes the threshold stop the run as soon as it is crossed while
+// the run goes on, once at least the "after" number of requests (default
+// DefaultAbortAfter) completed; the run's verdict is then fail. Only
+// counters that can be judged on a part of a run may abort: errors,
+// error_rate and status_*. Aborts never use a baseline.
 //
 // Errors give the position (the character, from 1) where the expression
 // went wrong.
@@ -180,7 +186,21 @@ type Expr struct {
 	Value        float64
 	DurationUnit string
 	Percent      bool
+	// Abort stops the run when the threshold is crossed while it goes on,
+	// once AbortAfter requests completed.
+	Abort      bool
+	AbortAfter int64
 }
+
+// DefaultAbortAfter is the fewest requests an abort threshold is checked
+// on when the expression does not say.
+const DefaultAbortAfter = 100
+
+// MaxAbortAfter bounds the "after" number of an abort threshold.
+const MaxAbortAfter = 1_000_000_000
+
+// CanAbort reports whether a metric can be judged while the run goes on.
+func (s Stat) CanAbort() bool { return s == ErrorRate || s == Errors || s == Status }
 
 // Metric names the metric, with its kind when written: "response.p(99)",
 // "max", "error_rate", "status_5xx".
@@ -240,7 +260,14 @@ func (e Expr) String() string {
 	default:
 		limit = formatNumber(e.Value) + e.DurationUnit
 	}
-	return e.Metric() + " " + string(e.Op) + " " + limit
+	out := e.Metric() + " " + string(e.Op) + " " + limit
+	if e.Abort {
+		out += " abort"
+		if e.AbortAfter != DefaultAbortAfter {
+			out += " after " + strconv.FormatInt(e.AbortAfter, 10)
+		}
+	}
+	return out
 }
 
 // formatNumber writes v as the grammar's number: digits, an optional
