@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/barrage-dev/barrage/pkg/threshold"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
@@ -165,6 +167,50 @@ func TestThresholdVerdicts(t *testing.T) { // serial: see heavyTests
 		}
 		if want := deref(first.Summary.P99Us) * 1000; out[0].Limit != want || out[0].Observed != deref(second.Summary.P99Us) {
 			t.Errorf("outcome %+v; want limit %v (the first run's p99 × 1000)", out[0], want)
+		}
+
+		// An explicit baseline: a run without a test, against the first run.
+		inline := e.startJudgedRun(t, map[string]any{
+			"project": "default", "name": "against first", "spec": spec("?delay=20ms"), "baseline_run": first.Id,
+			"thresholds": []string{"p(99) < baseline * 1.5"},
+		})
+		out = outcomes(t, &inline, 1)
+		if verdict(&inline) != "fail" || inline.BaselineRunId == nil || *inline.BaselineRunId != first.Id ||
+			out[0].Limit != deref(first.Summary.P99Us)*1.5 || out[0].Observed < 20_000 {
+			t.Errorf("explicit baseline: verdict %q baseline %v outcome %+v; want fail against %s", verdict(&inline), inline.BaselineRunId, out[0], first.Id)
+		}
+		queued := e.mustRun(t, e.AdminToken, "default", "never ends", nil)
+		for _, bad := range []string{uuid.NewString(), queued.Id.String()} {
+			status, header, raw := e.do(t, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+				"project": "default", "spec": spec(""), "baseline_run": bad, "thresholds": []string{"p(99) < baseline"},
+			})
+			p := wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+			if _, ok := fieldMessage(p, "baseline_run"); !ok {
+				t.Errorf("baseline_run %s: fields %v", bad, problemFields(p))
+			}
+		}
+		e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+queued.Id.String()+"/stop", e.AdminToken, nil)
+	})
+
+	t.Run("abort", func(t *testing.T) {
+		// Half the requests fail: the abort threshold stops a 20 s run early.
+		body := map[string]any{
+			"project": "default", "name": "aborted",
+			"spec":       map[string]any{"url": echo + "/?status=503:50", "qps": 200, "connections": 4, "duration": "20s"},
+			"thresholds": []string{"error_rate < 10% abort after 200", "count > 0"},
+		}
+		created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body))
+		run := e.waitRun(t, created.Id.String(), 30*time.Second)
+		if run.Status != "completed" || verdict(&run) != "fail" || derefS(run.AbortedBy) != "error_rate < 10% abort after 200" ||
+			!strings.HasPrefix(derefS(run.Error), "aborted: error_rate < 10% abort after 200 was crossed after ") {
+			t.Fatalf("status %s verdict %q aborted_by %q error %q", run.Status, verdict(&run), derefS(run.AbortedBy), derefS(run.Error))
+		}
+		if took := run.EndedAt.Sub(*run.StartedAt); took > 12*time.Second || run.Summary.Count >= 20*200 {
+			t.Errorf("the aborted run ran %v and %d requests; a stop within seconds was expected", took, run.Summary.Count)
+		}
+		out := outcomes(t, &run, 2)
+		if out[0].Pass || out[0].Observed < 0.3 || !out[1].Pass {
+			t.Errorf("outcomes %+v; want the abort threshold failed with about 50%% errors, count passed", out)
 		}
 	})
 }

@@ -27,6 +27,8 @@ type runFlags struct {
 	labels                 listFlag
 	wait                   time.Duration
 	junit, json            string
+	baseline               string
+	allowPartial           bool
 	// set holds the names of the flags given.
 	set map[string]bool
 }
@@ -59,6 +61,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.DurationVar(&f.wait, "wait", defaultWait, "how long to wait for the run to end before stopping it")
 	fs.StringVar(&f.junit, "junit", "", "write the JUnit XML report to this file")
 	fs.StringVar(&f.json, "json", "", "write the final run and result as JSON to this file")
+	fs.StringVar(&f.baseline, "baseline", "", "run id that baseline thresholds compare with (default: the test's last passing run)")
+	fs.BoolVar(&f.allowPartial, "allow-partial", false, "judge a run that lost an agent's shard by its thresholds instead of exiting 97")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -74,6 +78,9 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	}
 	if sources != 1 {
 		return nil, errors.New("give exactly one of --test, --spec and --url")
+	}
+	if f.baseline != "" && !isID(f.baseline) {
+		return nil, fmt.Errorf("--baseline %q: want a run id", f.baseline)
 	}
 	if f.wait <= 0 {
 		return nil, errors.New("--wait must be positive")
@@ -93,12 +100,16 @@ type createBody struct {
 	Name       string            `json:"name,omitempty"`
 	Thresholds []string          `json:"thresholds,omitempty"`
 	Labels     map[string]string `json:"labels,omitempty"`
+	Baseline   string            `json:"baseline_run,omitempty"`
+	Partial    bool              `json:"allow_partial,omitempty"`
 }
 
 // body maps the flags to a RunCreate. specData is the --spec file's
 // content; testID the id --test resolved to.
 func (f *runFlags) body(specData []byte, specName, testID string) (createBody, error) {
-	b := createBody{Project: f.project, Name: f.name, Test: testID, Thresholds: f.thresholds}
+	b := createBody{
+		Project: f.project, Name: f.name, Test: testID, Thresholds: f.thresholds, Baseline: f.baseline, Partial: f.allowPartial,
+	}
 	for _, kv := range f.labels {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {

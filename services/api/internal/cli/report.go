@@ -15,7 +15,7 @@ func terminal(st httpapi.RunStatus) bool {
 }
 
 // exitCode maps an ended run to the exit code of `barrage run`: 97 when it
-// failed, was canceled, was degraded (verdict error) or none of its
+// failed, was canceled, was degraded without allow_partial (verdict error) or none of its
 // requests succeeded (the target is down: no threshold can vouch for it),
 // 99 when a threshold failed, 0 when it passed.
 func exitCode(run httpapi.Run) int {
@@ -29,7 +29,7 @@ func outcome(run httpapi.Run) (int, string) {
 	switch {
 	case run.Status != httpapi.Completed:
 		return ExitRunError, "ERROR (the run " + string(run.Status) + ")"
-	case run.Degraded:
+	case run.Degraded && !deref(run.AllowPartial):
 		return ExitRunError, "ERROR (degraded: a shard was lost)"
 	case sm == nil || sm.Count == 0:
 		return ExitRunError, "ERROR (no request completed)"

@@ -14,6 +14,7 @@ import (
 const (
 	noBaselineTest = "no baseline: the run has no test"
 	noBaselineRun  = "no baseline: the test has no earlier passing run"
+	noBaselineGone = "no baseline: the requested baseline run is gone"
 )
 
 // judge evaluates the run's thresholds on its merged result and sets f's
@@ -23,7 +24,21 @@ func judge(st runs.Settlement, m *merged, f *runs.Finish) {
 	if f.Status == runs.Completed {
 		f.Thresholds, f.BaselineRunID = evaluate(st, m.observed(st.Run.Spec.PeakQPS() > 0, f.Summary))
 	}
-	f.Verdict = runs.Judge(f.Status, f.Degraded, f.Thresholds)
+	if by := st.Run.AbortedBy; by != "" {
+		markAborted(f.Thresholds, by)
+	}
+	f.Verdict = runs.Judge(f.Status, f.Degraded && !st.Run.AllowPartial, f.Thresholds)
+}
+
+// markAborted fails the outcome of the abort threshold that stopped the
+// run, whatever the whole run shows: the run was cut short because of it
+// (the run's error says what was observed then).
+func markAborted(outcomes []threshold.Outcome, by string) {
+	for i := range outcomes {
+		if outcomes[i].Expression == by {
+			outcomes[i].Pass = false
+		}
+	}
 }
 
 // evaluate returns the outcome of each threshold of st.Run (never nil) and
@@ -37,7 +52,9 @@ func evaluate(st runs.Settlement, obs threshold.Observed) ([]threshold.Outcome, 
 		used    bool
 	)
 	switch {
-	case st.Run.TestID == uuid.Nil:
+	case st.Baseline == nil && st.Run.BaselineRequest != uuid.Nil:
+		baseErr = noBaselineGone
+	case st.Baseline == nil && st.Run.TestID == uuid.Nil:
 		baseErr = noBaselineTest
 	case st.Baseline == nil:
 		baseErr = noBaselineRun

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +33,16 @@ func TestDecideJudges(t *testing.T) {
 		testID     uuid.UUID
 		baseline   *runs.Baseline
 		thresholds []string
-		verdict    string
-		errs       []string // per outcome, "" for none
-		pass       []bool
-		baseID     uuid.UUID
+		// request is an explicit baseline the run asked for; abortedBy
+		// the abort threshold that stopped it; lost adds a lost shard.
+		request   uuid.UUID
+		abortedBy string
+		partial   bool
+		lost      bool
+		verdict   string
+		errs      []string // per outcome, "" for none
+		pass      []bool
+		baseID    uuid.UUID
 	}{
 		{name: "no thresholds", verdict: runs.VerdictPass},
 		{name: "all pass", thresholds: []string{"p(99) <= 400us", "count == 4", "error_rate == 25%", "qps == 2", "status_2xx == 4"},
@@ -53,14 +60,31 @@ func TestDecideJudges(t *testing.T) {
 			verdict: runs.VerdictFail, pass: []bool{false}, errs: []string{"no baseline: the run has no test"}},
 		{name: "no passing run", testID: testID, thresholds: []string{"qps >= baseline"},
 			verdict: runs.VerdictFail, pass: []bool{false}, errs: []string{"no baseline: the test has no earlier passing run"}},
+		{name: "explicit baseline, no test", request: baseID, baseline: base, thresholds: []string{"p(99) < baseline * 2.5"},
+			verdict: runs.VerdictPass, pass: []bool{true}, errs: []string{""}, baseID: baseID},
+		{name: "explicit baseline gone", request: baseID, thresholds: []string{"p(99) < baseline"},
+			verdict: runs.VerdictFail, pass: []bool{false}, errs: []string{"no baseline: the requested baseline run is gone"}},
+		{name: "aborted", thresholds: []string{"error_rate < 50% abort", "count == 4"}, abortedBy: "error_rate < 50% abort",
+			verdict: runs.VerdictFail, pass: []bool{false, true}, errs: []string{"", ""}},
+		{name: "lost a shard", lost: true, thresholds: []string{"count == 4"},
+			verdict: runs.VerdictError, pass: []bool{true}, errs: []string{""}},
+		{name: "lost a shard, allow_partial", lost: true, partial: true, thresholds: []string{"count == 4"},
+			verdict: runs.VerdictPass, pass: []bool{true}, errs: []string{""}},
 		{name: "stored before checks", thresholds: []string{"p99 < 1s"},
 			verdict: runs.VerdictFail, pass: []bool{false}, errs: []string{"invalid expression at 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			run := runs.Run{ID: id, TestID: tt.testID, Status: runs.Running, Spec: spec.Spec{QPS: 2}, Thresholds: tt.thresholds}
-			f, err := in.decide(runs.Settlement{Run: run, Shards: shards, Baseline: tt.baseline})
+			run := runs.Run{
+				ID: id, TestID: tt.testID, Status: runs.Running, Spec: spec.Spec{QPS: 2}, Thresholds: tt.thresholds,
+				BaselineRequest: tt.request, AbortedBy: tt.abortedBy, AllowPartial: tt.partial,
+			}
+			st := shards
+			if tt.lost {
+				st = append(slices.Clone(shards), runs.ShardState{Index: 1, Status: runs.ShardLost})
+			}
+			f, err := in.decide(runs.Settlement{Run: run, Shards: st, Baseline: tt.baseline})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -78,6 +78,14 @@ type Run struct {
 	// Seq numbers runs in creation order, across projects; it is the run
 	// number in Fortio result IDs. 0 until stored.
 	Seq int64
+	// AllowPartial judges a run that lost a shard by its thresholds rather
+	// than giving it verdict error.
+	AllowPartial bool
+	// BaselineRequest is the baseline run the caller asked for, or
+	// uuid.Nil for the last passing run of the test.
+	BaselineRequest uuid.UUID
+	// AbortedBy is the abort threshold that stopped the run, or "".
+	AbortedBy string
 }
 
 // Imported reports whether the run came from a Fortio document rather than
@@ -158,6 +166,8 @@ type Move struct {
 	// Control, when set, is an outbox payload written in the same
 	// transaction (a stop for the agents).
 	Control []byte
+	// AbortedBy, when set, records the abort threshold that stopped the run.
+	AbortedBy string
 	// Actor is written to the audit log.
 	Actor auth.Actor
 }

@@ -55,6 +55,11 @@ type Input struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Source is ui or api.
 	Source Source `json:"source,omitempty"`
+	// BaselineRun is the run baseline thresholds compare with; uuid.Nil
+	// for the last passing run of the test.
+	BaselineRun uuid.UUID `json:"baseline_run,omitzero"`
+	// AllowPartial judges a run that lost a shard by its thresholds.
+	AllowPartial bool `json:"allow_partial,omitempty"`
 	// IdempotencyKey makes a retried request return the first run.
 	IdempotencyKey string `json:"-"`
 }
@@ -109,7 +114,10 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 	if (in.TestID == uuid.Nil) == (in.Spec == nil) {
 		return Run{}, spec.Spec{}, apperr.Invalidf("spec", "give exactly one of test and spec")
 	}
-	r := Run{Name: in.Name, Source: in.Source, Thresholds: in.Thresholds, Status: Queued, CreatedBy: p.UserID}
+	r := Run{
+		Name: in.Name, Source: in.Source, Thresholds: in.Thresholds, Status: Queued, CreatedBy: p.UserID,
+		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun,
+	}
 	var sp spec.Spec
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
@@ -142,6 +150,9 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 		r.ProjectID, sp = proj.ID, in.Spec.Clone()
 	}
 	if err := s.checkInput(&sp, in, r.Thresholds); err != nil {
+		return Run{}, spec.Spec{}, err
+	}
+	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {
 		return Run{}, spec.Spec{}, err
 	}
 	maps.Copy(labels, sp.Labels)
@@ -182,6 +193,26 @@ func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string) error
 	}
 	if len(e.Fields) > 0 {
 		return e
+	}
+	return nil
+}
+
+// checkBaseline checks a requested baseline run: a completed run of the
+// project that Barrage ran (an imported one has no histograms to compare).
+func (s *Service) checkBaseline(ctx context.Context, project, id uuid.UUID) error {
+	if id == uuid.Nil {
+		return nil
+	}
+	b, err := s.store.GetRun(ctx, id)
+	switch {
+	case apperr.Is(err, apperr.NotFound) || (err == nil && b.ProjectID != project):
+		return apperr.Invalidf("baseline_run", "run %s is not a run of this project", id)
+	case err != nil:
+		return fmt.Errorf("read baseline run %s: %w", id, err)
+	case b.Status != Completed:
+		return apperr.Invalidf("baseline_run", "run %s is %s; a baseline must be a completed run", id, b.Status)
+	case b.Imported():
+		return apperr.Invalidf("baseline_run", "run %s was imported and has no histograms to compare with", id)
 	}
 	return nil
 }

@@ -62,7 +62,10 @@ type runRow struct {
 	ThresholdResults []byte     `gorm:"column:threshold_results"`
 	BaselineRunID    *uuid.UUID `gorm:"column:baseline_run_id"`
 	// Seq is assigned by Postgres (bigserial); never written.
-	Seq int64 `gorm:"column:seq;->"`
+	Seq             int64      `gorm:"column:seq;->"`
+	AllowPartial    bool       `gorm:"column:allow_partial"`
+	BaselineRequest *uuid.UUID `gorm:"column:baseline_request"`
+	AbortedBy       string     `gorm:"column:aborted_by"`
 }
 
 // TableName returns the table of runRow.
@@ -110,6 +113,7 @@ func runToRow(r runs.Run) (runRow, error) {
 		Verdict: nullString(r.Verdict), Source: string(r.Source), Spec: sp, Thresholds: textArray(r.Thresholds),
 		Labels: labelsJSON(r.Labels), Target: r.Target, QPSRequested: r.QPSRequested, CreatedBy: nullUUID(r.CreatedBy),
 		CreatedAt: created, UpdatedAt: updated, StartedAt: nullTime(r.StartedAt), EndedAt: nullTime(r.EndedAt), Error: r.Error,
+		AllowPartial: r.AllowPartial, BaselineRequest: nullUUID(r.BaselineRequest), AbortedBy: r.AbortedBy,
 	}, nil
 }
 
@@ -135,6 +139,7 @@ func runFromRow(r runRow) (runs.Run, error) {
 		EndedAt: fromNullTime(r.EndedAt), Error: r.Error, Summary: summaryFromRow(r),
 		StartAt: fromNullTime(r.StartAt), Deadline: fromNullTime(r.Deadline), ShardCount: r.ShardCount, Degraded: r.Degraded,
 		ThresholdResults: outcomes, BaselineRunID: fromNullUUID(r.BaselineRunID), Seq: r.Seq,
+		AllowPartial: r.AllowPartial, BaselineRequest: fromNullUUID(r.BaselineRequest), AbortedBy: r.AbortedBy,
 	}, nil
 }
 
@@ -268,6 +273,9 @@ func (s *Store) MoveRun(ctx context.Context, m runs.Move) (runs.Run, error) {
 	if m.Error != "" {
 		set["error"] = m.Error
 	}
+	if m.AbortedBy != "" {
+		set["aborted_by"] = m.AbortedBy
+	}
 	var row runRow
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
 		res := tx.Model(&row).Clauses(clause.Returning{}).
@@ -290,7 +298,7 @@ func (s *Store) MoveRun(ctx context.Context, m runs.Move) (runs.Run, error) {
 		}
 		return audit(tx, m.Actor, auditEntry{
 			Action: "run.move", Kind: "run", ID: m.RunID.String(), Project: row.ProjectID,
-			Details: map[string]any{"to": m.To, "error": m.Error},
+			Details: map[string]any{"to": m.To, "error": m.Error, "aborted_by": m.AbortedBy},
 		})
 	})
 	if err != nil {

@@ -62,17 +62,23 @@ func parseOutcomes(b []byte) ([]threshold.Outcome, error) {
 	return out, nil
 }
 
-// baseline returns the newest passing run of run's test created before it,
-// in its project, with its result; nil when the run has no test or no
-// thresholds, or there is no such run.
+// baseline returns the run's requested baseline (a completed run of its
+// project), or else the newest passing run of run's test created before it,
+// in its project, with its result; nil when the run has no thresholds, or
+// neither a test nor a request, or there is no such run.
 func baseline(tx *gorm.DB, run *runRow) (*runs.Baseline, error) {
-	if run.TestID == nil || len(run.Thresholds) == 0 {
+	if len(run.Thresholds) == 0 || (run.TestID == nil && run.BaselineRequest == nil) {
 		return nil, nil
 	}
 	var row runRow
-	err := tx.Where("project_id = ? AND test_id = ? AND status = ? AND verdict = ? AND created_at < ? AND id <> ?",
-		run.ProjectID, *run.TestID, string(runs.Completed), runs.VerdictPass, run.CreatedAt, run.ID).
-		Order("created_at DESC, id DESC").Take(&row).Error
+	var err error
+	if run.BaselineRequest != nil {
+		err = tx.Where("id = ? AND project_id = ? AND status = ?", *run.BaselineRequest, run.ProjectID, string(runs.Completed)).Take(&row).Error
+	} else {
+		err = tx.Where("project_id = ? AND test_id = ? AND status = ? AND verdict = ? AND created_at < ? AND id <> ?",
+			run.ProjectID, *run.TestID, string(runs.Completed), runs.VerdictPass, run.CreatedAt, run.ID).
+			Order("created_at DESC, id DESC").Take(&row).Error
+	}
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, nil
 	}
