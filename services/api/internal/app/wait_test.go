@@ -1,7 +1,12 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +78,59 @@ func TestCreateRunWaits(t *testing.T) { // serial: see heavyTests
 		t.Errorf("Location %q, want %q", header.Get("Location"), want)
 	}
 	e.waitRun(t, pending.Id.String(), 30*time.Second)
+}
+
+// TestCreateRunWaitEndsWithItsClient: a client that hangs up during
+// ?wait= ends the wait at once, not the run, which completes as planned.
+func TestCreateRunWaitEndsWithItsClient(t *testing.T) { // serial: see heavyTests
+	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
+	echo := startEcho(t)
+	startAgents(t, e.NATSURL, 1)
+	posts := func() int {
+		raw := string(e.mustDo(t, http.StatusOK, http.MethodGet, "/metrics", "", nil))
+		n := 0
+		for line := range strings.Lines(raw) {
+			if strings.HasPrefix(line, `barrage_http_requests_total{`) && strings.Contains(line, `method="POST",route="/api/v1/runs"`) {
+				v, _ := strconv.Atoi(strings.TrimSpace(line[strings.LastIndexByte(line, ' '):]))
+				n += v
+			}
+		}
+		return n
+	}
+	before := posts()
+	ctx, hangUp := context.WithCancel(context.Background())
+	body := map[string]any{
+		"project": "default", "name": "abandoned wait",
+		"spec": map[string]any{"url": echo + "/", "qps": 50, "connections": 2, "duration": "6s"},
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, _, err := e.request(ctx, http.MethodPost, "/runs?wait=5m", e.AdminToken, body)
+		done <- err
+	}()
+	var id string
+	waitFor(t, 10*time.Second, func() error {
+		if err := e.db.QueryRow("SELECT id::text FROM runs WHERE name = 'abandoned wait' AND status = 'running'").Scan(&id); err != nil {
+			return fmt.Errorf("the run is not running yet: %w", err)
+		}
+		return nil
+	})
+	hangUp()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the client's request ended with %v, want its cancellation", err)
+	}
+	// The server's handler returns (the request is counted) while the run goes on.
+	waitFor(t, 3*time.Second, func() error {
+		if posts() != before+1 {
+			return errors.New("the waiting handler has not returned")
+		}
+		return nil
+	})
+	if st := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil)).Status; st != "running" {
+		t.Errorf("right after the hang-up the run is %s, want running", st)
+	}
+	run := e.waitRun(t, id, 30*time.Second)
+	if run.Status != "completed" || run.Summary == nil || run.Summary.Count < 200 {
+		t.Errorf("the run ended %s with %v; want completed with its ~300 requests", run.Status, run.Summary)
+	}
 }
