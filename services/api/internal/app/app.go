@@ -33,6 +33,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/schedule"
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
@@ -51,6 +52,8 @@ type App struct {
 	hub *live.Hub
 	// syncer runs result syncs in the background and on their schedule.
 	syncer *resultsync.Syncer
+	// scheduler starts the runs of tests whose cron schedule is due.
+	scheduler *schedule.Scheduler
 	// companions run beside the API with -all-in-one; nil otherwise.
 	companions *companions
 	listener   net.Listener
@@ -94,6 +97,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		}
 	}
 	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
+	a.scheduler = newScheduler(cfg, log, st)
 	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer)
 	if err != nil {
 		return nil, errors.Join(err, a.closeBackends())
@@ -219,6 +223,9 @@ func (a *App) Run(ctx context.Context) error {
 	})
 	if a.cfg.SyncTick > 0 {
 		workers.Go(func() { a.syncer.Loop(wctx, a.cfg.SyncTick) })
+	}
+	if a.cfg.ScheduleTick > 0 {
+		workers.Go(func() { a.scheduler.Loop(wctx) })
 	}
 	if a.companions != nil {
 		workers.Go(func() {

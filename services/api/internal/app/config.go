@@ -49,6 +49,7 @@ type Config struct {
 	BaseURL            string        `env:"BARRAGE_BASE_URL"`
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
+	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
 }
 
 // Limits returns the spec limits of the configuration.
@@ -95,6 +96,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.StringVar(&cfg.BaseURL, "base-url", cfg.BaseURL, "URL clients reach this server at, for index.tsv's absolute URLs; unset = from each request's Host and X-Forwarded-* (BARRAGE_BASE_URL)")
 	fs.DurationVar(&cfg.SyncTick, "sync-tick", cfg.SyncTick, "how often due sync sources are looked for; 0 = no scheduled syncs (BARRAGE_SYNC_TICK)")
 	fs.DurationVar(&cfg.SyncRequestTimeout, "sync-request-timeout", cfg.SyncRequestTimeout, "timeout of each request a sync makes (BARRAGE_SYNC_REQUEST_TIMEOUT)")
+	fs.DurationVar(&cfg.ScheduleTick, "schedule-tick", cfg.ScheduleTick, "how often due test schedules are looked for; 0 = no scheduled runs (BARRAGE_SCHEDULE_TICK)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -150,6 +152,9 @@ func (c Config) Validate() error {
 	}
 	if c.SyncTick < 0 || c.SyncRequestTimeout < time.Second {
 		errs = append(errs, errors.New("-sync-tick must be 0 or more and -sync-request-timeout at least 1s"))
+	}
+	if c.ScheduleTick < 0 {
+		errs = append(errs, fmt.Errorf("-schedule-tick %v: must not be negative", c.ScheduleTick))
 	}
 	if c.AllInOne && (c.AgentCapacity < 1 || c.AgentCapacity > 1000) {
 		errs = append(errs, fmt.Errorf("-agent-capacity %d: must be from 1 to 1000", c.AgentCapacity))

@@ -80,6 +80,7 @@ func testOut(t testdefs.Test) Test {
 	return Test{
 		Id: t.ID, ProjectId: t.ProjectID, Name: t.Name, Description: t.Description, Spec: t.Spec.Redacted(),
 		Thresholds: thresholdsOf(t.Thresholds), Labels: labelsOf(t.Labels), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		Schedule: optString(t.Schedule), Timezone: optString(t.Timezone), NextRunAt: optTime(t.NextRunAt),
 	}
 }
 

@@ -78,7 +78,7 @@ func (s *server) CreateTest(ctx context.Context, req CreateTestRequestObject) (C
 	b := req.Body
 	in := testdefs.Input{
 		Project: deref(b.Project), Name: b.Name, Description: deref(b.Description), Spec: b.Spec,
-		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels),
+		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels), Schedule: deref(b.Schedule), Timezone: deref(b.Timezone),
 	}
 	t, err := s.svc.Tests.Create(ctx, principal(ctx), in)
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *server) ReplaceTest(ctx context.Context, req ReplaceTestRequestObject) 
 	b := req.Body
 	in := testdefs.Input{
 		Name: b.Name, Description: deref(b.Description), Spec: b.Spec,
-		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels),
+		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels), Schedule: deref(b.Schedule), Timezone: deref(b.Timezone),
 	}
 	t, err := s.svc.Tests.Replace(ctx, principal(ctx), req.Test, in)
 	if err != nil {

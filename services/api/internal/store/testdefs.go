@@ -27,6 +27,8 @@ type testRow struct {
 	Thresholds  textArray  `gorm:"column:thresholds"`
 	Labels      []byte     `gorm:"column:labels"`
 	Schedule    *string    `gorm:"column:schedule"`
+	Timezone    string     `gorm:"column:timezone"`
+	NextRunAt   *time.Time `gorm:"column:next_run_at"`
 	CreatedBy   *uuid.UUID `gorm:"column:created_by"`
 	CreatedAt   time.Time  `gorm:"column:created_at"`
 	UpdatedAt   time.Time  `gorm:"column:updated_at"`
@@ -46,9 +48,14 @@ func testToRow(t testdefs.Test) (testRow, error) {
 	if updated.IsZero() {
 		updated = created
 	}
+	tz := t.Timezone
+	if tz == "" {
+		tz = testdefs.DefaultTimezone
+	}
 	return testRow{
 		ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Description: t.Description, Spec: sp,
 		Thresholds: textArray(t.Thresholds), Labels: labelsJSON(t.Labels), CreatedBy: nullUUID(t.CreatedBy),
+		Schedule: nullString(t.Schedule), Timezone: tz, NextRunAt: nullTime(t.NextRunAt),
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }
@@ -66,6 +73,7 @@ func testFromRow(r testRow) (testdefs.Test, error) {
 	return testdefs.Test{
 		ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Description: r.Description, Spec: sp,
 		Thresholds: []string(r.Thresholds), Labels: labels, CreatedBy: fromNullUUID(r.CreatedBy),
+		Schedule: fromNullString(r.Schedule), Timezone: r.Timezone, NextRunAt: fromNullTime(r.NextRunAt),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}, nil
 }
@@ -109,9 +117,9 @@ func (s *Store) GetTest(ctx context.Context, id uuid.UUID) (testdefs.Test, error
 	return testFromRow(row)
 }
 
-// ReplaceTest overwrites the name, description, spec, thresholds, labels
-// and updated_at of t.ID and writes an audit entry; NotFound when the test
-// is gone, Conflict on a duplicate name.
+// ReplaceTest overwrites the name, description, spec, thresholds, labels,
+// schedule, time zone, next run and updated_at of t.ID and writes an audit
+// entry; NotFound when the test is gone, Conflict on a duplicate name.
 func (s *Store) ReplaceTest(ctx context.Context, t testdefs.Test, actor auth.Actor) (testdefs.Test, error) {
 	in, err := testToRow(t)
 	if err != nil {
@@ -121,7 +129,8 @@ func (s *Store) ReplaceTest(ctx context.Context, t testdefs.Test, actor auth.Act
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ?", t.ID).Updates(map[string]any{
 			"name": in.Name, "description": in.Description, "spec": in.Spec, "thresholds": in.Thresholds,
-			"labels": in.Labels, "updated_at": orNow(t.UpdatedAt),
+			"labels": in.Labels, "schedule": in.Schedule, "timezone": in.Timezone, "next_run_at": in.NextRunAt,
+			"updated_at": orNow(t.UpdatedAt),
 		})
 		if res.Error != nil {
 			if isUnique(res.Error) {

@@ -51,6 +51,10 @@ type Input struct {
 	Spec        spec.Spec
 	Thresholds  []string
 	Labels      map[string]string
+	// Schedule is a cron expression (see ParseSchedule); "" for none.
+	Schedule string
+	// Timezone is the IANA zone of Schedule; "" for UTC.
+	Timezone string
 }
 
 // check validates in and normalizes its spec.
@@ -67,6 +71,18 @@ func (s *Service) check(in *Input) error {
 	}
 	CheckThresholds(in.Thresholds, add)
 	CheckLabels(in.Labels, add)
+	in.Schedule = strings.TrimSpace(in.Schedule)
+	if in.Timezone == "" {
+		in.Timezone = DefaultTimezone
+	}
+	if _, err := LoadZone(in.Timezone); err != nil {
+		e.Fields = append(e.Fields, fieldsOf(err)...)
+	}
+	if in.Schedule != "" {
+		if _, err := ParseSchedule(in.Schedule, DefaultTimezone); err != nil {
+			e.Fields = append(e.Fields, fieldsOf(err)...)
+		}
+	}
 	if err := s.limits.Check(&in.Spec, "spec"); err != nil {
 		var se *apperr.Error
 		if !errors.As(err, &se) || se.Code != apperr.Invalid {
@@ -77,6 +93,27 @@ func (s *Service) check(in *Input) error {
 	if len(e.Fields) > 0 {
 		return e
 	}
+	return nil
+}
+
+// fieldsOf returns the field errors of an Invalid err.
+func fieldsOf(err error) []apperr.FieldError {
+	var se *apperr.Error
+	if errors.As(err, &se) {
+		return se.Fields
+	}
+	return []apperr.FieldError{{Field: "schedule", Message: err.Error()}}
+}
+
+// schedule sets t's schedule, zone and next run (after now) from in,
+// which check has validated.
+func schedule(t *Test, in Input, now time.Time) error {
+	t.Schedule, t.Timezone = in.Schedule, in.Timezone
+	next, err := t.NextRun(now)
+	if err != nil {
+		return err
+	}
+	t.NextRunAt = next
 	return nil
 }
 
@@ -128,6 +165,9 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Test
 		ID: uuid.New(), ProjectID: proj.ID, Name: in.Name, Description: in.Description, Spec: in.Spec,
 		Thresholds: in.Thresholds, Labels: in.Labels, CreatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
 	}
+	if err := schedule(&t, in, now); err != nil {
+		return Test{}, err
+	}
 	created, err := s.store.CreateTest(ctx, t, p.Actor())
 	if err != nil {
 		return Test{}, fmt.Errorf("create test: %w", err)
@@ -156,6 +196,9 @@ func (s *Service) Replace(ctx context.Context, p *auth.Principal, id uuid.UUID, 
 	}
 	t.Name, t.Description, t.Spec, t.Thresholds, t.Labels = in.Name, in.Description, in.Spec, in.Thresholds, in.Labels
 	t.UpdatedAt = s.now().UTC()
+	if err := schedule(&t, in, t.UpdatedAt); err != nil {
+		return Test{}, err
+	}
 	updated, err := s.store.ReplaceTest(ctx, t, p.Actor())
 	if err != nil {
 		return Test{}, fmt.Errorf("replace test: %w", err)

@@ -1,6 +1,7 @@
 // Package testdefs owns stored test definitions: a named spec with
-// thresholds and labels that runs can be started from. It checks roles and
-// specs and declares the Store it needs.
+// thresholds, labels and an optional cron schedule that runs can be
+// started from. It checks roles, specs and schedules and declares the
+// Store it needs.
 //
 // It is not the place for running tests (package runs starts runs from them).
 package testdefs
@@ -27,6 +28,13 @@ type Test struct {
 	Spec       spec.Spec
 	Thresholds []string
 	Labels     map[string]string
+	// Schedule is a cron expression (see ParseSchedule) on which runs of
+	// the test start; "" for none.
+	Schedule string
+	// Timezone is the IANA zone Schedule is read in; UTC by default.
+	Timezone string
+	// NextRunAt is when Schedule next fires; zero without a schedule.
+	NextRunAt time.Time
 	// CreatedBy is the user who created it, or uuid.Nil.
 	CreatedBy uuid.UUID
 	CreatedAt time.Time
@@ -45,8 +53,9 @@ type Store interface {
 	CreateTest(ctx context.Context, t Test, actor auth.Actor) (Test, error)
 	// GetTest returns a test by id; NotFound when there is none.
 	GetTest(ctx context.Context, id uuid.UUID) (Test, error)
-	// ReplaceTest overwrites name, description, spec, thresholds and labels
-	// of t.ID and writes an audit entry; Conflict on a duplicate name.
+	// ReplaceTest overwrites name, description, spec, thresholds, labels,
+	// schedule, time zone and next run of t.ID and writes an audit entry;
+	// Conflict on a duplicate name.
 	ReplaceTest(ctx context.Context, t Test, actor auth.Actor) (Test, error)
 	// DeleteTest deletes a test and writes an audit entry; its runs stay.
 	DeleteTest(ctx context.Context, id uuid.UUID, actor auth.Actor) error

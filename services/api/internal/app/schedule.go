@@ -1,0 +1,20 @@
+package app
+
+import (
+	"log/slog"
+
+	"github.com/barrage-dev/barrage/services/api/internal/projects"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/schedule"
+	"github.com/barrage-dev/barrage/services/api/internal/store"
+	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
+)
+
+// newScheduler returns the scheduler of test schedules over st, with run
+// services of its own (they hold no state).
+func newScheduler(cfg Config, log *slog.Logger, st *store.Store) *schedule.Scheduler {
+	limits := cfg.Limits()
+	projectSvc := projects.NewService(st)
+	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits)
+	return schedule.New(schedule.Options{Store: st, Runs: runSvc, Log: log, Tick: cfg.ScheduleTick})
+}
