@@ -23,6 +23,7 @@ const usage = `usage:
   barrage-api token create -project P -role R [-name N] [-expires 720h]
                                               mint a project API token and print it
   barrage-api token new                       print a random, well-formed token (for BARRAGE_ADMIN_TOKEN)
+  barrage-api healthcheck [-url URL]          exit 0 when the local server's /healthz answers 200 (container HEALTHCHECK)
 `
 
 // Exit codes.
@@ -48,6 +49,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		err = migrate(ctx, rest, environ, stdout, stderr)
 	case "token":
 		err = token(ctx, rest, environ, stdout, stderr)
+	case "healthcheck":
+		err = healthcheck(ctx, rest, environ, stderr)
 	case "help":
 		_, _ = io.WriteString(stdout, usage)
 		return exitOK
@@ -81,7 +84,10 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 	if err != nil {
 		return usageError{err}
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log, err := newLogger(stderr, cfg.LogLevel, environ)
+	if err != nil {
+		return usageError{err}
+	}
 	a, err := New(ctx, cfg, log, stdout)
 	if err != nil {
 		return err
