@@ -221,6 +221,7 @@ func (a *App) Run(ctx context.Context) error {
 			a.log.Error("ingester stopped", slog.Any("error", err))
 		}
 	})
+	workers.Go(func() { runs.NewAborter(a.store, a.log).Loop(wctx, time.Second) })
 	if a.cfg.SyncTick > 0 {
 		workers.Go(func() { a.syncer.Loop(wctx, a.cfg.SyncTick) })
 	}

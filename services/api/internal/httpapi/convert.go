@@ -105,7 +105,10 @@ func runOut(r runs.Run) Run {
 		Source: RunSource(r.Source), Spec: r.Spec, Thresholds: thresholdsOf(r.Thresholds), Labels: labelsOf(r.Labels),
 		Target: r.Target, QpsRequested: r.QPSRequested, CreatedBy: optID(r.CreatedBy), CreatedAt: r.CreatedAt,
 		UpdatedAt: r.UpdatedAt, StartedAt: optTime(r.StartedAt), EndedAt: optTime(r.EndedAt), Error: optString(r.Error),
-		StartAt: optTime(r.StartAt), ShardCount: r.ShardCount, Degraded: r.Degraded,
+		StartAt: optTime(r.StartAt), ShardCount: r.ShardCount, Degraded: r.Degraded, AbortedBy: optString(r.AbortedBy),
+	}
+	if r.AllowPartial {
+		out.AllowPartial = &r.AllowPartial
 	}
 	if r.Verdict != "" {
 		v := RunVerdict(r.Verdict)
