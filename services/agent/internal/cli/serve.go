@@ -36,7 +36,10 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		_, _ = fmt.Fprintln(stderr, "Run 'barrage-agent serve -h' for the flags.")
 		return ExitUsage
 	}
-	wcfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	if wcfg.Logger, err = newLogger(stderr, environ); err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
+		return ExitUsage
+	}
 	wcfg.Version = version.String()
 	w, err := worker.New(wcfg)
 	if err != nil {

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/wire"
+	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+)
+
+// newLogger is the worker's logger: JSON lines on stderr, or text when
+// BARRAGE_LOG_FORMAT=text.
+func newLogger(stderr io.Writer, environ []string) (*slog.Logger, error) {
+	switch format := lookupEnv(environ, "BARRAGE_LOG_FORMAT"); format {
+	case "", "json":
+		return slog.New(slog.NewJSONHandler(stderr, nil)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(stderr, nil)), nil
+	default:
+		return nil, fmt.Errorf("BARRAGE_LOG_FORMAT %q: must be json or text", format)
+	}
+}
+
+// lookupEnv returns the last value of key in environ, "" when unset.
+func lookupEnv(environ []string, key string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+// runHealthcheck is `barrage-agent healthcheck`: it succeeds when NATS holds
+// a fresh heartbeat (younger than wire.AgentTTL) of the agent named like
+// `serve` names it (BARRAGE_AGENT_NAME, else the hostname), which is what
+// barrage-api sees of it. Container images have no shell or curl, so this
+// is their HEALTHCHECK; it reads the same NATS_URL (and credentials).
+func runHealthcheck(ctx context.Context, args, environ []string, stderr io.Writer) int {
+	var c serveConfig
+	if err := envconf.Parse(&c, environ); err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent healthcheck: %v\n", err)
+		return ExitUsage
+	}
+	fs := flag.NewFlagSet("barrage-agent healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL (NATS_URL)")
+	fs.StringVar(&c.Name, "name", c.Name, "agent name; default the hostname (BARRAGE_AGENT_NAME)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if c.Name == "" {
+		c.Name, _ = os.Hostname()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
+	defer cancel()
+	if err := checkHeartbeat(ctx, c.NATSURL, c.Name); err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent healthcheck: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// checkHeartbeat looks for a fresh heartbeat of the agent called name.
+func checkHeartbeat(ctx context.Context, url, name string) error {
+	nc, err := nats.Connect(url, nats.Name("barrage-agent healthcheck"), nats.Timeout(2*time.Second))
+	if err != nil {
+		return fmt.Errorf("connect to NATS: %w", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
+	if err != nil {
+		return fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
+	}
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return fmt.Errorf("read heartbeats: %w", err)
+	}
+	defer func() { _ = w.Stop() }()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("read heartbeats: %w", ctx.Err())
+		case e := <-w.Updates():
+			if e == nil { // every current heartbeat seen
+				return fmt.Errorf("no heartbeat of agent %q in the last %s", name, wire.AgentTTL)
+			}
+			var hb barragev1.Heartbeat
+			if proto.Unmarshal(e.Value(), &hb) == nil && hb.GetName() == name &&
+				time.Since(hb.GetSentAt().AsTime()) < wire.AgentTTL {
+				return nil
+			}
+		}
+	}
+}
