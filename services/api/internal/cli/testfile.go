@@ -28,13 +28,16 @@ type testDoc struct {
 	Labels     map[string]string `yaml:"labels"`
 	Thresholds []string          `yaml:"thresholds"`
 	Spec       map[string]any    `yaml:"spec"`
+	// Schedule and Timezone are the test's cron schedule and its zone.
+	Schedule string `yaml:"schedule"`
+	Timezone string `yaml:"timezone"`
 	// Index is the test's 1-based position in the file, Line its line.
 	Index, Line int `yaml:"-"`
 }
 
 // docKeys returns the keys a test definition may have.
 func docKeys() []string {
-	return []string{"name", "project", "description", "labels", "thresholds", "spec"}
+	return []string{"name", "project", "description", "labels", "thresholds", "spec", "schedule", "timezone"}
 }
 
 // decodeTestDocs reads the test definitions of a file: one mapping, a
@@ -113,12 +116,17 @@ type testBody struct {
 	Spec        map[string]any    `json:"spec"`
 	Thresholds  []string          `json:"thresholds"`
 	Labels      map[string]string `json:"labels"`
+	Schedule    string            `json:"schedule,omitempty"`
+	Timezone    string            `json:"timezone,omitempty"`
 }
 
 // body returns the request body of d; project is -project's value, used
 // when d names none.
 func (d *testDoc) body(project string) testBody {
-	b := testBody{Project: d.Project, Name: d.Name, Description: d.Description, Spec: d.Spec, Thresholds: d.Thresholds, Labels: d.Labels}
+	b := testBody{
+		Project: d.Project, Name: d.Name, Description: d.Description, Spec: d.Spec, Thresholds: d.Thresholds, Labels: d.Labels,
+		Schedule: d.Schedule, Timezone: d.Timezone,
+	}
 	if b.Project == "" {
 		b.Project = project
 	}
@@ -131,9 +139,18 @@ func (d *testDoc) body(project string) testBody {
 	return b
 }
 
+// zoneOrUTC is a schedule's time zone, UTC when none is given.
+func zoneOrUTC(tz string) string {
+	if tz == "" {
+		return "UTC"
+	}
+	return tz
+}
+
 // sameTest reports whether the stored test cur already is what d asks
 // for, so apply leaves it alone. "Unchanged" means: the same description,
-// labels and thresholds (in order, as written), and the same spec once
+// labels, thresholds (in order, as written) and schedule (with its zone,
+// UTC by default), and the same spec once
 // d's spec is parsed, normalized (defaults filled) and redacted exactly
 // as the API does before storing and showing it. So a spec that spells
 // out a default equals one that omits it, and a change only to a secret
@@ -142,6 +159,9 @@ func (d *testDoc) body(project string) testBody {
 // API is asked and reports why.
 func sameTest(d *testDoc, cur *httpapi.Test) bool {
 	if d.Description != cur.Description || !slices.Equal(d.Thresholds, cur.Thresholds) || !maps.Equal(d.Labels, cur.Labels) {
+		return false
+	}
+	if d.Schedule != deref(cur.Schedule) || (d.Schedule != "" && zoneOrUTC(d.Timezone) != zoneOrUTC(deref(cur.Timezone))) {
 		return false
 	}
 	raw, err := json.Marshal(d.Spec)

@@ -20,7 +20,7 @@ func TestDecodeTestDocs(t *testing.T) {
 	}{
 		{
 			name:      "single",
-			yaml:      "name: a\nproject: web\nlabels: {team: web}\nthresholds: ['p(99) < 250ms']\nspec: {url: 'http://t/', qps: 10}\n",
+			yaml:      "name: a\nproject: web\nlabels: {team: web}\nthresholds: ['p(99) < 250ms']\nspec: {url: 'http://t/', qps: 10}\nschedule: '*/15 * * * *'\ntimezone: Europe/Paris\n",
 			wantNames: []string{"a"}, wantLines: []int{1},
 		},
 		{
@@ -85,12 +85,16 @@ func storedTest(t *testing.T, d *testDoc) httpapi.Test {
 	for k, v := range d.Labels {
 		labels[k] = v
 	}
-	return httpapi.Test{Name: d.Name, Description: d.Description, Spec: sp.Redacted(), Thresholds: th, Labels: labels}
+	out := httpapi.Test{Name: d.Name, Description: d.Description, Spec: sp.Redacted(), Thresholds: th, Labels: labels}
+	if d.Schedule != "" { // the API stores the zone, UTC by default
+		out.Schedule, out.Timezone = &d.Schedule, ptr(zoneOrUTC(d.Timezone))
+	}
+	return out
 }
 
 func TestSameTest(t *testing.T) {
 	t.Parallel()
-	stored := testDoc{Name: "a", Labels: map[string]string{"team": "web"}, Thresholds: []string{"p(99) < 250ms"},
+	stored := testDoc{Name: "a", Labels: map[string]string{"team": "web"}, Thresholds: []string{"p(99) < 250ms"}, Schedule: "0 3 * * *",
 		Spec: map[string]any{"url": "http://t/", "qps": 10, "headers": []any{"Authorization: Bearer s3cret"}}}
 	tests := []struct {
 		name string
@@ -107,6 +111,10 @@ func TestSameTest(t *testing.T) {
 		{"a label", func(d *testDoc) { d.Labels = map[string]string{"team": "api"} }, false},
 		{"no labels", func(d *testDoc) { d.Labels = nil }, false},
 		{"description", func(d *testDoc) { d.Description = "new" }, false},
+		{"the schedule", func(d *testDoc) { d.Schedule = "0 4 * * *" }, false},
+		{"no schedule", func(d *testDoc) { d.Schedule = "" }, false},
+		{"the zone", func(d *testDoc) { d.Timezone = "Europe/Paris" }, false},
+		{"UTC spelled out", func(d *testDoc) { d.Timezone = "UTC" }, true},
 		{"a spec the API would refuse", func(d *testDoc) { d.Spec["qps"] = -1 }, false},
 		{"an unknown spec field", func(d *testDoc) { d.Spec["rate"] = 5 }, false},
 	}
