@@ -27,6 +27,7 @@ require (
 )
 
 require (
+	github.com/compose-spec/compose-go/v2 v2.16.2 // indirect
 	github.com/molecule-man/go-brrr v1.3.0 // indirect
 	github.com/ryszard/goskiplist v0.0.0-20150312221310-2dfbae5fcf46 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
