@@ -7,6 +7,7 @@ import {
   formatPercent,
   formatRate,
   formatSeconds,
+  formatUntil,
   runSeconds,
 } from './format';
 
@@ -80,6 +81,15 @@ describe('other formats', () => {
     expect(formatAgo('2026-01-01T00:09:57Z', now)).toBe('3 s ago');
     expect(formatAgo('2026-01-01T00:05:00Z', now)).toBe('5 min ago');
     expect(formatAgo('2025-12-30T00:10:00Z', now)).toBe('2 d ago');
+  });
+  it('until', () => {
+    const now = Date.parse('2026-01-01T00:10:00Z');
+    expect(formatUntil('2026-01-01T00:10:03Z', now)).toBe('in 3 s');
+    expect(formatUntil('2026-01-01T00:25:00Z', now)).toBe('in 15 min');
+    expect(formatUntil('2026-01-01T03:10:00Z', now)).toBe('in 3 h');
+    expect(formatUntil('2026-01-03T00:10:00Z', now)).toBe('in 2 d');
+    expect(formatUntil('2026-01-01T00:09:57Z', now)).toBe('3 s ago');
+    expect(formatUntil(undefined, now)).toBe('–');
   });
   it('run seconds', () => {
     expect(runSeconds('2026-01-01T00:00:00Z', '2026-01-01T00:00:05.5Z')).toBe(5.5);

@@ -89,6 +89,19 @@ export function formatAgo(iso: string | null | undefined, now: number = Date.now
   return `${Math.floor(s / 86400)} d ago`;
 }
 
+/** formatUntil shows how long after now an ISO timestamp is: in 3 s, in 5 min, in 2 h, in 1 d; a past one as formatAgo does. */
+export function formatUntil(iso: string | null | undefined, now: number = Date.now()): string {
+  if (!iso) return '–';
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return '–';
+  if (t < now) return formatAgo(iso, now);
+  const s = (t - now) / 1000;
+  if (s < 60) return `in ${Math.floor(s)} s`;
+  if (s < 3600) return `in ${Math.floor(s / 60)} min`;
+  if (s < 86400) return `in ${Math.floor(s / 3600)} h`;
+  return `in ${Math.floor(s / 86400)} d`;
+}
+
 /** runSeconds is how long a run ran (or has run, if it has not ended). */
 export function runSeconds(startedAt?: string, endedAt?: string, now: number = Date.now()): number | undefined {
   if (!startedAt) return undefined;

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ApiError, type Schemas } from '@/lib/api-client';
-import { formErrorsOf, toTestBody, type FormErrors, type TestFormValues } from '../utils/test-form';
+import { commonTimezones, formErrorsOf, toTestBody, type FormErrors, type TestFormValues } from '../utils/test-form';
 import './tests.css';
 
 type Props = {
@@ -14,7 +14,7 @@ type Props = {
   onCancel: () => void;
 };
 
-/** TestForm edits a test definition: name, labels, thresholds and the spec as JSON. */
+/** TestForm edits a test definition: name, labels, thresholds, schedule and the spec as JSON. */
 export function TestForm({ title, initial, submitLabel, pending, error, onSubmit, onCancel }: Props) {
   const [values, setValues] = useState(initial);
   const [local, setLocal] = useState<FormErrors>({});
@@ -80,6 +80,24 @@ export function TestForm({ title, initial, submitLabel, pending, error, onSubmit
             <textarea {...field('thresholds')} rows={4} placeholder={'p(99) < 250ms'} spellCheck={false} />
             {fieldError('thresholds')}
           </label>
+          <div className="schedule-fields">
+            <label className="field" htmlFor={`${id}-schedule`}>
+              Schedule (cron) <span className="hint">minute hour day month weekday, e.g. 0 3 * * 1-5; empty for none</span>
+              <input {...field('schedule')} maxLength={100} placeholder="0 3 * * 1-5" spellCheck={false} autoComplete="off"
+                className="mono" />
+              {fieldError('schedule')}
+            </label>
+            <label className="field" htmlFor={`${id}-timezone`}>
+              Time zone
+              <input {...field('timezone')} list={`${id}-zones`} maxLength={64} spellCheck={false} autoComplete="off" />
+              <datalist id={`${id}-zones`}>
+                {commonTimezones.map((z) => (
+                  <option key={z} value={z} />
+                ))}
+              </datalist>
+              {fieldError('timezone')}
+            </label>
+          </div>
         </div>
         <label className="field spec" htmlFor={`${id}-spec`}>
           Spec <span className="hint">JSON: url, qps, duration, connections, agents, … as in the API's RunSpec</span>

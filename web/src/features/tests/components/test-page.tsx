@@ -14,6 +14,7 @@ import { formValuesOf } from '../utils/test-form';
 import { trendRows } from '../utils/trend';
 import { TestForm } from './test-form';
 import { TestRunsTable } from './test-runs-table';
+import { TestSchedule } from './test-schedule';
 import { TestTrend } from './test-trend';
 import './tests.css';
 
@@ -122,6 +123,7 @@ function TestHeader({ test: t, onEdit, onRunStarted, onDeleted }: {
         <Labels labels={t.labels} />
         <span title={formatTime(t.updated_at)}>updated {formatAgo(t.updated_at)}</span>
       </div>
+      <TestSchedule test={t} />
       {failure && (
         <div className="field-error" role="alert">
           {failure instanceof ApiError ? (failure.problem.detail ?? failure.problem.title) : 'Cannot reach the API'}

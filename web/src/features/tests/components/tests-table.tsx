@@ -4,6 +4,7 @@ import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import { formatAgo, formatTime } from '@/lib/format';
 import { useProject } from '@/lib/project';
 import { useTests } from '../api/list-tests';
+import { ScheduleCell } from './test-schedule';
 import './tests.css';
 
 /** TestsTable lists the project's stored tests, newest first. */
@@ -30,6 +31,7 @@ export function TestsTable() {
               <th>Name</th>
               <th>Labels</th>
               <th>Target</th>
+              <th>Schedule</th>
               <th>Updated</th>
             </tr>
           </thead>
@@ -48,6 +50,9 @@ export function TestsTable() {
                   <Labels labels={t.labels} />
                 </td>
                 <td className="mono cell-target">{t.spec.url}</td>
+                <td className="cell-schedule">
+                  <ScheduleCell test={t} />
+                </td>
                 <td title={formatTime(t.updated_at)} style={{ whiteSpace: 'nowrap' }}>
                   {formatAgo(t.updated_at, now)}
                 </td>

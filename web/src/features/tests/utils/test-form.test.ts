@@ -7,6 +7,8 @@ const values: TestFormValues = {
   labels: 'team=payments\n\n env = staging \nquery=a=b',
   thresholds: 'p(99) < 250ms\n\n  errors < 1%  ',
   spec: '{"url": "http://127.0.0.1:8081/", "qps": 50, "duration": "10s"}',
+  schedule: ' 0 3 * * 1-5 ',
+  timezone: ' Europe/Berlin ',
 };
 
 describe('parseLabels', () => {
@@ -53,8 +55,15 @@ describe('toTestBody', () => {
         labels: { team: 'payments', env: 'staging', query: 'a=b' },
         thresholds: ['p(99) < 250ms', 'errors < 1%'],
         spec: { url: 'http://127.0.0.1:8081/', qps: 50, duration: '10s' },
+        schedule: '0 3 * * 1-5',
+        timezone: 'Europe/Berlin',
       },
     });
+  });
+
+  it('sends an empty schedule for none, and UTC when the zone is left blank', () => {
+    const r = toTestBody({ ...values, schedule: '  ', timezone: '' });
+    expect(r).toMatchObject({ body: { schedule: '', timezone: 'UTC' } });
   });
 
   it('collects every field error at once and sends nothing', () => {
@@ -78,7 +87,20 @@ describe('formValuesOf', () => {
     expect(v.labels).toBe('a=1\nb=x=y');
     expect(v.thresholds).toBe('p(50) < 5ms');
     expect(JSON.parse(v.spec)).toEqual({ url: 'http://h/', qps: 10 });
-    expect(toTestBody(v)).toEqual({ body: { name: 'api', description: 'd', labels: t.labels, thresholds: t.thresholds, spec: t.spec } });
+    expect(v.schedule).toBe('');
+    expect(v.timezone).toBe('UTC');
+    expect(toTestBody(v)).toEqual({
+      body: { name: 'api', description: 'd', labels: t.labels, thresholds: t.thresholds, spec: t.spec, schedule: '', timezone: 'UTC' },
+    });
+  });
+
+  it('keeps a stored schedule and zone, so a PUT sends them back', () => {
+    const t: Schemas['Test'] = {
+      id: 't1', project_id: 'p1', name: 'api', description: '', labels: {}, thresholds: [], spec: { url: 'http://h/' },
+      schedule: '@hourly', timezone: 'Asia/Tokyo', next_run_at: '2026-01-01T01:00:00Z',
+      created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+    };
+    expect(toTestBody(formValuesOf(t))).toMatchObject({ body: { schedule: '@hourly', timezone: 'Asia/Tokyo' } });
   });
 });
 
@@ -92,6 +114,8 @@ describe('formErrorsOf', () => {
         { field: 'thresholds[1]', message: 'minimum string length is 1' },
         { field: 'labels.team', message: 'too long' },
         { field: 'project', message: 'is required' },
+        { field: 'schedule', message: 'expected 5 fields, found 3' },
+        { field: 'timezone', message: 'unknown time zone Mars/Base' },
       ]),
     ).toEqual({
       name: 'minimum string length is 1',
@@ -99,6 +123,8 @@ describe('formErrorsOf', () => {
       thresholds: 'line 2: minimum string length is 1',
       labels: 'team: too long',
       other: 'project: is required',
+      schedule: 'expected 5 fields, found 3',
+      timezone: 'unknown time zone Mars/Base',
     });
   });
   it('is empty without errors', () => {

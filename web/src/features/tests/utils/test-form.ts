@@ -1,7 +1,49 @@
 import type { Schemas } from '@/lib/api-client';
 
 /** The form's text fields, as typed. */
-export type TestFormValues = { name: string; description: string; labels: string; thresholds: string; spec: string };
+export type TestFormValues = {
+  name: string;
+  description: string;
+  labels: string;
+  thresholds: string;
+  spec: string;
+  /** A 5-field cron expression or @descriptor; empty for no schedule. */
+  schedule: string;
+  /** IANA time zone of the schedule. */
+  timezone: string;
+};
+
+/** The zone a schedule runs in when none is given, as the API defaults. */
+export const defaultTimezone = 'UTC';
+
+/** Zones offered in the time zone field; any IANA name may be typed. */
+export const commonTimezones = [
+  'UTC',
+  'Europe/London',
+  'Europe/Paris',
+  'Europe/Berlin',
+  'Europe/Madrid',
+  'Europe/Amsterdam',
+  'Europe/Stockholm',
+  'Europe/Warsaw',
+  'Europe/Moscow',
+  'Africa/Johannesburg',
+  'Asia/Dubai',
+  'Asia/Kolkata',
+  'Asia/Singapore',
+  'Asia/Shanghai',
+  'Asia/Tokyo',
+  'Asia/Seoul',
+  'Australia/Sydney',
+  'Pacific/Auckland',
+  'America/Sao_Paulo',
+  'America/New_York',
+  'America/Chicago',
+  'America/Denver',
+  'America/Los_Angeles',
+  'America/Toronto',
+  'America/Mexico_City',
+] as const;
 
 /** Messages per form field; `other` holds what belongs to no field. */
 export type FormErrors = Partial<Record<keyof TestFormValues | 'other', string>>;
@@ -13,6 +55,8 @@ export const newTestValues: TestFormValues = {
   labels: '',
   thresholds: '',
   spec: JSON.stringify({ url: 'http://127.0.0.1:8081/', qps: 100, duration: '30s', connections: 8 }, null, 2),
+  schedule: '',
+  timezone: defaultTimezone,
 };
 
 /** formValuesOf fills the form from a stored test. */
@@ -25,6 +69,9 @@ export function formValuesOf(t: Schemas['Test']): TestFormValues {
       .join('\n'),
     thresholds: (t.thresholds ?? []).join('\n'),
     spec: JSON.stringify(t.spec, null, 2),
+    // PUT replaces the whole test: the stored schedule goes back unless edited.
+    schedule: t.schedule ?? '',
+    timezone: t.timezone || defaultTimezone,
   };
 }
 
@@ -64,7 +111,11 @@ export function parseSpec(text: string): { spec?: Schemas['RunSpec']; error?: st
   return { spec: v as Schemas['RunSpec'] };
 }
 
-/** toTestBody turns the form into the body of PUT /tests/{test} (POST adds the project), or says what is wrong. */
+/**
+ * toTestBody turns the form into the body of PUT /tests/{test} (POST adds the project), or says what is wrong.
+ * The schedule and zone are always sent, an empty schedule meaning none: PUT replaces the whole test.
+ * Cron syntax and zone names are the API's to check (a 422 on `schedule` or `timezone`).
+ */
 export function toTestBody(v: TestFormValues): { body: Schemas['TestReplace'] } | { errors: FormErrors } {
   const errors: FormErrors = {};
   const name = v.name.trim();
@@ -75,7 +126,15 @@ export function toTestBody(v: TestFormValues): { body: Schemas['TestReplace'] } 
   if (spec.error) errors.spec = spec.error;
   if (Object.keys(errors).length > 0 || !spec.spec) return { errors };
   return {
-    body: { name, description: v.description.trim(), labels: labels.labels, thresholds: parseThresholds(v.thresholds), spec: spec.spec },
+    body: {
+      name,
+      description: v.description.trim(),
+      labels: labels.labels,
+      thresholds: parseThresholds(v.thresholds),
+      spec: spec.spec,
+      schedule: v.schedule.trim(),
+      timezone: v.timezone.trim() || defaultTimezone,
+    },
   };
 }
 
@@ -88,7 +147,7 @@ export function formErrorsOf(errs: Schemas['FieldError'][] | undefined): FormErr
   const out: Record<string, string[]> = {};
   const add = (k: keyof FormErrors, msg: string) => (out[k] ??= []).push(msg);
   for (const { field, message } of errs ?? []) {
-    const m = /^(name|description|labels|thresholds|spec)(?:\[(\d+)\]|\.(.+))?$/.exec(field);
+    const m = /^(name|description|labels|thresholds|spec|schedule|timezone)(?:\[(\d+)\]|\.(.+))?$/.exec(field);
     if (!m) {
       add('other', `${field}: ${message}`);
       continue;
