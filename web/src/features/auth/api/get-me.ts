@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '@/lib/api-client';
+import { api, unwrap, type Schemas } from '@/lib/api-client';
+import type { Role } from '@/lib/roles';
 
 export const meKey = ['me'] as const;
 
@@ -11,4 +12,18 @@ export const meQuery = queryOptions({ queryKey: meKey, queryFn: getMe, staleTime
 
 export function useMe() {
   return useQuery(meQuery);
+}
+
+/**
+ * roleIn is the caller's role in a project as /me reports it (an org admin is
+ * admin everywhere; a project token has the role it was given), or undefined
+ * when the project is not among theirs.
+ */
+export function roleIn(me: Schemas['Me'] | undefined, slug: string): Role | undefined {
+  return me?.projects.find((p) => p.project.slug === slug)?.role;
+}
+
+/** useProjectRole is the caller's role in the project, from the /me answer the layout loaded. */
+export function useProjectRole(slug: string): Role | undefined {
+  return roleIn(useMe().data, slug);
 }

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { Schemas } from '@/lib/api-client';
 import { jsonResponse } from '@/testing/fetch-stub';
@@ -59,8 +59,11 @@ function stub() {
   });
 }
 
-function renderDetail(onSelect = vi.fn(), selected?: string) {
-  renderRoutes([{ path: '/sync/:id', element: <SourceDetail sourceId={srcId} selected={selected} onSelect={onSelect} onDeleted={() => {}} /> }], `/sync/${srcId}`);
+function renderDetail(onSelect = vi.fn(), selected?: string, role: Schemas['Role'] | undefined = 'admin') {
+  renderRoutes(
+    [{ path: '/sync/:id', element: <SourceDetail sourceId={srcId} selected={selected} onSelect={onSelect} onDeleted={() => {}} role={role} /> }],
+    `/sync/${srcId}`,
+  );
   return onSelect;
 }
 
@@ -102,6 +105,24 @@ describe('SourceDetail', () => {
     const table = await screen.findByTestId('sync-objects');
     await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(2));
     expect(table).toHaveTextContent('b.json');
+  });
+
+  it('offers sync and delete to an admin, sync to a runner and neither to a viewer', async () => {
+    stub();
+    renderDetail(vi.fn(), undefined, 'admin');
+    expect(await screen.findByRole('button', { name: 'Sync fortio server now' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Delete fortio server…' })).toBeInTheDocument();
+    cleanup();
+
+    renderDetail(vi.fn(), undefined, 'runner');
+    expect(await screen.findByRole('button', { name: 'Sync fortio server now' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Delete fortio server…' })).toBeNull();
+    cleanup();
+
+    renderDetail(vi.fn(), undefined, 'viewer');
+    expect(await screen.findByRole('heading', { name: 'fortio server' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Sync fortio server now' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Delete fortio server…' })).toBeNull();
   });
 });
 

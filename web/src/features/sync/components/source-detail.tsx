@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import { ApiError, type Schemas } from '@/lib/api-client';
 import { formatAgo, formatBytes, formatTime } from '@/lib/format';
+import { can, type Role } from '@/lib/roles';
 import { useSyncSource } from '../api/get-sync-source';
 import { useSyncRun } from '../api/get-sync-run';
 import { useSyncRuns } from '../api/list-sync-runs';
@@ -18,10 +19,12 @@ type Props = {
   selected?: string;
   onSelect: (syncRunId: string) => void;
   onDeleted: () => void;
+  /** The caller's role in the project: runners and admins sync, admins delete. */
+  role: Role | undefined;
 };
 
 /** SourceDetail is one sync source: its settings, its latest syncs and the objects of the chosen one. */
-export function SourceDetail({ sourceId, selected, onSelect, onDeleted }: Props) {
+export function SourceDetail({ sourceId, selected, onSelect, onDeleted, role }: Props) {
   const source = useSyncSource(sourceId);
   if (source.isPending) return <Loading />;
   if (source.error) {
@@ -36,10 +39,10 @@ export function SourceDetail({ sourceId, selected, onSelect, onDeleted }: Props)
     }
     return <ErrorState error={source.error} retry={() => source.refetch()} />;
   }
-  return <Source source={source.data} selected={selected} onSelect={onSelect} onDeleted={onDeleted} />;
+  return <Source source={source.data} selected={selected} onSelect={onSelect} onDeleted={onDeleted} role={role} />;
 }
 
-function Source({ source: s, selected, onSelect, onDeleted }: { source: Schemas['SyncSource'] } & Omit<Props, 'sourceId'>) {
+function Source({ source: s, selected, onSelect, onDeleted, role }: { source: Schemas['SyncSource'] } & Omit<Props, 'sourceId'>) {
   const last = useLastSync(s);
   const runs = useSyncRuns(s.id);
   const items = runs.data?.items ?? [];
@@ -50,8 +53,8 @@ function Source({ source: s, selected, onSelect, onDeleted }: { source: Schemas[
         <div className="spread">
           <h1 style={{ margin: 0 }}>{s.name}</h1>
           <div className="sync-actions">
-            <SyncNowButton sourceId={s.id} name={s.name} running={last?.status === 'running'} />
-            <DeleteSourceButton sourceId={s.id} name={s.name} onDeleted={onDeleted} />
+            {can(role, 'runner') && <SyncNowButton sourceId={s.id} name={s.name} running={last?.status === 'running'} />}
+            {can(role, 'admin') && <DeleteSourceButton sourceId={s.id} name={s.name} onDeleted={onDeleted} />}
           </div>
         </div>
         <div className="sync-meta">

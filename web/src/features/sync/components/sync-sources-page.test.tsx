@@ -45,8 +45,8 @@ const source = (over: Partial<Schemas['SyncSource']> = {}): Schemas['SyncSource'
 const requests = (method: string, path: string) =>
   fetchMock.mock.calls.map(([r]) => r).filter((r) => r.method === method && new URL(r.url).pathname === path);
 
-function renderPage() {
-  return renderRoutes([{ path: '/sync', element: <SyncSourcesPage /> }, { path: '/sync/:id', element: <p>detail</p> }], '/sync');
+function renderPage(role: Schemas['Role'] | undefined = 'admin') {
+  return renderRoutes([{ path: '/sync', element: <SyncSourcesPage role={role} /> }, { path: '/sync/:id', element: <p>detail</p> }], '/sync');
 }
 
 afterEach(() => fetchMock.mockReset());
@@ -174,5 +174,22 @@ describe('SyncSourcesPage', () => {
     await user.click(within(form).getByRole('button', { name: 'Add source' }));
     expect(within(form).getByLabelText(/^Name/).closest('label')).toHaveTextContent('is required');
     expect(requests('POST', '/api/v1/sync-sources')).toHaveLength(0);
+  });
+
+  it('lets a runner sync but not add or delete sources', async () => {
+    fetchMock.mockImplementation(async () => jsonResponse({ items: [source()] }));
+    renderPage('runner');
+    expect(await screen.findByRole('button', { name: 'Sync nightly bucket now' })).toBeEnabled();
+    expect(screen.queryByRole('button', { name: 'Add source' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Delete nightly bucket…' })).toBeNull();
+  });
+
+  it('shows a viewer the sources without any action', async () => {
+    fetchMock.mockImplementation(async () => jsonResponse({ items: [source()] }));
+    renderPage('viewer');
+    const table = await screen.findByTestId('sync-sources');
+    expect(table).toHaveTextContent('nightly bucket');
+    expect(screen.queryByRole('button', { name: 'Add source' })).toBeNull();
+    expect(within(table).queryByRole('button')).toBeNull();
   });
 });

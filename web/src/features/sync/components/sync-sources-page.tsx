@@ -4,6 +4,7 @@ import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatTime } from '@/lib/format';
 import { useProject } from '@/lib/project';
+import { can, type Role } from '@/lib/roles';
 import { useSyncSources } from '../api/list-sync-sources';
 import { intervalText } from '../utils/source-form';
 import { DeleteSourceButton } from './delete-source-button';
@@ -13,8 +14,11 @@ import { SyncNowButton } from './sync-now-button';
 import { useLastSync } from './use-last-sync';
 import './sync.css';
 
-/** SyncSourcesPage lists the project's sync sources with their last sync, and adds new ones. */
-export function SyncSourcesPage() {
+/**
+ * SyncSourcesPage lists the project's sync sources with their last sync, and adds new ones.
+ * role is the caller's in the project: admins add and delete sources, runners and admins sync them.
+ */
+export function SyncSourcesPage({ role }: { role: Role | undefined }) {
   const project = useProject();
   const sources = useSyncSources(project);
   const [adding, setAdding] = useState(false);
@@ -25,7 +29,7 @@ export function SyncSourcesPage() {
     <div className="stack">
       <div className="spread">
         <h1 style={{ margin: 0 }}>Sync</h1>
-        {!adding && (
+        {!adding && can(role, 'admin') && (
           <button type="button" className="primary" onClick={() => setAdding(true)}>
             Add source
           </button>
@@ -34,7 +38,7 @@ export function SyncSourcesPage() {
       <p className="muted" style={{ margin: 0 }}>
         Fortio results read from an index.tsv or a bucket listing, imported as runs. Each object is imported once; a changed one again.
       </p>
-      {adding && <SourceForm onCreated={() => setAdding(false)} onCancel={() => setAdding(false)} />}
+      {adding && can(role, 'admin') && <SourceForm onCreated={() => setAdding(false)} onCancel={() => setAdding(false)} />}
       {sources.isPending ? (
         <Loading label="Loading sources…" />
       ) : sources.error ? (
@@ -59,7 +63,7 @@ export function SyncSourcesPage() {
             </thead>
             <tbody>
               {items.map((s) => (
-                <SourceRow key={s.id} source={s} now={now} />
+                <SourceRow key={s.id} source={s} now={now} role={role} />
               ))}
             </tbody>
           </table>
@@ -69,7 +73,7 @@ export function SyncSourcesPage() {
   );
 }
 
-function SourceRow({ source: s, now }: { source: Schemas['SyncSource']; now: number }) {
+function SourceRow({ source: s, now, role }: { source: Schemas['SyncSource']; now: number; role: Role | undefined }) {
   const last = useLastSync(s);
   const when = last?.ended_at ?? last?.started_at;
   return (
@@ -97,8 +101,8 @@ function SourceRow({ source: s, now }: { source: Schemas['SyncSource']; now: num
         {when ? formatAgo(when, now) : '–'}
       </td>
       <td className="sync-actions">
-        <SyncNowButton sourceId={s.id} name={s.name} running={last?.status === 'running'} />
-        <DeleteSourceButton sourceId={s.id} name={s.name} />
+        {can(role, 'runner') && <SyncNowButton sourceId={s.id} name={s.name} running={last?.status === 'running'} />}
+        {can(role, 'admin') && <DeleteSourceButton sourceId={s.id} name={s.name} />}
       </td>
     </tr>
   );

@@ -1,0 +1,25 @@
+import type { Schemas } from '@/lib/api-client';
+import { roleIn } from './get-me';
+
+const project = (slug: string): Schemas['Project'] => ({
+  id: `id-${slug}`, slug, name: slug, description: '', public_results: false, target_allow_list: [],
+  created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+});
+
+describe('roleIn', () => {
+  const me: Schemas['Me'] = {
+    user: { id: 'u', email: 'a@b', name: 'A', is_admin: false },
+    projects: [
+      { project: project('default'), role: 'runner' },
+      { project: project('infra'), role: 'admin' },
+    ],
+  };
+  it('is the role /me gives for the project', () => {
+    expect(roleIn(me, 'default')).toBe('runner');
+    expect(roleIn(me, 'infra')).toBe('admin');
+  });
+  it('is undefined for another project or before /me answers', () => {
+    expect(roleIn(me, 'other')).toBeUndefined();
+    expect(roleIn(undefined, 'default')).toBeUndefined();
+  });
+});
