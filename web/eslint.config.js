@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 // One directory per feature under src/features; a feature may not import
 // another (compose them in src/app instead).
-const features = ['auth', 'runs', 'run', 'compare', 'tests', 'agents', 'sync'];
+const features = ['auth', 'runs', 'run', 'compare', 'tests', 'agents', 'sync', 'settings'];
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'src/lib/api-schema.d.ts', 'test-results', 'playwright-report'] },

@@ -14,6 +14,7 @@ const links = [
   ['/tests', 'Tests'],
   ['/sync', 'Sync'],
   ['/agents', 'Agents'],
+  ['/settings', 'Settings'],
 ] as const;
 
 /** Layout is the signed-in shell: navigation, project choice and the page. */
