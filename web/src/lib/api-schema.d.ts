@@ -106,7 +106,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename or describe a project (project admins). */
+        /**
+         * Change a project (project admins).
+         * @description Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+         */
         patch: operations["updateProject"];
         trace?: never;
     };

@@ -1493,7 +1493,7 @@ type ServerInterface interface {
 
 	// (GET /projects/{project})
 	GetProject(c *gin.Context, project ProjectPath)
-	// UpdateProject Rename or describe a project (project admins).
+	// UpdateProject Change a project (project admins).
 	// (PATCH /projects/{project})
 	UpdateProject(c *gin.Context, project ProjectPath)
 	// ListRuns Runs, newest first, filtered.
@@ -4236,7 +4236,7 @@ type StrictServerInterface interface {
 
 	// (GET /projects/{project})
 	GetProject(ctx context.Context, request GetProjectRequestObject) (GetProjectResponseObject, error)
-	// UpdateProject Rename or describe a project (project admins).
+	// UpdateProject Change a project (project admins).
 	// (PATCH /projects/{project})
 	UpdateProject(ctx context.Context, request UpdateProjectRequestObject) (UpdateProjectResponseObject, error)
 	// ListRuns Runs, newest first, filtered.
