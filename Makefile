@@ -18,6 +18,16 @@ STATICCHECK_VERSION        := v0.8.2
 GOLANGCI_LINT_VERSION      := v2.15.0
 FORTIO_VERSION             := v1.68.2
 OAPI_CODEGEN_VERSION       := v2.8.2
+HELM_VERSION               := v3.19.5
+KUBECONFORM_VERSION        := v0.8.0
+# Kubernetes whose OpenAPI the chart is validated against (k8s.io/kubernetes from the Go module proxy).
+K8S_VERSION                := v1.34.2
+K8S_SCHEMAS                := $(ROOT)/.tools/k8s-schemas/$(K8S_VERSION)
+
+# Images (`make images`): <IMAGE_PREFIX>/barrage-{api,agent,echo}:<IMAGE_TAG>.
+IMAGE_PREFIX ?= barrage
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_TAG    ?= $(VERSION)
 
 FUZZTIME ?= 10s
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
@@ -36,6 +46,9 @@ tools: ## Install pinned tool versions into ./.tools/bin.
 	@scripts/install-tool github.com/golangci/golangci-lint/v2/cmd/golangci-lint $(GOLANGCI_LINT_VERSION)
 	@scripts/install-tool fortio.org/fortio $(FORTIO_VERSION)
 	@scripts/install-tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen $(OAPI_CODEGEN_VERSION)
+	@scripts/install-tool helm.sh/helm/v3/cmd/helm $(HELM_VERSION)
+	@scripts/install-tool github.com/yannh/kubeconform/cmd/kubeconform $(KUBECONFORM_VERSION)
+	@[[ -f $(K8S_SCHEMAS)/.done ]] || { scripts/k8s-schemas $(K8S_VERSION) $(K8S_SCHEMAS) && touch $(K8S_SCHEMAS)/.done; }
 
 WEB_DEPS := web/node_modules/.package-lock.json
 
@@ -111,8 +124,30 @@ web-check: $(WEB_DEPS) ## Dashboard: API types fresh, tsc, eslint, Vitest.
 e2e: build ## Dashboard end-to-end in headless Chromium against an all-in-one stack (web/e2e).
 	cd web && npx playwright test
 
+HELM_CHART := deploy/helm/barrage
+KUBECONFORM := kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)/{{ .ResourceKind }}{{ .KindSuffix }}.json'
+
+.PHONY: deploy-check
+deploy-check: ## Helm chart: helm lint, then helm template | kubeconform -strict on offline Kubernetes schemas.
+	helm lint --strict $(HELM_CHART) -f $(HELM_CHART)/ci/test-values.yaml
+	helm template barrage $(HELM_CHART) --kube-version $(K8S_VERSION) -f $(HELM_CHART)/ci/test-values.yaml | $(KUBECONFORM) -
+	helm template barrage $(HELM_CHART) --kube-version $(K8S_VERSION) -f $(HELM_CHART)/ci/test-values.yaml \
+	  --set agent.autoscaling.enabled=false,ingress.enabled=false,echo.enabled=false,networkPolicy.enabled=false,existingSecret=barrage-credentials | $(KUBECONFORM) -
+
+.PHONY: images
+images: ## Build the three container images (needs a Docker engine): IMAGE_PREFIX, IMAGE_TAG, VERSION.
+	for c in api agent echo; do \
+	  docker build -f deploy/docker/$$c.Dockerfile -t $(IMAGE_PREFIX)/barrage-$$c:$(IMAGE_TAG) \
+	    --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
+	    --build-arg CREATED=$$(git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z) . ; \
+	done
+
+.PHONY: compose-smoke
+compose-smoke: ## docker compose up with 2 agents, one distributed run through the API, down -v (needs Docker; not in make test).
+	scripts/compose-smoke
+
 .PHONY: test
-test: lint proto-check api-check web-check unit accuracy fuzz e2e ## Everything CI runs.
+test: lint proto-check api-check web-check deploy-check unit accuracy fuzz e2e ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
