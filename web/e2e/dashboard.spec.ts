@@ -124,7 +124,10 @@ test('tests page, dark theme and a phone-width runs list', async ({ browser }) =
   expect(login.status()).toBe(200);
 
   const created = await page.request.post('/api/v1/tests', {
-    data: { project: 'default', name: 'e2e echo smoke', spec: { url: echo, qps: 50, duration: '2s' }, labels: { suite: 'e2e' } },
+    data: {
+      project: 'default', name: 'e2e echo smoke', spec: { url: echo, qps: 50, duration: '2s' }, labels: { suite: 'e2e' },
+      schedule: '0 3 * * 1-5', timezone: 'Europe/Paris',
+    },
   });
   expect(created.status(), await created.text()).toBe(201);
   const testId = ((await created.json()) as { id: string }).id;
@@ -134,6 +137,7 @@ test('tests page, dark theme and a phone-width runs list', async ({ browser }) =
   await shot(page, 'tests');
   await page.goto(`/tests/${testId}`);
   await expect(page.getByRole('heading', { name: 'e2e echo smoke' })).toBeVisible();
+  await expect(page.getByText('0 3 * * 1-5')).toBeVisible();
   await shot(page, 'test');
 
   const runs = await page.request.get('/api/v1/runs?limit=1');
@@ -183,4 +187,7 @@ test('import a Fortio result, then sync the public results into the page', async
   await page.getByTestId('sync-sources').getByRole('link', { name: 'self' }).click();
   await expect(page.getByTestId('sync-objects').getByRole('row')).toHaveCount(5);
   await shot(page, 'sync-source');
+  await page.goto('/settings');
+  await expect(page.getByRole('link', { name: /fortio\/data\/index\.tsv\?project=default/ })).toBeVisible();
+  await shot(page, 'settings');
 });
