@@ -219,7 +219,10 @@ func TestNATSUsers(t *testing.T) {
 		_ = agent.Flush()
 		wantViolation(t, errs, "publish to", subject)
 	}
-	for _, subject := range []string{wire.SnapSubjects, wire.NotifySubject, "$KV." + wire.AgentsBucket + ".>", ">"} {
+	for _, subject := range []string{
+		wire.SnapSubjects, wire.AssignSubjects, wire.NotifySubject,
+		"$KV." + wire.AgentsBucket + ".>", "$KV." + wire.RunsBucket + ".>", ">",
+	} {
 		if _, err := agent.Subscribe(subject, func(*nats.Msg) {}); err != nil {
 			t.Fatal(err)
 		}
