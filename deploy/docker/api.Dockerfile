@@ -3,8 +3,8 @@
 # Build from the repository root: docker build -f deploy/docker/api.Dockerfile -t barrage-api .
 # (`make images` builds all three.)
 
-ARG GO_IMAGE=golang:1.26-bookworm
-ARG NODE_IMAGE=node:20-bookworm
+ARG GO_IMAGE=golang:1.26
+ARG NODE_IMAGE=node:20
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 
 # --- dashboard: web/dist ---------------------------------------------------

@@ -3,7 +3,7 @@
 # Build from the repository root: docker build -f deploy/docker/echo.Dockerfile -t barrage-echo .
 # (`make images` builds all three.)
 
-ARG GO_IMAGE=golang:1.26-bookworm
+ARG GO_IMAGE=golang:1.26
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 
 # --- Go: static, reproducible binary ---------------------------------------
