@@ -129,6 +129,7 @@ KUBECONFORM := kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)/{{ 
 
 .PHONY: deploy-check
 deploy-check: ## Helm chart: helm lint, then helm template | kubeconform -strict on offline Kubernetes schemas.
+	@[[ -f $(K8S_SCHEMAS)/.done ]] || { echo "deploy-check: no Kubernetes $(K8S_VERSION) schemas in $(K8S_SCHEMAS): run make tools"; exit 1; }
 	helm lint --strict $(HELM_CHART) -f $(HELM_CHART)/ci/test-values.yaml
 	helm template barrage $(HELM_CHART) --kube-version $(K8S_VERSION) -f $(HELM_CHART)/ci/test-values.yaml | $(KUBECONFORM) -
 	helm template barrage $(HELM_CHART) --kube-version $(K8S_VERSION) -f $(HELM_CHART)/ci/test-values.yaml \
