@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+
+	"github.com/barrage-dev/barrage/pkg/svclog"
 )
 
 // Main runs barrage-echo with args (program name first) and environ, logging to
@@ -25,7 +27,7 @@ func Main(ctx context.Context, args, environ []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "barrage-echo: %v\n", err)
 		return 2
 	}
-	log, err := newLogger(stderr, cfg.LogLevel, environ)
+	log, err := svclog.New(stderr, cfg.LogLevel, environ)
 	if err != nil {
 		fmt.Fprintf(stderr, "barrage-echo: %v\n", err)
 		return 2

@@ -72,14 +72,3 @@ func TestMainBadLogFormat(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 naming BARRAGE_LOG_FORMAT", code, out.String())
 	}
 }
-
-func TestLoopback(t *testing.T) {
-	t.Parallel()
-	for listen, want := range map[string]string{
-		"": "127.0.0.1:8088", ":8088": "127.0.0.1:8088", "[::]:9": "127.0.0.1:9", "10.1.2.3:80": "10.1.2.3:80",
-	} {
-		if got := loopback(listen); got != want {
-			t.Errorf("loopback(%q) = %q, want %q", listen, got, want)
-		}
-	}
-}

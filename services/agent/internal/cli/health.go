@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -19,30 +17,6 @@ import (
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 )
-
-// newLogger is the worker's logger: JSON lines on stderr, or text when
-// BARRAGE_LOG_FORMAT=text.
-func newLogger(stderr io.Writer, environ []string) (*slog.Logger, error) {
-	switch format := lookupEnv(environ, "BARRAGE_LOG_FORMAT"); format {
-	case "", "json":
-		return slog.New(slog.NewJSONHandler(stderr, nil)), nil
-	case "text":
-		return slog.New(slog.NewTextHandler(stderr, nil)), nil
-	default:
-		return nil, fmt.Errorf("BARRAGE_LOG_FORMAT %q: must be json or text", format)
-	}
-}
-
-// lookupEnv returns the last value of key in environ, "" when unset.
-func lookupEnv(environ []string, key string) string {
-	v := ""
-	for _, kv := range environ {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
-			v = val
-		}
-	}
-	return v
-}
 
 // runHealthcheck is `barrage-agent healthcheck`: it succeeds when NATS holds
 // a fresh heartbeat (younger than wire.AgentTTL) of the agent named like

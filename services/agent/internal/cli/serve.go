@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/svclog"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/agent/worker"
 )
@@ -36,7 +37,7 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		_, _ = fmt.Fprintln(stderr, "Run 'barrage-agent serve -h' for the flags.")
 		return ExitUsage
 	}
-	if wcfg.Logger, err = newLogger(stderr, environ); err != nil {
+	if wcfg.Logger, err = svclog.New(stderr, slog.LevelInfo, environ); err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
 		return ExitUsage
 	}

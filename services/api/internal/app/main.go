@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/svclog"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
@@ -84,7 +85,7 @@ func serve(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 	if err != nil {
 		return usageError{err}
 	}
-	log, err := newLogger(stderr, cfg.LogLevel, environ)
+	log, err := svclog.New(stderr, cfg.LogLevel, environ)
 	if err != nil {
 		return usageError{err}
 	}
