@@ -538,6 +538,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log, newest first: sign-ins (session.create, auth.login_failed), sign-outs, run, test, token, project and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1279,6 +1296,35 @@ export interface components {
         };
         TokenPage: {
             items: components["schemas"]["Token"][];
+            next_cursor?: string;
+        };
+        /** @description Who made the change; empty for the system (bootstrap, CLI, dispatcher) and for failed sign-ins. */
+        AuditActor: {
+            /** Format: uuid */
+            user_id?: string;
+            email?: string;
+            /** Format: uuid */
+            token_id?: string;
+            token_name?: string;
+        };
+        AuditEntry: {
+            /** Format: int64 */
+            id: number;
+            /** Format: date-time */
+            at: string;
+            /** Format: uuid */
+            project_id?: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @description `<kind>.<verb>`, e.g. `run.create`. */
+            action: string;
+            target_kind: string;
+            target_id: string;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditPage: {
+            items: components["schemas"]["AuditEntry"][];
             next_cursor?: string;
         };
     };
@@ -2232,6 +2278,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description A project id or slug; lists cover every project the caller can see when absent. */
+                project?: components["parameters"]["ProjectQuery"];
+                /** @description An action (`run.create`) or, ending in a dot, a prefix of actions (`run.`). */
+                action?: string;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
             };
             default: components["responses"]["Problem"];
         };

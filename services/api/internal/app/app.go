@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
+	"github.com/barrage-dev/barrage/services/api/internal/audit"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/dispatch"
 	"github.com/barrage-dev/barrage/services/api/internal/export"
@@ -170,6 +171,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 			Imports:  imports.NewService(projectSvc, st),
 			Sync:     resultsync.NewService(projectSvc, st, syncer),
 			Export:   export.NewService(st),
+			Audit:    audit.NewService(st, projectSvc),
 		},
 		BaseURL: cfg.BaseURL,
 		Metrics: metrics.New(reg, st.DB()),

@@ -405,6 +405,9 @@ func authzCases() []authzCase {
 			want: [5]int{ok, ok, ok, notFound, ok},
 		},
 
+		{route: "GET /audit", target: fixedPath("/audit"), want: [5]int{ok, ok, ok, ok, ok}},
+		{route: "GET /audit", variant: "?project=default", target: fixedPath("/audit?project=default"), want: [5]int{forbidden, forbidden, ok, notFound, ok}},
+
 		{route: "GET /tokens", target: fixedPath("/tokens"), want: [5]int{ok, ok, ok, ok, ok}},
 		{route: "GET /tokens", variant: "?project=default", target: fixedPath("/tokens?project=default"), want: [5]int{forbidden, forbidden, ok, notFound, ok}},
 		{

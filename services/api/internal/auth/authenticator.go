@@ -78,6 +78,8 @@ type Store interface {
 	LoginByEmail(ctx context.Context, email string) (Login, error)
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s Session) error
+	// RecordFailedLogin audits a failed sign-in with email; never the password.
+	RecordFailedLogin(ctx context.Context, email string) error
 	// RevokeSession ends a session.
 	RevokeSession(ctx context.Context, id uuid.UUID) error
 }
@@ -151,24 +153,30 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization, cookie 
 }
 
 // SignIn checks email and password and starts a session; it returns the
-// cookie value. Every failure is the same Unauthenticated error.
+// cookie value. Every failure is the same Unauthenticated error, audited
+// with the email tried (never the password).
 func (a *Authenticator) SignIn(ctx context.Context, email, password string) (Secret, *Principal, error) {
-	bad := errUnauthenticated("wrong email or password")
+	fail := func() (Secret, *Principal, error) {
+		if err := a.store.RecordFailedLogin(ctx, email); err != nil {
+			return Secret{}, nil, fmt.Errorf("sign in: %w", err)
+		}
+		return Secret{}, nil, errUnauthenticated("wrong email or password")
+	}
 	login, err := a.store.LoginByEmail(ctx, email)
 	if apperr.Is(err, apperr.NotFound) {
 		// Spend the same time as a real check so timing does not reveal users.
 		_ = CheckPassword(dummyHash, password)
-		return Secret{}, nil, bad
+		return fail()
 	}
 	if err != nil {
 		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
 	}
 	if login.Disabled || login.PasswordHash == "" {
-		return Secret{}, nil, bad
+		return fail()
 	}
 	if err := CheckPassword(login.PasswordHash, password); err != nil {
 		if errors.Is(err, ErrBadPassword) {
-			return Secret{}, nil, bad
+			return fail()
 		}
 		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
 	}

@@ -362,6 +362,35 @@ type AgentList struct {
 	Items []Agent `json:"items"`
 }
 
+// AuditActor Who made the change; empty for the system (bootstrap, CLI, dispatcher) and for failed sign-ins.
+type AuditActor struct {
+	Email     *string             `json:"email,omitempty"`
+	TokenId   *openapi_types.UUID `json:"token_id,omitempty"`
+	TokenName *string             `json:"token_name,omitempty"`
+	UserId    *openapi_types.UUID `json:"user_id,omitempty"`
+}
+
+// AuditEntry defines model for AuditEntry.
+type AuditEntry struct {
+	// Action `<kind>.<verb>`, e.g. `run.create`.
+	Action string `json:"action"`
+
+	// Actor Who made the change; empty for the system (bootstrap, CLI, dispatcher) and for failed sign-ins.
+	Actor      AuditActor             `json:"actor"`
+	At         time.Time              `json:"at"`
+	Details    map[string]interface{} `json:"details"`
+	Id         int64                  `json:"id"`
+	ProjectId  *openapi_types.UUID    `json:"project_id,omitempty"`
+	TargetId   string                 `json:"target_id"`
+	TargetKind string                 `json:"target_kind"`
+}
+
+// AuditPage defines model for AuditPage.
+type AuditPage struct {
+	Items      []AuditEntry `json:"items"`
+	NextCursor *string      `json:"next_cursor,omitempty"`
+}
+
 // ComparedRun One run's figures in a comparison; figures are absent until it has a result.
 type ComparedRun struct {
 	AvgUs  *float64           `json:"avg_us,omitempty"`
@@ -1106,6 +1135,21 @@ type RunPath = openapi_types.UUID
 // SourcePath defines model for SourcePath.
 type SourcePath = openapi_types.UUID
 
+// ListAuditParams defines parameters for ListAudit.
+type ListAuditParams struct {
+	// Project A project id or slug; lists cover every project the caller can see when absent.
+	Project *ProjectQuery `form:"project,omitempty" json:"project,omitempty"`
+
+	// Action An action (`run.create`) or, ending in a dot, a prefix of actions (`run.`).
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // CreateImportParams defines parameters for CreateImport.
 type CreateImportParams struct {
 	// Project A project id or slug; lists cover every project the caller can see when absent.
@@ -1469,6 +1513,9 @@ type ServerInterface interface {
 	// ListAgents Agents that have reported to the control plane, most recently seen first.
 	// (GET /agents)
 	ListAgents(c *gin.Context)
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed), sign-outs, run, test, token, project and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// (GET /audit)
+	ListAudit(c *gin.Context, params ListAuditParams)
 	// Login Sign in with email and password; sets the session cookie.
 	// (POST /auth/login)
 	Login(c *gin.Context)
@@ -1596,6 +1643,57 @@ func (siw *ServerInterfaceWrapper) ListAgents(c *gin.Context) {
 	}
 
 	siw.Handler.ListAgents(c)
+}
+
+// ListAudit operation middleware
+func (siw *ServerInterfaceWrapper) ListAudit(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAuditParams
+
+	// ------------- Optional query parameter "project" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "project", c.Request.URL.Query(), &params.Project, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "action" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "action", c.Request.URL.Query(), &params.Action, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter action: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", c.Request.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter cursor: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListAudit(c, params)
 }
 
 // Login operation middleware
@@ -2681,6 +2779,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens)
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken)
 	router.DELETE(options.BaseURL+"/tokens/:token", wrapper.RevokeToken)
+	router.GET(options.BaseURL+"/audit", wrapper.ListAudit)
 }
 
 type ProblemApplicationProblemPlusJSONResponse Problem
@@ -2712,6 +2811,45 @@ type ListAgentsdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ListAgentsdefaultApplicationProblemPlusJSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditRequestObject struct {
+	Params ListAuditParams
+}
+
+type ListAuditResponseObject interface {
+	VisitListAuditResponse(w http.ResponseWriter) error
+}
+
+type ListAudit200JSONResponse AuditPage
+
+func (response ListAudit200JSONResponse) VisitListAuditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListAuditdefaultApplicationProblemPlusJSONResponse) VisitListAuditResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4212,6 +4350,9 @@ type StrictServerInterface interface {
 	// ListAgents Agents that have reported to the control plane, most recently seen first.
 	// (GET /agents)
 	ListAgents(ctx context.Context, request ListAgentsRequestObject) (ListAgentsResponseObject, error)
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed), sign-outs, run, test, token, project and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// (GET /audit)
+	ListAudit(ctx context.Context, request ListAuditRequestObject) (ListAuditResponseObject, error)
 	// Login Sign in with email and password; sets the session cookie.
 	// (POST /auth/login)
 	Login(ctx context.Context, request LoginRequestObject) (LoginResponseObject, error)
@@ -4393,6 +4534,32 @@ func (sh *strictHandler) ListAgents(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(ListAgentsResponseObject); ok {
 		if err := validResponse.VisitListAgentsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListAudit operation middleware
+func (sh *strictHandler) ListAudit(ctx *gin.Context, params ListAuditParams) {
+	var request ListAuditRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAudit(ctx, request.(ListAuditRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAudit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListAuditResponseObject); ok {
+		if err := validResponse.VisitListAuditResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -22,6 +22,7 @@ import (
 	api "github.com/barrage-dev/barrage/services/api"
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/audit"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/export"
 	"github.com/barrage-dev/barrage/services/api/internal/imports"
@@ -51,6 +52,8 @@ type Services struct {
 	Sync *resultsync.Service
 	// Export serves runs in Fortio's formats.
 	Export *export.Service
+	// Audit reads the audit log.
+	Audit *audit.Service
 }
 
 // server implements StrictServerInterface.

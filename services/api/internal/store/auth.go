@@ -163,6 +163,18 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 	return nil
 }
 
+// RecordFailedLogin audits a failed sign-in with the email it was tried
+// with; it belongs to no project and has no actor.
+func (s *Store) RecordFailedLogin(ctx context.Context, email string) error {
+	err := audit(s.conn(ctx), auth.Actor{}, auditEntry{
+		Action: "auth.login_failed", Kind: "user", ID: email, Details: map[string]any{"email": email},
+	})
+	if err != nil {
+		return fmt.Errorf("record failed login: %w", err)
+	}
+	return nil
+}
+
 // RevokeSession ends a session and audits the sign-out. Revoking a revoked
 // session changes nothing; NotFound when there is no such session.
 func (s *Store) RevokeSession(ctx context.Context, id uuid.UUID) error {
