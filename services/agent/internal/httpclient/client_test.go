@@ -155,6 +155,16 @@ func TestRequestBytes(t *testing.T) {
 	if !strings.HasPrefix(get, "GET / HTTP/1.1\r\nHost: h\r\nUser-Agent: barrage/") || strings.Contains(get, "Content-Length") {
 		t.Fatalf("GET request bytes: %q", get)
 	}
+	// URL userinfo is sent as basic auth (and kept out of the request
+	// line), unless the request has its own Authorization header.
+	basic := string(mustFactory(t, Options{URL: "http://user:pa55@h/?x=1"}).RequestBytes())
+	if !strings.HasPrefix(basic, "GET /?x=1 HTTP/1.1\r\nHost: h\r\n") || !strings.Contains(basic, "\r\nAuthorization: Basic dXNlcjpwYTU1\r\n") {
+		t.Fatalf("request bytes of a URL with userinfo: %q", basic)
+	}
+	own := string(mustFactory(t, Options{URL: "http://user:pa55@h/", Headers: []Header{{"authorization", "Bearer t"}}}).RequestBytes())
+	if strings.Contains(own, "Basic") || !strings.Contains(own, "\r\nauthorization: Bearer t\r\n") {
+		t.Fatalf("request bytes with an Authorization header and userinfo: %q", own)
+	}
 	for _, bad := range []Options{{URL: "ftp://h/"}, {URL: "http:///nohost"}, {URL: "http://h/", Headers: []Header{{"X", "a\r\nInjected: 1"}}}} {
 		if _, err := New(bad); err == nil {
 			t.Errorf("New(%+v) accepted", bad)

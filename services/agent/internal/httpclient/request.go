@@ -1,6 +1,7 @@
 package httpclient
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -61,6 +62,10 @@ type target struct {
 	host     string // Host header: the URL's host, port omitted when default
 	path     string // request target: path and query
 	tls      bool
+	// basicAuth is the Authorization value of the URL's userinfo
+	// ("Basic base64(user:password)"), or "" without one. An
+	// Authorization header of the request wins over it, as in net/http.
+	basicAuth string
 }
 
 func parseTarget(raw string) (target, error) {
@@ -86,6 +91,10 @@ func parseTarget(raw string) (target, error) {
 	t.addr = net.JoinHostPort(t.hostname, port)
 	t.host = u.Host
 	t.path = u.RequestURI()
+	if u.User != nil {
+		password, _ := u.User.Password()
+		t.basicAuth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+password))
+	}
 	return t, nil
 }
 
@@ -100,16 +109,20 @@ func cmpOr(a, b string) string {
 func buildRequest(o *Options, t target) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", o.Method, t.path)
-	hasHost, hasAgent := false, false
+	hasHost, hasAgent, hasAuth := false, false, false
 	for _, h := range o.Headers {
 		hasHost = hasHost || strings.EqualFold(h.Name, "Host")
 		hasAgent = hasAgent || strings.EqualFold(h.Name, "User-Agent")
+		hasAuth = hasAuth || strings.EqualFold(h.Name, "Authorization")
 	}
 	if !hasHost {
 		fmt.Fprintf(&b, "Host: %s\r\n", t.host)
 	}
 	if !hasAgent {
 		fmt.Fprintf(&b, "User-Agent: barrage/%s\r\n", version.String())
+	}
+	if !hasAuth && t.basicAuth != "" {
+		fmt.Fprintf(&b, "Authorization: %s\r\n", t.basicAuth)
 	}
 	for _, h := range o.Headers {
 		fmt.Fprintf(&b, "%s: %s\r\n", h.Name, h.Value)

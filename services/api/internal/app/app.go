@@ -35,6 +35,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/schedule"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
@@ -77,6 +78,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		_ = st.Close()
 		return nil, err
 	}
+	seal, err := newSealer(cfg, log)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	b, err := openBus(ctx, cfg, log)
 	if err != nil {
 		_ = st.Close()
@@ -86,7 +92,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
 		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
 	}
-	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration}); err != nil {
+	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
 	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local}); err != nil {
@@ -98,8 +104,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		}
 	}
 	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
-	a.scheduler = newScheduler(cfg, log, st)
-	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer)
+	a.scheduler = newScheduler(cfg, log, st, seal)
+	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal)
 	if err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
@@ -147,11 +153,11 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*store.Store,
 }
 
 // newHandler builds the services and the router over st.
-func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer) (http.Handler, error) {
+func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer) (http.Handler, error) {
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
-	runSvc := runs.NewService(st, projectSvc, testSvc, limits)
+	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal)
 	reg := prometheus.NewRegistry()
 	var limiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {

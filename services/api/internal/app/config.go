@@ -13,6 +13,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/envconf"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
 
 // Config is barrage-api's configuration. Every field is a flag and an
@@ -50,6 +51,9 @@ type Config struct {
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
+	// SecretKey seals the secrets of queued runs in Postgres (package
+	// sealer); unset = a key of this process only.
+	SecretKey string `env:"BARRAGE_SECRET_KEY"`
 }
 
 // Limits returns the spec limits of the configuration.
@@ -97,6 +101,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.SyncTick, "sync-tick", cfg.SyncTick, "how often due sync sources are looked for; 0 = no scheduled syncs (BARRAGE_SYNC_TICK)")
 	fs.DurationVar(&cfg.SyncRequestTimeout, "sync-request-timeout", cfg.SyncRequestTimeout, "timeout of each request a sync makes (BARRAGE_SYNC_REQUEST_TIMEOUT)")
 	fs.DurationVar(&cfg.ScheduleTick, "schedule-tick", cfg.ScheduleTick, "how often due test schedules are looked for; 0 = no scheduled runs (BARRAGE_SCHEDULE_TICK)")
+	fs.StringVar(&cfg.SecretKey, "secret-key", cfg.SecretKey, "base64 of 32 bytes that seal run secrets in Postgres; set it in production (`barrage-api key new`); unset = a key of this process only (BARRAGE_SECRET_KEY)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -164,6 +169,11 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("-shutdown-timeout %v: must be positive", c.ShutdownTimeout))
+	}
+	if c.SecretKey != "" {
+		if _, err := sealer.ParseKey(c.SecretKey); err != nil {
+			errs = append(errs, fmt.Errorf("-secret-key: %w; make one with `barrage-api key new`", err))
+		}
 	}
 	if err := c.Limits().Validate(); err != nil {
 		errs = append(errs, err)

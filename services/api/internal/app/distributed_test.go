@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -80,11 +81,18 @@ func echoRequests(t *testing.T, base string) int64 {
 // natsURL until the test ends, and waits until all n heartbeat.
 func startAgents(t *testing.T, natsURL string, n int) {
 	t.Helper()
+	startAgentsLogged(t, natsURL, n, testLogWriter(t), slog.LevelInfo)
+}
+
+// startAgentsLogged is startAgents with the agents logging to logTo from
+// level on.
+func startAgentsLogged(t *testing.T, natsURL string, n int, logTo io.Writer, level slog.Level) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, n)
 	for i := range n {
 		w, err := worker.New(worker.Config{NATSURL: natsURL, Name: fmt.Sprintf("agent-%d", i), Capacity: 2,
-			Logger: slog.New(slog.NewTextHandler(testLogWriter(t), nil))})
+			Logger: slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level}))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,6 +24,7 @@ const usage = `usage:
   barrage-api token create -project P -role R [-name N] [-expires 720h]
                                               mint a project API token and print it
   barrage-api token new                       print a random, well-formed token (for BARRAGE_ADMIN_TOKEN)
+  barrage-api key new                         print a random secret key (for BARRAGE_SECRET_KEY)
   barrage-api healthcheck [-url URL]          exit 0 when the local server's /healthz answers 200 (container HEALTHCHECK)
 `
 
@@ -50,6 +51,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		err = migrate(ctx, rest, environ, stdout, stderr)
 	case "token":
 		err = token(ctx, rest, environ, stdout, stderr)
+	case "key":
+		err = key(rest, stdout)
 	case "healthcheck":
 		err = healthcheck(ctx, rest, environ, stderr)
 	case "help":

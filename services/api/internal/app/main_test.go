@@ -17,6 +17,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
 
 // runMain runs Main to completion and returns its exit code and output.
@@ -74,6 +75,8 @@ func TestMainUsage(t *testing.T) {
 		{[]string{"migrate", "sideways"}, 2, `migrate "sideways": must be up, down or status`},
 		{[]string{"migrate", "up", "-bogus"}, 2, "flag provided but not defined: -bogus"},
 		{[]string{"token"}, 2, "token needs create or new"},
+		{[]string{"key"}, 2, "key needs new"},
+		{[]string{"serve", "-secret-key", "c2hvcnQ="}, 2, "-secret-key: secret key: decodes to 5 bytes, want 32"},
 		{[]string{"token", "create", "-project", "default", "-role", "owner"}, 2, `-role: role "owner": must be viewer, runner or admin`},
 		{[]string{"token", "create", "-role", "viewer"}, 2, "-project is required"},
 		{[]string{"token", "create", "-project", "default", "-expires", "-1h"}, 2, "-expires must not be negative"},
@@ -233,6 +236,24 @@ func TestMainTokenNew(t *testing.T) {
 		if _, err := ParseConfig(nil, []string{"BARRAGE_ADMIN_TOKEN=" + tok}, io.Discard); err != nil {
 			t.Errorf("BARRAGE_ADMIN_TOKEN=%s: %v", tok, err)
 		}
+	}
+}
+
+func TestMainKeyNew(t *testing.T) {
+	t.Parallel()
+	code, first, stderr := runMain(t, nil, "key", "new")
+	if code != 0 || stderr != "" {
+		t.Fatalf("key new: exit code %d, stderr %q", code, stderr)
+	}
+	key := strings.TrimSuffix(first, "\n")
+	if _, err := sealer.Parse(key); err != nil || key+"\n" != first {
+		t.Fatalf("key new printed %q, want one key line: %v", first, err)
+	}
+	if _, err := ParseConfig(nil, []string{"BARRAGE_SECRET_KEY=" + key}, io.Discard); err != nil {
+		t.Errorf("BARRAGE_SECRET_KEY=%s: %v", key, err)
+	}
+	if _, second, _ := runMain(t, nil, "key", "new"); second == first {
+		t.Errorf("key new printed %q twice", first)
 	}
 }
 

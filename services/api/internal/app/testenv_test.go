@@ -51,6 +51,8 @@ type apiEnv struct {
 	// db is a database/sql pool on DBURL, for checking rows.
 	db     *sql.DB
 	client *http.Client
+	// logTo, when set before serveAPI, also gets the server's logs.
+	logTo io.Writer
 }
 
 // testLogWriter is where servers under test log: the test log with
@@ -69,7 +71,14 @@ func testLogWriter(t testing.TB) io.Writer {
 // before. The server stops, and Run must have returned, when t ends.
 func startAPI(t testing.TB, extraEnv ...string) *apiEnv {
 	t.Helper()
-	e := &apiEnv{AdminToken: auth.NewToken().Text}
+	return startAPILogged(t, nil, extraEnv...)
+}
+
+// startAPILogged is startAPI with the server's logs also written to logTo
+// (when not nil), which must be safe for concurrent writes.
+func startAPILogged(t testing.TB, logTo io.Writer, extraEnv ...string) *apiEnv {
+	t.Helper()
+	e := &apiEnv{AdminToken: auth.NewToken().Text, logTo: logTo}
 	for _, kv := range extraEnv {
 		if u, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
 			e.DBURL = u
@@ -113,7 +122,11 @@ func serveAPI(tb testing.TB, e *apiEnv, environ []string) func() {
 		tb.Fatalf("config: %v", err)
 	}
 	e.DBURL = cfg.DatabaseURL
-	log := slog.New(slog.NewTextHandler(testLogWriter(tb), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logTo := testLogWriter(tb)
+	if e.logTo != nil {
+		logTo = io.MultiWriter(logTo, e.logTo)
+	}
+	log := slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
 	var out bytes.Buffer
 	a, err := New(ctx, cfg, log, &out)

@@ -28,6 +28,7 @@ import (
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 )
 
@@ -61,6 +62,9 @@ type Config struct {
 	// spec.MaxDuration. Timed runs were checked against the server's limit
 	// when created.
 	MaxRunFor time.Duration
+	// Sealer opens the sealed specs of dispatch messages; it must hold
+	// the key runs.Service sealed them with.
+	Sealer *sealer.Sealer
 	// Registry, when set, gets the live heartbeats every
 	// wire.HeartbeatEvery, for the agent list.
 	Registry Registry
@@ -178,15 +182,26 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 	if err != nil {
 		return time.Time{}, err
 	}
+	if run.Status != runs.Queued && run.Status != runs.Dispatching {
+		return time.Time{}, nil // stopped or finished before it was dispatched
+	}
+	sp, err := p.RealSpec(d.cfg.Sealer)
+	if err != nil {
+		reason := "cannot read the run's secrets: " + err.Error()
+		if errors.Is(err, sealer.ErrWrongKey) {
+			reason += " (the run was queued under another BARRAGE_SECRET_KEY)"
+		}
+		return time.Time{}, d.fail(ctx, run.ID, run.Status, reason)
+	}
 	switch run.Status {
 	case runs.Queued:
-		return d.plan(ctx, run, p.Spec)
+		return d.plan(ctx, run, sp)
 	case runs.Dispatching:
 		shards, err := d.cfg.Store.RunShards(ctx, run.ID)
 		if err != nil {
 			return time.Time{}, err
 		}
-		return time.Time{}, d.send(ctx, run, p.Spec, shards)
+		return time.Time{}, d.send(ctx, run, sp, shards)
 	default:
 		return time.Time{}, nil // stopped or finished before it was dispatched
 	}

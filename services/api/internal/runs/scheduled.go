@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"time"
@@ -45,7 +44,7 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 		Spec: redacted, Thresholds: t.Thresholds, Labels: labels, Target: redacted.URL, QPSRequested: sp.PeakQPS(),
 		CreatedAt: now, UpdatedAt: now,
 	}
-	payload, err := json.Marshal(DispatchMessage{RunID: r.ID, ProjectID: r.ProjectID, Spec: sp})
+	payload, err := s.dispatchPayload(r, sp)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create scheduled run of test %s: %w", t.ID, err)
 	}

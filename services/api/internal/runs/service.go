@@ -19,6 +19,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 )
 
@@ -31,12 +32,15 @@ type Service struct {
 	projects *projects.Service
 	tests    *testdefs.Service
 	limits   policy.Limits
+	seal     *sealer.Sealer
 	now      func() time.Time
 }
 
-// NewService returns a Service over store.
-func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits) *Service {
-	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, now: time.Now}
+// NewService returns a Service over store. seal seals the real spec of each
+// new run into its dispatch message; the dispatcher must open it with the
+// same key.
+func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer) *Service {
+	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, now: time.Now}
 }
 
 // Input is a request to start a run: a stored test or an inline spec.
@@ -76,11 +80,64 @@ func (in Input) requestHash() []byte {
 }
 
 // DispatchMessage is the outbox payload of a new run, which the dispatcher
-// reads.
+// reads. The outbox is a Postgres table, so the real spec, whose secrets
+// the agents need, is only in SealedSpec (DESIGN §7).
 type DispatchMessage struct {
 	RunID     uuid.UUID `json:"run_id"`
 	ProjectID uuid.UUID `json:"project_id"`
-	Spec      spec.Spec `json:"spec"`
+	// Spec is the redacted spec, for people reading the outbox; a message
+	// written before sealing existed holds the real spec here and no
+	// SealedSpec.
+	Spec spec.Spec `json:"spec"`
+	// SealedSpec is the JSON of the real spec sealed with the server's
+	// secret key (base64 in the payload).
+	SealedSpec []byte `json:"sealed_spec,omitempty"`
+}
+
+// NewDispatchMessage returns the dispatch message of a run of sp: the
+// redacted spec in clear and the real one sealed with seal.
+func NewDispatchMessage(seal *sealer.Sealer, runID, projectID uuid.UUID, sp spec.Spec) (DispatchMessage, error) {
+	if seal == nil {
+		return DispatchMessage{}, errors.New("no sealer to seal the run's spec")
+	}
+	b, err := json.Marshal(sp)
+	if err != nil {
+		return DispatchMessage{}, fmt.Errorf("encode spec: %w", err)
+	}
+	return DispatchMessage{RunID: runID, ProjectID: projectID, Spec: sp.Redacted(), SealedSpec: seal.Seal(b)}, nil
+}
+
+// RealSpec returns the spec to send to the agents: SealedSpec opened with
+// seal, or Spec for a message without one.
+func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
+	if len(m.SealedSpec) == 0 {
+		return m.Spec, nil
+	}
+	if seal == nil {
+		return spec.Spec{}, errors.New("the spec is sealed and no sealer is configured")
+	}
+	b, err := seal.Open(m.SealedSpec)
+	if err != nil {
+		return spec.Spec{}, fmt.Errorf("open sealed spec: %w", err)
+	}
+	var sp spec.Spec
+	if err := json.Unmarshal(b, &sp); err != nil {
+		return spec.Spec{}, fmt.Errorf("decode sealed spec: %w", err)
+	}
+	return sp, nil
+}
+
+// dispatchPayload is the outbox payload of a new run of sp.
+func (s *Service) dispatchPayload(r Run, sp spec.Spec) ([]byte, error) {
+	m, err := NewDispatchMessage(s.seal, r.ID, r.ProjectID, sp)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode dispatch message: %w", err)
+	}
+	return b, nil
 }
 
 // ControlMessage is the outbox payload of a stop.
@@ -97,7 +154,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 	if err != nil {
 		return Run{}, false, err
 	}
-	payload, err := json.Marshal(DispatchMessage{RunID: r.ID, ProjectID: r.ProjectID, Spec: sp})
+	payload, err := s.dispatchPayload(r, sp)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
 	}
