@@ -66,20 +66,20 @@ type App struct {
 // migrations, creates the first admin on an empty database (printing its
 // credentials to out once), and binds the listener.
 func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App, error) {
-	st, err := openStore(ctx, cfg, log)
+	seal, err := newSealer(cfg)
 	if err != nil {
 		return nil, err
 	}
+	st, err := openStore(ctx, cfg, log, seal)
+	if err != nil {
+		return nil, err
+	}
+	logSealer(cfg, log, seal)
 	if err := st.MigrateUp(ctx); err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	if err := bootstrap(ctx, cfg, st, out); err != nil {
-		_ = st.Close()
-		return nil, err
-	}
-	seal, err := newSealer(cfg, log)
-	if err != nil {
 		_ = st.Close()
 		return nil, err
 	}
@@ -143,9 +143,10 @@ func (a *App) closeBackends() error {
 	return a.store.Close()
 }
 
-// openStore connects to Postgres with the configured pool.
-func openStore(ctx context.Context, cfg Config, log *slog.Logger) (*store.Store, error) {
-	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.DBMaxConns}, log)
+// openStore connects to Postgres with the configured pool; seal seals the
+// secrets of stored tests (nil for commands that do not read tests).
+func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.Sealer) (*store.Store, error) {
+	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.DBMaxConns, Sealer: seal}, log)
 	if err != nil {
 		return nil, err //nolint:wrapcheck // Open's message is the one line users need
 	}

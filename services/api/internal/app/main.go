@@ -142,7 +142,7 @@ func migrate(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	if len(rest) > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
 	}
-	st, err := openStore(ctx, cfg, quietLog(stderr))
+	st, err := openStore(ctx, cfg, quietLog(stderr), nil)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func tokenCreate(ctx context.Context, args, environ []string, stdout, stderr io.
 	case expires < 0:
 		return usageError{errors.New("-expires must not be negative")}
 	}
-	st, err := openStore(ctx, cfg, quietLog(stderr))
+	st, err := openStore(ctx, cfg, quietLog(stderr), nil)
 	if err != nil {
 		return err
 	}

@@ -72,20 +72,30 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 	var responses bytes.Buffer
 	record := func(what string, raw []byte) { fmt.Fprintf(&responses, "== %s\n%s\n", what, raw) }
 	// An Authorization header wins over the URL's userinfo, so a second
-	// run without the header shows that the userinfo reaches the agent too.
+	// run without the header shows that the userinfo reaches the agent too;
+	// a third runs a stored test, whose secrets are sealed in its row.
 	var ids []string
 	for _, c := range []struct {
-		name    string
-		headers []string
-		want    seenRequest
+		name     string
+		headers  []string
+		fromTest bool
+		want     seenRequest
 	}{
-		{"bearer", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible"}, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken}},
-		{"basic", []string{"X-Trace: visible"}, seenRequest{user: "user", password: secretPassword, token: secretToken}},
+		{"bearer", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible"}, false, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken}},
+		{"basic", []string{"X-Trace: visible"}, false, seenRequest{user: "user", password: secretPassword, token: secretToken}},
+		{"stored test", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible"}, true, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken}},
 	} {
-		created := e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
-			"project": "default", "name": "redaction " + c.name,
-			"spec": map[string]any{"url": runURL, "qps": 20, "connections": 1, "duration": "1s", "headers": c.headers},
-		})
+		sp := map[string]any{"url": runURL, "qps": 20, "connections": 1, "duration": "1s", "headers": c.headers}
+		body := map[string]any{"project": "default", "name": "redaction " + c.name, "spec": sp}
+		if c.fromTest {
+			test := e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, body)
+			record("POST /tests", test)
+			testID := decode[httpapi.Test](t, test).Id.String()
+			record("GET /tests/"+testID, e.mustDo(t, http.StatusOK, http.MethodGet, "/tests/"+testID, e.AdminToken, nil))
+			record("GET /tests", e.mustDo(t, http.StatusOK, http.MethodGet, "/tests?project=default", e.AdminToken, nil))
+			body = map[string]any{"test": testID}
+		}
+		created := e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body)
 		record("POST /runs", created)
 		id := decode[httpapi.Run](t, created).Id.String()
 		run := e.waitRun(t, id, 40*time.Second)

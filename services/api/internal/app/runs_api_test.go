@@ -69,7 +69,8 @@ func TestCreateRunFromInlineSpec(t *testing.T) {
 		t.Error("created_by is not set")
 	}
 
-	// What is shown again is redacted too; what is stored for the agents is not.
+	// What is shown again is redacted too; what is stored for the agents is
+	// sealed (TestRedactionEndToEnd checks that they get the real values).
 	got := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String(), e.AdminToken, nil))
 	if got.Spec.URL != wantURL || !slices.Equal(got.Spec.Headers, run.Spec.Headers) {
 		t.Errorf("GET /runs/{run} spec = %s %q, want redacted", got.Spec.URL, got.Spec.Headers)
@@ -84,9 +85,10 @@ func TestCreateRunFromInlineSpec(t *testing.T) {
 		t.Fatalf("outbox row of run %s: %v", run.Id, err)
 	}
 	var dispatch struct {
-		RunID     uuid.UUID `json:"run_id"`
-		ProjectID uuid.UUID `json:"project_id"`
-		Spec      spec.Spec `json:"spec"`
+		RunID      uuid.UUID `json:"run_id"`
+		ProjectID  uuid.UUID `json:"project_id"`
+		Spec       spec.Spec `json:"spec"`
+		SealedSpec []byte    `json:"sealed_spec"`
 	}
 	if err := json.Unmarshal(payload, &dispatch); err != nil {
 		t.Fatalf("outbox payload %s: %v", payload, err)
@@ -94,8 +96,12 @@ func TestCreateRunFromInlineSpec(t *testing.T) {
 	if topic != "run.dispatch" || dispatch.RunID != run.Id || dispatch.ProjectID != run.ProjectId {
 		t.Errorf("outbox row = %s %s/%s, want run.dispatch %s/%s", topic, dispatch.RunID, dispatch.ProjectID, run.Id, run.ProjectId)
 	}
-	if dispatch.Spec.URL != secretURL || !slices.Equal(dispatch.Spec.Headers, []string{"Authorization: Bearer s3cret-value", "X-Trace: on"}) {
-		t.Errorf("outbox spec = %s %q, want the original URL and headers for the agents", dispatch.Spec.URL, dispatch.Spec.Headers)
+	if dispatch.Spec.URL != wantURL || !slices.Equal(dispatch.Spec.Headers, run.Spec.Headers) || len(dispatch.SealedSpec) == 0 {
+		t.Errorf("outbox spec = %s %q with %d sealed bytes, want the redacted spec and the real one sealed",
+			dispatch.Spec.URL, dispatch.Spec.Headers, len(dispatch.SealedSpec))
+	}
+	if bytes.Contains(payload, []byte("s3cret")) || bytes.Contains(payload, []byte("hunter2")) || bytes.Contains(payload, []byte("k3y")) {
+		t.Errorf("the outbox payload holds a secret of the spec: %s", payload)
 	}
 }
 

@@ -27,7 +27,10 @@ func ScheduleKey(testID uuid.UUID, at time.Time) string {
 // run (the Idempotency-Key is ScheduleKey(t.ID, at)).
 func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.Time) (run Run, created bool, err error) {
 	in := Input{TestID: t.ID, Source: SourceSchedule, IdempotencyKey: ScheduleKey(t.ID, at)}
-	sp := t.Spec.Clone()
+	sp, err := t.RunSpec()
+	if err != nil {
+		return Run{}, false, err
+	}
 	if err := s.checkInput(&sp, Input{}, t.Thresholds); err != nil {
 		return Run{}, false, err
 	}

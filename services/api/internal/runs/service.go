@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -95,8 +96,13 @@ type DispatchMessage struct {
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
-// redacted spec in clear and the real one sealed with seal.
+// redacted spec in clear and, when sp has secrets, the real one sealed
+// with seal (a spec without secrets needs no key to run).
 func NewDispatchMessage(seal *sealer.Sealer, runID, projectID uuid.UUID, sp spec.Spec) (DispatchMessage, error) {
+	m := DispatchMessage{RunID: runID, ProjectID: projectID, Spec: sp.Redacted()}
+	if reflect.DeepEqual(m.Spec, sp) {
+		return m, nil
+	}
 	if seal == nil {
 		return DispatchMessage{}, errors.New("no sealer to seal the run's spec")
 	}
@@ -104,7 +110,8 @@ func NewDispatchMessage(seal *sealer.Sealer, runID, projectID uuid.UUID, sp spec
 	if err != nil {
 		return DispatchMessage{}, fmt.Errorf("encode spec: %w", err)
 	}
-	return DispatchMessage{RunID: runID, ProjectID: projectID, Spec: sp.Redacted(), SealedSpec: seal.Seal(b)}, nil
+	m.SealedSpec = seal.Seal(b)
+	return m, nil
 }
 
 // RealSpec returns the spec to send to the agents: SealedSpec opened with
@@ -191,7 +198,10 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 				return Run{}, spec.Spec{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
 			}
 		}
-		r.ProjectID, r.TestID, sp = t.ProjectID, t.ID, t.Spec.Clone()
+		if sp, err = t.RunSpec(); err != nil {
+			return Run{}, spec.Spec{}, err
+		}
+		r.ProjectID, r.TestID = t.ProjectID, t.ID
 		if r.Name == "" {
 			r.Name = t.Name
 		}

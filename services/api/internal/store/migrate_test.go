@@ -85,6 +85,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "applied  00001_init.sql at ") {
 		t.Errorf("status after up = %q, want 00001_init.sql applied", out)
 	}
+	if !hasColumn(t, s, "tests", "sealed_spec") {
+		t.Error("tests lacks sealed_spec of 00006 after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00006_sealed_secrets.sql") || hasColumn(t, s, "tests", "sealed_spec") {
+		t.Errorf("down of 00006 printed %q, or tests.sealed_spec is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00005_schedules.sql") || hasColumn(t, s, "runs", "allow_partial") {
 		t.Errorf("down of 00005 printed %q, or runs.allow_partial is still there", out)
 	}

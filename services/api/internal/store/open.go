@@ -14,6 +14,8 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
 
 // Options tunes the connection pool. Zero fields take the defaults that
@@ -28,6 +30,10 @@ type Options struct {
 	// SlowQuery is the duration over which a statement is logged at warn;
 	// default 500ms.
 	SlowQuery time.Duration
+	// Sealer seals the secrets of stored tests; nil means a key of this
+	// process only (sealer.Ephemeral), enough for tools that do not read
+	// tests.
+	Sealer *sealer.Sealer
 }
 
 // Normalize fills the zero fields of o with the defaults.
@@ -91,7 +97,11 @@ func open(ctx context.Context, databaseURL string, opts Options, log *slog.Logge
 		_ = sqlDB.Close()
 		return nil, err
 	}
-	return &Store{db: db, sql: sqlDB, log: log}, nil
+	seal := opts.Sealer
+	if seal == nil {
+		seal = sealer.Ephemeral()
+	}
+	return &Store{db: db, sql: sqlDB, log: log, seal: seal}, nil
 }
 
 // createDatabase connects to the maintenance database "postgres" of the

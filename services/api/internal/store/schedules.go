@@ -29,7 +29,7 @@ func (s *Store) ClaimDueTests(ctx context.Context, now time.Time, limit int, nex
 			return fmt.Errorf("select due tests: %w", err)
 		}
 		for i := range rows {
-			t, err := testFromRow(rows[i])
+			t, err := s.testFromRow(rows[i])
 			if err != nil {
 				return err
 			}

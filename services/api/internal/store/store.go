@@ -26,6 +26,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
 )
@@ -52,6 +53,8 @@ type Store struct {
 	db  *gorm.DB
 	sql *sql.DB
 	log *slog.Logger
+	// seal seals the real specs of stored tests.
+	seal *sealer.Sealer
 }
 
 // DB returns the connection pool, for migrations and pool metrics.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,13 +18,16 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 )
 
-// testRow is a row of tests.
+// testRow is a row of tests. Spec is the redacted spec; SealedSpec the
+// real one sealed, or nil when it has no secrets (or the row was saved
+// before 00006, when Spec is the real one).
 type testRow struct {
 	ID          uuid.UUID  `gorm:"column:id;primaryKey"`
 	ProjectID   uuid.UUID  `gorm:"column:project_id"`
 	Name        string     `gorm:"column:name"`
 	Description string     `gorm:"column:description"`
 	Spec        []byte     `gorm:"column:spec"`
+	SealedSpec  []byte     `gorm:"column:sealed_spec"`
 	Thresholds  textArray  `gorm:"column:thresholds"`
 	Labels      []byte     `gorm:"column:labels"`
 	Schedule    *string    `gorm:"column:schedule"`
@@ -37,11 +41,20 @@ type testRow struct {
 // TableName returns the table of testRow.
 func (testRow) TableName() string { return "tests" }
 
-// testToRow maps a test to its row.
-func testToRow(t testdefs.Test) (testRow, error) {
-	sp, err := json.Marshal(t.Spec)
+// testToRow maps a test to its row: the redacted spec in clear and, when
+// it has secrets, the real one sealed.
+func (s *Store) testToRow(t testdefs.Test) (testRow, error) {
+	sp, err := json.Marshal(t.Spec.Redacted())
 	if err != nil {
 		return testRow{}, fmt.Errorf("encode spec: %w", err)
+	}
+	plain, err := json.Marshal(t.Spec)
+	if err != nil {
+		return testRow{}, fmt.Errorf("encode spec: %w", err)
+	}
+	var sealed []byte
+	if !bytes.Equal(plain, sp) { // a spec without secrets needs no key to run
+		sealed = s.seal.Seal(plain)
 	}
 	created := orNow(t.CreatedAt)
 	updated := t.UpdatedAt
@@ -53,17 +66,28 @@ func testToRow(t testdefs.Test) (testRow, error) {
 		tz = testdefs.DefaultTimezone
 	}
 	return testRow{
-		ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Description: t.Description, Spec: sp,
+		ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Description: t.Description, Spec: sp, SealedSpec: sealed,
 		Thresholds: textArray(t.Thresholds), Labels: labelsJSON(t.Labels), CreatedBy: nullUUID(t.CreatedBy),
 		Schedule: nullString(t.Schedule), Timezone: tz, NextRunAt: nullTime(t.NextRunAt),
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }
 
-// testFromRow maps a row to a test.
-func testFromRow(r testRow) (testdefs.Test, error) {
+// testFromRow maps a row to a test, with its real spec. When the sealed
+// spec cannot be opened the test has the redacted one and SealErr, so it
+// can still be shown, listed and saved again.
+func (s *Store) testFromRow(r testRow) (testdefs.Test, error) {
+	raw := r.Spec
+	var sealErr error
+	if r.SealedSpec != nil {
+		if plain, err := s.seal.Open(r.SealedSpec); err != nil {
+			sealErr = fmt.Errorf("open the sealed spec of test %s: %w", r.ID, err)
+		} else {
+			raw = plain
+		}
+	}
 	var sp spec.Spec
-	if err := json.Unmarshal(r.Spec, &sp); err != nil {
+	if err := json.Unmarshal(raw, &sp); err != nil {
 		return testdefs.Test{}, fmt.Errorf("decode spec of test %s: %w", r.ID, err)
 	}
 	labels, err := parseLabels(r.Labels)
@@ -71,7 +95,7 @@ func testFromRow(r testRow) (testdefs.Test, error) {
 		return testdefs.Test{}, fmt.Errorf("test %s: %w", r.ID, err)
 	}
 	return testdefs.Test{
-		ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Description: r.Description, Spec: sp,
+		ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Description: r.Description, Spec: sp, SealErr: sealErr,
 		Thresholds: []string(r.Thresholds), Labels: labels, CreatedBy: fromNullUUID(r.CreatedBy),
 		Schedule: fromNullString(r.Schedule), Timezone: r.Timezone, NextRunAt: fromNullTime(r.NextRunAt),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
@@ -86,7 +110,7 @@ func testNameTaken(name string) error {
 // CreateTest inserts t and an audit entry; Conflict when the project
 // already has a test of that name.
 func (s *Store) CreateTest(ctx context.Context, t testdefs.Test, actor auth.Actor) (testdefs.Test, error) {
-	row, err := testToRow(t)
+	row, err := s.testToRow(t)
 	if err != nil {
 		return testdefs.Test{}, fmt.Errorf("create test: %w", err)
 	}
@@ -105,7 +129,7 @@ func (s *Store) CreateTest(ctx context.Context, t testdefs.Test, actor auth.Acto
 	if err != nil {
 		return testdefs.Test{}, fmt.Errorf("create test: %w", err)
 	}
-	return testFromRow(row)
+	return s.testFromRow(row)
 }
 
 // GetTest returns a test by id; NotFound when there is none.
@@ -114,21 +138,21 @@ func (s *Store) GetTest(ctx context.Context, id uuid.UUID) (testdefs.Test, error
 	if err := s.conn(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
 		return testdefs.Test{}, classify(err, "get test", "test", id)
 	}
-	return testFromRow(row)
+	return s.testFromRow(row)
 }
 
 // ReplaceTest overwrites the name, description, spec, thresholds, labels,
 // schedule, time zone, next run and updated_at of t.ID and writes an audit
 // entry; NotFound when the test is gone, Conflict on a duplicate name.
 func (s *Store) ReplaceTest(ctx context.Context, t testdefs.Test, actor auth.Actor) (testdefs.Test, error) {
-	in, err := testToRow(t)
+	in, err := s.testToRow(t)
 	if err != nil {
 		return testdefs.Test{}, fmt.Errorf("replace test: %w", err)
 	}
 	var row testRow
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ?", t.ID).Updates(map[string]any{
-			"name": in.Name, "description": in.Description, "spec": in.Spec, "thresholds": in.Thresholds,
+			"name": in.Name, "description": in.Description, "spec": in.Spec, "sealed_spec": in.SealedSpec, "thresholds": in.Thresholds,
 			"labels": in.Labels, "schedule": in.Schedule, "timezone": in.Timezone, "next_run_at": in.NextRunAt,
 			"updated_at": orNow(t.UpdatedAt),
 		})
@@ -149,7 +173,7 @@ func (s *Store) ReplaceTest(ctx context.Context, t testdefs.Test, actor auth.Act
 	if err != nil {
 		return testdefs.Test{}, fmt.Errorf("replace test: %w", err)
 	}
-	return testFromRow(row)
+	return s.testFromRow(row)
 }
 
 // DeleteTest deletes a test and writes an audit entry; its runs stay, with
@@ -188,7 +212,7 @@ func (s *Store) ListTests(ctx context.Context, projectIDs []uuid.UUID, all bool,
 	}
 	out := make([]testdefs.Test, len(rows))
 	for i := range rows {
-		t, err := testFromRow(rows[i])
+		t, err := s.testFromRow(rows[i])
 		if err != nil {
 			return nil, fmt.Errorf("list tests: %w", err)
 		}

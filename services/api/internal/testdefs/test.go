@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 )
@@ -24,8 +25,12 @@ type Test struct {
 	Name        string
 	Description string
 	// Spec is stored as given (normalized); secrets in it are needed to run
-	// it and are redacted when it is shown.
-	Spec       spec.Spec
+	// it and are redacted when it is shown. The store keeps them sealed.
+	Spec spec.Spec
+	// SealErr, when not nil, says why the store could not open the sealed
+	// secrets of Spec (they were sealed under another key): Spec is then
+	// the redacted spec, and the test cannot run until it is saved again.
+	SealErr    error
 	Thresholds []string
 	Labels     map[string]string
 	// Schedule is a cron expression (see ParseSchedule) on which runs of
@@ -39,6 +44,16 @@ type Test struct {
 	CreatedBy uuid.UUID
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// RunSpec returns a copy of the spec to run: Conflict when the test's
+// secrets could not be opened (SealErr).
+func (t Test) RunSpec() (spec.Spec, error) {
+	if t.SealErr != nil {
+		return spec.Spec{}, apperr.New(apperr.Conflict,
+			"the secrets of test %s were sealed under another BARRAGE_SECRET_KEY and cannot be read; save the test again with them", t.ID)
+	}
+	return t.Spec.Clone(), nil
 }
 
 // Cursor returns the test's position in a list.
