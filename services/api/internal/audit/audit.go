@@ -126,24 +126,9 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, project, action s
 	if len(action) > maxActionLength {
 		return nil, "", apperr.Invalidf("action", "must be at most %d characters", maxActionLength)
 	}
-	ids, all, err := s.projects.Scope(ctx, p, project)
-	if err != nil {
+	ids, all, err := s.projects.AdminScope(ctx, p, project, "reading the audit log")
+	if err != nil || (!all && len(ids) == 0) {
 		return nil, "", err
-	}
-	if !all {
-		admin := ids[:0:0]
-		for _, id := range ids {
-			if p.Can(id, auth.Admin) {
-				admin = append(admin, id)
-			}
-		}
-		if project != "" && len(admin) == 0 {
-			return nil, "", apperr.New(apperr.Forbidden, "reading the audit log needs the admin role in project %q", project)
-		}
-		if len(admin) == 0 {
-			return nil, "", nil
-		}
-		ids = admin
 	}
 	if page.Limit < 1 {
 		page.Limit = paging.DefaultLimit

@@ -88,6 +88,27 @@ func (s *Service) Scope(ctx context.Context, p *auth.Principal, ref string) (ids
 	return []uuid.UUID{proj.ID}, false, nil
 }
 
+// AdminScope is Scope narrowed to the projects the caller administers: a
+// Forbidden naming what when ref names a project the caller sees but does
+// not administer, and no ids (all=false) when ref is "" and the caller
+// administers none.
+func (s *Service) AdminScope(ctx context.Context, p *auth.Principal, ref, what string) (ids []uuid.UUID, all bool, err error) {
+	ids, all, err = s.Scope(ctx, p, ref)
+	if err != nil || all {
+		return ids, all, err
+	}
+	admin := ids[:0:0]
+	for _, id := range ids {
+		if p.Can(id, auth.Admin) {
+			admin = append(admin, id)
+		}
+	}
+	if ref != "" && len(admin) == 0 {
+		return nil, false, apperr.New(apperr.Forbidden, "%s needs the admin role in project %q", what, ref)
+	}
+	return admin, false, nil
+}
+
 // Input is what a caller may set on a project.
 type Input struct {
 	Slug        string

@@ -96,24 +96,9 @@ func (s *Service) Revoke(ctx context.Context, p *auth.Principal, id uuid.UUID) e
 // cursor. Without a project it lists the tokens of every project the
 // caller administers.
 func (s *Service) List(ctx context.Context, p *auth.Principal, project string, page paging.Request) ([]Token, string, error) {
-	ids, all, err := s.projects.Scope(ctx, p, project)
-	if err != nil {
+	ids, all, err := s.projects.AdminScope(ctx, p, project, "listing tokens")
+	if err != nil || (!all && len(ids) == 0) {
 		return nil, "", err
-	}
-	if !all {
-		admin := ids[:0:0]
-		for _, id := range ids {
-			if p.Can(id, auth.Admin) {
-				admin = append(admin, id)
-			}
-		}
-		if project != "" && len(admin) == 0 {
-			return nil, "", apperr.New(apperr.Forbidden, "listing tokens needs the admin role in project %q", project)
-		}
-		if len(admin) == 0 {
-			return nil, "", nil
-		}
-		ids = admin
 	}
 	rows, err := s.store.ListTokens(ctx, ids, all, page)
 	if err != nil {
