@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -41,7 +40,7 @@ func Migrate(ctx context.Context, db *sql.DB, cmd string, out io.Writer) error {
 	case MigrateCmdUp:
 		results, err := p.Up(ctx)
 		for _, r := range results {
-			_, _ = fmt.Fprintf(out, "applied %s (%s)\n", r.Source.Path, r.Duration.Round(time.Millisecond))
+			_, _ = fmt.Fprintf(out, "applied %s (%dms)\n", r.Source.Path, r.Duration.Milliseconds())
 		}
 		if err != nil {
 			return fmt.Errorf("migrate up: %w", err)
@@ -54,7 +53,7 @@ func Migrate(ctx context.Context, db *sql.DB, cmd string, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("migrate down: %w", err)
 		}
-		_, _ = fmt.Fprintf(out, "rolled back %s (%s)\n", r.Source.Path, r.Duration.Round(time.Millisecond))
+		_, _ = fmt.Fprintf(out, "rolled back %s (%dms)\n", r.Source.Path, r.Duration.Milliseconds())
 	case MigrateCmdStatus:
 		statuses, err := p.Status(ctx)
 		if err != nil {
