@@ -115,6 +115,9 @@ func parseIndexLine(line string) (IndexEntry, error) {
 		return IndexEntry{}, fmt.Errorf("%d fields, want at most 3", len(fields))
 	}
 	e := IndexEntry{URL: fields[0], Size: -1}
+	if strings.IndexFunc(e.URL, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return IndexEntry{}, fmt.Errorf("URL %q holds a control character", truncate(e.URL))
+	}
 	u, err := url.Parse(e.URL)
 	if err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
 		return IndexEntry{}, fmt.Errorf("URL %q is not an absolute http(s) URL", truncate(e.URL))
