@@ -88,9 +88,9 @@ func TestStartSyncOneAtATime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := f.s.GetSync(ctx, first.ID)
-	if err != nil || got.Imported != 1 || got.Failed != 2 || got.Skipped != 1 || len(got.Objects) != 4 || got.Objects[0].Size != -1 {
-		t.Errorf("sync %+v, %v", got, err)
+	sync1, err := f.s.GetSync(ctx, first.ID)
+	if err != nil || sync1.Imported != 1 || sync1.Failed != 2 || sync1.Skipped != 1 || len(sync1.Objects) != 4 || sync1.Objects[0].Size != -1 {
+		t.Errorf("sync %+v, %v", sync1, err)
 	}
 	// A sync that started before staleBefore is taken for dead.
 	second, err := f.s.StartSync(ctx, src.ID, resultsync.TriggerManual, time.Now().Add(time.Minute))
