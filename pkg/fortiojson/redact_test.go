@@ -19,28 +19,6 @@ func mustDecodeMap(tb testing.TB, data []byte) map[string]any {
 	return m
 }
 
-// topLevelKeys lists an object's keys in order.
-func topLevelKeys(tb testing.TB, data []byte) []string {
-	tb.Helper()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil {
-		tb.Fatal(err)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return keys
-}
-
 func TestRedactFortioSample(t *testing.T) {
 	t.Parallel()
 	in := mustReadFile(t, "http_credentials.json")
@@ -53,7 +31,7 @@ func TestRedactFortioSample(t *testing.T) {
 			t.Errorf("output still holds %q", secret)
 		}
 	}
-	if !reflect.DeepEqual(topLevelKeys(t, in), topLevelKeys(t, out)) {
+	if !reflect.DeepEqual(keysOf(t, in), keysOf(t, out)) {
 		t.Errorf("key order changed")
 	}
 	before, after := mustDecodeMap(t, in), mustDecodeMap(t, out)
