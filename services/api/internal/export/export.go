@@ -202,10 +202,7 @@ func Render(run runs.Run, res runs.Result) ([]byte, error) {
 	if res.Imported != nil {
 		return nil, fmt.Errorf("run %s was imported and has no histograms to render", run.ID)
 	}
-	enc := res.Service
-	if run.OpenLoop() {
-		enc = res.Response
-	}
+	enc := res.HeadlineHDR(run)
 	h := hist.New()
 	if len(enc) > 0 {
 		var err error

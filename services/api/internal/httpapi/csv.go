@@ -26,11 +26,7 @@ func csvOut(run runs.Run, res runs.Result) ([]byte, error) {
 			buckets = append(buckets, hist.FortioBucket{Start: b.StartUS / 1e6, End: b.EndUS / 1e6, Percent: pct, Count: b.Count})
 		}
 	} else {
-		enc := res.Service
-		if run.OpenLoop() {
-			enc = res.Response
-		}
-		if len(enc) > 0 {
+		if enc := res.HeadlineHDR(run); len(enc) > 0 {
 			h, err := hist.Decode(enc)
 			if err != nil {
 				return nil, fmt.Errorf("result of run %s: decode histogram: %w", run.ID, err)

@@ -35,6 +35,15 @@ func ImportedLatency(l fortiojson.Latency) Latency {
 	}
 }
 
+// HeadlineHDR returns the encoded histogram of the latency a native run
+// shows by default: response time in open loop, service time otherwise.
+func (r Result) HeadlineHDR(run Run) []byte {
+	if run.OpenLoop() {
+		return r.Response
+	}
+	return r.Service
+}
+
 // Headline returns the latency a run shows by default: response time in
 // open loop, service time otherwise, and an imported run's document
 // figures.
@@ -42,11 +51,7 @@ func (r Result) Headline(run Run) (Latency, error) {
 	if r.Imported != nil {
 		return ImportedLatency(r.Imported.Latency), nil
 	}
-	enc := r.Service
-	if run.OpenLoop() {
-		enc = r.Response
-	}
-	l, err := LatencyOf(enc)
+	l, err := LatencyOf(r.HeadlineHDR(run))
 	if err != nil {
 		return Latency{}, fmt.Errorf("result of run %s: %w", run.ID, err)
 	}
