@@ -30,8 +30,8 @@ func TestSetupIsIdempotentAndDedupesByMsgID(t *testing.T) {
 			t.Fatalf("setup: %v", err)
 		}
 	}
-	subj := wire.SnapSubject("r1", 2)
-	if subj != "barrage.v1.snap.r1.2" {
+	subj := wire.SnapSubject("a1", "r1", 2)
+	if subj != "barrage.v1.snap.a1.r1.2" {
 		t.Fatalf("snap subject = %q", subj)
 	}
 	id := wire.SnapMsgID("r1", 2, 7)

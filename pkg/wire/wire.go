@@ -63,9 +63,11 @@ const (
 // AssignSubject is the subject of an agent's assignments.
 func AssignSubject(agentID string) string { return assignPrefix + agentID }
 
-// SnapSubject is the subject of a shard's snapshots.
-func SnapSubject(runID string, shard uint32) string {
-	return fmt.Sprintf("%s%s.%d", snapPrefix, runID, shard)
+// SnapSubject is the subject of a shard's snapshots, sent by agentID: the
+// agent's id leads, so NATS permissions can hold each agent to its own
+// (SnapSubjectsOf) and the API can check the shard is that agent's.
+func SnapSubject(agentID, runID string, shard uint32) string {
+	return fmt.Sprintf("%s%s.%s.%d", snapPrefix, agentID, runID, shard)
 }
 
 // ControlSubject is the core-NATS subject of a run's control messages.
@@ -82,3 +84,9 @@ func SnapMsgID(runID string, shard uint32, seq uint64) string {
 
 // AgentConsumer is the durable name of an agent's assignment consumer.
 func AgentConsumer(agentID string) string { return "agent-" + agentID }
+
+// SnapSubjectsOf matches every snapshot subject of one agent.
+func SnapSubjectsOf(agentID string) string { return snapPrefix + agentID + ".>" }
+
+// ControlSubjects matches every run control subject.
+const ControlSubjects = controlPrefix + ">"

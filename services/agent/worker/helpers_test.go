@@ -205,7 +205,7 @@ func (h *harness) snapshots(t *testing.T, run string, shard uint32, timeout time
 	t.Helper()
 	ctx := testCtx(t, timeout+5*time.Second)
 	cons, err := h.js.CreateOrUpdateConsumer(ctx, wire.SnapStream, jetstream.ConsumerConfig{
-		Durable: fmt.Sprintf("test-%s-%d", run, shard), FilterSubject: wire.SnapSubject(run, shard),
+		Durable: fmt.Sprintf("test-%s-%d", run, shard), FilterSubject: wire.SnapSubject("*", run, shard),
 		AckPolicy: jetstream.AckExplicitPolicy,
 	})
 	if err != nil {

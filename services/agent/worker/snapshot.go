@@ -100,7 +100,7 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 func (w *Worker) publishSnap(key shardKey, seq uint64, data []byte, budget, attempt time.Duration) error {
 	ctx, cancel := context.WithTimeout(w.flush, budget)
 	defer cancel()
-	subject, id := wire.SnapSubject(key.run, key.shard), wire.SnapMsgID(key.run, key.shard, seq)
+	subject, id := wire.SnapSubject(w.id, key.run, key.shard), wire.SnapMsgID(key.run, key.shard, seq)
 	wait := 50 * time.Millisecond
 	for n := 1; ; n++ {
 		actx, acancel := context.WithTimeout(ctx, attempt)

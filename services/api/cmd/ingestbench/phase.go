@@ -167,12 +167,12 @@ func (e *env) phase(ctx context.Context, n int, logw io.Writer) (phaseResult, er
 	if err := sse.waitConnected(ctx); err != nil {
 		return res, err
 	}
-	startAt, err := takeAssignments(ctx, e.js, res.runID, n)
+	startAt, agents, err := takeAssignments(ctx, e.js, res.runID, n)
 	if err != nil {
 		return res, err
 	}
 	progress(logw, "N=%d: run %s planned, starting at %s", n, res.runID, startAt.Format(time.TimeOnly))
-	pub := &publisher{js: e.js, runID: res.runID, shards: n, values: e.cfg.values, seconds: e.cfg.seconds, startAt: startAt, pool: e.pool}
+	pub := &publisher{js: e.js, runID: res.runID, agents: agents, shards: n, values: e.cfg.values, seconds: e.cfg.seconds, startAt: startAt, pool: e.pool}
 	if err := sleepUntil(ctx, startAt); err != nil {
 		return res, err
 	}

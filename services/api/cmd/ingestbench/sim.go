@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -140,49 +141,53 @@ func (f *fleet) beat(ctx context.Context) error {
 }
 
 // takeAssignments acks the dispatcher's n assignments of run id, as the
-// agents would, and returns the run's start time.
-func takeAssignments(ctx context.Context, js jetstream.JetStream, id string, n int) (time.Time, error) {
+// agents would, and returns the run's start time and each shard's agent
+// (the last token of its assignment's subject).
+func takeAssignments(ctx context.Context, js jetstream.JetStream, id string, n int) (time.Time, map[uint32]string, error) {
 	cons, err := js.CreateOrUpdateConsumer(ctx, wire.AssignStream, jetstream.ConsumerConfig{
 		Durable: "ingestbench", FilterSubject: wire.AssignSubjects, AckPolicy: jetstream.AckExplicitPolicy,
 	})
 	if err != nil {
-		return time.Time{}, fmt.Errorf("assignment consumer: %w", err)
+		return time.Time{}, nil, fmt.Errorf("assignment consumer: %w", err)
 	}
 	var startAt time.Time
+	agents := make(map[uint32]string, n)
 	got := 0
 	end := time.Now().Add(time.Minute)
 	for got < n {
 		if time.Now().After(end) || ctx.Err() != nil {
-			return time.Time{}, fmt.Errorf("%d of %d assignments of run %s within a minute", got, n, id)
+			return time.Time{}, nil, fmt.Errorf("%d of %d assignments of run %s within a minute", got, n, id)
 		}
 		batch, err := cons.Fetch(n, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
-			return time.Time{}, fmt.Errorf("fetch assignments: %w", err)
+			return time.Time{}, nil, fmt.Errorf("fetch assignments: %w", err)
 		}
 		for m := range batch.Messages() {
 			var a barragev1.Assignment
 			if err := proto.Unmarshal(m.Data(), &a); err != nil {
-				return time.Time{}, fmt.Errorf("assignment: %w", err)
+				return time.Time{}, nil, fmt.Errorf("assignment: %w", err)
 			}
 			if err := m.Ack(); err != nil {
-				return time.Time{}, fmt.Errorf("ack assignment: %w", err)
+				return time.Time{}, nil, fmt.Errorf("ack assignment: %w", err)
 			}
 			if a.GetRunId() == id {
 				got++
 				startAt = a.GetStartAt().AsTime()
+				agents[a.GetShard()] = m.Subject()[strings.LastIndexByte(m.Subject(), '.')+1:]
 			}
 		}
 	}
 	if startAt.IsZero() {
-		return time.Time{}, errors.New("assignments without start_at")
+		return time.Time{}, nil, errors.New("assignments without start_at")
 	}
-	return startAt, nil
+	return startAt, agents, nil
 }
 
 // publisher sends the simulated agents' snapshots of one run.
 type publisher struct {
 	js      jetstream.JetStream
 	runID   string
+	agents  map[uint32]string // shard -> agent id
 	shards  int
 	values  int
 	seconds int
@@ -230,7 +235,7 @@ func (p *publisher) publish(ctx context.Context, s, seq int, final bool) error {
 		count *= uint64(p.seconds)
 	}
 	b, err := proto.Marshal(&barragev1.Snapshot{
-		RunId: p.runID, Shard: uint32(s), AgentId: "sim", Seq: uint64(seq), Final: final,
+		RunId: p.runID, Shard: uint32(s), AgentId: p.agents[uint32(s)], Seq: uint64(seq), Final: final,
 		IntervalStart: timestamppb.New(start), IntervalEnd: timestamppb.New(end),
 		Count: count, RetCodes: map[string]uint64{"200": count},
 		BytesSent: count * 120, BytesReceived: count * 300,
@@ -241,7 +246,7 @@ func (p *publisher) publish(ctx context.Context, s, seq int, final bool) error {
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err = p.js.Publish(pctx, wire.SnapSubject(p.runID, uint32(s)), b,
+	_, err = p.js.Publish(pctx, wire.SnapSubject(p.agents[uint32(s)], p.runID, uint32(s)), b,
 		jetstream.WithMsgID(wire.SnapMsgID(p.runID, uint32(s), uint64(seq))))
 	return err
 }

@@ -278,7 +278,7 @@ func TestFaultRedeliveredSnapshotIsNotCountedTwice(t *testing.T) { // serial: se
 			t.Fatal(err)
 		}
 		msgID := wire.SnapMsgID(f.GetRunId(), f.GetShard(), f.GetSeq()) + "/again"
-		if _, err := js.Publish(ctx, wire.SnapSubject(f.GetRunId(), f.GetShard()), data, jetstream.WithMsgID(msgID)); err != nil {
+		if _, err := js.Publish(ctx, wire.SnapSubject(f.GetAgentId(), f.GetRunId(), f.GetShard()), data, jetstream.WithMsgID(msgID)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -41,6 +41,8 @@ type env struct {
 	log *syncBuffer
 	// events collects the OnInterval calls of every ingester of the test.
 	events *eventLog
+	// agents maps "<run>/<shard>" to the agent plannedRun gave the shard.
+	agents sync.Map
 }
 
 func newEnv(t *testing.T) *env {
@@ -131,6 +133,7 @@ func (e *env) plannedRun(t *testing.T, sp spec.Spec, n int, startAt, deadline ti
 	for i := range n {
 		agents[i] = uuid.New()
 		p.Shards = append(p.Shards, runs.Shard{Index: i, AgentID: agents[i], AgentName: fmt.Sprintf("agent-%d", i), QPS: sp.QPS / float64(n), Connections: 1})
+		e.agents.Store(fmt.Sprintf("%s/%d", run.ID, i), agents[i].String())
 	}
 	if run, err = e.st.PlanRun(ctx, p); err != nil {
 		t.Fatal(err)
@@ -174,15 +177,24 @@ func (e *env) beat(t *testing.T, agents ...uuid.UUID) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
+// planAgent as a snapshot's agent id stands for the agent plannedRun gave
+// its shard; publish fills it in.
+const planAgent = "agent"
+
 // publish sends a snapshot as an agent does, with msgID ("" for the
 // contract's id).
 func (e *env) publish(t *testing.T, s *barragev1.Snapshot, msgID string) {
 	t.Helper()
+	if s.GetAgentId() == planAgent {
+		if a, ok := e.agents.Load(fmt.Sprintf("%s/%d", s.GetRunId(), s.GetShard())); ok {
+			s.AgentId = a.(string)
+		}
+	}
 	b, err := proto.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.publishRaw(t, wire.SnapSubject(s.GetRunId(), s.GetShard()), b, cmp.Or(msgID, wire.SnapMsgID(s.GetRunId(), s.GetShard(), s.GetSeq())))
+	e.publishRaw(t, wire.SnapSubject(s.GetAgentId(), s.GetRunId(), s.GetShard()), b, cmp.Or(msgID, wire.SnapMsgID(s.GetRunId(), s.GetShard(), s.GetSeq())))
 }
 
 // publishRaw sends data on subject with a message id.

@@ -94,6 +94,8 @@ func TestIngestDropsMalformedSnapshots(t *testing.T) {
 	e.start(t, nil)
 	l := makeLoad(t, run.ID, startAt, 1, 1)
 	good := l.shards[0].intervals[0]
+	good.AgentId = agents[0].String()
+	other := uuid.NewString() // an agent the shard is not planned on
 	with := func(edit func(*barragev1.Snapshot)) *barragev1.Snapshot {
 		s := proto.CloneOf(good)
 		edit(s)
@@ -106,7 +108,8 @@ func TestIngestDropsMalformedSnapshots(t *testing.T) {
 		}
 		return b
 	}
-	own := wire.SnapSubject(run.ID.String(), 0)
+	me := agents[0].String()
+	own := wire.SnapSubject(me, run.ID.String(), 0)
 	unknown := uuid.NewString()
 	bad := []struct {
 		name    string
@@ -114,11 +117,13 @@ func TestIngestDropsMalformedSnapshots(t *testing.T) {
 		data    []byte
 	}{
 		{"not protobuf", own, []byte("\xff\xff\xff not a snapshot")},
-		{"bad run id", wire.SnapSubject("not-a-uuid", 0), marshal(with(func(s *barragev1.Snapshot) { s.RunId = "not-a-uuid" }))},
+		{"bad run id", wire.SnapSubject(me, "not-a-uuid", 0), marshal(with(func(s *barragev1.Snapshot) { s.RunId = "not-a-uuid" }))},
 		{"corrupt histogram", own, marshal(with(func(s *barragev1.Snapshot) { s.ResponseHdr = []byte("HISTFAAAAB not really") }))},
-		{"unknown run", wire.SnapSubject(unknown, 0), marshal(with(func(s *barragev1.Snapshot) { s.RunId = unknown }))},
-		{"unknown shard", wire.SnapSubject(run.ID.String(), 7), marshal(with(func(s *barragev1.Snapshot) { s.Shard = 7 }))},
-		{"wrong subject", wire.SnapSubject(run.ID.String(), 1), marshal(good)},
+		{"unknown run", wire.SnapSubject(me, unknown, 0), marshal(with(func(s *barragev1.Snapshot) { s.RunId = unknown }))},
+		{"unknown shard", wire.SnapSubject(me, run.ID.String(), 7), marshal(with(func(s *barragev1.Snapshot) { s.Shard = 7 }))},
+		{"wrong subject", wire.SnapSubject(me, run.ID.String(), 1), marshal(good)},
+		{"another agent's subject", wire.SnapSubject(other, run.ID.String(), 0), marshal(good)},
+		{"another agent's shard", wire.SnapSubject(other, run.ID.String(), 0), marshal(with(func(s *barragev1.Snapshot) { s.AgentId = other }))},
 		{"seq 0", own, marshal(with(func(s *barragev1.Snapshot) { s.Seq = 0 }))},
 		{"no interval start", own, marshal(with(func(s *barragev1.Snapshot) { s.IntervalStart = nil }))},
 	}

@@ -19,7 +19,7 @@ import (
 func finalOf(tb testing.TB, id uuid.UUID, shard uint32, start time.Time, length time.Duration, resp, svc []int64) []byte {
 	tb.Helper()
 	b, err := proto.Marshal(&barragev1.Snapshot{
-		RunId: id.String(), Shard: shard, Seq: 9, Final: true,
+		RunId: id.String(), Shard: shard, AgentId: testAgent, Seq: 9, Final: true,
 		IntervalStart: timestamppb.New(start), IntervalEnd: timestamppb.New(start.Add(length)),
 		Count: uint64(len(resp)), Errors: 1, RetCodes: map[string]uint64{"200": uint64(len(resp))},
 		BytesSent: 10, BytesReceived: 20,

@@ -83,7 +83,7 @@ func (m *measured) snapshot(t *testing.T, runID uuid.UUID, shard uint32, seq uin
 		codes[c] = uint64(n)
 	}
 	return &barragev1.Snapshot{
-		RunId: runID.String(), Shard: shard, AgentId: "agent", Seq: seq, Final: final,
+		RunId: runID.String(), Shard: shard, AgentId: planAgent, Seq: seq, Final: final,
 		IntervalStart: timestamppb.New(m.start), IntervalEnd: timestamppb.New(m.end),
 		Count: uint64(m.count), Errors: uint64(m.errors), RetCodes: codes,
 		BytesSent: uint64(m.sent), BytesReceived: uint64(m.recv),

@@ -60,8 +60,8 @@ func decodeSnapshot(subject string, data []byte) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errMalformed, err)
 	}
-	if subject != "" && subject != wire.SnapSubject(m.GetRunId(), m.GetShard()) {
-		return nil, fmt.Errorf("%w: run %s shard %d sent on subject %s", errMalformed, m.GetRunId(), m.GetShard(), subject)
+	if subject != "" && subject != wire.SnapSubject(m.GetAgentId(), m.GetRunId(), m.GetShard()) {
+		return nil, fmt.Errorf("%w: agent %s run %s shard %d sent on subject %s", errMalformed, m.GetAgentId(), m.GetRunId(), m.GetShard(), subject)
 	}
 	s.rec.Encoded = data
 	return s, nil
@@ -73,13 +73,17 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run id %q: %w", m.GetRunId(), err)
 	}
+	agent, err := uuid.Parse(m.GetAgentId())
+	if err != nil {
+		return nil, fmt.Errorf("agent id %q: %w", m.GetAgentId(), err)
+	}
 	if m.GetSeq() < 1 || m.GetSeq() > math.MaxInt64 {
 		return nil, fmt.Errorf("seq %d out of range", m.GetSeq())
 	}
 	if m.GetShard() > math.MaxInt32 {
 		return nil, fmt.Errorf("shard %d out of range", m.GetShard())
 	}
-	s := &snapshot{rec: runs.SnapshotRecord{RunID: id, Shard: int(m.GetShard()), Seq: int64(m.GetSeq()), Final: m.GetFinal()}}
+	s := &snapshot{rec: runs.SnapshotRecord{RunID: id, Shard: int(m.GetShard()), Agent: agent, Seq: int64(m.GetSeq()), Final: m.GetFinal()}}
 	if ts := m.GetIntervalStart(); ts != nil {
 		if err := ts.CheckValid(); err != nil {
 			return nil, fmt.Errorf("interval_start: %w", err)

@@ -33,11 +33,14 @@ func encode(tb testing.TB, values ...int64) []byte {
 }
 
 // sample is a valid interval snapshot of run id, shard 1, seq 3.
+// testAgent is the agent id of sample snapshots.
+const testAgent = "0a0a0a0a-0000-4000-8000-000000000000"
+
 func sample(tb testing.TB, id uuid.UUID) *barragev1.Snapshot {
 	tb.Helper()
 	start := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	return &barragev1.Snapshot{
-		RunId: id.String(), Shard: 1, AgentId: "a", Seq: 3,
+		RunId: id.String(), Shard: 1, AgentId: testAgent, Seq: 3,
 		IntervalStart: timestamppb.New(start), IntervalEnd: timestamppb.New(start.Add(time.Second)),
 		Count: 4, Errors: 1, RetCodes: map[string]uint64{"200": 3, "503": 1}, BytesSent: 40, BytesReceived: 90,
 		ResponseHdr: encode(tb, 110, 220, 330, 4400), ServiceHdr: encode(tb, 100, 200, 300, 4000), LagHdr: encode(tb, 10, 20, 30, 400),
@@ -47,7 +50,7 @@ func sample(tb testing.TB, id uuid.UUID) *barragev1.Snapshot {
 func TestDecodeSnapshot(t *testing.T) {
 	t.Parallel()
 	id := uuid.New()
-	subject := wire.SnapSubject(id.String(), 1)
+	subject := wire.SnapSubject(testAgent, id.String(), 1)
 	tests := []struct {
 		name    string
 		edit    func(*barragev1.Snapshot)
@@ -60,6 +63,7 @@ func TestDecodeSnapshot(t *testing.T) {
 		{name: "empty histograms", edit: func(s *barragev1.Snapshot) { s.LagHdr, s.ServiceHdr = nil, nil }},
 		{name: "no subject to check", edit: func(*barragev1.Snapshot) {}, subject: "-"},
 		{name: "bad run id", edit: func(s *barragev1.Snapshot) { s.RunId = "run-1" }, err: `run id "run-1"`},
+		{name: "bad agent id", edit: func(s *barragev1.Snapshot) { s.AgentId = "agent-1" }, subject: "-", err: `agent id "agent-1"`},
 		{name: "seq 0", edit: func(s *barragev1.Snapshot) { s.Seq = 0 }, err: "seq 0 out of range"},
 		{name: "seq too big", edit: func(s *barragev1.Snapshot) { s.Seq = math.MaxUint64 }, err: "out of range"},
 		{name: "count too big", edit: func(s *barragev1.Snapshot) { s.Count = math.MaxInt64 + 1 }, err: "count 9223372036854775808 out of range"},
@@ -70,7 +74,8 @@ func TestDecodeSnapshot(t *testing.T) {
 		{name: "interval without start", edit: func(s *barragev1.Snapshot) { s.IntervalStart = nil }, err: "without interval_start"},
 		{name: "invalid start", edit: func(s *barragev1.Snapshot) { s.IntervalStart.Nanos = -1 }, err: "interval_start"},
 		{name: "invalid end", edit: func(s *barragev1.Snapshot) { s.IntervalEnd.Seconds = math.MaxInt64 }, err: "interval_end"},
-		{name: "wrong subject", edit: func(*barragev1.Snapshot) {}, subject: wire.SnapSubject(id.String(), 2), err: "sent on subject"},
+		{name: "wrong subject", edit: func(*barragev1.Snapshot) {}, subject: wire.SnapSubject(testAgent, id.String(), 2), err: "sent on subject"},
+		{name: "other agent", edit: func(*barragev1.Snapshot) {}, subject: wire.SnapSubject("0b0b0b0b-0000-4000-8000-000000000000", id.String(), 1), err: "sent on subject"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

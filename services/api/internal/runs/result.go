@@ -32,6 +32,9 @@ func (s ShardStatus) Settled() bool { return s == ShardDone || s == ShardLost }
 type SnapshotRecord struct {
 	RunID uuid.UUID
 	Shard int
+	// Agent sent the snapshot (the id in its subject, which NATS
+	// permissions tie to the agent's credentials); it must be the shard's.
+	Agent uuid.UUID
 	// Seq numbers the shard's snapshots from 1; (RunID, Shard, Seq) is
 	// stored once whatever the number of deliveries.
 	Seq   int64

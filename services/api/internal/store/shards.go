@@ -38,9 +38,12 @@ func (s *Store) RecordSnapshot(ctx context.Context, rec runs.SnapshotRecord, mer
 			return classify(err, "lock run", "run", rec.RunID)
 		}
 		var sh shardRow
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Select("run_id", "shard", "status").
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Select("run_id", "shard", "status", "agent_id").
 			Where("run_id = ? AND shard = ?", rec.RunID, rec.Shard).Take(&sh).Error; err != nil {
 			return classify(err, "lock shard", "shard", rec.Shard)
+		}
+		if sh.AgentID == nil || *sh.AgentID != rec.Agent {
+			return notFound("shard of agent "+rec.Agent.String(), rec.Shard)
 		}
 		res := tx.Exec(`INSERT INTO run_snapshots (run_id, shard, seq) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 			rec.RunID, rec.Shard, rec.Seq)

@@ -134,18 +134,27 @@ func lockBatchShards(tx *gorm.DB, recs []runs.SnapshotRecord) (map[shardKey]runs
 		keys = append(keys, fmt.Sprintf("%s/%d", r.RunID, r.Shard))
 	}
 	var rows []shardRow
-	if err := tx.Raw(`SELECT run_id, shard, status FROM run_shards
+	if err := tx.Raw(`SELECT run_id, shard, status, agent_id FROM run_shards
 WHERE run_id = ANY(?::uuid[]) AND (run_id::text || '/' || shard) = ANY(?::text[])
 ORDER BY run_id, shard FOR UPDATE`, uuidArray(ids), textArray(keys)).Scan(&rows).Error; err != nil {
 		return nil, fmt.Errorf("lock shards: %w", err)
 	}
 	status := make(map[shardKey]runs.ShardStatus, len(rows))
+	agent := make(map[shardKey]uuid.UUID, len(rows))
 	for i := range rows {
-		status[shardKey{rows[i].RunID, rows[i].Shard}] = runs.ShardStatus(rows[i].Status)
+		k := shardKey{rows[i].RunID, rows[i].Shard}
+		status[k] = runs.ShardStatus(rows[i].Status)
+		if rows[i].AgentID != nil {
+			agent[k] = *rows[i].AgentID
+		}
 	}
 	for _, r := range recs {
-		if _, ok := status[shardKey{r.RunID, r.Shard}]; !ok {
+		k := shardKey{r.RunID, r.Shard}
+		if _, ok := status[k]; !ok {
 			return nil, notFound("shard", r.Shard)
+		}
+		if agent[k] != r.Agent {
+			return nil, notFound("shard of agent "+r.Agent.String(), r.Shard)
 		}
 	}
 	return status, nil
