@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 )
 
 // Options configure an embedded server.
@@ -22,6 +25,11 @@ type Options struct {
 	Port int
 	// ReadyTimeout bounds the wait for the server to accept clients.
 	ReadyTimeout time.Duration
+	// Trust, when set, runs the server in operator mode with Barrage's
+	// accounts (natsauth): clients must present user JWTs signed by the
+	// Barrage account, and each may do only what its JWT allows. Without
+	// it the server has no authentication (tests, and a process alone).
+	Trust *natsauth.Trust
 }
 
 // Server is a running embedded NATS server.
@@ -43,7 +51,7 @@ func Start(o Options) (*Server, error) {
 	if o.ReadyTimeout == 0 {
 		o.ReadyTimeout = 10 * time.Second
 	}
-	srv, err := server.NewServer(&server.Options{
+	opts := &server.Options{
 		ServerName: "barrage-embedded",
 		Host:       o.Host,
 		Port:       o.Port,
@@ -51,7 +59,13 @@ func Start(o Options) (*Server, error) {
 		StoreDir:   o.DataDir,
 		NoSigs:     true,
 		NoLog:      true,
-	})
+	}
+	if o.Trust != nil {
+		if err := trust(opts, o.Trust); err != nil {
+			return nil, err
+		}
+	}
+	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("natsembed: %w", err)
 	}
@@ -61,6 +75,20 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("natsembed: server not ready within %s", o.ReadyTimeout)
 	}
 	return &Server{srv: srv}, nil
+}
+
+// trust sets opts up for operator mode with t's accounts preloaded.
+func trust(opts *server.Options, t *natsauth.Trust) error {
+	res := &server.MemAccResolver{}
+	for pub, token := range map[string]string{t.SystemPublic: t.SystemJWT, t.AccountPublic: t.AccountJWT} {
+		if err := res.Store(pub, token); err != nil {
+			return fmt.Errorf("natsembed: preload account %s: %w", pub, err)
+		}
+	}
+	opts.TrustedOperators = []*jwt.OperatorClaims{t.Operator}
+	opts.AccountResolver = res
+	opts.SystemAccount = t.SystemPublic
+	return nil
 }
 
 // URL is the client URL of the server.

@@ -25,6 +25,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/pkg/wire"
 )
@@ -49,6 +50,12 @@ type Config struct {
 	Conn *nats.Conn
 	// Name is the agent's human name in heartbeats (e.g. the hostname); required.
 	Name string
+	// Credentials, when set, are the agent's own NATS credentials (the
+	// contents of a .creds file from `barrage-api agent-credentials
+	// create`): the worker dials with them, takes its id from them and does
+	// only what they allow (DESIGN §7), so it leaves creating the streams
+	// and buckets to barrage-api. Ignored when Conn is set, but for the id.
+	Credentials []byte
 	// Labels are matched by runs' agent selectors.
 	Labels map[string]string
 	// Capacity is how many shards the worker runs at once; default 4.
@@ -93,6 +100,8 @@ type Worker struct {
 	cfg Config
 	id  string
 	log *slog.Logger
+	// creds are the agent's own NATS credentials; nil without them.
+	creds *natsauth.Credentials
 
 	// Set by Run before any shard starts.
 	nc     *nats.Conn
@@ -124,10 +133,19 @@ func New(cfg Config) (*Worker, error) {
 	}
 	cfg.Labels = maps.Clone(cfg.Labels)
 	id := newID()
+	var creds *natsauth.Credentials
+	if len(cfg.Credentials) > 0 {
+		c, credID, err := natsauth.ParseCredentials(cfg.Credentials)
+		if err != nil {
+			return nil, fmt.Errorf("worker: %w", err)
+		}
+		id, creds = credID, &c
+	}
 	flush, cancelFlush := context.WithCancel(context.Background())
 	return &Worker{
 		cfg:         cfg,
 		id:          id,
+		creds:       creds,
 		log:         cfg.Logger.With(slog.String("agent", id)),
 		flush:       flush,
 		cancelFlush: cancelFlush,
@@ -136,7 +154,8 @@ func New(cfg Config) (*Worker, error) {
 	}, nil
 }
 
-// ID is the agent id: a random UUID, new for every Worker.
+// ID is the agent id: the one its credentials were issued for, or a
+// random UUID, new for every Worker, without credentials.
 func (w *Worker) ID() string { return w.id }
 
 // Run connects, announces the agent and runs assignments until ctx is done,
@@ -156,6 +175,9 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil // canceled while waiting for NATS
 		}
 		return err
+	}
+	if err := w.outliveLastRun(ctx); err != nil {
+		return nil //nolint:nilerr // only ctx ends the wait: canceled before starting
 	}
 	w.log.Info("agent started", slog.String("name", w.cfg.Name), slog.Int("capacity", w.cfg.Capacity),
 		slog.String("version", w.cfg.Version))
@@ -234,8 +256,8 @@ func (w *Worker) connect() error {
 	}
 	log := w.log
 	log.Info("connecting to NATS", slog.String("url", redactURL(w.cfg.NATSURL)))
-	nc, err := nats.Connect(w.cfg.NATSURL,
-		nats.Name("barrage-agent "+w.cfg.Name),
+	opts := []nats.Option{
+		nats.Name("barrage-agent " + w.cfg.Name),
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(time.Second),
@@ -247,7 +269,12 @@ func (w *Worker) connect() error {
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			log.Info("NATS reconnected", slog.String("url", c.ConnectedUrlRedacted()))
 		}),
-	)
+	}
+	if w.creds != nil {
+		opts = append(opts, nats.UserJWTAndSeed(w.creds.JWT, string(w.creds.Seed)),
+			nats.CustomInboxPrefix(natsauth.InboxPrefix(w.id)))
+	}
+	nc, err := nats.Connect(w.cfg.NATSURL, opts...)
 	if err != nil {
 		return fmt.Errorf("worker: connect to NATS: %w", err)
 	}
@@ -288,8 +315,13 @@ func (w *Worker) setup(ctx context.Context) error {
 	}
 	w.js = js
 	return retry(ctx, w.log, "NATS setup", func(ctx context.Context) error {
-		if err := wire.Setup(ctx, js); err != nil {
-			return err
+		// An agent with its own credentials may not create streams:
+		// barrage-api does, and until it has, the binds below fail and
+		// are retried.
+		if w.creds == nil {
+			if err := wire.Setup(ctx, js); err != nil {
+				return err
+			}
 		}
 		if w.agents, err = js.KeyValue(ctx, wire.AgentsBucket); err != nil {
 			return err

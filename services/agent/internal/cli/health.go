@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 )
@@ -33,6 +34,7 @@ func runHealthcheck(ctx context.Context, args, environ []string, stderr io.Write
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "NATS server URL (NATS_URL)")
 	fs.StringVar(&c.Name, "name", c.Name, "agent name; default the hostname (BARRAGE_AGENT_NAME)")
+	fs.StringVar(&c.Creds, "creds", c.Creds, "the agent's NATS credentials; the check then reads its own heartbeat (BARRAGE_AGENT_CREDS)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -44,7 +46,11 @@ func runHealthcheck(ctx context.Context, args, environ []string, stderr io.Write
 	}
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
 	defer cancel()
-	if err := checkHeartbeat(ctx, c.NATSURL, c.Name); err != nil {
+	check := func() error { return checkHeartbeat(ctx, c.NATSURL, c.Name) }
+	if c.Creds != "" {
+		check = func() error { return checkOwnHeartbeat(ctx, c.NATSURL, c.Creds) }
+	}
+	if err := check(); err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent healthcheck: %v\n", err)
 		return ExitFailure
 	}
@@ -86,4 +92,43 @@ func checkHeartbeat(ctx context.Context, url, name string) error {
 			}
 		}
 	}
+}
+
+// checkOwnHeartbeat looks for a fresh heartbeat of the agent whose
+// credentials are in the file credsPath, which may read only its own.
+func checkOwnHeartbeat(ctx context.Context, url, credsPath string) error {
+	file, err := os.ReadFile(credsPath) //nolint:gosec // the operator names the file
+	if err != nil {
+		return fmt.Errorf("-creds: %w", err)
+	}
+	creds, id, err := natsauth.ParseCredentials(file)
+	if err != nil {
+		return fmt.Errorf("-creds %s: %w", credsPath, err)
+	}
+	nc, err := nats.Connect(url, nats.Name("barrage-agent healthcheck"), nats.Timeout(2*time.Second),
+		nats.UserJWTAndSeed(creds.JWT, string(creds.Seed)), nats.CustomInboxPrefix(natsauth.InboxPrefix(id)))
+	if err != nil {
+		return fmt.Errorf("connect to NATS: %w", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
+	if err != nil {
+		return fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
+	}
+	e, err := kv.Get(ctx, id)
+	if err != nil {
+		return fmt.Errorf("heartbeat of agent %s: %w", id, err)
+	}
+	var hb barragev1.Heartbeat
+	if err := proto.Unmarshal(e.Value(), &hb); err != nil {
+		return fmt.Errorf("heartbeat of agent %s: %w", id, err)
+	}
+	if age := time.Since(hb.GetSentAt().AsTime()); age >= wire.AgentTTL {
+		return fmt.Errorf("the heartbeat of agent %s is %s old", id, age.Round(time.Second))
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/pkg/svclog"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/agent/worker"
@@ -23,6 +24,7 @@ type serveConfig struct {
 	Name     string `env:"BARRAGE_AGENT_NAME"`
 	Labels   string `env:"BARRAGE_AGENT_LABELS"`
 	Capacity int    `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
+	Creds    string `env:"BARRAGE_AGENT_CREDS"`
 }
 
 // runServe is `barrage-agent serve`: the worker runs until ctx is done
@@ -67,6 +69,7 @@ func parseServe(args, environ []string, help io.Writer) (worker.Config, error) {
 	fs.StringVar(&c.Name, "name", c.Name, "agent name shown in barrage-api; default the hostname (BARRAGE_AGENT_NAME)")
 	fs.StringVar(&c.Labels, "labels", c.Labels, `agent labels "k=v,k2=v2" that runs select agents by (BARRAGE_AGENT_LABELS)`)
 	fs.IntVar(&c.Capacity, "capacity", c.Capacity, "shards this agent runs at once (BARRAGE_AGENT_CAPACITY)")
+	fs.StringVar(&c.Creds, "creds", c.Creds, "this agent's own NATS credentials, from `barrage-api agent-credentials create` (BARRAGE_AGENT_CREDS)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(help)
@@ -95,7 +98,16 @@ func parseServe(args, environ []string, help io.Writer) (worker.Config, error) {
 			return worker.Config{}, errors.New("-name: the hostname is unknown, give a name")
 		}
 	}
-	return worker.Config{NATSURL: c.NATSURL, Name: c.Name, Labels: labels, Capacity: c.Capacity}, nil
+	var creds []byte
+	if c.Creds != "" {
+		if creds, err = os.ReadFile(c.Creds); err != nil {
+			return worker.Config{}, fmt.Errorf("-creds: %w", err)
+		}
+		if _, _, err := natsauth.ParseCredentials(creds); err != nil {
+			return worker.Config{}, fmt.Errorf("-creds %s: %w", c.Creds, err)
+		}
+	}
+	return worker.Config{NATSURL: c.NATSURL, Name: c.Name, Labels: labels, Capacity: c.Capacity, Credentials: creds}, nil
 }
 
 // parseAgentLabels reads "k=v,k2=v2"; empty means no labels.

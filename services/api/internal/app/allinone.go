@@ -12,6 +12,7 @@ import (
 
 	echoapp "github.com/barrage-dev/barrage/services/echo/app"
 
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/services/agent/worker"
 )
 
@@ -25,7 +26,7 @@ type companions struct {
 
 // startCompanions builds the agent and the echo server; the echo reads its
 // BARRAGE_ECHO_* settings from environ.
-func startCompanions(cfg Config, natsURL string, log *slog.Logger) (*companions, error) {
+func startCompanions(cfg Config, natsURL string, keys *natsauth.Keys, log *slog.Logger) (*companions, error) {
 	ecfg, err := echoapp.ParseConfig(nil, cfg.Environ, io.Discard)
 	if err != nil {
 		return nil, fmt.Errorf("all-in-one echo: %w", err)
@@ -35,8 +36,19 @@ func startCompanions(cfg Config, natsURL string, log *slog.Logger) (*companions,
 		return nil, fmt.Errorf("all-in-one echo: %w", err)
 	}
 	name, _ := os.Hostname()
+	var creds []byte
+	if keys != nil {
+		c, _, err := keys.AgentUser("all-in-one")
+		if err == nil {
+			creds, err = c.File()
+		}
+		if err != nil {
+			echo.Close()
+			return nil, fmt.Errorf("all-in-one agent: %w", err)
+		}
+	}
 	agent, err := worker.New(worker.Config{
-		NATSURL: natsURL, Name: "all-in-one@" + name, Labels: map[string]string{"mode": "all-in-one"},
+		NATSURL: natsURL, Name: "all-in-one@" + name, Credentials: creds, Labels: map[string]string{"mode": "all-in-one"},
 		Capacity: cfg.AgentCapacity, Logger: log.With(slog.String("component", "agent")),
 	})
 	if err != nil {

@@ -99,7 +99,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		return nil, errors.Join(err, a.closeBackends())
 	}
 	if cfg.AllInOne {
-		if a.companions, err = startCompanions(cfg, b.url, log); err != nil {
+		if a.companions, err = startCompanions(cfg, b.url, b.keys, log); err != nil {
 			return nil, errors.Join(err, a.closeBackends())
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
 )
@@ -24,24 +25,32 @@ import (
 type bus struct {
 	srv *natsembed.Server
 	url string
-	nc  *nats.Conn
-	js  jetstream.JetStream
+	// keys sign the NATS users in operator mode; nil when the API connects
+	// to an external server without them.
+	keys *natsauth.Keys
+	nc   *nats.Conn
+	js   jetstream.JetStream
 }
 
 // openBus connects to cfg.NATSURL, or starts an embedded server first, and
 // creates the contract's streams and buckets.
 func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 	b := &bus{}
+	keys, err := natsKeys(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	b.keys = keys
 	addr := cfg.NATSURL
 	if addr == "" {
-		srv, err := startEmbedded(cfg, log)
+		srv, err := startEmbedded(cfg, keys, log)
 		if err != nil {
 			return nil, err
 		}
 		b.srv, addr = srv, srv.URL()
 	}
 	b.url = addr
-	nc, err := nats.Connect(addr,
+	opts := []nats.Option{
 		nats.Name("barrage-api"),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(time.Second),
@@ -49,7 +58,16 @@ func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 			log.Warn("nats disconnected", slog.Any("error", err))
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted())) }),
-	)
+	}
+	if keys != nil {
+		creds, err := keys.APIUser()
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		opts = append(opts, nats.UserJWTAndSeed(creds.JWT, string(creds.Seed)))
+	}
+	nc, err := nats.Connect(addr, opts...)
 	if err != nil {
 		b.close()
 		return nil, fmt.Errorf("connect to NATS at %s: %w", redactURL(addr), err)
@@ -71,7 +89,7 @@ func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 // startEmbedded starts the in-process server on cfg.NATSListen. When that
 // port is taken (a NATS already runs there, say), it falls back to a free
 // port and says so: the API's own agents find it either way.
-func startEmbedded(cfg Config, log *slog.Logger) (*natsembed.Server, error) {
+func startEmbedded(cfg Config, keys *natsauth.Keys, log *slog.Logger) (*natsembed.Server, error) {
 	host, portText, err := net.SplitHostPort(cfg.NATSListen)
 	if err != nil {
 		return nil, fmt.Errorf("-nats-listen %q: %w", cfg.NATSListen, err)
@@ -87,12 +105,45 @@ func startEmbedded(cfg Config, log *slog.Logger) (*natsembed.Server, error) {
 		log.Warn("embedded NATS: port taken; using a free one", slog.String("wanted", cfg.NATSListen))
 		port = -1
 	}
-	srv, err := natsembed.Start(natsembed.Options{DataDir: cfg.NATSDataDir, Host: host, Port: port})
+	opts := natsembed.Options{DataDir: cfg.NATSDataDir, Host: host, Port: port}
+	if keys != nil {
+		trust, err := keys.Trust()
+		if err != nil {
+			return nil, fmt.Errorf("embedded NATS: %w", err)
+		}
+		opts.Trust = &trust
+	}
+	srv, err := natsembed.Start(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
 	}
 	log.Info("embedded NATS with JetStream started", slog.String("url", srv.URL()), slog.String("data_dir", cfg.NATSDataDir))
 	return srv, nil
+}
+
+// natsKeys loads cfg.NATSKeys. Without a file: the all-in-one embedded
+// server gets keys of this process only (its own agent is the only one);
+// an embedded server for agents of other processes, and an external
+// server, run without operator mode (nil), with a warning, since every
+// client may then read every agent's assignments.
+func natsKeys(cfg Config, log *slog.Logger) (*natsauth.Keys, error) {
+	if cfg.NATSKeys != "" {
+		k, err := natsauth.Load(cfg.NATSKeys)
+		if err != nil {
+			return nil, fmt.Errorf("-nats-keys: %w", err)
+		}
+		return &k, nil
+	}
+	if cfg.NATSURL == "" && cfg.AllInOne {
+		k, err := natsauth.Generate()
+		if err != nil {
+			return nil, err //nolint:wrapcheck // natsauth's errors say what failed
+		}
+		return &k, nil
+	}
+	log.Warn("no BARRAGE_NATS_KEYS: NATS without operator mode, so agents share one identity and any client " +
+		"may read every agent's assignments; create keys with `barrage-api nats-auth init FILE`")
+	return nil, nil
 }
 
 // portTaken reports whether host:port cannot be bound.

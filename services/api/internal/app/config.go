@@ -35,9 +35,14 @@ type Config struct {
 	NATSURL         string        `env:"NATS_URL"`
 	NATSListen      string        `env:"BARRAGE_NATS_LISTEN" envDefault:"127.0.0.1:4222"`
 	NATSDataDir     string        `env:"BARRAGE_NATS_DATA_DIR" envDefault:"data/nats"`
-	DispatchWait    time.Duration `env:"BARRAGE_DISPATCH_WAIT" envDefault:"10s"`
-	AllInOne        bool          `env:"BARRAGE_ALL_IN_ONE"`
-	AgentCapacity   int           `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
+	// NATSKeys is the keys file of NATS operator mode (`barrage-api
+	// nats-auth init`): with it the API connects as its own user and
+	// issues agent credentials; unset, only the all-in-one embedded
+	// server runs in operator mode (with keys of this process only).
+	NATSKeys      string        `env:"BARRAGE_NATS_KEYS"`
+	DispatchWait  time.Duration `env:"BARRAGE_DISPATCH_WAIT" envDefault:"10s"`
+	AllInOne      bool          `env:"BARRAGE_ALL_IN_ONE"`
+	AgentCapacity int           `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
 	// Environ is the environment the configuration was read from; the
 	// all-in-one echo server reads its BARRAGE_ECHO_* settings from it.
 	Environ            []string      `env:"-"`
@@ -86,6 +91,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish on SIGTERM (BARRAGE_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", cfg.NATSURL, "NATS server(s) with JetStream; unset = an embedded server in this process (NATS_URL)")
 	fs.StringVar(&cfg.NATSListen, "nats-listen", cfg.NATSListen, "where the embedded NATS listens; :0 picks a free port (BARRAGE_NATS_LISTEN)")
+	fs.StringVar(&cfg.NATSKeys, "nats-keys", cfg.NATSKeys, "NATS operator-mode keys file from `barrage-api nats-auth init` (BARRAGE_NATS_KEYS)")
 	fs.StringVar(&cfg.NATSDataDir, "nats-data-dir", cfg.NATSDataDir, "JetStream files of the embedded NATS (BARRAGE_NATS_DATA_DIR)")
 	fs.BoolVar(&cfg.AllInOne, "all-in-one", cfg.AllInOne, "also run one agent and the echo server in this process (BARRAGE_ALL_IN_ONE)")
 	fs.IntVar(&cfg.AgentCapacity, "agent-capacity", cfg.AgentCapacity, "shards the all-in-one agent runs at once (BARRAGE_AGENT_CAPACITY)")

@@ -25,6 +25,11 @@ const usage = `usage:
                                               mint a project API token and print it
   barrage-api token new                       print a random, well-formed token (for BARRAGE_ADMIN_TOKEN)
   barrage-api key new                         print a random secret key (for BARRAGE_SECRET_KEY)
+  barrage-api nats-auth init FILE             create the NATS operator-mode keys file (for BARRAGE_NATS_KEYS)
+  barrage-api nats-auth server-config [-nats-keys FILE]
+                                              print the nats-server configuration that trusts those keys
+  barrage-api agent-credentials create NAME [-o FILE] [-nats-keys FILE]
+                                              issue an agent's own NATS credentials (.creds)
   barrage-api healthcheck [-url URL]          exit 0 when the local server's /healthz answers 200 (container HEALTHCHECK)
 `
 
@@ -53,6 +58,10 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		err = token(ctx, rest, environ, stdout, stderr)
 	case "key":
 		err = key(rest, stdout)
+	case "nats-auth":
+		err = natsAuth(rest, environ, stdout, stderr)
+	case "agent-credentials":
+		err = agentCredentials(rest, environ, stdout, stderr)
 	case "healthcheck":
 		err = healthcheck(ctx, rest, environ, stderr)
 	case "help":

@@ -1,0 +1,139 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/barrage-dev/barrage/pkg/natsauth"
+)
+
+// natsAuth runs `nats-auth init FILE` and `nats-auth server-config`.
+func natsAuth(args, environ []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{errors.New("nats-auth needs init or server-config")}
+	}
+	switch args[0] {
+	case "init":
+		if len(args) != 2 || strings.HasPrefix(args[1], "-") {
+			return usageError{errors.New("nats-auth init needs the keys file to create")}
+		}
+		keys, err := natsauth.Generate()
+		if err != nil {
+			return err //nolint:wrapcheck // natsauth's errors say what failed
+		}
+		if err := keys.Save(args[1]); err != nil {
+			return err //nolint:wrapcheck // natsauth's errors name the file
+		}
+		_, err = fmt.Fprintf(stdout, "NATS keys written to %s (owner-only). Set BARRAGE_NATS_KEYS=%s for barrage-api and "+
+			"give nats-server the output of `barrage-api nats-auth server-config`.\n", args[1], args[1])
+		return err //nolint:wrapcheck // a write to stdout
+	case "server-config":
+		keys, _, err := keysFlag("nats-auth server-config", args[1:], environ, stderr)
+		if err != nil {
+			return err
+		}
+		trust, err := keys.Trust()
+		if err != nil {
+			return err //nolint:wrapcheck // natsauth's errors say what failed
+		}
+		_, err = io.WriteString(stdout, trust.ServerConfig())
+		return err //nolint:wrapcheck // a write to stdout
+	default:
+		return usageError{fmt.Errorf("nats-auth: unknown command %q (init or server-config)", args[0])}
+	}
+}
+
+// agentCredentials runs `agent-credentials create NAME [-o FILE]`.
+func agentCredentials(args, environ []string, stdout, stderr io.Writer) error {
+	if len(args) < 2 || args[0] != "create" || strings.HasPrefix(args[1], "-") {
+		return usageError{errors.New("agent-credentials needs create NAME")}
+	}
+	name := args[1]
+	if err := natsauth.CheckName(name); err != nil {
+		return usageError{err}
+	}
+	var out string
+	keys, fs, err := keysFlag("agent-credentials create", args[2:], environ, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "o", "", "write the credentials to this new file (owner-only) instead of stdout")
+	})
+	if err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("agent-credentials create: unexpected %q", fs.Arg(0))}
+	}
+	creds, id, err := keys.AgentUser(name)
+	if err != nil {
+		return err //nolint:wrapcheck // natsauth's errors say what failed
+	}
+	file, err := creds.File()
+	if err != nil {
+		return err //nolint:wrapcheck // natsauth's errors say what failed
+	}
+	if out == "" {
+		if _, err := stdout.Write(file); err != nil {
+			return err //nolint:wrapcheck // a write to stdout
+		}
+	} else if err := writeNew(out, file); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stderr, "agent %q has id %s; start it with `barrage-agent serve -creds FILE`\n", name, id)
+	return err //nolint:wrapcheck // a write to stderr
+}
+
+// keysFlag parses -nats-keys (default BARRAGE_NATS_KEYS) and any extra
+// flags, and loads the keys.
+func keysFlag(cmd string, args, environ []string, stderr io.Writer, extra ...func(*flag.FlagSet)) (natsauth.Keys, *flag.FlagSet, error) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := envValue(environ, "BARRAGE_NATS_KEYS")
+	fs.StringVar(&path, "nats-keys", path, "NATS keys file from `barrage-api nats-auth init` (BARRAGE_NATS_KEYS)")
+	for _, f := range extra {
+		f(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return natsauth.Keys{}, nil, err //nolint:wrapcheck // flag.ErrHelp is matched by Main
+		}
+		return natsauth.Keys{}, nil, usageError{err}
+	}
+	if path == "" {
+		return natsauth.Keys{}, nil, usageError{fmt.Errorf("%s: no keys file: set -nats-keys or BARRAGE_NATS_KEYS (create one with `barrage-api nats-auth init FILE`)", cmd)}
+	}
+	keys, err := natsauth.Load(path)
+	if err != nil {
+		return natsauth.Keys{}, nil, err //nolint:wrapcheck // natsauth's errors name the file
+	}
+	return keys, fs, nil
+}
+
+// envValue returns the value of key in environ ("" when unset).
+func envValue(environ []string, key string) string {
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// writeNew writes data to a new owner-only file; an existing one is never
+// overwritten.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // the operator names the file
+	if err != nil {
+		return fmt.Errorf("credentials file: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
