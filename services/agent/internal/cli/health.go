@@ -46,6 +46,14 @@ func runHealthcheck(ctx context.Context, args, environ []string, stderr io.Write
 	}
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
 	defer cancel()
+	if c.Creds == "" && c.CredsDir != "" { // serve -creds-dir recorded which file it took
+		b, err := os.ReadFile(claimRecord())
+		if err != nil {
+			_, _ = fmt.Fprintf(stderr, "barrage-agent healthcheck: which credentials serve took: %v\n", err)
+			return ExitFailure
+		}
+		c.Creds = string(b)
+	}
 	check := func() error { return checkHeartbeat(ctx, c.NATSURL, c.Name) }
 	if c.Creds != "" {
 		check = func() error { return checkOwnHeartbeat(ctx, c.NATSURL, c.Creds) }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
@@ -25,6 +26,7 @@ type serveConfig struct {
 	Labels   string `env:"BARRAGE_AGENT_LABELS"`
 	Capacity int    `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
 	Creds    string `env:"BARRAGE_AGENT_CREDS"`
+	CredsDir string `env:"BARRAGE_AGENT_CREDS_DIR"`
 }
 
 // runServe is `barrage-agent serve`: the worker runs until ctx is done
@@ -70,6 +72,7 @@ func parseServe(args, environ []string, help io.Writer) (worker.Config, error) {
 	fs.StringVar(&c.Labels, "labels", c.Labels, `agent labels "k=v,k2=v2" that runs select agents by (BARRAGE_AGENT_LABELS)`)
 	fs.IntVar(&c.Capacity, "capacity", c.Capacity, "shards this agent runs at once (BARRAGE_AGENT_CAPACITY)")
 	fs.StringVar(&c.Creds, "creds", c.Creds, "this agent's own NATS credentials, from `barrage-api agent-credentials create` (BARRAGE_AGENT_CREDS)")
+	fs.StringVar(&c.CredsDir, "creds-dir", c.CredsDir, "take the first free credentials file of this directory, from `barrage-api nats-auth bootstrap` (BARRAGE_AGENT_CREDS_DIR)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(help)
@@ -99,10 +102,23 @@ func parseServe(args, environ []string, help io.Writer) (worker.Config, error) {
 		}
 	}
 	var creds []byte
-	if c.Creds != "" {
+	switch {
+	case c.Creds != "" && c.CredsDir != "":
+		return worker.Config{}, errors.New("-creds and -creds-dir: give one")
+	case c.Creds != "":
 		if creds, err = os.ReadFile(c.Creds); err != nil {
 			return worker.Config{}, fmt.Errorf("-creds: %w", err)
 		}
+	case c.CredsDir != "":
+		if c.Creds, creds, err = claimCredentials(c.CredsDir); err != nil {
+			return worker.Config{}, err
+		}
+		// The healthcheck, another process, reads which file was taken.
+		if err := os.WriteFile(claimRecord(), []byte(c.Creds), 0o600); err != nil {
+			return worker.Config{}, fmt.Errorf("-creds-dir: record the claim: %w", err)
+		}
+	}
+	if creds != nil {
 		if _, _, err := natsauth.ParseCredentials(creds); err != nil {
 			return worker.Config{}, fmt.Errorf("-creds %s: %w", c.Creds, err)
 		}
@@ -126,3 +142,7 @@ func parseAgentLabels(v string) (map[string]string, error) {
 	}
 	return labels, nil
 }
+
+// claimRecord is where serve -creds-dir writes the path of the credentials
+// it took, for the healthcheck.
+func claimRecord() string { return filepath.Join(os.TempDir(), "barrage-agent.creds-claim") }

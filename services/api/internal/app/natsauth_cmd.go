@@ -14,7 +14,7 @@ import (
 // natsAuth runs `nats-auth init FILE` and `nats-auth server-config`.
 func natsAuth(args, environ []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{errors.New("nats-auth needs init or server-config")}
+		return usageError{errors.New("nats-auth needs init, server-config or bootstrap")}
 	}
 	switch args[0] {
 	case "init":
@@ -31,6 +31,8 @@ func natsAuth(args, environ []string, stdout, stderr io.Writer) error {
 		_, err = fmt.Fprintf(stdout, "NATS keys written to %s (owner-only). Set BARRAGE_NATS_KEYS=%s for barrage-api and "+
 			"give nats-server the output of `barrage-api nats-auth server-config`.\n", args[1], args[1])
 		return err //nolint:wrapcheck // a write to stdout
+	case "bootstrap":
+		return natsBootstrap(args[1:], stdout, stderr)
 	case "server-config":
 		keys, _, err := keysFlag("nats-auth server-config", args[1:], environ, stderr)
 		if err != nil {
@@ -43,7 +45,7 @@ func natsAuth(args, environ []string, stdout, stderr io.Writer) error {
 		_, err = io.WriteString(stdout, trust.ServerConfig())
 		return err //nolint:wrapcheck // a write to stdout
 	default:
-		return usageError{fmt.Errorf("nats-auth: unknown command %q (init or server-config)", args[0])}
+		return usageError{fmt.Errorf("nats-auth: unknown command %q (init, server-config or bootstrap)", args[0])}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,11 +65,14 @@ func mustCompose(tb testing.TB) *types.Project {
 func TestComposeServices(t *testing.T) {
 	t.Parallel()
 	p := mustCompose(t)
-	want := []string{"agent", "api", "echo", "nats", "postgres"}
+	want := []string{"agent", "api", "echo", "nats", "nats-auth", "postgres"}
 	if got := p.ServiceNames(); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
 		t.Fatalf("services %v, want %v", got, want)
 	}
 	for name, s := range p.Services {
+		if name == "nats-auth" { // one-shot: exits when done
+			continue
+		}
 		hc := s.HealthCheck
 		if hc == nil || hc.Disable || len(hc.Test) == 0 {
 			t.Errorf("service %s has no healthcheck", name)
@@ -108,33 +112,71 @@ func TestComposeAgentScales(t *testing.T) {
 	}
 }
 
+// TestComposeCredentials: NATS runs in operator mode. The one-shot
+// nats-auth service writes the keys, the server's trust file and the
+// agents' credentials into three volumes; barrage-api mounts only the keys,
+// nats-server only the trust file, the agents only their credentials, and
+// nobody gets a password in a URL.
 func TestComposeCredentials(t *testing.T) {
 	t.Parallel()
 	env := exampleEnv(t)
 	p := mustCompose(t)
-	url := func(svc string) string {
-		v := p.Services[svc].Environment["NATS_URL"]
-		if v == nil {
-			t.Fatalf("%s has no NATS_URL", svc)
+	mounts := func(svc string) map[string]string {
+		out := map[string]string{}
+		for _, v := range p.Services[svc].Volumes {
+			if v.Type == "volume" {
+				out[v.Source] = v.Target
+				if v.ReadOnly {
+					out[v.Source] += ":ro"
+				}
+			}
 		}
-		return *v
+		return out
 	}
-	if want := "nats://api:" + env["NATS_API_PASSWORD"] + "@nats:4222"; url("api") != want {
-		t.Errorf("api NATS_URL %q, want %q", url("api"), want)
-	}
-	if want := "nats://agent:" + env["NATS_AGENT_PASSWORD"] + "@nats:4222"; url("agent") != want {
-		t.Errorf("agent NATS_URL %q, want %q", url("agent"), want)
-	}
-	for _, k := range []string{"POSTGRES_PASSWORD", "NATS_API_PASSWORD", "NATS_AGENT_PASSWORD"} {
-		if !strings.Contains(env[k], "change-me") {
-			t.Errorf(".env.example %s=%q: want an obvious change-me default", k, env[k])
+	for svc, want := range map[string]map[string]string{
+		"nats-auth": {"natskeys": "/keys", "natsauth": "/nats-auth", "agentcreds": "/agents"},
+		"nats":      {"natsauth": "/etc/nats/auth:ro", "natsdata": "/data"},
+		"api":       {"natskeys": "/keys:ro"},
+		"agent":     {"agentcreds": "/agents:ro"},
+	} {
+		if got := mounts(svc); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s mounts %v, want %v", svc, got, want)
 		}
-		// Without the secret, compose refuses to start rather than run with an empty password.
-		without := maps(env)
-		delete(without, k)
-		if _, err := loadCompose(t, without); err == nil || !strings.Contains(err.Error(), k) {
-			t.Errorf("compose without %s: err %v, want one naming it", k, err)
+	}
+	boot := p.Services["nats-auth"]
+	if cmd := strings.Join(boot.Command, " "); !strings.Contains(cmd, "nats-auth bootstrap -keys-dir /keys -server-dir /nats-auth -agents-dir /agents -agents "+env["BARRAGE_AGENT_SLOTS"]) {
+		t.Errorf("nats-auth command %q", cmd)
+	}
+	if d, ok := p.Services["nats"].DependsOn["nats-auth"]; !ok || d.Condition != types.ServiceConditionCompletedSuccessfully {
+		t.Errorf("nats depends_on nats-auth = %+v, want service_completed_successfully", d)
+	}
+	envOf := func(svc, k string) string {
+		if v := p.Services[svc].Environment[k]; v != nil {
+			return *v
 		}
+		return ""
+	}
+	for svc, want := range map[string]map[string]string{
+		"api":   {"NATS_URL": "nats://nats:4222", "BARRAGE_NATS_KEYS": "/keys/nats-keys.json"},
+		"agent": {"NATS_URL": "nats://nats:4222", "BARRAGE_AGENT_CREDS_DIR": "/agents"},
+	} {
+		for k, v := range want {
+			if got := envOf(svc, k); got != v {
+				t.Errorf("%s %s = %q, want %q", svc, k, got, v)
+			}
+		}
+	}
+	if !strings.Contains(mustRead(t, "deploy/nats/nats-operator.conf"), "include auth/barrage-auth.conf") {
+		t.Error("nats-operator.conf does not include the trust file nats-auth writes")
+	}
+	if !strings.Contains(env["POSTGRES_PASSWORD"], "change-me") {
+		t.Errorf(".env.example POSTGRES_PASSWORD=%q: want an obvious change-me default", env["POSTGRES_PASSWORD"])
+	}
+	// Without the secret, compose refuses to start rather than run with an empty password.
+	without := maps(env)
+	delete(without, "POSTGRES_PASSWORD")
+	if _, err := loadCompose(t, without); err == nil || !strings.Contains(err.Error(), "POSTGRES_PASSWORD") {
+		t.Errorf("compose without POSTGRES_PASSWORD: err %v, want one naming it", err)
 	}
 }
 

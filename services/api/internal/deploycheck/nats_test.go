@@ -87,29 +87,9 @@ func freePort(tb testing.TB) int {
 // to a temporary directory, its ports to free ones) until the test ends.
 func startNATS(tb testing.TB) *natsServer {
 	tb.Helper()
-	conf := mustRead(tb, "deploy/nats/nats.conf")
 	dir := tb.TempDir()
-	if !strings.Contains(conf, "store_dir: /data") {
-		tb.Fatal("deploy/nats/nats.conf: no `store_dir: /data` (the compose volume)")
-	}
-	conf = strings.Replace(conf, "store_dir: /data", "store_dir: "+strconv.Quote(filepath.Join(dir, "js")), 1)
-	path := filepath.Join(dir, "nats.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	port := freePort(tb)
-	s := &natsServer{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &lockedBuffer{}}
-	cmd := exec.Command(natsServerBin(tb), "-c", path, "-a", "127.0.0.1", "-p", strconv.Itoa(port),
-		"-m", strconv.Itoa(freePort(tb)))
-	cmd.Env = append(os.Environ(), "NATS_API_PASSWORD="+apiPassword, "NATS_AGENT_PASSWORD="+agentPassword)
-	cmd.Stdout, cmd.Stderr = s.log, s.log
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
+	s := runNATS(tb, "deploy/nats/nats.conf", dir,
+		[]string{"NATS_API_PASSWORD=" + apiPassword, "NATS_AGENT_PASSWORD=" + agentPassword})
 	waitFor(tb, 10*time.Second, func() error {
 		nc, err := nats.Connect(s.url("api", apiPassword))
 		if err != nil {
@@ -117,6 +97,37 @@ func startNATS(tb testing.TB) *natsServer {
 		}
 		nc.Close()
 		return nil
+	})
+	return s
+}
+
+// runNATS writes the configuration file conf of the repository into dir
+// (store_dir moved into dir) and runs nats-server with it, on free ports
+// and with env added to the environment, until the test ends. It does not
+// wait for the server to take clients.
+func runNATS(tb testing.TB, conf, dir string, env []string) *natsServer {
+	tb.Helper()
+	text := mustRead(tb, conf)
+	if !strings.Contains(text, "store_dir: /data") {
+		tb.Fatalf("%s: no `store_dir: /data` (the compose volume)", conf)
+	}
+	text = strings.Replace(text, "store_dir: /data", "store_dir: "+strconv.Quote(filepath.Join(dir, "js")), 1)
+	path := filepath.Join(dir, "nats.conf")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	port := freePort(tb)
+	s := &natsServer{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &lockedBuffer{}}
+	cmd := exec.Command(natsServerBin(tb), "-c", path, "-a", "127.0.0.1", "-p", strconv.Itoa(port),
+		"-m", strconv.Itoa(freePort(tb)))
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
 	})
 	return s
 }

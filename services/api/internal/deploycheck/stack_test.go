@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,28 +17,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/services/api/internal/app"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
 )
 
-// stack is barrage-api (in process, as the api user) and a real
-// barrage-agent process (as the agent user) on deploy/nats/nats.conf:
-// what docker-compose.yml runs, without Docker.
+// stack is what docker-compose.yml runs, without Docker: `barrage-api
+// nats-auth bootstrap` (the nats-auth service), a real nats-server on
+// deploy/nats/nats-operator.conf, barrage-api in process with the keys, and
+// real barrage-agent processes taking credentials from the shared directory.
 type stack struct {
-	nats     *natsServer
-	apiURL   string
-	token    string
-	agentBin string
-	apiLog   *lockedBuffer // every line must be JSON (BARRAGE_LOG_FORMAT=json)
+	nats      *natsServer
+	keys      string // the keys file
+	agentsDir string // the agents' credentials
+	apiURL    string
+	token     string
+	agentBin  string
+	apiLog    *lockedBuffer // every line must be JSON (BARRAGE_LOG_FORMAT=json)
 }
 
 // startStack starts NATS and the API; agents are started by startAgent.
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	s := &stack{nats: startNATS(t), token: auth.NewToken().Text}
+	s := &stack{token: auth.NewToken().Text}
 	dir := t.TempDir()
+	s.nats, s.keys, s.agentsDir = startOperatorNATS(t, dir)
 	s.agentBin = filepath.Join(dir, "barrage-agent")
 	out, err := exec.Command("go", "build", "-o", s.agentBin,
 		"github.com/barrage-dev/barrage/services/agent/cmd/barrage-agent").CombinedOutput()
@@ -45,7 +53,8 @@ func startStack(t *testing.T) *stack {
 		t.Fatalf("go build barrage-agent: %v: %s", err, out)
 	}
 	environ := []string{
-		"DATABASE_URL=" + pgtest.NewDatabase(t), "NATS_URL=" + s.nats.url("api", apiPassword),
+		"DATABASE_URL=" + pgtest.NewDatabase(t), "NATS_URL=nats://" + s.nats.addr,
+		"BARRAGE_NATS_KEYS=" + s.keys,
 		"BARRAGE_LISTEN=127.0.0.1:0", "BARRAGE_ADMIN_TOKEN=" + s.token, "BARRAGE_LOG_FORMAT=json",
 		"BARRAGE_DISPATCH_WAIT=10s",
 	}
@@ -86,6 +95,7 @@ func startStack(t *testing.T) *stack {
 
 // agentProc is a running barrage-agent serve.
 type agentProc struct {
+	tmp    string // its TMPDIR, where serve records the credentials it took
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
 	exited chan struct{} // closed when the process has exited
@@ -94,10 +104,11 @@ type agentProc struct {
 
 func (s *stack) startAgent(t *testing.T, name string) *agentProc {
 	t.Helper()
-	a := &agentProc{stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	a := &agentProc{tmp: t.TempDir(), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	a.cmd = exec.Command(s.agentBin, "serve")
 	a.cmd.Env = []string{
-		"NATS_URL=" + s.nats.url("agent", agentPassword), "BARRAGE_AGENT_NAME=" + name, "BARRAGE_LOG_FORMAT=json",
+		"NATS_URL=nats://" + s.nats.addr, "BARRAGE_AGENT_CREDS_DIR=" + s.agentsDir, "TMPDIR=" + a.tmp,
+		"BARRAGE_AGENT_NAME=" + name, "BARRAGE_LOG_FORMAT=json",
 	}
 	a.cmd.Stderr = a.stderr
 	if err := a.cmd.Start(); err != nil {
@@ -115,9 +126,9 @@ func (s *stack) startAgent(t *testing.T, name string) *agentProc {
 }
 
 // healthcheck runs `barrage-agent healthcheck` as the compose HEALTHCHECK does.
-func (s *stack) healthcheck(name string) error {
+func (s *stack) healthcheck(a *agentProc) error {
 	cmd := exec.Command(s.agentBin, "healthcheck")
-	cmd.Env = []string{"NATS_URL=" + s.nats.url("agent", agentPassword), "BARRAGE_AGENT_NAME=" + name}
+	cmd.Env = []string{"NATS_URL=nats://" + s.nats.addr, "BARRAGE_AGENT_CREDS_DIR=" + s.agentsDir, "TMPDIR=" + a.tmp}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, out)
@@ -166,7 +177,8 @@ func target(t *testing.T) string {
 }
 
 // TestStackRunsWithAgentPermissions runs what docker-compose.yml runs
-// (deploy/nats/nats.conf, the api and agent users) without Docker: a run
+// (nats-auth bootstrap, deploy/nats/nats-operator.conf, an agent with
+// credentials of its own from the shared directory) without Docker: a run
 // completes on an agent that has only the agent's permissions, the
 // agent's healthcheck passes with them, and SIGTERM in the middle of a run
 // makes the agent send its final snapshot and exit 0, so the run completes
@@ -175,7 +187,7 @@ func TestStackRunsWithAgentPermissions(t *testing.T) {
 	s := startStack(t)
 	tg := target(t)
 	agent := s.startAgent(t, "perm-agent")
-	waitFor(t, 15*time.Second, func() error { return s.healthcheck("perm-agent") })
+	waitFor(t, 15*time.Second, func() error { return s.healthcheck(agent) })
 
 	var run httpapi.Run
 	s.do(t, http.MethodPost, "/runs?wait=60s", map[string]any{
@@ -224,7 +236,7 @@ func TestStackRunsWithAgentPermissions(t *testing.T) {
 	if sh := shards.Items[0]; !sh.FinalReceived || sh.Status != httpapi.ShardDone || run.Summary == nil || run.Summary.Count == 0 {
 		t.Fatalf("after SIGTERM: shard %+v, summary %+v; want the final snapshot received and a count", sh, run.Summary)
 	}
-	if err := s.healthcheck("perm-agent"); err == nil {
+	if err := s.healthcheck(agent); err == nil {
 		t.Error("healthcheck passes after the agent stopped")
 	}
 	for _, line := range strings.Split(strings.TrimSpace(s.apiLog.String()), "\n") {
@@ -237,4 +249,43 @@ func TestStackRunsWithAgentPermissions(t *testing.T) {
 			t.Errorf("%s reports a permissions violation:\n%s", name, log)
 		}
 	}
+}
+
+// startOperatorNATS does what the nats-auth and nats services of
+// docker-compose.yml do: `barrage-api nats-auth bootstrap` into dir (keys,
+// trust file, two agent credentials), then nats-server on
+// deploy/nats/nats-operator.conf, which includes the trust file. It returns
+// the server, the keys file and the credentials directory.
+func startOperatorNATS(t *testing.T, dir string) (*natsServer, string, string) {
+	t.Helper()
+	keysDir, confDir, agentsDir := filepath.Join(dir, "keys"), filepath.Join(dir, "conf"), filepath.Join(dir, "agents")
+	for _, d := range []string{keysDir, filepath.Join(confDir, "auth"), agentsDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := app.Main(context.Background(), []string{"barrage-api", "nats-auth", "bootstrap", "-keys-dir", keysDir,
+		"-server-dir", filepath.Join(confDir, "auth"), "-agents-dir", agentsDir, "-agents", "2"}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("nats-auth bootstrap: exit %d: %s%s", code, out.String(), errOut.String())
+	}
+	keysPath := filepath.Join(keysDir, "nats-keys.json")
+	keys, err := natsauth.Load(keysPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := keys.APIUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runNATS(t, "deploy/nats/nats-operator.conf", confDir, nil)
+	waitFor(t, 10*time.Second, func() error {
+		nc, err := nats.Connect("nats://"+s.addr, nats.UserJWTAndSeed(api.JWT, string(api.Seed)))
+		if err != nil {
+			return fmt.Errorf("%w; server log:\n%s", err, s.log.String())
+		}
+		nc.Close()
+		return nil
+	})
+	return s, keysPath, agentsDir
 }

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package cli
+
+import "errors"
+
+// claimCredentials needs flock, which this platform lacks: use -creds.
+func claimCredentials(string) (string, []byte, error) {
+	return "", nil, errors.New("-creds-dir needs a Unix system; give the agent its file with -creds")
+}
