@@ -165,6 +165,26 @@ func TestLoadEndToEnd(t *testing.T) {
 	}
 }
 
+// TestLoadFormats: -format csv, prometheus and yaml write the result of a
+// real load to stdout in that format.
+func TestLoadFormats(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	t.Cleanup(srv.Close)
+	for format, want := range map[string]string{
+		"csv":        "histogram,percentile,value_seconds,",
+		"prometheus": "barrage_requests_total{code=\"200\"} 20\n",
+		"yaml":       "count: 20\n",
+	} {
+		var stdout, stderr strings.Builder
+		code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-n", "20",
+			"-format", format, srv.URL}, nil, &stdout, &stderr)
+		if code != ExitOK || !strings.Contains(stdout.String(), want) {
+			t.Errorf("-format %s: exit %d, output lacks %q:\n%s%s", format, code, want, stdout.String(), stderr.String())
+		}
+	}
+}
+
 func TestAbortOnExits1(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

@@ -92,7 +92,7 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&f.noCatchUp, "nocatchup", false, "do not catch up after a late send (fortio pacing)")
 	fs.StringVar(&f.pacing, "pacing", "", "open (default with -qps > 0), closed (default with -qps 0) or fortio")
 	fs.StringVar(&f.ramp, "ramp", "", `linear qps ramp "FROM:TO:OVER", e.g. 100:1000:30s`)
-	fs.StringVar(&f.format, "format", "text", "result format: text, json or fortio")
+	fs.StringVar(&f.format, "format", "text", "result format: "+formatNames)
 	fs.StringVar(&f.output, "o", "", "write the result to this file instead of stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines on stderr")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file")
@@ -120,10 +120,8 @@ func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, err
 	if f.conns < 1 {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-c %d: need at least 1 connection", f.conns)
 	}
-	switch f.format {
-	case "text", "json", "fortio":
-	default:
-		return nil, spec.Spec{}, nil, fmt.Errorf("-format %q: want text, json or fortio", f.format)
+	if _, ok := resultWriters[f.format]; !ok {
+		return nil, spec.Spec{}, nil, fmt.Errorf("-format %q: want %s", f.format, formatNames)
 	}
 	if f.jsonFile == "-" && f.output == "" && f.format != "text" {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-json - and -format %s would both write to stdout: give -o FILE", f.format)

@@ -116,6 +116,19 @@ func describeRate(s spec.Spec) string {
 	return fmt.Sprintf("%s for %v", rate, s.Duration.Std())
 }
 
+// resultWriters are the -format values and their writers.
+var resultWriters = map[string]func(io.Writer, *report.Result) error{
+	"text":       report.WriteText,
+	"json":       report.WriteJSON,
+	"fortio":     report.WriteFortio,
+	"csv":        report.WriteCSV,
+	"prometheus": report.WritePrometheus,
+	"yaml":       report.WriteYAML,
+}
+
+// formatNames lists the -format values for messages.
+const formatNames = "text, json, fortio, csv (a row per percentile), prometheus (text exposition) or yaml"
+
 // writeResults writes the result in -format to -o (or stdout), and the native
 // JSON to -json when asked.
 func writeResults(f *loadFlags, res *report.Result, stdout io.Writer) error {
@@ -127,13 +140,7 @@ func writeResults(f *loadFlags, res *report.Result, stdout io.Writer) error {
 			return nil // Fortio's `-json -`: stdout is the JSON only
 		}
 	}
-	write := func(w io.Writer) error { return report.WriteText(w, res) }
-	switch f.format {
-	case "json":
-		write = func(w io.Writer) error { return report.WriteJSON(w, res) }
-	case "fortio":
-		write = func(w io.Writer) error { return report.WriteFortio(w, res) }
-	}
+	write := func(w io.Writer) error { return resultWriters[f.format](w, res) }
 	name := f.output
 	if name == "" {
 		name = "-"
