@@ -26,6 +26,8 @@ import (
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
 	"github.com/barrage-dev/barrage/services/echo/internal/netecho"
 	"github.com/barrage-dev/barrage/services/echo/internal/ping"
+	"github.com/barrage-dev/barrage/services/echo/internal/redirect"
+	"github.com/barrage-dev/barrage/services/echo/internal/tcpproxy"
 )
 
 // App is a running barrage-echo: its listeners are bound by New and served by Run.
@@ -45,6 +47,12 @@ type App struct {
 	tcpLn   net.Listener
 	udp     *netecho.UDP
 	udpPC   net.PacketConn
+	// proxies are the -tcp-proxy routes, proxyLns their listeners.
+	proxies  []*tcpproxy.Proxy
+	proxyLns []net.Listener
+	// redirectSrv is the HTTP to HTTPS redirector on redirectLn.
+	redirectSrv *http.Server
+	redirectLn  net.Listener
 }
 
 // New binds every enabled listener and builds the servers; it does not serve yet.
@@ -79,6 +87,21 @@ func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 		}
 		a.tcp = netecho.NewTCP(a.tcpLn, m, log)
 	}
+	for _, r := range cfg.TCPProxies {
+		route, _ := tcpproxy.ParseRoute(r) // Validate checked it
+		ln, err := a.listen("tcp-proxy to "+route.Dest, route.Listen)
+		if err != nil {
+			return nil, err
+		}
+		a.proxyLns = append(a.proxyLns, ln)
+		a.proxies = append(a.proxies, tcpproxy.New(ln, route.Dest, log))
+	}
+	if cfg.RedirectAddr != "" {
+		if a.redirectLn, err = a.listen("https-redirect", cfg.RedirectAddr); err != nil {
+			return nil, err
+		}
+		a.redirectSrv = &http.Server{Handler: redirect.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	}
 	if cfg.UDPAddr != "" {
 		if a.udpPC, err = net.ListenPacket("udp", cfg.UDPAddr); err != nil {
 			return nil, fmt.Errorf("listen udp %s: %w", cfg.UDPAddr, err)
@@ -106,6 +129,7 @@ func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
 		Limits:        fault.Limits{MaxDelay: a.cfg.MaxDelay, MaxPayload: int(a.cfg.MaxPayload)},
 		DefaultParams: a.cfg.DefaultParams,
 		DebugEnv:      a.cfg.DebugEnv,
+		TimeHeader:    a.cfg.ServerTimeHeader,
 		Version:       version.String(),
 		Metrics:       m,
 		Logger:        a.log,
@@ -167,6 +191,18 @@ func (a *App) GRPCAddr() string { return addrOf(a.grpcLn) }
 // TCPAddr returns the bound TCP echo address, "" when disabled.
 func (a *App) TCPAddr() string { return addrOf(a.tcpLn) }
 
+// TCPProxyAddrs returns the bound addresses of the -tcp-proxy routes, in order.
+func (a *App) TCPProxyAddrs() []string {
+	out := make([]string, len(a.proxyLns))
+	for i, ln := range a.proxyLns {
+		out[i] = addrOf(ln)
+	}
+	return out
+}
+
+// RedirectAddr returns the bound redirector address, "" when disabled.
+func (a *App) RedirectAddr() string { return addrOf(a.redirectLn) }
+
 // UDPAddr returns the bound UDP echo address, "" when disabled.
 func (a *App) UDPAddr() string {
 	if a.udpPC == nil {
@@ -197,6 +233,12 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	if a.udp != nil {
 		g.Go(func() error { return a.udp.Serve(gctx) })
+	}
+	for _, p := range a.proxies {
+		g.Go(func() error { return p.Serve(gctx) })
+	}
+	if a.redirectSrv != nil {
+		g.Go(func() error { return a.serveRedirect(gctx) })
 	}
 	err := g.Wait()
 	a.log.Info("stopped")
@@ -249,6 +291,24 @@ func (l fastLogger) Printf(format string, args ...any) {
 	l.log.Debug(fmt.Sprintf(format, args...), slog.String("component", "fasthttp"))
 }
 
+// serveRedirect serves the redirector until ctx is done.
+func (a *App) serveRedirect(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.redirectSrv.Serve(a.redirectLn) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve redirect: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
+	defer cancel()
+	_ = a.redirectSrv.Shutdown(sctx)
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve redirect: %w", err)
+	}
+	return nil
+}
+
 func (a *App) serveGRPC(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- a.grpcSrv.Serve(a.grpcLn) }()
@@ -274,7 +334,7 @@ func (a *App) serveGRPC(ctx context.Context) error {
 
 // Close releases the listeners of an App that will not Run.
 func (a *App) Close() {
-	for _, ln := range []net.Listener{a.httpLn, a.grpcLn, a.tcpLn} {
+	for _, ln := range append([]net.Listener{a.httpLn, a.grpcLn, a.tcpLn, a.redirectLn}, a.proxyLns...) {
 		if ln != nil {
 			_ = ln.Close()
 		}

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/services/echo/internal/tcpproxy"
 )
 
 // Config is barrage-echo's configuration. Every field is a flag and an environment
@@ -29,6 +32,13 @@ type Config struct {
 	DebugEnv        bool          `env:"BARRAGE_ECHO_DEBUG_ENV"`
 	ShutdownTimeout time.Duration `env:"BARRAGE_ECHO_SHUTDOWN_TIMEOUT" envDefault:"10s"`
 	LogLevel        slog.Level    `env:"BARRAGE_ECHO_LOG_LEVEL" envDefault:"info"`
+	// TCPProxies are "listen dest" pairs (Fortio's -tcp-proxy).
+	TCPProxies []string `env:"BARRAGE_ECHO_TCP_PROXY" envSeparator:","`
+	// RedirectAddr serves an HTTP to HTTPS redirector; empty disables it.
+	RedirectAddr string `env:"BARRAGE_ECHO_REDIRECT_ADDR"`
+	// ServerTimeHeader names a response header carrying the echo
+	// handler's own time in microseconds; empty sends none.
+	ServerTimeHeader string `env:"BARRAGE_ECHO_SERVER_TIME_HEADER"`
 }
 
 // maxPayloadLimit caps -max-payload: the payload is generated in memory at start.
@@ -42,6 +52,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 		return Config{}, err
 	}
 	fs := flag.NewFlagSet("barrage-echo", flag.ContinueOnError)
+	proxiesFromFlags := false
 	fs.SetOutput(output)
 	fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "HTTP echo address (h2c too; h2 with -cert/-key); empty disables (BARRAGE_ECHO_HTTP_ADDR)")
 	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", cfg.GRPCAddr, "gRPC ping/health/reflection address; empty disables (BARRAGE_ECHO_GRPC_ADDR)")
@@ -55,6 +66,16 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.DebugEnv, "debug-env", cfg.DebugEnv, "allow /debug?env=dump to print the environment (BARRAGE_ECHO_DEBUG_ENV)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish on SIGTERM (BARRAGE_ECHO_SHUTDOWN_TIMEOUT)")
 	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (BARRAGE_ECHO_LOG_LEVEL)")
+	fs.Func("tcp-proxy", `"listen-address destination-address": proxy TCP connections; repeatable (BARRAGE_ECHO_TCP_PROXY, comma-separated)`,
+		func(s string) error {
+			if !proxiesFromFlags {
+				cfg.TCPProxies, proxiesFromFlags = nil, true // flags replace the environment's list
+			}
+			cfg.TCPProxies = append(cfg.TCPProxies, s)
+			return nil
+		})
+	fs.StringVar(&cfg.RedirectAddr, "redirect-addr", cfg.RedirectAddr, "address of an HTTP to HTTPS redirector (301, 308 for non-GET); empty disables (BARRAGE_ECHO_REDIRECT_ADDR)")
+	fs.StringVar(&cfg.ServerTimeHeader, "server-time-header", cfg.ServerTimeHeader, "response header carrying the handler's own time in µs, e.g. X-Server-Time; empty sends none (BARRAGE_ECHO_SERVER_TIME_HEADER)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -79,7 +100,15 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("-shutdown-timeout %v: must be positive", c.ShutdownTimeout))
 	}
-	if c.HTTPAddr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" {
+	for _, r := range c.TCPProxies {
+		if _, err := tcpproxy.ParseRoute(r); err != nil {
+			errs = append(errs, fmt.Errorf("-tcp-proxy: %w", err))
+		}
+	}
+	if c.ServerTimeHeader != "" && !httpguts.ValidHeaderFieldName(c.ServerTimeHeader) {
+		errs = append(errs, fmt.Errorf("-server-time-header %q: not a valid header name", c.ServerTimeHeader))
+	}
+	if c.HTTPAddr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" && len(c.TCPProxies) == 0 && c.RedirectAddr == "" {
 		errs = append(errs, errors.New("every listener is disabled"))
 	}
 	return errors.Join(errs...)

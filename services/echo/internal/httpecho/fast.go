@@ -3,6 +3,8 @@ package httpecho
 import (
 	"math/rand/v2"
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
@@ -24,6 +26,9 @@ func (h *Handler) FastHandler() fasthttp.RequestHandler {
 			m := h.opts.Metrics
 			m.HTTPInFlight.Inc()
 			code := h.fastEcho(ctx)
+			if h.opts.TimeHeader != "" { // the response goes out after this returns
+				ctx.Response.Header.Set(h.opts.TimeHeader, strconv.FormatInt(time.Since(ctx.Time()).Microseconds(), 10))
+			}
 			m.HTTPInFlight.Dec()
 			m.HTTPRequest(code)
 		}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -26,6 +27,9 @@ type Options struct {
 	DefaultParams string
 	// DebugEnv lets /debug?env=dump print the server's environment.
 	DebugEnv bool
+	// TimeHeader, when set, names a response header of echoed requests
+	// carrying the handler's own time in microseconds.
+	TimeHeader string
 	// Version is shown on the first line of /debug.
 	Version string
 	// Metrics receives per-request counts; required.
@@ -104,6 +108,9 @@ func (h *Handler) healthz(w http.ResponseWriter) {
 func (h *Handler) serveTracked(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) int) {
 	m := h.opts.Metrics
 	m.HTTPInFlight.Inc()
+	if h.opts.TimeHeader != "" {
+		w = &timedWriter{ResponseWriter: w, name: h.opts.TimeHeader, start: time.Now()}
+	}
 	code := serve(w, r)
 	m.HTTPInFlight.Dec()
 	m.HTTPRequest(code)
@@ -171,3 +178,30 @@ func (h *Handler) applyHeaders(w http.ResponseWriter, p *fault.Params, o fault.O
 		hdr["Connection"] = h.hv.connClose
 	}
 }
+
+// timedWriter sets the time header, the time since start in µs, just
+// before the status goes out.
+type timedWriter struct {
+	http.ResponseWriter
+	name    string
+	start   time.Time
+	written bool
+}
+
+func (t *timedWriter) WriteHeader(code int) {
+	if !t.written {
+		t.written = true
+		t.Header().Set(t.name, strconv.FormatInt(time.Since(t.start).Microseconds(), 10))
+	}
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *timedWriter) Write(b []byte) (int, error) {
+	if !t.written {
+		t.WriteHeader(http.StatusOK)
+	}
+	return t.ResponseWriter.Write(b) //nolint:wrapcheck // a ResponseWriter's own error
+}
+
+// Unwrap lets http.ResponseController reach the connection (full duplex).
+func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

@@ -190,3 +190,32 @@ func TestFortioCurlShowsHeader(t *testing.T) {
 		t.Fatalf("fortio curl output lacks the header or status line:\n%s", out)
 	}
 }
+
+// TestFortioThroughTCPProxy: `fortio load` through barrage-echo's
+// -tcp-proxy reaches the HTTP echo behind it: every call answered 200.
+func TestFortioThroughTCPProxy(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	cfg, err := app.ParseConfig([]string{"-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", "",
+		"-tcp-proxy", "127.0.0.1:0 " + a.HTTPAddr()}, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := app.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("proxy Run: %v", err)
+		}
+	})
+	res := load(t, "http://"+p.TCPProxyAddrs()[0]+"/?delay=1ms", "-qps", "0", "-c", "4", "-n", "400")
+	if res.DurationHistogram.Count != 400 || res.RetCodes["200"] != 400 {
+		t.Fatalf("through the proxy: %d calls, codes %v; want 400 answered 200", res.DurationHistogram.Count, res.RetCodes)
+	}
+}
