@@ -47,7 +47,7 @@ type Config struct {
 	MaxAgents          int           `env:"BARRAGE_MAX_AGENTS" envDefault:"100"`
 	MaxHeaders         int           `env:"BARRAGE_MAX_HEADERS" envDefault:"100"`
 	MaxPayloadBytes    int           `env:"BARRAGE_MAX_PAYLOAD_BYTES" envDefault:"1048576"`
-	MaxConcurrentRuns  int           `env:"BARRAGE_MAX_CONCURRENT_RUNS" envDefault:"100"`
+	MaxConcurrentRuns  int           `env:"BARRAGE_MAX_CONCURRENT_RUNS" envDefault:"1000"`
 	BaseURL            string        `env:"BARRAGE_BASE_URL"`
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`

@@ -46,9 +46,9 @@ const (
 	DefaultMaxHeaders      = 100
 	DefaultMaxPayloadBytes = 1 << 20
 	// DefaultMaxConcurrentRuns is per project.
-	DefaultMaxConcurrentRuns = 100
+	DefaultMaxConcurrentRuns = 1000
 	// CapConcurrentRuns is the highest MaxConcurrentRuns a deployment may set.
-	CapConcurrentRuns = 10_000
+	CapConcurrentRuns = 100_000
 )
 
 // Normalize fills zero fields with the defaults.
