@@ -150,6 +150,10 @@ func TestProjectLimitsNeedAdmin(t *testing.T) {
 func TestRunOverProjectLimit(t *testing.T) {
 	e := startAPI(t, limitsEnv...)
 	e.mustProject(t, "capped")
+	fast := testSpec()
+	fast["qps"] = 500
+	test := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
+		map[string]any{"project": "capped", "name": "fast", "spec": fast}))
 	e.mustLimits(t, "capped", map[string]any{"max_qps": 100, "max_connections": 8, "max_duration": "30s", "max_agents": 2})
 	runner := e.mustToken(t, "capped", auth.Runner)
 	tests := []struct {
@@ -178,22 +182,28 @@ func TestRunOverProjectLimit(t *testing.T) {
 			}
 		})
 	}
-	// A stored test saved within the deployment's limits is held to the
-	// project's when it starts a run.
-	sp := testSpec()
-	sp["qps"] = 500
-	test := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
-		map[string]any{"project": "capped", "name": "fast", "spec": sp}))
+	// A test stored before the project lowered its limits is held to them
+	// when it starts a run; a test saved now must fit them.
 	status, header, raw := e.do(t, http.MethodPost, "/runs", runner, map[string]any{"test": test.Id})
 	p := wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
 	if msg, _ := fieldMessage(p, "spec.qps"); msg != "must be at most 100, this project's limit" {
 		t.Errorf("run of the stored test: spec.qps message = %q; body %s", msg, raw)
 	}
+	status, header, raw = e.do(t, http.MethodPost, "/tests", e.AdminToken, map[string]any{"project": "capped", "name": "faster", "spec": fast})
+	p = wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+	if msg, _ := fieldMessage(p, "spec.qps"); msg != "must be at most 100, this project's limit" {
+		t.Errorf("POST /tests: spec.qps message = %q; body %s", msg, raw)
+	}
+	status, header, raw = e.do(t, http.MethodPut, "/tests/"+test.Id.String(), e.AdminToken, map[string]any{"name": "fast", "spec": fast})
+	p = wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+	if msg, _ := fieldMessage(p, "spec.qps"); msg != "must be at most 100, this project's limit" {
+		t.Errorf("PUT /tests: spec.qps message = %q; body %s", msg, raw)
+	}
 	if n := e.count(t, "SELECT count(*) FROM runs r JOIN projects p ON p.id = r.project_id WHERE p.slug = 'capped'"); n != 0 {
 		t.Errorf("%d runs stored, want none", n)
 	}
 	// Another project keeps the deployment's limits.
-	sp = testSpec()
+	sp := testSpec()
 	sp["qps"] = 150
 	e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"project": "default", "spec": sp})
 }
