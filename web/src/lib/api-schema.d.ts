@@ -193,6 +193,12 @@ export interface paths {
          *     first, or the server shuts down, it answers 202 with the run as it
          *     is and its `Location`; poll that or wait again. A client that hangs
          *     up ends the wait; the run goes on.
+         *
+         *     The spec must fit the server's limits and the project's own
+         *     (`Project.limits`): each field over one is a 422 naming it. A run
+         *     that would give the project more than `max_concurrent_runs` queued
+         *     or in progress is a 429 `quota-exceeded` with `Retry-After`; a
+         *     repeat with the same `Idempotency-Key` is not counted again.
          */
         post: operations["createRun"];
         delete?: never;
