@@ -193,6 +193,12 @@ export interface paths {
          *     first, or the server shuts down, it answers 202 with the run as it
          *     is and its `Location`; poll that or wait again. A client that hangs
          *     up ends the wait; the run goes on.
+         *
+         *     The spec must fit the server's limits and the project's own
+         *     (`Project.limits`): each field over one is a 422 naming it. A run
+         *     that would give the project more than `max_concurrent_runs` queued
+         *     or in progress is a 429 `quota-exceeded` with `Retry-After`; a
+         *     repeat with the same `Idempotency-Key` is not counted again.
          */
         post: operations["createRun"];
         delete?: never;
@@ -616,10 +622,41 @@ export interface components {
             public_results: boolean;
             /** @description Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach that are otherwise refused: loopback and private addresses, for sync sources. Link-local and cloud metadata addresses are always refused. */
             target_allow_list: string[];
+            limits: components["schemas"]["ProjectLimits"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        LimitValues: {
+            /**
+             * Format: double
+             * @description Highest total target rate of one run.
+             */
+            max_qps: number;
+            /** @description Most connections of one run. */
+            max_connections: number;
+            /** @description Longest run, as a Go duration ("30m0s"). */
+            max_duration: string;
+            /** @description Most agents one run may use. */
+            max_agents: number;
+            /** @description Most runs of the project queued, dispatching, running or stopping at once. */
+            max_concurrent_runs: number;
+        };
+        /** @description The limits in force in the project: its own where it sets one (listed in `overridden`), else the deployment's (`deployment`). A run whose spec is over one is refused with 422 naming the spec field; one more run than `max_concurrent_runs` with 429 `quota-exceeded` and `Retry-After`. */
+        ProjectLimits: components["schemas"]["LimitValues"] & {
+            overridden: ("max_qps" | "max_connections" | "max_duration" | "max_agents" | "max_concurrent_runs")[];
+            deployment: components["schemas"]["LimitValues"];
+        };
+        /** @description The project's own limits; it replaces all five. A field left out is the deployment's limit (`{}` clears them all). Each must be above 0 and at most the deployment's. */
+        ProjectLimitsUpdate: {
+            /** Format: double */
+            max_qps?: number;
+            max_connections?: number;
+            /** @description A Go duration string ("30m") or a number of seconds; whole seconds. */
+            max_duration?: string | number;
+            max_agents?: number;
+            max_concurrent_runs?: number;
         };
         ProjectCreate: {
             /** @description 1-40 of a-z, 0-9 and inner dashes. */
@@ -632,6 +669,7 @@ export interface components {
             description?: string;
             public_results?: boolean;
             target_allow_list?: string[];
+            limits?: components["schemas"]["ProjectLimitsUpdate"];
         };
         ProjectPage: {
             items: components["schemas"]["Project"][];

@@ -156,7 +156,7 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.S
 // newHandler builds the services and the router over st.
 func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer) (http.Handler, error) {
 	limits := cfg.Limits()
-	projectSvc := projects.NewService(st)
+	projectSvc := projects.NewService(st, limits)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
 	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal)
 	reg := prometheus.NewRegistry()

@@ -174,6 +174,14 @@ func authzCases() []authzCase {
 			},
 			want: [5]int{forbidden, forbidden, ok, notFound, ok},
 		},
+		{
+			route: "PATCH /projects/{project}", variant: "limits",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/projects/default", map[string]any{"description": key, "limits": map[string]any{"max_qps": 100000}}, key
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM projects WHERE description = $1 AND max_qps = 100000"),
+		},
 
 		{route: "GET /tests", target: fixedPath("/tests"), want: [5]int{ok, ok, ok, ok, ok}},
 		{route: "GET /tests", variant: "?project=default", target: fixedPath("/tests?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},

@@ -52,6 +52,7 @@ type Config struct {
 	MaxAgents          int           `env:"BARRAGE_MAX_AGENTS" envDefault:"100"`
 	MaxHeaders         int           `env:"BARRAGE_MAX_HEADERS" envDefault:"100"`
 	MaxPayloadBytes    int           `env:"BARRAGE_MAX_PAYLOAD_BYTES" envDefault:"1048576"`
+	MaxConcurrentRuns  int           `env:"BARRAGE_MAX_CONCURRENT_RUNS" envDefault:"1000"`
 	BaseURL            string        `env:"BARRAGE_BASE_URL"`
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
@@ -66,6 +67,7 @@ func (c Config) Limits() policy.Limits {
 	return policy.Limits{
 		MaxQPS: c.MaxQPS, MaxConnections: c.MaxConnections, MaxDuration: c.MaxDuration,
 		MaxAgents: c.MaxAgents, MaxHeaders: c.MaxHeaders, MaxPayloadBytes: c.MaxPayloadBytes,
+		MaxConcurrentRuns: c.MaxConcurrentRuns,
 	}
 }
 
@@ -103,6 +105,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.IntVar(&cfg.MaxAgents, "max-agents", cfg.MaxAgents, "most agents one run may use (BARRAGE_MAX_AGENTS)")
 	fs.IntVar(&cfg.MaxHeaders, "max-headers", cfg.MaxHeaders, "most request headers in a spec (BARRAGE_MAX_HEADERS)")
 	fs.IntVar(&cfg.MaxPayloadBytes, "max-payload-bytes", cfg.MaxPayloadBytes, "largest inline payload in a spec (BARRAGE_MAX_PAYLOAD_BYTES)")
+	fs.IntVar(&cfg.MaxConcurrentRuns, "max-concurrent-runs", cfg.MaxConcurrentRuns, "most runs one project may have queued or in progress (BARRAGE_MAX_CONCURRENT_RUNS)")
 	fs.StringVar(&cfg.BaseURL, "base-url", cfg.BaseURL, "URL clients reach this server at, for index.tsv's absolute URLs; unset = from each request's Host and X-Forwarded-* (BARRAGE_BASE_URL)")
 	fs.DurationVar(&cfg.SyncTick, "sync-tick", cfg.SyncTick, "how often due sync sources are looked for; 0 = no scheduled syncs (BARRAGE_SYNC_TICK)")
 	fs.DurationVar(&cfg.SyncRequestTimeout, "sync-request-timeout", cfg.SyncRequestTimeout, "timeout of each request a sync makes (BARRAGE_SYNC_REQUEST_TIMEOUT)")

@@ -216,7 +216,7 @@ func tokenCreate(ctx context.Context, args, environ []string, stdout, stderr io.
 	if expires > 0 {
 		in.ExpiresAt = time.Now().Add(expires)
 	}
-	t, secret, err := tokens.NewService(st, projects.NewService(st)).Create(ctx, system, in)
+	t, secret, err := tokens.NewService(st, projects.NewService(st, cfg.Limits())).Create(ctx, system, in)
 	if err != nil {
 		return err //nolint:wrapcheck // domain errors read well as they are
 	}

@@ -15,7 +15,7 @@ import (
 // services of its own (they hold no state).
 func newScheduler(cfg Config, log *slog.Logger, st *store.Store, seal *sealer.Sealer) *schedule.Scheduler {
 	limits := cfg.Limits()
-	projectSvc := projects.NewService(st)
+	projectSvc := projects.NewService(st, limits)
 	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, seal)
 	return schedule.New(schedule.Options{Store: st, Runs: runSvc, Log: log, Tick: cfg.ScheduleTick})
 }

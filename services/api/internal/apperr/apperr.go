@@ -12,6 +12,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code classifies an error; the list is stable (DESIGN §6, STYLE §10).
@@ -38,6 +39,9 @@ const (
 	UnsupportedMedia Code = "unsupported_media"
 	// RateLimited is a caller over its request rate.
 	RateLimited Code = "rate_limited"
+	// QuotaExceeded is a request the project's quota refuses for now (too
+	// many runs in progress); it may succeed later.
+	QuotaExceeded Code = "quota_exceeded"
 	// Unavailable is a dependency (Postgres, NATS) that cannot be reached.
 	Unavailable Code = "unavailable"
 )
@@ -59,6 +63,9 @@ type Error struct {
 	Detail string
 	// Fields lists the fields at fault, for Invalid.
 	Fields []FieldError
+	// RetryAfter, when above 0, is how long the caller should wait before
+	// trying again (RateLimited, QuotaExceeded).
+	RetryAfter time.Duration
 }
 
 // Error returns "code: detail".

@@ -8,6 +8,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/threshold"
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
@@ -65,15 +66,53 @@ func thresholdsOf(t []string) Thresholds {
 	return t
 }
 
-func projectOut(p projects.Project) Project {
+// projectOut maps a project to the wire, with the limits in force in it.
+func (s *server) projectOut(p projects.Project) Project {
 	allow := p.TargetAllowList
 	if allow == nil {
 		allow = []string{}
 	}
 	return Project{
 		Id: p.ID, Slug: p.Slug, Name: p.Name, Description: p.Description, PublicResults: p.PublicResults,
-		TargetAllowList: allow, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		TargetAllowList: allow, Limits: limitsOut(s.svc.Projects.Limits(p), s.svc.Projects.Deployment(), p.Limits),
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
+}
+
+// limitValues maps limits to the wire.
+func limitValues(l policy.Limits) LimitValues {
+	return LimitValues{
+		MaxQps: l.MaxQPS, MaxConnections: l.MaxConnections, MaxDuration: l.MaxDuration.String(),
+		MaxAgents: l.MaxAgents, MaxConcurrentRuns: l.MaxConcurrentRuns,
+	}
+}
+
+// limitsOut maps the limits in force, the deployment's and the project's
+// own to the wire.
+func limitsOut(eff, deployment policy.Limits, o policy.Overrides) ProjectLimits {
+	v := limitValues(eff)
+	set := o.Set()
+	overridden := make([]ProjectLimitsOverridden, len(set))
+	for i, name := range set {
+		overridden[i] = ProjectLimitsOverridden(name)
+	}
+	return ProjectLimits{
+		MaxQps: v.MaxQps, MaxConnections: v.MaxConnections, MaxDuration: v.MaxDuration, MaxAgents: v.MaxAgents,
+		MaxConcurrentRuns: v.MaxConcurrentRuns, Overridden: overridden, Deployment: limitValues(deployment),
+	}
+}
+
+// limitsIn maps a limits update to a project's own limits.
+func limitsIn(u *ProjectLimitsUpdate) *policy.Overrides {
+	if u == nil {
+		return nil
+	}
+	o := &policy.Overrides{MaxQPS: u.MaxQps, MaxConnections: u.MaxConnections, MaxAgents: u.MaxAgents, MaxConcurrentRuns: u.MaxConcurrentRuns}
+	if u.MaxDuration != nil {
+		d := u.MaxDuration.Std()
+		o.MaxDuration = &d
+	}
+	return o
 }
 
 func testOut(t testdefs.Test) Test {

@@ -21,7 +21,7 @@ func (s *server) ListProjects(ctx context.Context, req ListProjectsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return ListProjects200JSONResponse{Items: mapSlice(list, projectOut), NextCursor: optString(next)}, nil
+	return ListProjects200JSONResponse{Items: mapSlice(list, s.projectOut), NextCursor: optString(next)}, nil
 }
 
 // CreateProject implements POST /projects.
@@ -32,7 +32,7 @@ func (s *server) CreateProject(ctx context.Context, req CreateProjectRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return CreateProject201JSONResponse(projectOut(p)), nil
+	return CreateProject201JSONResponse(s.projectOut(p)), nil
 }
 
 // GetProject implements GET /projects/{project}.
@@ -42,7 +42,7 @@ func (s *server) GetProject(ctx context.Context, req GetProjectRequestObject) (G
 	if err != nil {
 		return nil, err
 	}
-	return GetProject200JSONResponse(projectOut(p)), nil
+	return GetProject200JSONResponse(s.projectOut(p)), nil
 }
 
 // UpdateProject implements PATCH /projects/{project}.
@@ -51,11 +51,12 @@ func (s *server) UpdateProject(ctx context.Context, req UpdateProjectRequestObje
 	b := req.Body
 	p, err := s.svc.Projects.Update(ctx, principal(ctx), req.Project, projects.Update{
 		Name: b.Name, Description: b.Description, PublicResults: b.PublicResults, TargetAllowList: b.TargetAllowList,
+		Limits: limitsIn(b.Limits),
 	})
 	if err != nil {
 		return nil, err
 	}
-	return UpdateProject200JSONResponse(projectOut(p)), nil
+	return UpdateProject200JSONResponse(s.projectOut(p)), nil
 }
 
 // ListTests implements GET /tests.

@@ -46,6 +46,33 @@ func (e ComparedRunSource) Valid() bool {
 	}
 }
 
+// Defines values for ProjectLimitsOverridden.
+const (
+	MaxAgents         ProjectLimitsOverridden = "max_agents"
+	MaxConcurrentRuns ProjectLimitsOverridden = "max_concurrent_runs"
+	MaxConnections    ProjectLimitsOverridden = "max_connections"
+	MaxDuration       ProjectLimitsOverridden = "max_duration"
+	MaxQps            ProjectLimitsOverridden = "max_qps"
+)
+
+// Valid indicates whether the value is a known member of the ProjectLimitsOverridden enum.
+func (e ProjectLimitsOverridden) Valid() bool {
+	switch e {
+	case MaxAgents:
+		return true
+	case MaxConcurrentRuns:
+		return true
+	case MaxConnections:
+		return true
+	case MaxDuration:
+		return true
+	case MaxQps:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	Admin  Role = "admin"
@@ -528,6 +555,24 @@ type LatencySummary struct {
 	StddevUs float64 `json:"stddev_us"`
 }
 
+// LimitValues defines model for LimitValues.
+type LimitValues struct {
+	// MaxAgents Most agents one run may use.
+	MaxAgents int `json:"max_agents"`
+
+	// MaxConcurrentRuns Most runs of the project queued, dispatching, running or stopping at once.
+	MaxConcurrentRuns int `json:"max_concurrent_runs"`
+
+	// MaxConnections Most connections of one run.
+	MaxConnections int `json:"max_connections"`
+
+	// MaxDuration Longest run, as a Go duration ("30m0s").
+	MaxDuration string `json:"max_duration"`
+
+	// MaxQps Highest total target rate of one run.
+	MaxQps float64 `json:"max_qps"`
+}
+
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
 	Email    string `json:"email"`
@@ -563,7 +608,10 @@ type Project struct {
 	CreatedAt   time.Time          `json:"created_at"`
 	Description string             `json:"description"`
 	Id          openapi_types.UUID `json:"id"`
-	Name        string             `json:"name"`
+
+	// Limits The limits in force in the project: its own where it sets one (listed in `overridden`), else the deployment's (`deployment`). A run whose spec is over one is refused with 422 naming the spec field; one more run than `max_concurrent_runs` with 429 `quota-exceeded` and `Retry-After`.
+	Limits ProjectLimits `json:"limits"`
+	Name   string        `json:"name"`
 
 	// PublicResults Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token.
 	PublicResults bool   `json:"public_results"`
@@ -583,6 +631,41 @@ type ProjectCreate struct {
 	Slug string `json:"slug"`
 }
 
+// ProjectLimits The limits in force in the project: its own where it sets one (listed in `overridden`), else the deployment's (`deployment`). A run whose spec is over one is refused with 422 naming the spec field; one more run than `max_concurrent_runs` with 429 `quota-exceeded` and `Retry-After`.
+type ProjectLimits struct {
+	Deployment LimitValues `json:"deployment"`
+
+	// MaxAgents Most agents one run may use.
+	MaxAgents int `json:"max_agents"`
+
+	// MaxConcurrentRuns Most runs of the project queued, dispatching, running or stopping at once.
+	MaxConcurrentRuns int `json:"max_concurrent_runs"`
+
+	// MaxConnections Most connections of one run.
+	MaxConnections int `json:"max_connections"`
+
+	// MaxDuration Longest run, as a Go duration ("30m0s").
+	MaxDuration string `json:"max_duration"`
+
+	// MaxQps Highest total target rate of one run.
+	MaxQps     float64                   `json:"max_qps"`
+	Overridden []ProjectLimitsOverridden `json:"overridden"`
+}
+
+// ProjectLimitsOverridden defines model for ProjectLimits.Overridden.
+type ProjectLimitsOverridden string
+
+// ProjectLimitsUpdate The project's own limits; it replaces all five. A field left out is the deployment's limit (`{}` clears them all). Each must be above 0 and at most the deployment's.
+type ProjectLimitsUpdate struct {
+	MaxAgents         *int `json:"max_agents,omitempty"`
+	MaxConcurrentRuns *int `json:"max_concurrent_runs,omitempty"`
+	MaxConnections    *int `json:"max_connections,omitempty"`
+
+	// MaxDuration A Go duration string ("30m") or a number of seconds; whole seconds.
+	MaxDuration *spec.Duration `json:"max_duration,omitempty"`
+	MaxQps      *float64       `json:"max_qps,omitempty"`
+}
+
 // ProjectPage defines model for ProjectPage.
 type ProjectPage struct {
 	Items      []Project `json:"items"`
@@ -597,10 +680,13 @@ type ProjectRole struct {
 
 // ProjectUpdate defines model for ProjectUpdate.
 type ProjectUpdate struct {
-	Description     *string   `json:"description,omitempty"`
-	Name            *string   `json:"name,omitempty"`
-	PublicResults   *bool     `json:"public_results,omitempty"`
-	TargetAllowList *[]string `json:"target_allow_list,omitempty"`
+	Description *string `json:"description,omitempty"`
+
+	// Limits The project's own limits; it replaces all five. A field left out is the deployment's limit (`{}` clears them all). Each must be above 0 and at most the deployment's.
+	Limits          *ProjectLimitsUpdate `json:"limits,omitempty"`
+	Name            *string              `json:"name,omitempty"`
+	PublicResults   *bool                `json:"public_results,omitempty"`
+	TargetAllowList *[]string            `json:"target_allow_list,omitempty"`
 }
 
 // RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).

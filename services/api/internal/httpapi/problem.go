@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -45,6 +46,8 @@ func problemKinds(code apperr.Code) problemKind {
 		return problemKind{http.StatusUnsupportedMediaType, "unsupported-media-type", "Unsupported media type"}
 	case apperr.RateLimited:
 		return problemKind{http.StatusTooManyRequests, "rate-limited", "Too many requests"}
+	case apperr.QuotaExceeded:
+		return problemKind{http.StatusTooManyRequests, "quota-exceeded", "Quota exceeded"}
 	case apperr.Unavailable:
 		return problemKind{http.StatusServiceUnavailable, "unavailable", "Service unavailable"}
 	default:
@@ -94,6 +97,9 @@ func writeKind(c *gin.Context, k problemKind, e *apperr.Error) {
 	}
 	if k.status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="barrage"`)
+	}
+	if e.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(int(max(time.Second, e.RetryAfter.Round(time.Second))/time.Second)))
 	}
 	c.Header("Content-Length", strconv.Itoa(len(body)))
 	c.Data(k.status, "application/problem+json", body)

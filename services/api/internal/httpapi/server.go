@@ -155,7 +155,7 @@ func (s *server) me(ctx context.Context, p *auth.Principal) (Me, error) {
 	}
 	me := Me{User: userOut(p), Projects: make([]ProjectRole, len(list))}
 	for i := range list {
-		me.Projects[i] = ProjectRole{Project: projectOut(list[i]), Role: Role(roles[i])}
+		me.Projects[i] = ProjectRole{Project: s.projectOut(list[i]), Role: Role(roles[i])}
 	}
 	if p.TokenID != uuid.Nil {
 		scope := TokenScope{Id: p.TokenID}

@@ -2,6 +2,8 @@
 // for, on top of pkg/spec's absolute limits: the operator's caps on rate,
 // connections, length, agents, headers and payload (DESIGN §7). Stored tests
 // and runs pass through the same check, so a test that was accepted can run.
+// A project may lower the rate, connections, length and agents limits and
+// cap its concurrent runs (Overrides).
 //
 // It is not the place for target allow-lists (a later issue adds them here)
 // nor for who may do what (package auth and the domain services).
@@ -13,7 +15,6 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
-	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 )
 
 // Limits caps what one spec may ask for. Zero fields take the defaults of
@@ -31,6 +32,9 @@ type Limits struct {
 	MaxHeaders int
 	// MaxPayloadBytes is the largest inline payload.
 	MaxPayloadBytes int
+	// MaxConcurrentRuns is the most runs one project may have queued,
+	// dispatching, running or stopping at once.
+	MaxConcurrentRuns int
 }
 
 // Default limits: well inside pkg/spec's absolute ones.
@@ -41,6 +45,10 @@ const (
 	DefaultMaxAgents       = 100
 	DefaultMaxHeaders      = 100
 	DefaultMaxPayloadBytes = 1 << 20
+	// DefaultMaxConcurrentRuns is per project.
+	DefaultMaxConcurrentRuns = 1000
+	// CapConcurrentRuns is the highest MaxConcurrentRuns a deployment may set.
+	CapConcurrentRuns = 100_000
 )
 
 // Normalize fills zero fields with the defaults.
@@ -62,6 +70,9 @@ func (l *Limits) Normalize() {
 	}
 	if l.MaxPayloadBytes == 0 {
 		l.MaxPayloadBytes = DefaultMaxPayloadBytes
+	}
+	if l.MaxConcurrentRuns == 0 {
+		l.MaxConcurrentRuns = DefaultMaxConcurrentRuns
 	}
 }
 
@@ -86,6 +97,9 @@ func (l Limits) Validate() error {
 	if l.MaxPayloadBytes <= 0 || l.MaxPayloadBytes > spec.MaxPayloadBytes {
 		errs = append(errs, fmt.Errorf("max payload %d: must be from 1 to %d bytes", l.MaxPayloadBytes, spec.MaxPayloadBytes))
 	}
+	if l.MaxConcurrentRuns <= 0 || l.MaxConcurrentRuns > CapConcurrentRuns {
+		errs = append(errs, fmt.Errorf("max concurrent runs %d: must be from 1 to %d", l.MaxConcurrentRuns, CapConcurrentRuns))
+	}
 	return errors.Join(errs...)
 }
 
@@ -93,46 +107,7 @@ func (l Limits) Validate() error {
 // those pass, these limits. Problems come back as one apperr Invalid error whose field
 // paths start with prefix ("spec").
 func (l Limits) Check(s *spec.Spec, prefix string) error {
-	s.Normalize()
-	var fields []apperr.FieldError
-	if err := s.Validate(); err != nil {
-		var ve *spec.ValidationError
-		if !errors.As(err, &ve) {
-			return fmt.Errorf("validate spec: %w", err)
-		}
-		for _, fe := range ve.Errors {
-			fields = append(fields, apperr.FieldError{Field: join(prefix, fe.Field), Message: fe.Message})
-		}
-		return &apperr.Error{Code: apperr.Invalid, Detail: "the spec has invalid fields", Fields: fields}
-	}
-	add := func(field, format string, args ...any) {
-		fields = append(fields, apperr.FieldError{Field: join(prefix, field), Message: fmt.Sprintf(format, args...)})
-	}
-	if s.PeakQPS() > l.MaxQPS {
-		add("qps", "must be at most %v on this server", l.MaxQPS)
-	}
-	if s.Connections > l.MaxConnections {
-		add("connections", "must be at most %d on this server", l.MaxConnections)
-	}
-	if s.RunFor() > l.MaxDuration {
-		add("duration", "must be at most %v on this server", l.MaxDuration)
-	}
-	if s.Agents != nil && s.Agents.Count > l.MaxAgents {
-		add("agents.count", "must be at most %d on this server", l.MaxAgents)
-	}
-	if len(s.Headers) > l.MaxHeaders {
-		add("headers", "must have at most %d entries on this server", l.MaxHeaders)
-	}
-	if len(s.Payload) > l.MaxPayloadBytes {
-		add("payload", "must be at most %d bytes on this server", l.MaxPayloadBytes)
-	}
-	if s.PayloadFile != "" {
-		add("payload_file", "is for the agent CLI only; send the payload inline")
-	}
-	if len(fields) == 0 {
-		return nil
-	}
-	return &apperr.Error{Code: apperr.Invalid, Detail: "the spec asks for more than this server allows", Fields: fields}
+	return l.CheckProject(s, Overrides{}, prefix)
 }
 
 // join prefixes a field path; an empty field is the spec itself.

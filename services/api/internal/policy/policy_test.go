@@ -13,7 +13,7 @@ import (
 )
 
 // small are limits a test can reach.
-var small = Limits{MaxQPS: 100, MaxConnections: 10, MaxDuration: time.Minute, MaxAgents: 2, MaxHeaders: 1, MaxPayloadBytes: 4}
+var small = Limits{MaxQPS: 100, MaxConnections: 10, MaxDuration: time.Minute, MaxAgents: 2, MaxHeaders: 1, MaxPayloadBytes: 4, MaxConcurrentRuns: 3}
 
 // okSpec returns a spec inside small.
 func okSpec() spec.Spec {
@@ -126,6 +126,7 @@ func TestLimitsValidate(t *testing.T) {
 	want := Limits{
 		MaxQPS: DefaultMaxQPS, MaxConnections: DefaultMaxConnections, MaxDuration: DefaultMaxDuration,
 		MaxAgents: DefaultMaxAgents, MaxHeaders: DefaultMaxHeaders, MaxPayloadBytes: DefaultMaxPayloadBytes,
+		MaxConcurrentRuns: DefaultMaxConcurrentRuns,
 	}
 	if defaults != want {
 		t.Errorf("Normalize() of zero limits = %+v, want the defaults %+v", defaults, want)
@@ -154,6 +155,8 @@ func TestLimitsValidate(t *testing.T) {
 		{"headers over spec", func(l *Limits) { l.MaxHeaders = spec.MaxHeaders + 1 }, "max headers"},
 		{"payload zero", func(l *Limits) { l.MaxPayloadBytes = 0 }, "max payload 0"},
 		{"payload over spec", func(l *Limits) { l.MaxPayloadBytes = spec.MaxPayloadBytes + 1 }, "max payload"},
+		{"concurrent runs zero", func(l *Limits) { l.MaxConcurrentRuns = 0 }, "max concurrent runs 0"},
+		{"concurrent runs over cap", func(l *Limits) { l.MaxConcurrentRuns = CapConcurrentRuns + 1 }, "max concurrent runs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,8 +172,8 @@ func TestLimitsValidate(t *testing.T) {
 			}
 		})
 	}
-	if err := (Limits{}).Validate(); err == nil || strings.Count(err.Error(), "\n") != 5 {
-		t.Errorf("Validate() of zero limits = %v, want six errors", err)
+	if err := (Limits{}).Validate(); err == nil || strings.Count(err.Error(), "\n") != 6 {
+		t.Errorf("Validate() of zero limits = %v, want seven errors", err)
 	}
 }
 

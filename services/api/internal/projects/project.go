@@ -15,6 +15,7 @@ import (
 
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
 )
 
 // Project is a team's space for tests, runs and tokens.
@@ -31,8 +32,11 @@ type Project struct {
 	// port) the project may reach although they are refused by default
 	// (package netguard).
 	TargetAllowList []string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// Limits are the project's own limits; nil fields are the
+	// deployment's (Service.Limits gives the ones in force).
+	Limits    policy.Overrides
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Cursor returns the project's position in a list.
@@ -49,12 +53,15 @@ type Store interface {
 	GetProject(ctx context.Context, id uuid.UUID) (Project, error)
 	// GetProjectBySlug returns a project by slug.
 	GetProjectBySlug(ctx context.Context, slug string) (Project, error)
-	// UpdateProject stores p's name, description, public_results and
-	// allow-list and writes an audit entry.
+	// UpdateProject stores p's name, description, public_results,
+	// allow-list and limits and writes an audit entry.
 	UpdateProject(ctx context.Context, p Project, actor auth.Actor) (Project, error)
 	// ListProjects returns up to page.Limit+1 of the projects (every project
 	// when all), newest first.
 	ListProjects(ctx context.Context, ids []uuid.UUID, all bool, page paging.Request) ([]Project, error)
+	// ProjectLimits returns the limits project id sets; NotFound when
+	// there is no such project.
+	ProjectLimits(ctx context.Context, id uuid.UUID) (policy.Overrides, error)
 	// DefaultOrg returns the id of the organisation new projects join.
 	DefaultOrg(ctx context.Context) (uuid.UUID, error)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/netguard"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
 )
 
 // Field limits of a project.
@@ -28,12 +29,37 @@ var slugPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$`)
 
 // Service applies the rules of projects.
 type Service struct {
-	store Store
-	now   func() time.Time
+	store  Store
+	limits policy.Limits
+	now    func() time.Time
 }
 
-// NewService returns a Service over store.
-func NewService(store Store) *Service { return &Service{store: store, now: time.Now} }
+// NewService returns a Service over store; limits are the deployment's,
+// which a project's own may only lower.
+func NewService(store Store, limits policy.Limits) *Service {
+	limits.Normalize()
+	return &Service{store: store, limits: limits, now: time.Now}
+}
+
+// Limits returns the limits in force in p: the deployment's with p's own
+// in their place.
+func (s *Service) Limits(p Project) policy.Limits {
+	return s.limits.Apply(p.Limits)
+}
+
+// Deployment returns the deployment's limits.
+func (s *Service) Deployment() policy.Limits { return s.limits }
+
+// Overrides returns the limits project id sets, for a caller that already
+// holds the right to act in it (a run being created); NotFound when the
+// project is gone.
+func (s *Service) Overrides(ctx context.Context, id uuid.UUID) (policy.Overrides, error) {
+	o, err := s.store.ProjectLimits(ctx, id)
+	if err != nil {
+		return policy.Overrides{}, fmt.Errorf("limits of project %s: %w", id, err)
+	}
+	return o, nil
+}
 
 // notFound is the answer for a project that does not exist or that the
 // caller cannot see: the two are indistinguishable on purpose.
@@ -167,10 +193,14 @@ type Update struct {
 	Description     *string
 	PublicResults   *bool
 	TargetAllowList *[]string
+	// Limits replaces all of the project's own limits when not nil; a nil
+	// field in it is the deployment's limit.
+	Limits *policy.Overrides
 }
 
 // Update changes a project; project admins only. The allow-list must parse
-// (netguard.ParseAllowList).
+// (netguard.ParseAllowList) and each limit must be positive and at most
+// the deployment's.
 func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, u Update) (Project, error) {
 	proj, err := s.Resolve(ctx, p, ref, auth.Admin)
 	if err != nil {
@@ -194,6 +224,12 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, u U
 			return Project{}, err
 		}
 		proj.TargetAllowList = *u.TargetAllowList
+	}
+	if u.Limits != nil {
+		if fields := u.Limits.Validate(s.limits, "limits"); len(fields) > 0 {
+			return Project{}, &apperr.Error{Code: apperr.Invalid, Detail: "the project's limits are invalid", Fields: fields}
+		}
+		proj.Limits = *u.Limits
 	}
 	proj.Name, proj.Description, proj.UpdatedAt = in.Name, in.Description, s.now().UTC()
 	updated, err := s.store.UpdateProject(ctx, proj, p.Actor())

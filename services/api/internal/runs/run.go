@@ -11,12 +11,14 @@ package runs
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 )
@@ -148,8 +150,27 @@ type NewRun struct {
 	Dispatch []byte
 	// Idempotency is checked and recorded in the same transaction.
 	Idempotency Idempotency
+	// MaxActive, when above 0, is the most runs of the project that may be
+	// active (not Terminal) with this one counted; the store refuses the
+	// run with ConcurrencyError(MaxActive) past it. A replayed request
+	// returns its run and counts nothing.
+	MaxActive int
 	// Actor is written to the audit log.
 	Actor auth.Actor
+}
+
+// ConcurrencyRetry is how long a caller refused by ConcurrencyError is
+// told to wait before trying again.
+const ConcurrencyRetry = 10 * time.Second
+
+// ConcurrencyError is the answer to a run that would take its project past
+// limit active runs.
+func ConcurrencyError(limit int) error {
+	return &apperr.Error{
+		Code: apperr.QuotaExceeded, RetryAfter: ConcurrencyRetry,
+		Detail: fmt.Sprintf("the project already has %d runs queued or in progress, its limit (max_concurrent_runs); "+
+			"retry when one has finished", limit),
+	}
 }
 
 // Move is a status change.
@@ -177,7 +198,9 @@ type Store interface {
 	// CreateRun inserts n in one transaction: the idempotency key (when
 	// set), the run, its outbox row and an audit entry. When the key was
 	// used before with the same RequestHash it returns that run and
-	// created=false; with another hash, a Conflict.
+	// created=false; with another hash, a Conflict. It enforces
+	// n.MaxActive race-free: concurrent creations in one project are
+	// serialized.
 	CreateRun(ctx context.Context, n NewRun) (run Run, created bool, err error)
 	// GetRun returns a run by id; NotFound when there is none.
 	GetRun(ctx context.Context, id uuid.UUID) (Run, error)

@@ -23,7 +23,8 @@ func ScheduleKey(testID uuid.UUID, at time.Time) string {
 // CreateScheduled starts the run t's schedule fires at: source schedule,
 // no creating user, the test's name, spec, thresholds and labels. Nobody
 // asked for it, so no role is checked; the spec still has to fit the
-// server's limits. created is false when the tick had already started its
+// server's and the project's limits, and the project's concurrent runs
+// their cap. created is false when the tick had already started its
 // run (the Idempotency-Key is ScheduleKey(t.ID, at)).
 func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.Time) (run Run, created bool, err error) {
 	in := Input{TestID: t.ID, Source: SourceSchedule, IdempotencyKey: ScheduleKey(t.ID, at)}
@@ -31,7 +32,11 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 	if err != nil {
 		return Run{}, false, err
 	}
-	if err := s.checkInput(&sp, Input{}, t.Thresholds); err != nil {
+	o, err := s.projects.Overrides(ctx, t.ProjectID)
+	if err != nil {
+		return Run{}, false, err
+	}
+	if err := s.checkInput(&sp, Input{}, t.Thresholds, o); err != nil {
 		return Run{}, false, err
 	}
 	labels := map[string]string{}
@@ -51,7 +56,10 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create scheduled run of test %s: %w", t.ID, err)
 	}
-	n := NewRun{Run: r, Dispatch: payload, Idempotency: Idempotency{Key: in.IdempotencyKey, RequestHash: in.requestHash()}, Actor: auth.Actor{}}
+	n := NewRun{
+		Run: r, Dispatch: payload, Idempotency: Idempotency{Key: in.IdempotencyKey, RequestHash: in.requestHash()},
+		MaxActive: s.limits.Apply(o).MaxConcurrentRuns, Actor: auth.Actor{},
+	}
 	run, created, err = s.store.CreateRun(ctx, n)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create scheduled run of test %s: %w", t.ID, err)

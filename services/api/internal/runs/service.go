@@ -41,6 +41,7 @@ type Service struct {
 // new run into its dispatch message; the dispatcher must open it with the
 // same key.
 func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer) *Service {
+	limits.Normalize()
 	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, now: time.Now}
 }
 
@@ -157,7 +158,7 @@ type ControlMessage struct {
 // with the same Idempotency-Key made the run.
 func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run Run, created bool, err error) {
 	hash := in.requestHash()
-	r, sp, err := s.build(ctx, p, in)
+	r, sp, limits, err := s.build(ctx, p, in)
 	if err != nil {
 		return Run{}, false, err
 	}
@@ -165,7 +166,10 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
 	}
-	n := NewRun{Run: r, Dispatch: payload, Idempotency: Idempotency{Key: in.IdempotencyKey, RequestHash: hash}, Actor: p.Actor()}
+	n := NewRun{
+		Run: r, Dispatch: payload, Idempotency: Idempotency{Key: in.IdempotencyKey, RequestHash: hash},
+		MaxActive: limits.MaxConcurrentRuns, Actor: p.Actor(),
+	}
 	run, created, err = s.store.CreateRun(ctx, n)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
@@ -173,33 +177,33 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 	return run, created, nil
 }
 
-// build checks in and makes the run row and the spec to execute.
-func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, spec.Spec, error) {
+// build checks in and makes the run row and the spec to execute; limits
+// are the ones in force in the run's project.
+func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (r Run, sp spec.Spec, limits policy.Limits, err error) {
 	if (in.TestID == uuid.Nil) == (in.Spec == nil) {
-		return Run{}, spec.Spec{}, apperr.Invalidf("spec", "give exactly one of test and spec")
+		return Run{}, spec.Spec{}, policy.Limits{}, apperr.Invalidf("spec", "give exactly one of test and spec")
 	}
-	r := Run{
+	r = Run{
 		Name: in.Name, Source: in.Source, Thresholds: in.Thresholds, Status: Queued, CreatedBy: p.UserID,
 		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun,
 	}
-	var sp spec.Spec
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
 		t, err := s.tests.Load(ctx, p, in.TestID, auth.Runner)
 		if err != nil {
-			return Run{}, spec.Spec{}, err
+			return Run{}, spec.Spec{}, policy.Limits{}, err
 		}
 		if in.Project != "" {
 			proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
 			if err != nil {
-				return Run{}, spec.Spec{}, err
+				return Run{}, spec.Spec{}, policy.Limits{}, err
 			}
 			if proj.ID != t.ProjectID {
-				return Run{}, spec.Spec{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
+				return Run{}, spec.Spec{}, policy.Limits{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
 			}
 		}
 		if sp, err = t.RunSpec(); err != nil {
-			return Run{}, spec.Spec{}, err
+			return Run{}, spec.Spec{}, policy.Limits{}, err
 		}
 		r.ProjectID, r.TestID = t.ProjectID, t.ID
 		if r.Name == "" {
@@ -212,20 +216,24 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 	} else {
 		proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
 		if err != nil {
-			return Run{}, spec.Spec{}, err
+			return Run{}, spec.Spec{}, policy.Limits{}, err
 		}
 		r.ProjectID, sp = proj.ID, in.Spec.Clone()
 	}
-	if err := s.checkInput(&sp, in, r.Thresholds); err != nil {
-		return Run{}, spec.Spec{}, err
+	o, err := s.projects.Overrides(ctx, r.ProjectID)
+	if err != nil {
+		return Run{}, spec.Spec{}, policy.Limits{}, err
+	}
+	if err := s.checkInput(&sp, in, r.Thresholds, o); err != nil {
+		return Run{}, spec.Spec{}, policy.Limits{}, err
 	}
 	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {
-		return Run{}, spec.Spec{}, err
+		return Run{}, spec.Spec{}, policy.Limits{}, err
 	}
 	maps.Copy(labels, sp.Labels)
 	maps.Copy(labels, in.Labels)
 	if len(labels) > spec.MaxLabels {
-		return Run{}, spec.Spec{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
+		return Run{}, spec.Spec{}, policy.Limits{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
 	}
 	now := s.now().UTC()
 	redacted := sp.Redacted()
@@ -234,11 +242,12 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 	if r.Source == "" {
 		r.Source = SourceAPI
 	}
-	return r, sp, nil
+	return r, sp, s.limits.Apply(o), nil
 }
 
-// checkInput validates the run's own fields and its spec.
-func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string) error {
+// checkInput validates the run's own fields and its spec, which must fit
+// the server's limits and those o of its project sets.
+func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string, o policy.Overrides) error {
 	e := &apperr.Error{Code: apperr.Invalid, Detail: "the run has invalid fields"}
 	add := func(field, format string, args ...any) {
 		e.Fields = append(e.Fields, apperr.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -251,7 +260,7 @@ func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string) error
 	}
 	testdefs.CheckThresholds(thresholds, add)
 	testdefs.CheckLabels(in.Labels, add)
-	if err := s.limits.Check(sp, "spec"); err != nil {
+	if err := s.limits.CheckProject(sp, o, "spec"); err != nil {
 		var se *apperr.Error
 		if !errors.As(err, &se) || se.Code != apperr.Invalid {
 			return err

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 )
@@ -134,7 +135,8 @@ func (s *Scheduler) Leading() bool {
 // Tick leads (checking that the lock connection is alive, or trying to
 // take the lock) and, when leading, starts the runs of the tests due at
 // the clock's now. A test whose previous scheduled run is still active
-// skips the tick.
+// skips the tick, and so does one whose project is at its limit of
+// concurrent runs.
 func (s *Scheduler) Tick(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -182,6 +184,11 @@ func (s *Scheduler) start(ctx context.Context, d Due) error {
 		return nil
 	}
 	run, created, err := s.opts.Runs.CreateScheduled(ctx, d.Test, d.At)
+	if apperr.Is(err, apperr.QuotaExceeded) {
+		log.WarnContext(ctx, "schedule: tick skipped, the project is at its limit of concurrent runs",
+			slog.Bool("skipped", true), slog.Any("err", err))
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("scheduled run of test %s at %s: %w", d.Test.ID, d.At.Format(time.RFC3339), err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
@@ -98,8 +99,8 @@ func (e *env) mustStore(tb testing.TB) *store.Store {
 func (e *env) scheduler(tb testing.TB) *schedule.Scheduler {
 	tb.Helper()
 	st := e.mustStore(tb)
-	projectSvc := projects.NewService(st)
 	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
+	projectSvc := projects.NewService(st, limits)
 	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral())
 	s := schedule.New(schedule.Options{Store: st, Runs: runSvc, Now: e.clock.Now})
 	tb.Cleanup(func() { _ = s.Close() })
@@ -306,8 +307,8 @@ func TestCreateScheduledIsIdempotentPerTick(t *testing.T) {
 	e := mustEnv(t)
 	test := e.mustTest(t, "every minute", "* * * * *")
 	st := e.mustStore(t)
-	projectSvc := projects.NewService(st)
 	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
+	projectSvc := projects.NewService(st, limits)
 	svc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral())
 	at := time.Date(2030, 1, 7, 10, 1, 0, 0, time.UTC)
 	first, created, err := svc.CreateScheduled(ctxT(t), test, at)
@@ -323,5 +324,71 @@ func TestCreateScheduledIsIdempotentPerTick(t *testing.T) {
 	}
 	if n := e.count(t, `SELECT count(*) FROM outbox WHERE key = $1`, first.ID.String()); n != 1 {
 		t.Fatalf("%d outbox rows, want 1", n)
+	}
+}
+
+func TestSchedulerSkipsAtProjectLimitOfConcurrentRuns(t *testing.T) {
+	t.Parallel()
+	e := mustEnv(t)
+	test := e.mustTest(t, "every minute", "* * * * *")
+	other := e.mustTest(t, "other", "0 0 1 1 *")
+	s := e.scheduler(t)
+	e.exec(t, "UPDATE projects SET max_concurrent_runs = 1 WHERE id = $1", e.project)
+
+	// Another run of the project holds its one place: the tick is skipped,
+	// without an error, and the test keeps its schedule.
+	at := time.Date(2030, 1, 7, 10, 0, 0, 0, time.UTC)
+	blocker, _, err := e.runs(t).CreateScheduled(ctxT(t), other, at)
+	if err != nil {
+		t.Fatalf("blocking run: %v", err)
+	}
+	e.clock.set(minute(1))
+	tickAll(t, s)
+	if got := e.scheduledRuns(t, test.ID); len(got) != 0 {
+		t.Fatalf("%d scheduled runs while the project is at its limit, want 0", len(got))
+	}
+	_, _, err = e.runs(t).CreateScheduled(ctxT(t), test, minute(1))
+	if !apperr.Is(err, apperr.QuotaExceeded) {
+		t.Fatalf("CreateScheduled at the limit: %v, want QuotaExceeded", err)
+	}
+
+	e.cancel(t, blocker.ID)
+	e.clock.set(minute(2))
+	tickAll(t, s)
+	if got := e.scheduledRuns(t, test.ID); len(got) != 1 {
+		t.Fatalf("%d scheduled runs once the place was free, want 1", len(got))
+	}
+}
+
+func TestCreateScheduledHeldToProjectSpecLimits(t *testing.T) {
+	t.Parallel()
+	e := mustEnv(t)
+	test := e.mustTest(t, "every minute", "* * * * *") // qps 10
+	e.exec(t, "UPDATE projects SET max_qps = 5 WHERE id = $1", e.project)
+	_, _, err := e.runs(t).CreateScheduled(ctxT(t), test, minute(1))
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || ae.Code != apperr.Invalid || len(ae.Fields) != 1 || ae.Fields[0].Field != "spec.qps" ||
+		ae.Fields[0].Message != "must be at most 5, this project's limit" {
+		t.Fatalf("CreateScheduled over the project's qps = %#v, want Invalid on spec.qps naming the project's 5", err)
+	}
+	if n := e.count(t, "SELECT count(*) FROM runs"); n != 0 {
+		t.Fatalf("%d runs stored, want 0", n)
+	}
+}
+
+// runs returns a runs.Service on a pool of its own.
+func (e *env) runs(tb testing.TB) *runs.Service {
+	tb.Helper()
+	st := e.mustStore(tb)
+	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
+	projectSvc := projects.NewService(st, limits)
+	return runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral())
+}
+
+// exec runs one statement on the database.
+func (e *env) exec(tb testing.TB, stmt string, args ...any) {
+	tb.Helper()
+	if _, err := e.st.DB().ExecContext(ctxT(tb), stmt, args...); err != nil {
+		tb.Fatalf("%s: %v", stmt, err)
 	}
 }

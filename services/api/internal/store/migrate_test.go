@@ -88,6 +88,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "tests", "sealed_spec") {
 		t.Error("tests lacks sealed_spec of 00006 after up")
 	}
+	if !hasColumn(t, s, "projects", "max_concurrent_runs") || !hasColumn(t, s, "projects", "max_duration_seconds") {
+		t.Error("projects lacks the limit columns of 00007 after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00007_project_limits.sql") || hasColumn(t, s, "projects", "max_qps") {
+		t.Errorf("down of 00007 printed %q, or projects.max_qps is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00006_sealed_secrets.sql") || hasColumn(t, s, "tests", "sealed_spec") {
 		t.Errorf("down of 00006 printed %q, or tests.sealed_spec is still there", out)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 )
 
@@ -28,15 +29,16 @@ func (orgRow) TableName() string { return "orgs" }
 
 // projectRow is a row of projects.
 type projectRow struct {
-	ID          uuid.UUID `gorm:"column:id;primaryKey"`
-	OrgID       uuid.UUID `gorm:"column:org_id"`
-	Slug        string    `gorm:"column:slug"`
-	Name        string    `gorm:"column:name"`
-	Description string    `gorm:"column:description"`
-	Public      bool      `gorm:"column:public_results"`
-	AllowList   textArray `gorm:"column:target_allow_list"`
-	CreatedAt   time.Time `gorm:"column:created_at"`
-	UpdatedAt   time.Time `gorm:"column:updated_at"`
+	ID          uuid.UUID    `gorm:"column:id;primaryKey"`
+	OrgID       uuid.UUID    `gorm:"column:org_id"`
+	Slug        string       `gorm:"column:slug"`
+	Name        string       `gorm:"column:name"`
+	Description string       `gorm:"column:description"`
+	Public      bool         `gorm:"column:public_results"`
+	AllowList   textArray    `gorm:"column:target_allow_list"`
+	Limits      limitColumns `gorm:"embedded"`
+	CreatedAt   time.Time    `gorm:"column:created_at"`
+	UpdatedAt   time.Time    `gorm:"column:updated_at"`
 }
 
 // TableName returns the table of projectRow.
@@ -65,7 +67,8 @@ func projectToRow(p projects.Project) projectRow {
 	}
 	return projectRow{
 		ID: p.ID, OrgID: p.OrgID, Slug: p.Slug, Name: p.Name, Description: p.Description,
-		Public: p.PublicResults, AllowList: textArray(p.TargetAllowList), CreatedAt: created, UpdatedAt: updated,
+		Public: p.PublicResults, AllowList: textArray(p.TargetAllowList), Limits: limitsToColumns(p.Limits),
+		CreatedAt: created, UpdatedAt: updated,
 	}
 }
 
@@ -73,7 +76,7 @@ func projectToRow(p projects.Project) projectRow {
 func projectFromRow(r projectRow) projects.Project {
 	return projects.Project{
 		ID: r.ID, OrgID: r.OrgID, Slug: r.Slug, Name: r.Name, Description: r.Description,
-		PublicResults: r.Public, TargetAllowList: []string(r.AllowList),
+		PublicResults: r.Public, TargetAllowList: []string(r.AllowList), Limits: r.Limits.overrides(),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
@@ -123,14 +126,18 @@ func (s *Store) GetProjectBySlug(ctx context.Context, slug string) (projects.Pro
 	return projectFromRow(row), nil
 }
 
-// UpdateProject stores p's name, description and updated_at and writes an
-// audit entry; NotFound when the project is gone.
+// UpdateProject stores p's name, description, public_results, allow-list,
+// limits and updated_at and writes an audit entry; NotFound when the
+// project is gone.
 func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor auth.Actor) (projects.Project, error) {
 	var row projectRow
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		lc := limitsToColumns(p.Limits)
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ?", p.ID).Updates(map[string]any{
 			"name": p.Name, "description": p.Description, "updated_at": orNow(p.UpdatedAt),
 			"public_results": p.PublicResults, "target_allow_list": textArray(p.TargetAllowList),
+			"max_qps": lc.MaxQPS, "max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
+			"max_agents": lc.MaxAgents, "max_concurrent_runs": lc.MaxConcurrentRuns,
 		})
 		if res.Error != nil {
 			return res.Error
@@ -140,7 +147,10 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 		}
 		return audit(tx, actor, auditEntry{
 			Action: "project.update", Kind: "project", ID: p.ID.String(), Project: p.ID,
-			Details: map[string]any{"name": p.Name, "public_results": p.PublicResults, "target_allow_list": p.TargetAllowList},
+			Details: map[string]any{
+				"name": p.Name, "public_results": p.PublicResults, "target_allow_list": p.TargetAllowList,
+				"limits": lc.audit(),
+			},
 		})
 	})
 	if err != nil {
@@ -168,6 +178,17 @@ func (s *Store) ListProjects(ctx context.Context, ids []uuid.UUID, all bool, pag
 		out[i] = projectFromRow(rows[i])
 	}
 	return out, nil
+}
+
+// ProjectLimits returns the limits project id sets; NotFound when there is
+// no such project.
+func (s *Store) ProjectLimits(ctx context.Context, id uuid.UUID) (policy.Overrides, error) {
+	var lc limitColumns
+	err := s.conn(ctx).Model(&projectRow{}).Where("id = ?", id).Take(&lc).Error
+	if err != nil {
+		return policy.Overrides{}, classify(err, "get project limits", "project", id)
+	}
+	return lc.overrides(), nil
 }
 
 // DefaultOrg returns the oldest organisation, which new projects join;

@@ -188,17 +188,32 @@ func (r *replayed) Error() string { return "idempotency key replayed run " + r.r
 // on the key's unique index until this transaction ends, then finds the
 // key taken, rolls back its own run and returns this one (created=false),
 // or a Conflict when its request differs.
+//
+// With n.MaxActive set it first locks the project's row, so creations in
+// one project run one after another, and counts the project's active runs
+// after its own insert (a replay has returned by then): past MaxActive it
+// rolls back with runs.ConcurrencyError.
 func (s *Store) CreateRun(ctx context.Context, n runs.NewRun) (runs.Run, bool, error) {
 	row, err := runToRow(n.Run)
 	if err != nil {
 		return runs.Run{}, false, fmt.Errorf("create run: %w", err)
 	}
 	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		if n.MaxActive > 0 {
+			if err := lockProject(tx, row.ProjectID); err != nil {
+				return err
+			}
+		}
 		if err := tx.Clauses(clause.Returning{}).Create(&row).Error; err != nil {
 			return fmt.Errorf("insert run: %w", err)
 		}
 		if n.Idempotency.Key != "" {
 			if err := claimKey(tx, row, n.Idempotency); err != nil {
+				return err
+			}
+		}
+		if n.MaxActive > 0 {
+			if err := checkActive(tx, row.ProjectID, n.MaxActive); err != nil {
 				return err
 			}
 		}
@@ -222,6 +237,47 @@ func (s *Store) CreateRun(ctx context.Context, n runs.NewRun) (runs.Run, bool, e
 		return runs.Run{}, false, fmt.Errorf("create run: %w", err)
 	}
 	return run, true, nil
+}
+
+// lockProject takes the row lock of project id until the transaction
+// ends. FOR NO KEY UPDATE does not block the key-share locks that inserts
+// referencing the project take.
+func lockProject(tx *gorm.DB, id uuid.UUID) error {
+	var locked []uuid.UUID
+	if err := tx.Raw("SELECT id FROM projects WHERE id = ? FOR NO KEY UPDATE", id).Scan(&locked).Error; err != nil {
+		return fmt.Errorf("lock project %s: %w", id, err)
+	}
+	if len(locked) == 0 {
+		return notFound("project", id)
+	}
+	return nil
+}
+
+// checkActive refuses, with runs.ConcurrencyError, a project with more
+// than limit active runs.
+func checkActive(tx *gorm.DB, project uuid.UUID, limit int) error {
+	var active int64
+	err := tx.Model(&runRow{}).Where("project_id = ? AND status = ANY(?::text[])", project, statusArray(unfinishedStatuses())).
+		Count(&active).Error
+	if err != nil {
+		return fmt.Errorf("count active runs of project %s: %w", project, err)
+	}
+	if active > int64(limit) {
+		return runs.ConcurrencyError(limit)
+	}
+	return nil
+}
+
+// unfinishedStatuses are the statuses of a run that is not over: queued
+// and the active ones.
+func unfinishedStatuses() []runs.Status {
+	var active []runs.Status
+	for _, st := range runs.Statuses() {
+		if !st.Terminal() {
+			active = append(active, st)
+		}
+	}
+	return active
 }
 
 // claimKey records key for the run in row. When the key is taken it

@@ -57,8 +57,9 @@ type Input struct {
 	Timezone string
 }
 
-// check validates in and normalizes its spec.
-func (s *Service) check(in *Input) error {
+// check validates in and normalizes its spec, which must fit the server's
+// limits and those o of the test's project sets.
+func (s *Service) check(in *Input, o policy.Overrides) error {
 	e := &apperr.Error{Code: apperr.Invalid, Detail: "the test has invalid fields"}
 	add := func(field, format string, args ...any) {
 		e.Fields = append(e.Fields, apperr.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -83,7 +84,7 @@ func (s *Service) check(in *Input) error {
 			e.Fields = append(e.Fields, fieldsOf(err)...)
 		}
 	}
-	if err := s.limits.Check(&in.Spec, "spec"); err != nil {
+	if err := s.limits.CheckProject(&in.Spec, o, "spec"); err != nil {
 		var se *apperr.Error
 		if !errors.As(err, &se) || se.Code != apperr.Invalid {
 			return err
@@ -157,7 +158,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Test
 	if err != nil {
 		return Test{}, err
 	}
-	if err := s.check(&in); err != nil {
+	if err := s.check(&in, proj.Limits); err != nil {
 		return Test{}, err
 	}
 	now := s.now().UTC()
@@ -191,7 +192,11 @@ func (s *Service) Replace(ctx context.Context, p *auth.Principal, id uuid.UUID, 
 	if err != nil {
 		return Test{}, err
 	}
-	if err := s.check(&in); err != nil {
+	o, err := s.projects.Overrides(ctx, t.ProjectID)
+	if err != nil {
+		return Test{}, err
+	}
+	if err := s.check(&in, o); err != nil {
 		return Test{}, err
 	}
 	t.Name, t.Description, t.Spec, t.Thresholds, t.Labels = in.Name, in.Description, in.Spec, in.Thresholds, in.Labels

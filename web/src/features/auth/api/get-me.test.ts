@@ -3,6 +3,10 @@ import { roleIn } from './get-me';
 
 const project = (slug: string): Schemas['Project'] => ({
   id: `id-${slug}`, slug, name: slug, description: '', public_results: false, target_allow_list: [],
+  limits: {
+    max_qps: 1000, max_connections: 50, max_duration: '10m0s', max_agents: 4, max_concurrent_runs: 20, overridden: [],
+    deployment: { max_qps: 1000, max_connections: 50, max_duration: '10m0s', max_agents: 4, max_concurrent_runs: 20 },
+  },
   created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
 });
 

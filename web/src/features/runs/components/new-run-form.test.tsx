@@ -77,6 +77,49 @@ describe('NewRunForm', () => {
     expect(fetchMock).not.toHaveBeenCalled();
   });
 
+  it("shows a project limit's refusal next to the field at fault", async () => {
+    fetchMock.mockResolvedValue(
+      problemResponse(
+        {
+          type: 'https://barrage.dev/problems/validation',
+          title: 'Invalid request',
+          status: 422,
+          detail: 'the run has invalid fields',
+          errors: [{ field: 'spec.connections', message: "must be at most 8, this project's limit" }],
+        },
+        422,
+      ),
+    );
+    const user = userEvent.setup();
+    renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');
+    await user.click(screen.getByTestId('start-run'));
+    const connections = screen.getByLabelText(/^Connections/);
+    await waitFor(() => expect(connections).toHaveAttribute('aria-invalid', 'true'));
+    expect(connections).toHaveAccessibleDescription(expect.stringContaining("must be at most 8, this project's limit"));
+  });
+
+  it('shows why a run over the concurrent runs limit was not started', async () => {
+    fetchMock.mockResolvedValue(
+      problemResponse(
+        {
+          type: 'https://barrage.dev/problems/quota-exceeded',
+          title: 'Quota exceeded',
+          status: 429,
+          detail: 'the project already has 2 runs queued or in progress, its limit (max_concurrent_runs); retry when one has finished',
+        },
+        429,
+      ),
+    );
+    const user = userEvent.setup();
+    renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'http://127.0.0.1:18601/');
+    await user.click(screen.getByTestId('start-run'));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The run was not started: Quota exceeded');
+    expect(alert).toHaveTextContent('the project already has 2 runs queued or in progress, its limit (max_concurrent_runs)');
+  });
+
   it('repeats the Idempotency-Key for the same body only', async () => {
     fetchMock.mockImplementation(async () => problemResponse({ type: 'https://barrage.dev/problems/unavailable', title: 'Unavailable', status: 503 }, 503));
     const user = userEvent.setup();

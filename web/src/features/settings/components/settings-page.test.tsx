@@ -9,6 +9,8 @@ import { SettingsPage } from './settings-page';
 // finds when lib/api-client.ts is first imported.
 const fetchMock = await vi.hoisted(async () => (await import('@/testing/fetch-stub')).stubFetch());
 
+const deployment: Schemas['LimitValues'] = { max_qps: 1000, max_connections: 50, max_duration: '10m0s', max_agents: 4, max_concurrent_runs: 20 };
+
 const project = (over: Partial<Schemas['Project']> = {}): Schemas['Project'] => ({
   id: '0190b1c2-0000-7000-8000-0000000000p1',
   slug: 'default',
@@ -16,6 +18,7 @@ const project = (over: Partial<Schemas['Project']> = {}): Schemas['Project'] => 
   description: '',
   public_results: false,
   target_allow_list: ['fortio.lab:8080', '10.20.0.0/16'],
+  limits: { ...deployment, overridden: [], deployment },
   created_at: '2026-01-01T00:00:00Z',
   updated_at: '2026-01-01T00:00:00Z',
   ...over,
@@ -45,7 +48,7 @@ afterEach(() => fetchMock.mockReset());
 
 describe('SettingsPage', () => {
   it('shows the settings and the index URL, and lets an admin save them with PATCH', async () => {
-    stub((body) => jsonResponse(project({ ...body, updated_at: '2026-01-02T00:00:00Z' })));
+    stub(({ limits: _limits, ...body }) => jsonResponse(project({ ...body, updated_at: '2026-01-02T00:00:00Z' })));
     renderPage('admin');
     const form = await screen.findByRole('form', { name: 'Project settings' });
     expect(requests('GET', '/api/v1/projects/default')).toHaveLength(1);
@@ -122,5 +125,91 @@ describe('SettingsPage', () => {
     expect(list).toHaveValue('fortio.lab:8080\n10.20.0.0/16');
     expect(within(form).queryByRole('button', { name: 'Save settings' })).toBeNull();
     expect(requests('PATCH', '/api/v1/projects/default')).toHaveLength(0);
+  });
+
+  describe('Limits', () => {
+    /** limitsOf is what the API answers for a project that sets own. */
+    const limitsOf = (own: Partial<Schemas['LimitValues']>): Schemas['Project']['limits'] => {
+      const set = Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined)) as Partial<Schemas['LimitValues']>;
+      return { ...deployment, ...set, overridden: Object.keys(set) as (keyof Schemas['LimitValues'])[], deployment };
+    };
+
+    it('lets an admin set and clear the project limits with PATCH', async () => {
+      stub((body) => jsonResponse(project({ limits: limitsOf({ ...body.limits, max_duration: body.limits?.max_duration === undefined ? undefined : '30m0s' }) })));
+      renderPage('admin');
+      const form = await screen.findByRole('form', { name: 'Project limits' });
+      const qps = within(form).getByLabelText(/^Max QPS/);
+      const duration = within(form).getByLabelText(/^Max duration/);
+      const concurrent = within(form).getByLabelText(/^Max concurrent runs/);
+      expect(qps).toHaveValue('');
+      expect(qps).toHaveAttribute('placeholder', '1000 (server limit)');
+      expect(concurrent.closest('label')).toHaveTextContent('server limit 20');
+
+      const user = userEvent.setup();
+      await user.type(qps, '250');
+      await user.type(duration, '30m');
+      await user.type(concurrent, '2');
+      await user.click(within(form).getByRole('button', { name: 'Save limits' }));
+      expect(await within(form).findByRole('status')).toHaveTextContent('Saved.');
+      const [patch] = requests('PATCH', '/api/v1/projects/default');
+      expect(await patch!.json()).toEqual({ limits: { max_qps: 250, max_duration: '30m', max_concurrent_runs: 2 } });
+      // The form shows what the API stored, as it stored it.
+      expect(duration).toHaveValue('30m0s');
+      expect(qps).toHaveValue('250');
+
+      await user.clear(qps);
+      await user.clear(duration);
+      await user.clear(concurrent);
+      await user.click(within(form).getByRole('button', { name: 'Save limits' }));
+      await waitFor(() => expect(requests('PATCH', '/api/v1/projects/default')).toHaveLength(2));
+      expect(await requests('PATCH', '/api/v1/projects/default')[1]!.json()).toEqual({ limits: {} });
+    });
+
+    it('shows the API refusal next to the limit at fault', async () => {
+      stub(() =>
+        problemResponse(
+          {
+            type: 'https://barrage.dev/problems/validation',
+            title: 'Invalid request',
+            status: 422,
+            detail: "the project's limits are invalid",
+            errors: [{ field: 'limits.max_agents', message: "must be from 1 to 4, this server's limit" }],
+          },
+          422,
+        ),
+      );
+      renderPage('admin');
+      const form = await screen.findByRole('form', { name: 'Project limits' });
+      const agents = within(form).getByLabelText(/^Max agents/);
+      const user = userEvent.setup();
+      await user.type(agents, '9');
+      await user.click(within(form).getByRole('button', { name: 'Save limits' }));
+      await waitFor(() => expect(agents).toHaveAttribute('aria-invalid', 'true'));
+      expect(agents).toHaveAccessibleDescription("must be from 1 to 4, this server's limit");
+      expect(within(form).queryByRole('alert')).toBeNull();
+    });
+
+    it('refuses a limit it cannot read without calling the API', async () => {
+      stub(() => jsonResponse(project()));
+      renderPage('admin');
+      const form = await screen.findByRole('form', { name: 'Project limits' });
+      const connections = within(form).getByLabelText(/^Max connections/);
+      const user = userEvent.setup();
+      await user.type(connections, 'many');
+      await user.click(within(form).getByRole('button', { name: 'Save limits' }));
+      expect(connections).toHaveAccessibleDescription('must be a whole number');
+      expect(requests('PATCH', '/api/v1/projects/default')).toHaveLength(0);
+    });
+
+    it.each(['runner', 'viewer'] as const)('shows the limits in force read-only to a %s', async (role) => {
+      fetchMock.mockImplementation(async () => jsonResponse(project({ limits: limitsOf({ max_qps: 100, max_concurrent_runs: 3 }) })));
+      renderPage(role);
+      const form = await screen.findByRole('form', { name: 'Project limits' });
+      expect(within(form).getByTestId('limit-max_qps')).toHaveTextContent('100 (this project)');
+      expect(within(form).getByTestId('limit-max_concurrent_runs')).toHaveTextContent('3 (this project)');
+      expect(within(form).getByTestId('limit-max_duration')).toHaveTextContent('10m0s (server limit)');
+      expect(within(form).queryByRole('textbox')).toBeNull();
+      expect(within(form).queryByRole('button', { name: 'Save limits' })).toBeNull();
+    });
   });
 });

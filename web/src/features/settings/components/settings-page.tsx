@@ -6,6 +6,7 @@ import { can, type Role } from '@/lib/roles';
 import { useProjectSettings } from '../api/get-project';
 import { useUpdateProject } from '../api/update-project';
 import { indexUrl, parseAllowList, settingsErrorsOf, type AllowList } from '../utils/settings-form';
+import { LimitsForm } from './limits-form';
 import './settings.css';
 
 /** SettingsPage shows the current project's settings; role is the caller's there, and only admins edit. */
@@ -21,6 +22,7 @@ export function SettingsPage({ role }: { role: Role | undefined }) {
         Project <strong>{project.data.name}</strong> <span className="mono">({project.data.slug})</span>
       </p>
       <SettingsForm key={project.data.id} project={project.data} editable={can(role, 'admin')} />
+      <LimitsForm key={`limits-${project.data.id}`} project={project.data} editable={can(role, 'admin')} />
     </div>
   );
 }
