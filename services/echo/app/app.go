@@ -21,6 +21,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/echo/internal/connsplit"
+	"github.com/barrage-dev/barrage/services/echo/internal/fanout"
 	"github.com/barrage-dev/barrage/services/echo/internal/fault"
 	"github.com/barrage-dev/barrage/services/echo/internal/httpecho"
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
@@ -50,6 +51,9 @@ type App struct {
 	// proxies are the -tcp-proxy routes, proxyLns their listeners.
 	proxies  []*tcpproxy.Proxy
 	proxyLns []net.Listener
+	// multi are the -multi fan-out proxies on multiLns.
+	multi    []*http.Server
+	multiLns []net.Listener
 	// redirectSrv is the HTTP to HTTPS redirector on redirectLn.
 	redirectSrv *http.Server
 	redirectLn  net.Listener
@@ -95,6 +99,20 @@ func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 		}
 		a.proxyLns = append(a.proxyLns, ln)
 		a.proxies = append(a.proxies, tcpproxy.New(ln, route.Dest, log))
+	}
+	for _, m := range cfg.Multi {
+		route, _ := fanout.ParseRoute(m) // Validate checked it
+		ln, err := a.listen("multi", route.Listen)
+		if err != nil {
+			return nil, err
+		}
+		a.multiLns = append(a.multiLns, ln)
+		a.multi = append(a.multi, &http.Server{
+			Handler: fanout.Handler(route.Targets, fanout.Options{
+				Serial: cfg.MultiSerial, MirrorOrigin: cfg.MultiMirrorOrigin, MaxBody: maxRequestBody, Logger: log,
+			}),
+			ReadHeaderTimeout: 10 * time.Second,
+		})
 	}
 	if cfg.RedirectAddr != "" {
 		if a.redirectLn, err = a.listen("https-redirect", cfg.RedirectAddr); err != nil {
@@ -200,6 +218,15 @@ func (a *App) TCPProxyAddrs() []string {
 	return out
 }
 
+// MultiAddrs returns the bound addresses of the -multi proxies, in order.
+func (a *App) MultiAddrs() []string {
+	out := make([]string, len(a.multiLns))
+	for i, ln := range a.multiLns {
+		out[i] = addrOf(ln)
+	}
+	return out
+}
+
 // RedirectAddr returns the bound redirector address, "" when disabled.
 func (a *App) RedirectAddr() string { return addrOf(a.redirectLn) }
 
@@ -238,7 +265,10 @@ func (a *App) Run(ctx context.Context) error {
 		g.Go(func() error { return p.Serve(gctx) })
 	}
 	if a.redirectSrv != nil {
-		g.Go(func() error { return a.serveRedirect(gctx) })
+		g.Go(func() error { return a.servePlain(gctx, "redirect", a.redirectSrv, a.redirectLn) })
+	}
+	for i, srv := range a.multi {
+		g.Go(func() error { return a.servePlain(gctx, "multi", srv, a.multiLns[i]) })
 	}
 	err := g.Wait()
 	a.log.Info("stopped")
@@ -291,20 +321,23 @@ func (l fastLogger) Printf(format string, args ...any) {
 	l.log.Debug(fmt.Sprintf(format, args...), slog.String("component", "fasthttp"))
 }
 
-// serveRedirect serves the redirector until ctx is done.
-func (a *App) serveRedirect(ctx context.Context) error {
+// servePlain serves srv on ln until ctx is done, then shuts it down
+// gracefully (ShutdownTimeout at most).
+func (a *App) servePlain(ctx context.Context, what string, srv *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
-	go func() { errc <- a.redirectSrv.Serve(a.redirectLn) }()
+	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve redirect: %w", err)
+		return fmt.Errorf("serve %s: %w", what, err)
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
 	defer cancel()
-	_ = a.redirectSrv.Shutdown(sctx)
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve redirect: %w", err)
+		return fmt.Errorf("serve %s: %w", what, err)
 	}
 	return nil
 }
@@ -334,7 +367,7 @@ func (a *App) serveGRPC(ctx context.Context) error {
 
 // Close releases the listeners of an App that will not Run.
 func (a *App) Close() {
-	for _, ln := range append([]net.Listener{a.httpLn, a.grpcLn, a.tcpLn, a.redirectLn}, a.proxyLns...) {
+	for _, ln := range append(append([]net.Listener{a.httpLn, a.grpcLn, a.tcpLn, a.redirectLn}, a.proxyLns...), a.multiLns...) {
 		if ln != nil {
 			_ = ln.Close()
 		}

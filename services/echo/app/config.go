@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/services/echo/internal/fanout"
 	"github.com/barrage-dev/barrage/services/echo/internal/tcpproxy"
 )
 
@@ -34,6 +35,12 @@ type Config struct {
 	LogLevel        slog.Level    `env:"BARRAGE_ECHO_LOG_LEVEL" envDefault:"info"`
 	// TCPProxies are "listen dest" pairs (Fortio's -tcp-proxy).
 	TCPProxies []string `env:"BARRAGE_ECHO_TCP_PROXY" envSeparator:","`
+	// Multi are "listen url1 url2 ..." fan-out proxies (Fortio's -multi).
+	Multi []string `env:"BARRAGE_ECHO_MULTI" envSeparator:","`
+	// MultiSerial sends a fan-out request to the targets one at a time.
+	MultiSerial bool `env:"BARRAGE_ECHO_MULTI_SERIAL"`
+	// MultiMirrorOrigin appends the request's path and query to the targets.
+	MultiMirrorOrigin bool `env:"BARRAGE_ECHO_MULTI_MIRROR_ORIGIN" envDefault:"true"`
 	// RedirectAddr serves an HTTP to HTTPS redirector; empty disables it.
 	RedirectAddr string `env:"BARRAGE_ECHO_REDIRECT_ADDR"`
 	// ServerTimeHeader names a response header carrying the echo
@@ -52,7 +59,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 		return Config{}, err
 	}
 	fs := flag.NewFlagSet("barrage-echo", flag.ContinueOnError)
-	proxiesFromFlags := false
+	proxiesFromFlags, multiFromFlags := false, false
 	fs.SetOutput(output)
 	fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "HTTP echo address (h2c too; h2 with -cert/-key); empty disables (BARRAGE_ECHO_HTTP_ADDR)")
 	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", cfg.GRPCAddr, "gRPC ping/health/reflection address; empty disables (BARRAGE_ECHO_GRPC_ADDR)")
@@ -74,6 +81,16 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 			cfg.TCPProxies = append(cfg.TCPProxies, s)
 			return nil
 		})
+	fs.Func("multi", `"listen-address url1 url2 ...": fan out each request to every URL, answer with the first's; repeatable (BARRAGE_ECHO_MULTI, comma-separated)`,
+		func(s string) error {
+			if !multiFromFlags {
+				cfg.Multi, multiFromFlags = nil, true
+			}
+			cfg.Multi = append(cfg.Multi, s)
+			return nil
+		})
+	fs.BoolVar(&cfg.MultiSerial, "multi-serial", cfg.MultiSerial, "-multi sends to the targets one after the other, not in parallel (BARRAGE_ECHO_MULTI_SERIAL)")
+	fs.BoolVar(&cfg.MultiMirrorOrigin, "multi-mirror-origin", cfg.MultiMirrorOrigin, "-multi appends the request's path and query to each target URL (BARRAGE_ECHO_MULTI_MIRROR_ORIGIN)")
 	fs.StringVar(&cfg.RedirectAddr, "redirect-addr", cfg.RedirectAddr, "address of an HTTP to HTTPS redirector (301, 308 for non-GET); empty disables (BARRAGE_ECHO_REDIRECT_ADDR)")
 	fs.StringVar(&cfg.ServerTimeHeader, "server-time-header", cfg.ServerTimeHeader, "response header carrying the handler's own time in µs, e.g. X-Server-Time; empty sends none (BARRAGE_ECHO_SERVER_TIME_HEADER)")
 	if err := fs.Parse(args); err != nil {
@@ -105,10 +122,15 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("-tcp-proxy: %w", err))
 		}
 	}
+	for _, m := range c.Multi {
+		if _, err := fanout.ParseRoute(m); err != nil {
+			errs = append(errs, fmt.Errorf("-multi: %w", err))
+		}
+	}
 	if c.ServerTimeHeader != "" && !httpguts.ValidHeaderFieldName(c.ServerTimeHeader) {
 		errs = append(errs, fmt.Errorf("-server-time-header %q: not a valid header name", c.ServerTimeHeader))
 	}
-	if c.HTTPAddr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" && len(c.TCPProxies) == 0 && c.RedirectAddr == "" {
+	if c.HTTPAddr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" && len(c.TCPProxies) == 0 && len(c.Multi) == 0 && c.RedirectAddr == "" {
 		errs = append(errs, errors.New("every listener is disabled"))
 	}
 	return errors.Join(errs...)

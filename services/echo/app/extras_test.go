@@ -122,6 +122,8 @@ func TestExtrasConfigErrors(t *testing.T) {
 		{[]string{"-tcp-proxy", "127.0.0.1:0"}, "want \"listen-address destination-address\""},
 		{[]string{"-tcp-proxy", "127.0.0.1:0 nohostport"}, "missing port"},
 		{[]string{"-server-time-header", "Bad Header"}, "not a valid header name"},
+		{[]string{"-multi", ":9000"}, "want \"listen-address url1"},
+		{[]string{"-multi", ":9000 ftp://x/"}, "want an http:// or https:// URL"},
 	} {
 		_, err := ParseConfig(tt.args, nil, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

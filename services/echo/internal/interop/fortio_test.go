@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -218,4 +220,59 @@ func TestFortioThroughTCPProxy(t *testing.T) {
 	if res.DurationHistogram.Count != 400 || res.RetCodes["200"] != 400 {
 		t.Fatalf("through the proxy: %d calls, codes %v; want 400 answered 200", res.DurationHistogram.Count, res.RetCodes)
 	}
+}
+
+// TestFortioThroughFanOut: `fortio load` through barrage-echo's -multi
+// proxy gets the first target's answers, and both targets see every call.
+func TestFortioThroughFanOut(t *testing.T) {
+	t.Parallel()
+	first, second := startEcho(t), startEcho(t)
+	cfg, err := app.ParseConfig([]string{"-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", "",
+		"-multi", "127.0.0.1:0 http://" + first.HTTPAddr() + " http://" + second.HTTPAddr()}, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := app.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("fan-out Run: %v", err)
+		}
+	})
+	res := load(t, "http://"+p.MultiAddrs()[0]+"/x?status=202", "-qps", "0", "-c", "2", "-n", "100")
+	if res.DurationHistogram.Count != 100 || res.RetCodes["202"] != 100 {
+		t.Fatalf("through the fan-out: %d calls, codes %v; want 100 answered 202 (the path and query mirrored)",
+			res.DurationHistogram.Count, res.RetCodes)
+	}
+	for name, a := range map[string]*app.App{"first": first, "second": second} {
+		if got := echoed(t, a, "202"); got < 100 {
+			t.Errorf("%s target answered %d requests with 202, want 100 (plus fortio's warm-up)", name, got)
+		}
+	}
+}
+
+// echoed reads how many requests the echo answered with code from its
+// /metrics.
+func echoed(t *testing.T, a *app.App, code string) int {
+	t.Helper()
+	resp, err := http.Get("http://" + a.HTTPAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "barrage_echo_http_requests_total{") && strings.Contains(line, `code="`+code+`"`) {
+			f := strings.Fields(line)
+			n, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			return int(n)
+		}
+	}
+	return 0
 }
