@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -130,8 +131,13 @@ func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 	return a, nil
 }
 
+// listen binds addr: a TCP host:port, or a Unix socket path after "unix:".
 func (a *App) listen(protocol, addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
+	network := "tcp"
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		network, addr = "unix", path
+	}
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen %s %s: %w", protocol, addr, err)
 	}
@@ -148,6 +154,7 @@ func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
 		DefaultParams: a.cfg.DefaultParams,
 		DebugEnv:      a.cfg.DebugEnv,
 		TimeHeader:    a.cfg.ServerTimeHeader,
+		NoDebug:       !a.cfg.Debug,
 		Version:       version.String(),
 		Metrics:       m,
 		Logger:        a.log,
@@ -192,6 +199,9 @@ func (a *App) setupGRPC(m *metrics.Metrics, tlsCfg *tls.Config) error {
 	var opts []grpc.ServerOption
 	if tlsCfg != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsCfg)))
+	}
+	if a.cfg.GRPCMaxStreams > 0 {
+		opts = append(opts, grpc.MaxConcurrentStreams(a.cfg.GRPCMaxStreams))
 	}
 	a.grpcSrv = grpc.NewServer(opts...)
 	ping.Register(a.grpcSrv, ping.NewServer(a.cfg.MaxDelay, m))

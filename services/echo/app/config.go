@@ -35,6 +35,11 @@ type Config struct {
 	LogLevel        slog.Level    `env:"BARRAGE_ECHO_LOG_LEVEL" envDefault:"info"`
 	// TCPProxies are "listen dest" pairs (Fortio's -tcp-proxy).
 	TCPProxies []string `env:"BARRAGE_ECHO_TCP_PROXY" envSeparator:","`
+	// GRPCMaxStreams caps concurrent streams per gRPC connection; 0 is
+	// grpc-go's default.
+	GRPCMaxStreams uint32 `env:"BARRAGE_ECHO_GRPC_MAX_STREAMS"`
+	// Debug serves /debug (the request dump); off, /debug is echoed like any path.
+	Debug bool `env:"BARRAGE_ECHO_DEBUG" envDefault:"true"`
 	// Multi are "listen url1 url2 ..." fan-out proxies (Fortio's -multi).
 	Multi []string `env:"BARRAGE_ECHO_MULTI" envSeparator:","`
 	// MultiSerial sends a fan-out request to the targets one at a time.
@@ -61,8 +66,8 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("barrage-echo", flag.ContinueOnError)
 	proxiesFromFlags, multiFromFlags := false, false
 	fs.SetOutput(output)
-	fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "HTTP echo address (h2c too; h2 with -cert/-key); empty disables (BARRAGE_ECHO_HTTP_ADDR)")
-	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", cfg.GRPCAddr, "gRPC ping/health/reflection address; empty disables (BARRAGE_ECHO_GRPC_ADDR)")
+	fs.StringVar(&cfg.HTTPAddr, "http-addr", cfg.HTTPAddr, "HTTP echo address (h2c too; h2 with -cert/-key), or unix:/path/to/socket; empty disables (BARRAGE_ECHO_HTTP_ADDR)")
+	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", cfg.GRPCAddr, "gRPC ping/health/reflection address, or unix:/path/to/socket; empty disables (BARRAGE_ECHO_GRPC_ADDR)")
 	fs.StringVar(&cfg.TCPAddr, "tcp-addr", cfg.TCPAddr, "TCP echo address; empty disables (BARRAGE_ECHO_TCP_ADDR)")
 	fs.StringVar(&cfg.UDPAddr, "udp-addr", cfg.UDPAddr, "UDP echo address; empty disables (BARRAGE_ECHO_UDP_ADDR)")
 	fs.DurationVar(&cfg.MaxDelay, "max-delay", cfg.MaxDelay, "longest delay a request may ask for (BARRAGE_ECHO_MAX_DELAY)")
@@ -81,6 +86,16 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 			cfg.TCPProxies = append(cfg.TCPProxies, s)
 			return nil
 		})
+	fs.Func("grpc-max-streams", "most concurrent streams per gRPC connection; 0 = gRPC's default (BARRAGE_ECHO_GRPC_MAX_STREAMS)",
+		func(s string) error {
+			n, err := strconv.ParseUint(s, 10, 32)
+			if err != nil {
+				return fmt.Errorf("want a count: %w", err)
+			}
+			cfg.GRPCMaxStreams = uint32(n)
+			return nil
+		})
+	fs.BoolVar(&cfg.Debug, "debug", cfg.Debug, "serve /debug, the request dump; false echoes it like any path (BARRAGE_ECHO_DEBUG)")
 	fs.Func("multi", `"listen-address url1 url2 ...": fan out each request to every URL, answer with the first's; repeatable (BARRAGE_ECHO_MULTI, comma-separated)`,
 		func(s string) error {
 			if !multiFromFlags {

@@ -1,13 +1,17 @@
 package app
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
 )
 
 // TestTCPProxyToEcho: bytes through a -tcp-proxy route reach the TCP echo
@@ -138,5 +142,62 @@ func TestExtrasConfigErrors(t *testing.T) {
 	cfg, err = ParseConfig(nil, []string{"BARRAGE_ECHO_TCP_PROXY=:9000 env:1,:9003 env:3"}, io.Discard)
 	if err != nil || len(cfg.TCPProxies) != 2 {
 		t.Errorf("from the environment: %v %v", cfg.TCPProxies, err)
+	}
+}
+
+// TestUnixSocketAndNoDebug: the HTTP echo on a Unix socket, and /debug
+// echoed like any path with -debug=false.
+func TestUnixSocketAndNoDebug(t *testing.T) {
+	t.Parallel()
+	sock := filepath.Join(t.TempDir(), "echo.sock")
+	a := startApp(t, func(c *Config) { c.HTTPAddr, c.Debug = "unix:"+sock, false })
+	if a.HTTPAddr() != sock {
+		t.Errorf("HTTPAddr %q, want the socket path", a.HTTPAddr())
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	resp, err := client.Post("http://echo/debug?status=203", "text/plain", strings.NewReader("over a unix socket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != 203 || string(body) != "over a unix socket" {
+		t.Errorf("/debug with -debug=false over the socket: %d %q, want the echo (203 and the body)", resp.StatusCode, body)
+	}
+}
+
+// TestGRPCMaxStreams: the gRPC listener announces -grpc-max-streams in its
+// HTTP/2 SETTINGS frame.
+func TestGRPCMaxStreams(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, func(c *Config) { c.GRPCMaxStreams = 7 })
+	c, err := net.DialTimeout("tcp", a.GRPCAddr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	fr := http2.NewFramer(c, c)
+	if err := fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("no SETTINGS from the server: %v", err)
+		}
+		sf, ok := f.(*http2.SettingsFrame)
+		if !ok || sf.IsAck() {
+			continue
+		}
+		if v, ok := sf.Value(http2.SettingMaxConcurrentStreams); !ok || v != 7 {
+			t.Fatalf("SETTINGS_MAX_CONCURRENT_STREAMS = %d (sent %v), want 7", v, ok)
+		}
+		return
 	}
 }

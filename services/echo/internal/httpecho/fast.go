@@ -19,8 +19,8 @@ import (
 func (h *Handler) FastHandler() fasthttp.RequestHandler {
 	viaNetHTTP := fasthttpadaptor.NewFastHTTPHandler(h)
 	return func(ctx *fasthttp.RequestCtx) {
-		switch string(ctx.Path()) {
-		case "/healthz", "/metrics", "/debug":
+		switch p := string(ctx.Path()); {
+		case p == "/healthz", p == "/metrics", p == "/debug" && !h.opts.NoDebug:
 			viaNetHTTP(ctx)
 		default:
 			m := h.opts.Metrics

@@ -27,6 +27,8 @@ type Options struct {
 	DefaultParams string
 	// DebugEnv lets /debug?env=dump print the server's environment.
 	DebugEnv bool
+	// NoDebug turns /debug off: it is echoed like any other path.
+	NoDebug bool
 	// TimeHeader, when set, names a response header of echoed requests
 	// carrying the handler's own time in microseconds.
 	TimeHeader string
@@ -93,6 +95,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/metrics":
 		h.metrics.ServeHTTP(w, r)
 	case "/debug":
+		if h.opts.NoDebug {
+			h.serveTracked(w, r, h.echo)
+			return
+		}
 		h.serveTracked(w, r, h.debug)
 	default:
 		h.serveTracked(w, r, h.echo)
