@@ -20,6 +20,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/quic-go/quic-go/http3"
+
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/echo/internal/connsplit"
 	"github.com/barrage-dev/barrage/services/echo/internal/fanout"
@@ -52,6 +54,9 @@ type App struct {
 	// proxies are the -tcp-proxy routes, proxyLns their listeners.
 	proxies  []*tcpproxy.Proxy
 	proxyLns []net.Listener
+	// h3 serves HTTP/3 on h3PC.
+	h3   *http3.Server
+	h3PC net.PacketConn
 	// multi are the -multi fan-out proxies on multiLns.
 	multi    []*http.Server
 	multiLns []net.Listener
@@ -81,6 +86,9 @@ func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	if err := a.setupHTTP(m, tlsCfg); err != nil {
+		return nil, err
+	}
+	if err := a.setupH3(m, tlsCfg); err != nil {
 		return nil, err
 	}
 	if err := a.setupGRPC(m, tlsCfg); err != nil {
@@ -145,10 +153,8 @@ func (a *App) listen(protocol, addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
-	if a.cfg.HTTPAddr == "" {
-		return nil
-	}
+// echoHandler builds the HTTP echo handler of the configuration.
+func (a *App) echoHandler(m *metrics.Metrics) (*httpecho.Handler, error) {
 	h, err := httpecho.New(httpecho.Options{
 		Limits:        fault.Limits{MaxDelay: a.cfg.MaxDelay, MaxPayload: int(a.cfg.MaxPayload)},
 		DefaultParams: a.cfg.DefaultParams,
@@ -159,6 +165,17 @@ func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
 		Metrics:       m,
 		Logger:        a.log,
 	})
+	if err != nil {
+		return nil, fmt.Errorf("http echo: %w", err)
+	}
+	return h, nil
+}
+
+func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
+	if a.cfg.HTTPAddr == "" {
+		return nil
+	}
+	h, err := a.echoHandler(m)
 	if err != nil {
 		return err
 	}
@@ -190,6 +207,52 @@ func (a *App) setupHTTP(m *metrics.Metrics, tlsCfg *tls.Config) error {
 	}
 	a.httpLn, err = a.listen("http", a.cfg.HTTPAddr)
 	return err
+}
+
+// setupH3 binds the HTTP/3 listener, which serves the same handler as the
+// h2 one (HTTP/3 is never served without TLS).
+func (a *App) setupH3(m *metrics.Metrics, tlsCfg *tls.Config) error {
+	if a.cfg.H3Addr == "" {
+		return nil
+	}
+	h, err := a.echoHandler(m)
+	if err != nil {
+		return err
+	}
+	pc, err := net.ListenPacket("udp", a.cfg.H3Addr)
+	if err != nil {
+		return fmt.Errorf("listen h3 %s: %w", a.cfg.H3Addr, err)
+	}
+	a.h3PC = pc
+	a.h3 = &http3.Server{Handler: h, TLSConfig: http3.ConfigureTLSConfig(tlsCfg.Clone())}
+	a.log.Info("listening", slog.String("protocol", "h3"), slog.String("addr", pc.LocalAddr().String()))
+	return nil
+}
+
+// H3Addr returns the bound HTTP/3 address, "" when disabled.
+func (a *App) H3Addr() string {
+	if a.h3PC == nil {
+		return ""
+	}
+	return a.h3PC.LocalAddr().String()
+}
+
+// serveH3 serves HTTP/3 until ctx is done.
+func (a *App) serveH3(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.h3.Serve(a.h3PC) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve h3: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := a.h3.Shutdown(sctx); err != nil {
+		_ = a.h3.Close()
+	}
+	<-errc // http.ErrServerClosed (or the listener's close)
+	return nil
 }
 
 func (a *App) setupGRPC(m *metrics.Metrics, tlsCfg *tls.Config) error {
@@ -276,6 +339,9 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	if a.redirectSrv != nil {
 		g.Go(func() error { return a.servePlain(gctx, "redirect", a.redirectSrv, a.redirectLn) })
+	}
+	if a.h3 != nil {
+		g.Go(func() error { return a.serveH3(gctx) })
 	}
 	for i, srv := range a.multi {
 		g.Go(func() error { return a.servePlain(gctx, "multi", srv, a.multiLns[i]) })
@@ -382,7 +448,9 @@ func (a *App) Close() {
 			_ = ln.Close()
 		}
 	}
-	if a.udpPC != nil {
-		_ = a.udpPC.Close()
+	for _, pc := range []net.PacketConn{a.udpPC, a.h3PC} {
+		if pc != nil {
+			_ = pc.Close()
+		}
 	}
 }

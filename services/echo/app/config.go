@@ -35,6 +35,8 @@ type Config struct {
 	LogLevel        slog.Level    `env:"BARRAGE_ECHO_LOG_LEVEL" envDefault:"info"`
 	// TCPProxies are "listen dest" pairs (Fortio's -tcp-proxy).
 	TCPProxies []string `env:"BARRAGE_ECHO_TCP_PROXY" envSeparator:","`
+	// H3Addr is the UDP address of the HTTP/3 echo (needs -cert/-key).
+	H3Addr string `env:"BARRAGE_ECHO_H3_ADDR"`
 	// GRPCMaxStreams caps concurrent streams per gRPC connection; 0 is
 	// grpc-go's default.
 	GRPCMaxStreams uint32 `env:"BARRAGE_ECHO_GRPC_MAX_STREAMS"`
@@ -86,6 +88,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 			cfg.TCPProxies = append(cfg.TCPProxies, s)
 			return nil
 		})
+	fs.StringVar(&cfg.H3Addr, "h3-addr", cfg.H3Addr, "UDP address of an HTTP/3 (QUIC) echo; needs -cert and -key; empty disables (BARRAGE_ECHO_H3_ADDR)")
 	fs.Func("grpc-max-streams", "most concurrent streams per gRPC connection; 0 = gRPC's default (BARRAGE_ECHO_GRPC_MAX_STREAMS)",
 		func(s string) error {
 			n, err := strconv.ParseUint(s, 10, 32)
@@ -137,6 +140,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("-tcp-proxy: %w", err))
 		}
 	}
+	if c.H3Addr != "" && c.CertFile == "" {
+		errs = append(errs, errors.New("-h3-addr needs -cert and -key: HTTP/3 is TLS only"))
+	}
 	for _, m := range c.Multi {
 		if _, err := fanout.ParseRoute(m); err != nil {
 			errs = append(errs, fmt.Errorf("-multi: %w", err))
@@ -145,7 +151,7 @@ func (c Config) Validate() error {
 	if c.ServerTimeHeader != "" && !httpguts.ValidHeaderFieldName(c.ServerTimeHeader) {
 		errs = append(errs, fmt.Errorf("-server-time-header %q: not a valid header name", c.ServerTimeHeader))
 	}
-	if c.HTTPAddr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" && len(c.TCPProxies) == 0 && len(c.Multi) == 0 && c.RedirectAddr == "" {
+	if c.HTTPAddr == "" && c.H3Addr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" && len(c.TCPProxies) == 0 && len(c.Multi) == 0 && c.RedirectAddr == "" {
 		errs = append(errs, errors.New("every listener is disabled"))
 	}
 	return errors.Join(errs...)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quic-go/quic-go/http3"
 	"golang.org/x/net/http2"
 )
 
@@ -199,5 +201,33 @@ func TestGRPCMaxStreams(t *testing.T) {
 			t.Fatalf("SETTINGS_MAX_CONCURRENT_STREAMS = %d (sent %v), want 7", v, ok)
 		}
 		return
+	}
+}
+
+// TestH3Echo: the HTTP/3 listener echoes over QUIC on loopback, with the
+// same parameters as the other listeners.
+func TestH3Echo(t *testing.T) {
+	t.Parallel()
+	certFile, keyFile, pool := writeCert(t)
+	a := startApp(t, func(c *Config) { c.CertFile, c.KeyFile, c.H3Addr = certFile, keyFile, "127.0.0.1:0" })
+	tr := &http3.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}}
+	t.Cleanup(func() { _ = tr.Close() })
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	req, err := http.NewRequest(http.MethodPost, "https://"+a.H3Addr()+"/h3?status=201&header=X-Echo:h3",
+		strings.NewReader("over quic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.ProtoMajor != 3 || resp.StatusCode != 201 || string(body) != "over quic" || resp.Header.Get("X-Echo") != "h3" {
+		t.Fatalf("h3: %s %d %q %v", resp.Proto, resp.StatusCode, body, resp.Header)
+	}
+	if _, err := ParseConfig([]string{"-h3-addr", ":0"}, nil, io.Discard); err == nil || !strings.Contains(err.Error(), "HTTP/3 is TLS only") {
+		t.Errorf("-h3-addr without a certificate: %v", err)
 	}
 }
