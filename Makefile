@@ -90,16 +90,16 @@ fmt-check: ## Fail if any Go file needs gofmt.
 
 .PHONY: vet
 vet: ## go vet every module.
-	go vet -tags accuracy $(GO_PKGS)
+	go vet -tags accuracy,faults $(GO_PKGS)
 
 .PHONY: staticcheck
 staticcheck: ## staticcheck every module.
-	staticcheck -tags accuracy $(GO_PKGS)
+	staticcheck -tags accuracy,faults $(GO_PKGS)
 
 .PHONY: lint
 lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 	for m in $(GO_MODULES); do \
-	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy --config $(ROOT)/.golangci.yml ./...); fi; \
+	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy,faults --config $(ROOT)/.golangci.yml ./...); fi; \
 	done
 
 .PHONY: unit
@@ -109,6 +109,10 @@ unit: ## go test -race over every module.
 .PHONY: accuracy
 accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -race).
 	go test -count=1 -p 1 -tags accuracy ./services/agent/internal/accuracy/
+
+.PHONY: faults
+faults: ## Fault-injection suite: API, agents, echo, nats-server and a Postgres cluster as separate processes (FAULTS_OUTAGE, default 5s).
+	cd services/api && go test -count=1 -p 1 -timeout 20m -tags faults ./internal/faultsuite/
 
 .PHONY: fuzz
 fuzz: ## Short run of every fuzz target (FUZZTIME each, default 10s).
@@ -148,7 +152,7 @@ compose-smoke: ## docker compose up with 2 agents, one distributed run through t
 	scripts/compose-smoke
 
 .PHONY: test
-test: lint proto-check api-check web-check deploy-check unit accuracy fuzz e2e ## Everything CI runs.
+test: lint proto-check api-check web-check deploy-check unit accuracy faults fuzz e2e ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.

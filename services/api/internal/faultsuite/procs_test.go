@@ -1,0 +1,198 @@
+//go:build faults
+
+package faultsuite
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bins holds the binaries TestMain builds.
+var bins struct{ api, agent, echo string }
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "barrage-faults-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bins.api, bins.agent, bins.echo = filepath.Join(dir, "barrage-api"), filepath.Join(dir, "barrage-agent"), filepath.Join(dir, "barrage-echo")
+	for out, pkg := range map[string]string{
+		bins.api:   "github.com/barrage-dev/barrage/services/api/cmd/barrage-api",
+		bins.agent: "github.com/barrage-dev/barrage/services/agent/cmd/barrage-agent",
+		bins.echo:  "github.com/barrage-dev/barrage/services/echo/cmd/barrage-echo",
+	} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// logBuffer collects a process's output; safe for concurrent use.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// proc is one OS process of the suite; it can be killed and started again
+// with the same command, and its output of every start is kept.
+type proc struct {
+	name string
+	bin  string
+	args []string
+	env  []string
+	log  *logBuffer
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+func newProc(t *testing.T, name, bin string, args, env []string) *proc {
+	t.Helper()
+	p := &proc{name: name, bin: bin, args: args, env: env, log: &logBuffer{}}
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("%s output:\n%s", p.name, tail(p.log.String(), 6000))
+		}
+	})
+	return p
+}
+
+// start starts the process (again).
+func (p *proc) start(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cmd := exec.Command(p.bin, p.args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir()}, p.env...)
+	cmd.Stdout, cmd.Stderr = p.log, p.log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", p.name, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	p.cmd, p.exited = cmd, exited
+}
+
+// signal sends sig and, unless it is nil, waits up to within for the exit.
+func (p *proc) signal(t *testing.T, sig syscall.Signal, within time.Duration) {
+	t.Helper()
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-exited:
+	case <-time.After(within):
+		t.Fatalf("%s did not exit within %s of %v", p.name, within, sig)
+	}
+}
+
+// exitCode is the last run's exit code, -1 while running or after a signal.
+func (p *proc) exitCode() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	default:
+		return -1
+	}
+}
+
+// kill kills the process if it runs and waits for it.
+func (p *proc) kill() {
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Kill()
+	<-exited
+}
+
+// jsonLines returns the process's JSON log records whose msg is msg.
+func (p *proc) jsonLines(msg string) []map[string]any {
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(p.log.String()))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		var rec map[string]any
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// freePort returns a loopback port free now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// waitFor polls fn every 100 ms until it returns nil or within passes.
+func waitFor(t *testing.T, within time.Duration, what string, fn func() error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	for {
+		err := fn()
+		if err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not within %s: %v", what, within, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}

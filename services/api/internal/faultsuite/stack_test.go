@@ -1,0 +1,288 @@
+//go:build faults
+
+package faultsuite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stack is one Barrage deployment of separate processes.
+type stack struct {
+	pg      *pgCluster
+	nats    *proc
+	natsURL string
+	apis    []*proc
+	apiURL  string // of the first API replica
+	token   string
+	agents  []*proc
+	echo    *proc
+	echoURL string
+}
+
+// startStack starts Postgres, NATS, replicas API processes, n agents and
+// the echo server, and waits until the agents are registered.
+func startStack(t *testing.T, replicas, n int) *stack {
+	t.Helper()
+	s := &stack{pg: newPG(t)}
+	s.nats, s.natsURL = newNATS(t)
+	token := strings.TrimSpace(output(t, bins.api, "token", "new"))
+	secret := strings.TrimSpace(output(t, bins.api, "key", "new"))
+	s.token = token
+	for i := range replicas {
+		port := freePort(t)
+		api := newProc(t, fmt.Sprintf("barrage-api-%d", i), bins.api, []string{"serve"}, []string{
+			"DATABASE_URL=" + s.pg.url(), "NATS_URL=" + s.natsURL, "BARRAGE_LISTEN=127.0.0.1:" + strconv.Itoa(port),
+			"BARRAGE_ADMIN_TOKEN=" + token, "BARRAGE_SECRET_KEY=" + secret, "BARRAGE_RATE_LIMIT=0",
+			"BARRAGE_LOG_FORMAT=json", "BARRAGE_DISPATCH_WAIT=20s", "BARRAGE_DB_MAX_CONNS=10",
+		})
+		api.start(t)
+		url := "http://127.0.0.1:" + strconv.Itoa(port)
+		waitFor(t, 60*time.Second, api.name+" ready", func() error { return s.ready(url) })
+		s.apis = append(s.apis, api)
+		if i == 0 {
+			s.apiURL = url
+		}
+	}
+	echoPort := freePort(t)
+	s.echo = newProc(t, "barrage-echo", bins.echo, []string{"-http-addr", "127.0.0.1:" + strconv.Itoa(echoPort),
+		"-grpc-addr", "", "-tcp-addr", "", "-udp-addr", ""}, []string{"BARRAGE_LOG_FORMAT=json"})
+	s.echo.start(t)
+	s.echoURL = "http://127.0.0.1:" + strconv.Itoa(echoPort)
+	waitFor(t, 10*time.Second, "echo up", func() error {
+		_, err := s.echoCount()
+		return err
+	})
+	for i := range n {
+		a := newProc(t, fmt.Sprintf("agent-%d", i), bins.agent, []string{"serve"}, []string{
+			"NATS_URL=" + s.natsURL, "BARRAGE_AGENT_NAME=" + fmt.Sprintf("agent-%d", i), "BARRAGE_LOG_FORMAT=json",
+			"BARRAGE_AGENT_CAPACITY=2",
+		})
+		a.start(t)
+		s.agents = append(s.agents, a)
+	}
+	waitFor(t, 30*time.Second, "agents registered", func() error {
+		var list struct{ Items []struct{ Name string } }
+		if err := s.get("/agents", &list); err != nil {
+			return err
+		}
+		if len(list.Items) < n {
+			return fmt.Errorf("%d agents registered, want %d", len(list.Items), n)
+		}
+		return nil
+	})
+	return s
+}
+
+func output(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	b, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v", bin, args, err)
+	}
+	return string(b)
+}
+
+// ready is nil when the API at url answers /readyz 200.
+func (s *stack) ready(url string) error {
+	resp, err := http.Get(url + "/readyz")
+	if err != nil {
+		return err
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/readyz %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// do calls the API; out receives a 2xx JSON answer.
+func (s *stack) do(method, path string, body, out any) error {
+	var rd io.Reader = http.NoBody
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, s.apiURL+"/api/v1"+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return json.Unmarshal(raw, out)
+}
+
+func (s *stack) get(path string, out any) error { return s.do(http.MethodGet, path, nil, out) }
+
+// run is what the checks read of a run.
+type run struct {
+	ID       string
+	Status   string
+	Degraded bool
+	Summary  *struct{ Count, Errors int64 }
+}
+
+type shard struct {
+	Shard         int
+	AgentName     string `json:"agent_name"`
+	Status        string
+	Count         int64
+	FinalReceived bool `json:"final_received"`
+}
+
+// submit starts a run of the echo at qps for length on n agents.
+func (s *stack) submit(t *testing.T, qps, n int, length time.Duration) run {
+	t.Helper()
+	var r run
+	err := s.do(http.MethodPost, "/runs", map[string]any{
+		"project": "default",
+		"spec": map[string]any{"url": s.echoURL + "/?delay=2ms", "qps": qps, "connections": 2 * n,
+			"duration": length.String(), "agents": map[string]any{"count": n}},
+	}, &r)
+	if err != nil {
+		t.Fatalf("submit: %v", err)
+	}
+	return r
+}
+
+// waitRunning waits until every shard of the run has sent a snapshot.
+func (s *stack) waitRunning(t *testing.T, id string, n int) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "run "+id+" running on every shard", func() error {
+		var sh struct{ Items []struct{ Snapshots int64 } }
+		if err := s.get("/runs/"+id+"/shards", &sh); err != nil {
+			return err
+		}
+		if len(sh.Items) != n {
+			return fmt.Errorf("%d shards", len(sh.Items))
+		}
+		for _, x := range sh.Items {
+			if x.Snapshots < 1 {
+				return fmt.Errorf("a shard without snapshots")
+			}
+		}
+		return nil
+	})
+}
+
+// waitTerminal waits for the run's terminal state within within (the
+// suite's bound: its deadline plus 30 s).
+func (s *stack) waitTerminal(t *testing.T, id string, within time.Duration) run {
+	t.Helper()
+	var r run
+	waitFor(t, within, "run "+id+" terminal", func() error {
+		if err := s.get("/runs/"+id, &r); err != nil {
+			return err
+		}
+		switch r.Status {
+		case "completed", "failed", "canceled":
+			return nil
+		}
+		return fmt.Errorf("status %s", r.Status)
+	})
+	return r
+}
+
+func (s *stack) shards(t *testing.T, id string) []shard {
+	t.Helper()
+	var sh struct{ Items []shard }
+	if err := s.get("/runs/"+id+"/shards", &sh); err != nil {
+		t.Fatal(err)
+	}
+	return sh.Items
+}
+
+// intervalTotal sums the run's per-second counts.
+func (s *stack) intervalTotal(t *testing.T, id string) int64 {
+	t.Helper()
+	var page struct{ Items []struct{ Count int64 } }
+	if err := s.get("/runs/"+id+"/intervals?limit=1000", &page); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, it := range page.Items {
+		n += it.Count
+	}
+	return n
+}
+
+// echoCount reads how many requests the echo answered 200.
+func (s *stack) echoCount() (int64, error) {
+	resp, err := http.Get(s.echoURL + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "barrage_echo_http_requests_total{") && strings.Contains(line, `code="200"`) {
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			return int64(v), err
+		}
+	}
+	return 0, nil
+}
+
+// agentCounts returns what each agent process said it counted for the
+// run's shards ("shard finished" log lines), by shard index.
+func (s *stack) agentCounts(id string) map[int]int64 {
+	out := map[int]int64{}
+	for _, a := range s.agents {
+		for _, rec := range a.jsonLines("shard finished") {
+			if rec["run"] == id {
+				out[int(rec["shard"].(float64))] = int64(rec["count"].(float64))
+			}
+		}
+	}
+	return out
+}
+
+// checkLedger is the suite's invariant for shards that finished: the
+// stored count of each done shard is what its agent counted, and the
+// run's seconds add up to its result.
+func (s *stack) checkLedger(t *testing.T, r run) {
+	t.Helper()
+	counted := s.agentCounts(r.ID)
+	var doneSum int64
+	for _, sh := range s.shards(t, r.ID) {
+		if sh.Status != "done" {
+			continue
+		}
+		doneSum += sh.Count
+		if n, ok := counted[sh.Shard]; !ok || n != sh.Count {
+			t.Errorf("shard %d (%s): stored %d, its agent counted %d (logged %v)", sh.Shard, sh.AgentName, sh.Count, n, ok)
+		}
+	}
+	if r.Summary == nil {
+		t.Fatalf("run %s has no summary", r.ID)
+	}
+	if !r.Degraded {
+		if doneSum != r.Summary.Count {
+			t.Errorf("done shards sum to %d, the result counts %d", doneSum, r.Summary.Count)
+		}
+		if got := s.intervalTotal(t, r.ID); got != r.Summary.Count {
+			t.Errorf("the run's seconds sum to %d, its result counts %d: a snapshot was lost or counted twice", got, r.Summary.Count)
+		}
+	}
+}

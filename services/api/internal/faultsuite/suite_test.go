@@ -1,0 +1,176 @@
+//go:build faults
+
+package faultsuite
+
+import (
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The load of every scenario: 2 agents, 200 qps, 8 s; the bound on reaching
+// a terminal state is the deadline (start delay included) plus 30 s.
+const (
+	qps    = 200
+	length = 8 * time.Second
+	bound  = length + 2*time.Second + 30*time.Second
+	conns  = 4
+)
+
+// outage is how long Postgres stays down in TestPostgresDownMidRun.
+func outage(t *testing.T) time.Duration {
+	t.Helper()
+	if v := os.Getenv("FAULTS_OUTAGE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("FAULTS_OUTAGE: %v", err)
+		}
+		return d
+	}
+	return 5 * time.Second
+}
+
+// echoDelta checks that the echo answered the run's requests: as many as
+// the result counts, give or take the requests in flight when shards
+// stopped (one per connection).
+func (s *stack) echoDelta(t *testing.T, before int64, r run) {
+	t.Helper()
+	after, err := s.echoCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := after - before
+	if got < r.Summary.Count || got > r.Summary.Count+conns {
+		t.Errorf("the echo answered %d requests, the run counted %d", got, r.Summary.Count)
+	}
+}
+
+// TestAgentKilledMidRun: kill -9 of one agent: the run ends degraded in
+// time, the other agent's shard is whole.
+func TestAgentKilledMidRun(t *testing.T) {
+	s := startStack(t, 1, 2)
+	r := s.submit(t, qps, 2, length)
+	s.waitRunning(t, r.ID, 2)
+	s.agents[0].signal(t, syscall.SIGKILL, 5*time.Second)
+	r = s.waitTerminal(t, r.ID, bound)
+	if !r.Degraded {
+		t.Errorf("run %s after an agent's kill -9: status %s, not degraded", r.ID, r.Status)
+	}
+	states := map[string]int{}
+	for _, sh := range s.shards(t, r.ID) {
+		states[sh.Status]++
+	}
+	if states["lost"] != 1 || states["done"] != 1 {
+		t.Errorf("shard states %v, want one lost and one done", states)
+	}
+	s.checkLedger(t, r)
+}
+
+// TestAgentTerminatedMidRun: SIGTERM of one agent: it exits 0 having sent
+// its shard's final, and the run is complete, not degraded.
+func TestAgentTerminatedMidRun(t *testing.T) {
+	s := startStack(t, 1, 2)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	s.waitRunning(t, r.ID, 2)
+	s.agents[0].signal(t, syscall.SIGTERM, 15*time.Second)
+	if code := s.agents[0].exitCode(); code != 0 {
+		t.Errorf("agent exit code %d after SIGTERM, want 0", code)
+	}
+	r = s.waitTerminal(t, r.ID, bound)
+	if r.Status != "completed" || r.Degraded {
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+	}
+	for _, sh := range s.shards(t, r.ID) {
+		if sh.Status != "done" || !sh.FinalReceived {
+			t.Errorf("shard %d: %s, final %v", sh.Shard, sh.Status, sh.FinalReceived)
+		}
+	}
+	s.checkLedger(t, r)
+	s.echoDelta(t, before, r)
+}
+
+// TestAPIKilledMidRun: kill -9 of the API, restarted 2 s later: the run
+// completes with every second and nothing counted twice.
+func TestAPIKilledMidRun(t *testing.T) {
+	s := startStack(t, 1, 2)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	s.waitRunning(t, r.ID, 2)
+	s.apis[0].signal(t, syscall.SIGKILL, 5*time.Second)
+	time.Sleep(2 * time.Second)
+	s.apis[0].start(t)
+	waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
+	r = s.waitTerminal(t, r.ID, bound)
+	if r.Status != "completed" || r.Degraded {
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+	}
+	s.checkLedger(t, r)
+	s.echoDelta(t, before, r)
+}
+
+// TestNATSRestartedMidRun: nats-server stopped and started again (its
+// JetStream file store kept) 2 s later: agents and API reconnect and
+// nothing is lost.
+func TestNATSRestartedMidRun(t *testing.T) {
+	s := startStack(t, 1, 2)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	s.waitRunning(t, r.ID, 2)
+	stopNATS(t, s.nats)
+	time.Sleep(2 * time.Second)
+	s.nats.start(t)
+	r = s.waitTerminal(t, r.ID, bound)
+	if r.Status != "completed" || r.Degraded {
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+	}
+	s.checkLedger(t, r)
+	s.echoDelta(t, before, r)
+}
+
+// TestPostgresDownMidRun: Postgres stopped for FAULTS_OUTAGE mid-run: the
+// API is not ready meanwhile, ingest resumes from NATS afterwards and
+// nothing is lost.
+func TestPostgresDownMidRun(t *testing.T) {
+	s := startStack(t, 1, 2)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	s.waitRunning(t, r.ID, 2)
+	s.pg.stop(t)
+	waitFor(t, 15*time.Second, "API not ready without Postgres", func() error {
+		if s.ready(s.apiURL) == nil {
+			return errStillReady
+		}
+		return nil
+	})
+	time.Sleep(outage(t))
+	s.pg.start(t)
+	waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
+	r = s.waitTerminal(t, r.ID, bound+outage(t))
+	if r.Status != "completed" || r.Degraded {
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+	}
+	s.checkLedger(t, r)
+	s.echoDelta(t, before, r)
+}
+
+// TestTwoAPIReplicas: two API processes share the ingest consumer: the run
+// completes and no snapshot is stored twice.
+func TestTwoAPIReplicas(t *testing.T) {
+	s := startStack(t, 2, 2)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	r = s.waitTerminal(t, r.ID, bound)
+	if r.Status != "completed" || r.Degraded {
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+	}
+	s.checkLedger(t, r)
+	s.echoDelta(t, before, r)
+}
+
+type readyErr string
+
+func (e readyErr) Error() string { return string(e) }
+
+const errStillReady = readyErr("the API still answers /readyz 200")
