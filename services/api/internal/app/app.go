@@ -29,6 +29,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/imports"
 	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
+	"github.com/barrage-dev/barrage/services/api/internal/members"
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
@@ -167,7 +168,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 	h, err := httpapi.NewRouter(httpapi.Options{
 		Log: log,
 		Services: httpapi.Services{
-			Auth:     auth.NewAuthenticator(st, cfg.SessionTTL),
+			Auth:     auth.NewAuthenticator(st, cfg.AuthOptions()),
 			Projects: projectSvc,
 			Tests:    testSvc,
 			Runs:     runSvc,
@@ -179,6 +180,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 			Sync:     resultsync.NewService(projectSvc, st, syncer),
 			Export:   export.NewService(st),
 			Audit:    audit.NewService(st, projectSvc),
+			Members:  members.NewService(st, projectSvc),
 		},
 		BaseURL: cfg.BaseURL,
 		Metrics: metrics.New(reg, st.DB()),

@@ -147,6 +147,7 @@ func authzCases() []authzCase {
 	spec := testSpec()
 	return []authzCase{
 		{route: "POST /auth/logout", target: fixedPath("/auth/logout"), want: [5]int{gone, gone, gone, gone, gone}},
+		{route: "POST /auth/logout-all", target: fixedPath("/auth/logout-all"), want: [5]int{forbidden, forbidden, forbidden, forbidden, gone}},
 		{route: "GET /me", target: fixedPath("/me"), want: [5]int{ok, ok, ok, ok, ok}},
 		{route: "GET /agents", target: fixedPath("/agents"), want: [5]int{ok, ok, ok, ok, ok}},
 
@@ -173,6 +174,44 @@ func authzCases() []authzCase {
 				return "/projects/default", map[string]any{"description": key}, key
 			},
 			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+		},
+
+		{route: "GET /projects/{project}/members", target: fixedPath("/projects/default/members"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			route: "GET /projects/{project}/members", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/projects/" + f.other.Id.String() + "/members", nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "PUT /projects/{project}/members/{user}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				email := f.mustUser(t, key).Email
+				return "/projects/default/members/" + email, map[string]any{"role": "runner"}, email
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = $1 AND m.role = 'runner'"),
+		},
+		{
+			route: "DELETE /projects/{project}/members/{user}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				u := f.mustUser(t, key)
+				f.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/members/"+u.Id.String(), f.AdminToken, map[string]any{"role": "viewer"})
+				return "/projects/default/members/" + u.Id.String(), nil, u.Id.String()
+			},
+			want: [5]int{forbidden, forbidden, gone, notFound, gone},
+			done: func(t *testing.T, f *authzEnv, ref string) bool {
+				return f.count(t, "SELECT count(*) FROM memberships WHERE user_id = $1::uuid", ref) == 0
+			},
+		},
+		{
+			route: "POST /users",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/users", map[string]any{"email": key + "@barrage.test"}, key + "@barrage.test"
+			},
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, created},
+			done: counted("SELECT count(*) FROM users WHERE email = $1"),
 		},
 
 		{route: "GET /tests", target: fixedPath("/tests"), want: [5]int{ok, ok, ok, ok, ok}},

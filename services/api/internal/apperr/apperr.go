@@ -12,6 +12,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code classifies an error; the list is stable (DESIGN §6, STYLE §10).
@@ -59,6 +60,9 @@ type Error struct {
 	Detail string
 	// Fields lists the fields at fault, for Invalid.
 	Fields []FieldError
+	// RetryAfter, when positive, is how long the caller should wait before
+	// trying again (RateLimited).
+	RetryAfter time.Duration
 }
 
 // Error returns "code: detail".

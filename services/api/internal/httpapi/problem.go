@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -94,6 +95,9 @@ func writeKind(c *gin.Context, k problemKind, e *apperr.Error) {
 	}
 	if k.status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="barrage"`)
+	}
+	if e.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 	}
 	c.Header("Content-Length", strconv.Itoa(len(body)))
 	c.Data(k.status, "application/problem+json", body)

@@ -169,6 +169,11 @@ func collectErrors(log *slog.Logger) gin.HandlerFunc {
 func authenticate(o Options) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if publicRoute(c.Request.Method, c.FullPath()) {
+			// Login CSRF: a cross-site page must not sign the browser in.
+			if !sameOrigin(c.Request) {
+				writeProblem(c, o.Log, apperr.New(apperr.Forbidden, "cross-site requests cannot sign in"))
+				return
+			}
 			c.Next()
 			return
 		}
@@ -182,6 +187,19 @@ func authenticate(o Options) gin.HandlerFunc {
 		if authz == "" && !sameOrigin(c.Request) {
 			writeProblem(c, o.Log, apperr.New(apperr.Forbidden, "cross-site requests cannot use the session cookie"))
 			return
+		}
+		if authz == "" {
+			secret, left, err := o.Services.Auth.Rotate(c.Request.Context(), p)
+			if err != nil {
+				writeProblem(c, o.Log, err)
+				return
+			}
+			if secret.Text != "" {
+				http.SetCookie(c.Writer, &http.Cookie{
+					Name: auth.SessionCookie, Value: secret.Text, Path: "/", MaxAge: max(1, int(left/time.Second)),
+					HttpOnly: true, Secure: secureRequest(o.SecureCookie, c), SameSite: http.SameSiteLaxMode,
+				})
+			}
 		}
 		c.Set(principalKey, p)
 		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), principalCtxKey{}, p))
