@@ -196,6 +196,17 @@ func TestSessionRotation(t *testing.T) {
 	me(old, http.StatusUnauthorized)
 	me(next, http.StatusOK)
 
+	// Signing out during a grace ends both cookies of the sign-in.
+	clock.Advance(61 * time.Minute)
+	third := sessionCookieOf(t, me(next, http.StatusOK))
+	if third == nil {
+		t.Fatal("the second session was not re-issued after an hour")
+	}
+	e.mustDo(t, http.StatusNoContent, http.MethodPost, "/auth/logout", "", nil, withCookie(next)...)
+	me(next, http.StatusUnauthorized)
+	me(third, http.StatusUnauthorized)
+	next = e.mustSignIn(t, testAdminEmail, testAdminPassword)
+
 	// Signing in again with a cookie revokes its session.
 	again := e.mustSignIn(t, testAdminEmail, testAdminPassword, withCookie(next)...)
 	me(next, http.StatusUnauthorized)

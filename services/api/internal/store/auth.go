@@ -153,14 +153,21 @@ func (s *Store) LoginByEmail(ctx context.Context, email string) (auth.Login, err
 	return auth.Login{UserID: row.ID, PasswordHash: fromNullString(row.PasswordHash), Disabled: row.DisabledAt != nil}, nil
 }
 
-// RevokeSession ends a session and audits the sign-out. Revoking a revoked
-// session changes nothing; NotFound when there is no such session.
+// RevokeSession ends a session and audits the sign-out. The sessions of the
+// same sign-in a rotation links it to (its successor, its predecessor still
+// in its grace) end with it. Revoking a revoked session changes nothing;
+// NotFound when there is no such session.
 func (s *Store) RevokeSession(ctx context.Context, id uuid.UUID) error {
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		err := tx.Exec(`UPDATE sessions SET revoked_at = now() WHERE revoked_at IS NULL
+			AND (replaced_by = ? OR id = (SELECT replaced_by FROM sessions WHERE id = ?))`, id, id).Error
+		if err != nil {
+			return err
+		}
 		var users []struct {
 			UserID uuid.UUID `gorm:"column:user_id"`
 		}
-		err := tx.Raw("UPDATE sessions SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL RETURNING user_id", id).
+		err = tx.Raw("UPDATE sessions SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL RETURNING user_id", id).
 			Scan(&users).Error
 		if err != nil {
 			return err
