@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password; sets the session cookie.
-         * @description Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays.
+         * @description Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
          */
         post: operations["login"];
         delete?: never;

@@ -14,6 +14,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
+	"github.com/barrage-dev/barrage/services/api/internal/sso"
 )
 
 // Config is barrage-api's configuration. Every field is a flag and an
@@ -56,6 +57,11 @@ type Config struct {
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
+	OIDCIssuer         string        `env:"BARRAGE_OIDC_ISSUER"`
+	OIDCClientID       string        `env:"BARRAGE_OIDC_CLIENT_ID"`
+	OIDCClientSecret   string        `env:"BARRAGE_OIDC_CLIENT_SECRET"`
+	OIDCRedirectURL    string        `env:"BARRAGE_OIDC_REDIRECT_URL"`
+	OIDCEmailDomain    string        `env:"BARRAGE_OIDC_EMAIL_DOMAIN"`
 	// Clock is the time source of sign-in lockout and session rotation;
 	// nil means time.Now. Tests inject one.
 	Clock func() time.Time `env:"-"`
@@ -70,6 +76,14 @@ func (c Config) AuthOptions() auth.Options {
 	return auth.Options{
 		SessionTTL: c.SessionTTL, RotateEvery: c.SessionRotate, RotateGrace: c.SessionGrace, Now: c.Clock,
 		Lockout: auth.Lockout{Threshold: c.LockThreshold, First: c.LockFirst, Max: c.LockMax},
+	}
+}
+
+// OIDC returns the single sign-on settings of the configuration.
+func (c Config) OIDC() sso.Options {
+	return sso.Options{
+		Issuer: c.OIDCIssuer, ClientID: c.OIDCClientID, ClientSecret: c.OIDCClientSecret,
+		RedirectURL: c.OIDCRedirectURL, EmailDomain: c.OIDCEmailDomain,
 	}
 }
 
@@ -102,6 +116,10 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.SecureCookie, "secure-cookie", cfg.SecureCookie, "mark the session cookie Secure; set behind a TLS proxy, automatic on TLS requests (BARRAGE_SECURE_COOKIE)")
 	fs.DurationVar(&cfg.SessionRotate, "session-rotate", cfg.SessionRotate, "re-issue a session id this old on its next use; negative never (BARRAGE_SESSION_ROTATE)")
 	fs.DurationVar(&cfg.SessionGrace, "session-grace", cfg.SessionGrace, "how long a re-issued session's old cookie keeps working (BARRAGE_SESSION_GRACE)")
+	fs.StringVar(&cfg.OIDCIssuer, "oidc-issuer", cfg.OIDCIssuer, "OpenID Connect issuer URL; set to offer single sign-on (BARRAGE_OIDC_ISSUER)")
+	fs.StringVar(&cfg.OIDCClientID, "oidc-client-id", cfg.OIDCClientID, "OIDC client id (BARRAGE_OIDC_CLIENT_ID)")
+	fs.StringVar(&cfg.OIDCRedirectURL, "oidc-redirect-url", cfg.OIDCRedirectURL, "OIDC redirect URL: <base URL>/api/v1/auth/oidc/callback (BARRAGE_OIDC_REDIRECT_URL)")
+	fs.StringVar(&cfg.OIDCEmailDomain, "oidc-email-domain", cfg.OIDCEmailDomain, "only this email domain may sign in with OIDC; unset = any (BARRAGE_OIDC_EMAIL_DOMAIN)")
 	fs.IntVar(&cfg.LockThreshold, "lock-threshold", cfg.LockThreshold, "consecutive failed sign-ins that lock an email (BARRAGE_LOCK_THRESHOLD)")
 	fs.DurationVar(&cfg.LockFirst, "lock-first", cfg.LockFirst, "first lock; doubles per further failure (BARRAGE_LOCK_FIRST)")
 	fs.DurationVar(&cfg.LockMax, "lock-max", cfg.LockMax, "longest lock (BARRAGE_LOCK_MAX)")
@@ -198,6 +216,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if err := c.Limits().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.OIDC().Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -70,6 +70,9 @@ type Session struct {
 	// Replaces is the session of the cookie this sign-in replaces, revoked
 	// with it; uuid.Nil for none.
 	Replaces uuid.UUID
+	// Method is how the user signed in, for the audit log: "password" or
+	// "oidc".
+	Method string
 }
 
 // Store is the storage that authentication needs.
@@ -84,6 +87,10 @@ type Store interface {
 	TouchToken(ctx context.Context, token uuid.UUID, at time.Time) error
 	// LoginByEmail finds a user by email, case-insensitively; NotFound when unknown.
 	LoginByEmail(ctx context.Context, email string) (Login, error)
+	// EnsureUser finds the user with email, case-insensitively, or creates
+	// them without a password in the default organisation (audited
+	// user.create); for sign-in through an identity provider.
+	EnsureUser(ctx context.Context, email, name string) (Login, error)
 	// LoginLock returns the lockout state of an email address,
 	// case-insensitively, at at; the zero LoginLock when it has none.
 	LoginLock(ctx context.Context, email string, at time.Time) (LoginLock, error)

@@ -67,8 +67,14 @@ func (a *Authenticator) SignIn(ctx context.Context, email, password, oldCookie s
 	secret := NewSessionSecret()
 	s := Session{
 		ID: uuid.New(), UserID: login.UserID, Hash: secret.Hash,
-		IssuedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL), Replaces: a.cookieSession(ctx, oldCookie),
+		IssuedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL), Replaces: a.cookieSession(ctx, oldCookie), Method: "password",
 	}
+	return a.startSession(ctx, s, secret)
+}
+
+// startSession stores s, whose cookie value is secret, and returns the
+// caller it authenticates.
+func (a *Authenticator) startSession(ctx context.Context, s Session, secret Secret) (Secret, *Principal, error) {
 	if err := a.store.CreateSession(ctx, s); err != nil {
 		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
 	}
@@ -77,6 +83,27 @@ func (a *Authenticator) SignIn(ctx context.Context, email, password, oldCookie s
 		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
 	}
 	return secret, p, nil
+}
+
+// SignInVerified starts a session for the user with email, which an
+// identity provider has verified, creating the user (no password, no
+// project) on first sign-in. A disabled user is refused. oldCookie is
+// revoked as in SignIn.
+func (a *Authenticator) SignInVerified(ctx context.Context, email, name, oldCookie string) (Secret, *Principal, error) {
+	login, err := a.store.EnsureUser(ctx, email, name)
+	if err != nil {
+		return Secret{}, nil, fmt.Errorf("sign in %s: %w", email, err)
+	}
+	if login.Disabled {
+		return Secret{}, nil, errUnauthenticated("this account is disabled")
+	}
+	now := a.now()
+	secret := NewSessionSecret()
+	s := Session{
+		ID: uuid.New(), UserID: login.UserID, Hash: secret.Hash,
+		IssuedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL), Replaces: a.cookieSession(ctx, oldCookie), Method: "oidc",
+	}
+	return a.startSession(ctx, s, secret)
 }
 
 // cookieSession returns the session of a cookie value, or uuid.Nil when

@@ -20,6 +20,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
 	"github.com/barrage-dev/barrage/services/api/internal/reqlog"
+	"github.com/barrage-dev/barrage/services/api/internal/sso"
 )
 
 // BasePath is where the REST API is mounted.
@@ -49,6 +50,9 @@ type Options struct {
 	// BaseURL is where clients reach the server, for the absolute URLs of
 	// index.tsv; "" derives it from each request.
 	BaseURL string
+	// SSO signs users in through an OIDC provider at OIDCLoginPath; nil
+	// disables it.
+	SSO *sso.Provider
 }
 
 // publicRoutes need no credentials.
@@ -95,6 +99,11 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.HEAD(FortioDataPath+"/:file", data)
 
 	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second)}
+	if o.SSO != nil {
+		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}
+		r.GET(OIDCLoginPath, rateLimit(o.Limiter), sr.login)
+		r.GET(OIDCCallbackPath, rateLimit(o.Limiter), sr.callback)
+	}
 	group := r.Group(BasePath, authenticate(o), rateLimit(o.Limiter), bodyLimits(o.MaxBodyBytes), v.middleware,
 		keepRawBody(http.MethodPost+" "+BasePath+"/imports"))
 	handler := NewStrictHandlerWithOptions(s, nil, StrictGinServerOptions{
