@@ -24,6 +24,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How one may sign in here, for the sign-in page. */
+        get: operations["getAuthMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/logout-all": {
         parameters: {
             query?: never;
@@ -666,6 +683,12 @@ export interface components {
         };
         /** @enum {string} */
         Role: "viewer" | "runner" | "admin";
+        AuthMethods: {
+            /** @description Email and password at /auth/login. */
+            password: boolean;
+            /** @description Single sign-on: send the browser to /api/v1/auth/oidc/login. */
+            oidc: boolean;
+        };
         LoginRequest: {
             email: string;
             password: string;
@@ -1496,6 +1519,26 @@ export interface operations {
                 };
             };
             default: components["responses"]["Problem"];
+        };
+    };
+    getAuthMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in methods. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthMethods"];
+                };
+            };
         };
     };
     logoutAll: {

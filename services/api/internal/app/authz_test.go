@@ -512,7 +512,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 }
 
 // publicOperations need no credentials; every other operation is in the matrix.
-var publicOperations = []string{"POST /auth/login", "GET /openapi.yaml"}
+var publicOperations = []string{"POST /auth/login", "GET /openapi.yaml", "GET /auth/methods"}
 
 func TestAuthorizationMatrixCoversEveryOperation(t *testing.T) {
 	t.Parallel()
@@ -558,6 +558,9 @@ func TestPublicOperationsIgnoreCredentials(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e.mustDo(t, http.StatusOK, http.MethodGet, "/openapi.yaml", token, nil)
+			if m := decode[httpapi.AuthMethods](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", token, nil)); !m.Password || m.Oidc {
+				t.Errorf("GET /auth/methods = %+v, want password only", m)
+			}
 			me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/auth/login", token, login))
 			if me.User.Email != testAdminEmail || !me.User.IsAdmin {
 				t.Errorf("login answered user %+v, want the admin", me.User)

@@ -172,6 +172,10 @@ func TestOIDCSignIn(t *testing.T) {
 	e := startAPI(t, "BARRAGE_OIDC_ISSUER="+idp.URL, "BARRAGE_OIDC_CLIENT_ID="+idpClientID, "BARRAGE_OIDC_CLIENT_SECRET="+idpClientSecret,
 		"BARRAGE_OIDC_REDIRECT_URL="+idpRedirectURL, "BARRAGE_OIDC_EMAIL_DOMAIN=barrage.test")
 
+	if m := decode[httpapi.AuthMethods](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", "", nil)); !m.Password || !m.Oidc {
+		t.Errorf("GET /auth/methods = %+v, want password and oidc", m)
+	}
+
 	// A new user is created on first sign-in, without password or project.
 	flow, state, nonce := ssoStart(t, e, idp)
 	idp.issue(map[string]any{"email": "Dana@barrage.test", "email_verified": true, "name": "Dana", "nonce": nonce})

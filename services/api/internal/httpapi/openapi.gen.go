@@ -391,6 +391,15 @@ type AuditPage struct {
 	NextCursor *string      `json:"next_cursor,omitempty"`
 }
 
+// AuthMethods defines model for AuthMethods.
+type AuthMethods struct {
+	// Oidc Single sign-on: send the browser to /api/v1/auth/oidc/login.
+	Oidc bool `json:"oidc"`
+
+	// Password Email and password at /auth/login.
+	Password bool `json:"password"`
+}
+
 // ComparedRun One run's figures in a comparison; figures are absent until it has a result.
 type ComparedRun struct {
 	AvgUs  *float64           `json:"avg_us,omitempty"`
@@ -1568,6 +1577,9 @@ type ServerInterface interface {
 	// LogoutAll End every session of the caller's user (sign out everywhere).
 	// (POST /auth/logout-all)
 	LogoutAll(c *gin.Context)
+	// GetAuthMethods How one may sign in here, for the sign-in page.
+	// (GET /auth/methods)
+	GetAuthMethods(c *gin.Context)
 	// CreateImport Import a Fortio result JSON (or Nighthawk's fortio-format output) as a completed run with source `import` (project runners). The body is the document itself.
 	// (POST /imports)
 	CreateImport(c *gin.Context, params CreateImportParams)
@@ -1791,6 +1803,19 @@ func (siw *ServerInterfaceWrapper) LogoutAll(c *gin.Context) {
 	}
 
 	siw.Handler.LogoutAll(c)
+}
+
+// GetAuthMethods operation middleware
+func (siw *ServerInterfaceWrapper) GetAuthMethods(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetAuthMethods(c)
 }
 
 // CreateImport operation middleware
@@ -2921,6 +2946,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	}
 
 	router.POST(options.BaseURL+"/auth/login", wrapper.Login)
+	router.GET(options.BaseURL+"/auth/methods", wrapper.GetAuthMethods)
 	router.POST(options.BaseURL+"/auth/logout-all", wrapper.LogoutAll)
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout)
 	router.GET(options.BaseURL+"/me", wrapper.GetMe)
@@ -3152,6 +3178,27 @@ func (response LogoutAlldefaultApplicationProblemPlusJSONResponse) VisitLogoutAl
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthMethodsRequestObject struct {
+}
+
+type GetAuthMethodsResponseObject interface {
+	VisitGetAuthMethodsResponse(w http.ResponseWriter) error
+}
+
+type GetAuthMethods200JSONResponse AuthMethods
+
+func (response GetAuthMethods200JSONResponse) VisitGetAuthMethodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4729,6 +4776,9 @@ type StrictServerInterface interface {
 	// LogoutAll End every session of the caller's user (sign out everywhere).
 	// (POST /auth/logout-all)
 	LogoutAll(ctx context.Context, request LogoutAllRequestObject) (LogoutAllResponseObject, error)
+	// GetAuthMethods How one may sign in here, for the sign-in page.
+	// (GET /auth/methods)
+	GetAuthMethods(ctx context.Context, request GetAuthMethodsRequestObject) (GetAuthMethodsResponseObject, error)
 	// CreateImport Import a Fortio result JSON (or Nighthawk's fortio-format output) as a completed run with source `import` (project runners). The body is the document itself.
 	// (POST /imports)
 	CreateImport(ctx context.Context, request CreateImportRequestObject) (CreateImportResponseObject, error)
@@ -5032,6 +5082,30 @@ func (sh *strictHandler) LogoutAll(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(LogoutAllResponseObject); ok {
 		if err := validResponse.VisitLogoutAllResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetAuthMethods operation middleware
+func (sh *strictHandler) GetAuthMethods(ctx *gin.Context) {
+	var request GetAuthMethodsRequestObject
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAuthMethods(ctx, request.(GetAuthMethodsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAuthMethods")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetAuthMethodsResponseObject); ok {
+		if err := validResponse.VisitGetAuthMethodsResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -58,7 +58,7 @@ type Options struct {
 // publicRoutes need no credentials.
 func publicRoute(method, route string) bool {
 	return (method == http.MethodPost && route == BasePath+"/auth/login") ||
-		(method == http.MethodGet && route == BasePath+"/openapi.yaml")
+		(method == http.MethodGet && (route == BasePath+"/openapi.yaml" || route == BasePath+"/auth/methods"))
 }
 
 // NewRouter returns the HTTP handler of barrage-api: /api/v1, /healthz,
@@ -98,7 +98,7 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.GET(FortioDataPath+"/:file", data)
 	r.HEAD(FortioDataPath+"/:file", data)
 
-	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second)}
+	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second), sso: o.SSO != nil}
 	if o.SSO != nil {
 		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}
 		r.GET(OIDCLoginPath, rateLimit(o.Limiter), sr.login)

@@ -64,7 +64,8 @@ type server struct {
 	svc          Services
 	log          *slog.Logger
 	secureCookie bool
-	sessionTTL   int // seconds
+	sessionTTL   int  // seconds
+	sso          bool // OIDC sign-in is configured
 }
 
 var _ StrictServerInterface = (*server)(nil)
@@ -149,6 +150,11 @@ func (s *server) Logout(ctx context.Context, _ LogoutRequestObject) (LogoutRespo
 		http.SetCookie(c.Writer, s.sessionCookie(c, "", -1))
 	}
 	return Logout204Response{}, nil
+}
+
+// GetAuthMethods implements GET /auth/methods.
+func (s *server) GetAuthMethods(context.Context, GetAuthMethodsRequestObject) (GetAuthMethodsResponseObject, error) {
+	return GetAuthMethods200JSONResponse{Password: true, Oidc: s.sso}, nil
 }
 
 // LogoutAll implements POST /auth/logout-all.
