@@ -4,6 +4,7 @@ import { NavLink, Navigate, Outlet, useLocation, useNavigate } from 'react-route
 import { Loading, ErrorState } from '@/components/ui/states';
 import { useMe } from '@/features/auth/api/get-me';
 import { useLogout } from '@/features/auth/api/logout';
+import { useLogoutAll } from '@/features/auth/api/logout-all';
 import { ApiError, onSignedOut } from '@/lib/api-client';
 import { setProject, useProject } from '@/lib/project';
 
@@ -14,6 +15,7 @@ const links = [
   ['/tests', 'Tests'],
   ['/sync', 'Sync'],
   ['/agents', 'Agents'],
+  ['/members', 'Members'],
   ['/settings', 'Settings'],
 ] as const;
 
@@ -25,6 +27,7 @@ export function Layout() {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const logout = useLogout();
+  const logoutAll = useLogoutAll();
 
   useEffect(
     () =>
@@ -78,6 +81,12 @@ export function Layout() {
           <button className="link" onClick={() => logout.mutate(undefined, { onSettled: () => navigate('/sign-in') })}>
             Sign out
           </button>
+          {!me.data.token && (
+            <button className="link" title="End every session of your account, on every device; API tokens keep working"
+              onClick={() => logoutAll.mutate(undefined, { onSettled: () => navigate('/sign-in') })}>
+              Sign out everywhere
+            </button>
+          )}
         </div>
       </nav>
       <main className="main">{project ? <Outlet /> : <Loading label="Loading projects…" />}</main>

@@ -22,6 +22,7 @@ export const router = createBrowserRouter([
       { path: 'sync', lazy: () => import('./routes/sync') },
       { path: 'sync/:sourceId', lazy: () => import('./routes/sync-source') },
       { path: 'agents', lazy: () => import('./routes/agents') },
+      { path: 'members', lazy: () => import('./routes/members') },
       { path: 'settings', lazy: () => import('./routes/settings') },
       { path: '*', lazy: () => import('./routes/not-found') },
     ],

@@ -13,8 +13,48 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with email and password; sets the session cookie. */
+        /**
+         * Sign in with email and password; sets the session cookie.
+         * @description Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+         */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How one may sign in here, for the sign-in page. */
+        get: operations["getAuthMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every session of the caller's user (sign out everywhere).
+         * @description Every dashboard session of the user ends, the one in use included; API tokens keep working (revoke them at /tokens). Audited as session.revoke_all. A project token may not call it (403).
+         */
+        post: operations["logoutAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -111,6 +151,72 @@ export interface paths {
          * @description Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
          */
         patch: operations["updateProject"];
+        trace?: never;
+    };
+    "/projects/{project}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        /** Members of a project and their roles (any member may read), by email. */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{project}/members/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add a user of the organisation to the project, or change their role (project admins).
+         * @description The user must exist in the project's organisation (404 otherwise; org admins create users at /users). Demoting the project's last admin answers 409. Audited as member.added or member.changed.
+         */
+        put: operations["putMember"];
+        post?: never;
+        /** Remove a member (project admins); the last admin cannot be removed (409). */
+        delete: operations["deleteMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a user in the organisation (org admins).
+         * @description Without a password one is generated and returned in this response only. The user belongs to no project until a project admin adds them. A taken email answers 409. Audited as user.create.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tests": {
@@ -551,7 +657,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first: sign-ins (session.create, auth.login_failed), sign-outs, run, test, token, project and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
+        /** The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
         get: operations["listAudit"];
         put?: never;
         post?: never;
@@ -583,6 +689,12 @@ export interface components {
         };
         /** @enum {string} */
         Role: "viewer" | "runner" | "admin";
+        AuthMethods: {
+            /** @description Email and password at /auth/login. */
+            password: boolean;
+            /** @description Single sign-on: send the browser to /api/v1/auth/oidc/login. */
+            oidc: boolean;
+        };
         LoginRequest: {
             email: string;
             password: string;
@@ -599,6 +711,30 @@ export interface components {
             name: string;
             /** @description Org admin: may create projects and acts as admin in every project. */
             is_admin: boolean;
+        };
+        Member: {
+            user: components["schemas"]["User"];
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            added_at: string;
+        };
+        MemberList: {
+            /** @description Every member, by email. */
+            items: components["schemas"]["Member"][];
+        };
+        MemberPut: {
+            role: components["schemas"]["Role"];
+        };
+        UserCreate: {
+            email: string;
+            name?: string;
+            /** @description At least 12 characters; generated when absent. */
+            password?: string;
+        };
+        UserCreated: {
+            user: components["schemas"]["User"];
+            /** @description The generated password, shown in this response only. */
+            password?: string;
         };
         /** @description The token the caller used, when it is limited to one project. */
         TokenScope: {
@@ -1386,6 +1522,8 @@ export interface components {
         ProjectQuery: string;
         /** @description A project id or slug. */
         ProjectPath: string;
+        /** @description A user id, or the user's email address (matched case-insensitively). */
+        UserPath: string;
         SourcePath: string;
         RunPath: string;
     };
@@ -1417,6 +1555,45 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Me"];
                 };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getAuthMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in methods. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthMethods"];
+                };
+            };
+        };
+    };
+    logoutAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out everywhere; the session cookie is cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             default: components["responses"]["Problem"];
         };
@@ -1579,6 +1756,109 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Project"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    putMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberPut"];
+            };
+        };
+        responses: {
+            /** @description The member as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; audited as member.removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserCreated"];
                 };
             };
             default: components["responses"]["Problem"];

@@ -29,6 +29,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/imports"
 	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
+	"github.com/barrage-dev/barrage/services/api/internal/members"
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
@@ -36,6 +37,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/schedule"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
+	"github.com/barrage-dev/barrage/services/api/internal/sso"
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
@@ -105,7 +107,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 	}
 	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
 	a.scheduler = newScheduler(cfg, log, st, seal)
-	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal)
+	var provider *sso.Provider
+	if cfg.OIDC().Enabled() {
+		if provider, err = sso.New(ctx, cfg.OIDC()); err != nil {
+			return nil, errors.Join(err, a.closeBackends())
+		}
+	}
+	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal, provider)
 	if err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
@@ -154,7 +162,9 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.S
 }
 
 // newHandler builds the services and the router over st.
-func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer) (http.Handler, error) {
+func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer,
+	provider *sso.Provider,
+) (http.Handler, error) {
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st, limits)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
@@ -167,7 +177,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 	h, err := httpapi.NewRouter(httpapi.Options{
 		Log: log,
 		Services: httpapi.Services{
-			Auth:     auth.NewAuthenticator(st, cfg.SessionTTL),
+			Auth:     auth.NewAuthenticator(st, cfg.AuthOptions()),
 			Projects: projectSvc,
 			Tests:    testSvc,
 			Runs:     runSvc,
@@ -179,6 +189,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 			Sync:     resultsync.NewService(projectSvc, st, syncer),
 			Export:   export.NewService(st),
 			Audit:    audit.NewService(st, projectSvc),
+			Members:  members.NewService(st, projectSvc),
 		},
 		BaseURL: cfg.BaseURL,
 		Metrics: metrics.New(reg, st.DB()),
@@ -193,6 +204,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 		SecureCookie: cfg.SecureCookie,
 		SessionTTL:   cfg.SessionTTL,
 		Dashboard:    web.Dist(),
+		SSO:          provider,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build router: %w", err)

@@ -147,6 +147,7 @@ func authzCases() []authzCase {
 	spec := testSpec()
 	return []authzCase{
 		{route: "POST /auth/logout", target: fixedPath("/auth/logout"), want: [5]int{gone, gone, gone, gone, gone}},
+		{route: "POST /auth/logout-all", target: fixedPath("/auth/logout-all"), want: [5]int{forbidden, forbidden, forbidden, forbidden, gone}},
 		{route: "GET /me", target: fixedPath("/me"), want: [5]int{ok, ok, ok, ok, ok}},
 		{route: "GET /agents", target: fixedPath("/agents"), want: [5]int{ok, ok, ok, ok, ok}},
 
@@ -181,6 +182,44 @@ func authzCases() []authzCase {
 			},
 			want: [5]int{forbidden, forbidden, ok, notFound, ok},
 			done: counted("SELECT count(*) FROM projects WHERE description = $1 AND max_qps = 100000"),
+		},
+
+		{route: "GET /projects/{project}/members", target: fixedPath("/projects/default/members"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			route: "GET /projects/{project}/members", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/projects/" + f.other.Id.String() + "/members", nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "PUT /projects/{project}/members/{user}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				email := f.mustUser(t, key).Email
+				return "/projects/default/members/" + email, map[string]any{"role": "runner"}, email
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = $1 AND m.role = 'runner'"),
+		},
+		{
+			route: "DELETE /projects/{project}/members/{user}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				u := f.mustUser(t, key)
+				f.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/members/"+u.Id.String(), f.AdminToken, map[string]any{"role": "viewer"})
+				return "/projects/default/members/" + u.Id.String(), nil, u.Id.String()
+			},
+			want: [5]int{forbidden, forbidden, gone, notFound, gone},
+			done: func(t *testing.T, f *authzEnv, ref string) bool {
+				return f.count(t, "SELECT count(*) FROM memberships WHERE user_id = $1::uuid", ref) == 0
+			},
+		},
+		{
+			route: "POST /users",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/users", map[string]any{"email": key + "@barrage.test"}, key + "@barrage.test"
+			},
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, created},
+			done: counted("SELECT count(*) FROM users WHERE email = $1"),
 		},
 
 		{route: "GET /tests", target: fixedPath("/tests"), want: [5]int{ok, ok, ok, ok, ok}},
@@ -481,7 +520,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 }
 
 // publicOperations need no credentials; every other operation is in the matrix.
-var publicOperations = []string{"POST /auth/login", "GET /openapi.yaml"}
+var publicOperations = []string{"POST /auth/login", "GET /openapi.yaml", "GET /auth/methods"}
 
 func TestAuthorizationMatrixCoversEveryOperation(t *testing.T) {
 	t.Parallel()
@@ -527,6 +566,9 @@ func TestPublicOperationsIgnoreCredentials(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e.mustDo(t, http.StatusOK, http.MethodGet, "/openapi.yaml", token, nil)
+			if m := decode[httpapi.AuthMethods](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", token, nil)); !m.Password || m.Oidc {
+				t.Errorf("GET /auth/methods = %+v, want password only", m)
+			}
 			me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/auth/login", token, login))
 			if me.User.Email != testAdminEmail || !me.User.IsAdmin {
 				t.Errorf("login answered user %+v, want the admin", me.User)

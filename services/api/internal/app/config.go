@@ -14,6 +14,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
+	"github.com/barrage-dev/barrage/services/api/internal/sso"
 )
 
 // Config is barrage-api's configuration. Every field is a flag and an
@@ -30,6 +31,11 @@ type Config struct {
 	RateBurst       int           `env:"BARRAGE_RATE_BURST" envDefault:"100"`
 	SessionTTL      time.Duration `env:"BARRAGE_SESSION_TTL" envDefault:"12h"`
 	SecureCookie    bool          `env:"BARRAGE_SECURE_COOKIE"`
+	SessionRotate   time.Duration `env:"BARRAGE_SESSION_ROTATE" envDefault:"1h"`
+	SessionGrace    time.Duration `env:"BARRAGE_SESSION_GRACE" envDefault:"30s"`
+	LockThreshold   int           `env:"BARRAGE_LOCK_THRESHOLD" envDefault:"5"`
+	LockFirst       time.Duration `env:"BARRAGE_LOCK_FIRST" envDefault:"1m"`
+	LockMax         time.Duration `env:"BARRAGE_LOCK_MAX" envDefault:"15m"`
 	ShutdownTimeout time.Duration `env:"BARRAGE_SHUTDOWN_TIMEOUT" envDefault:"10s"`
 	LogLevel        slog.Level    `env:"BARRAGE_LOG_LEVEL" envDefault:"info"`
 	NATSURL         string        `env:"NATS_URL"`
@@ -57,9 +63,34 @@ type Config struct {
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
+	OIDCIssuer         string        `env:"BARRAGE_OIDC_ISSUER"`
+	OIDCClientID       string        `env:"BARRAGE_OIDC_CLIENT_ID"`
+	OIDCClientSecret   string        `env:"BARRAGE_OIDC_CLIENT_SECRET"`
+	OIDCRedirectURL    string        `env:"BARRAGE_OIDC_REDIRECT_URL"`
+	OIDCEmailDomain    string        `env:"BARRAGE_OIDC_EMAIL_DOMAIN"`
+	// Clock is the time source of sign-in lockout and session rotation;
+	// nil means time.Now. Tests inject one.
+	Clock func() time.Time `env:"-"`
 	// SecretKey seals the secrets of queued runs in Postgres (package
 	// sealer); unset = a key of this process only.
 	SecretKey string `env:"BARRAGE_SECRET_KEY"`
+}
+
+// AuthOptions returns the sign-in and session settings of the
+// configuration.
+func (c Config) AuthOptions() auth.Options {
+	return auth.Options{
+		SessionTTL: c.SessionTTL, RotateEvery: c.SessionRotate, RotateGrace: c.SessionGrace, Now: c.Clock,
+		Lockout: auth.Lockout{Threshold: c.LockThreshold, First: c.LockFirst, Max: c.LockMax},
+	}
+}
+
+// OIDC returns the single sign-on settings of the configuration.
+func (c Config) OIDC() sso.Options {
+	return sso.Options{
+		Issuer: c.OIDCIssuer, ClientID: c.OIDCClientID, ClientSecret: c.OIDCClientSecret,
+		RedirectURL: c.OIDCRedirectURL, EmailDomain: c.OIDCEmailDomain,
+	}
 }
 
 // Limits returns the spec limits of the configuration.
@@ -89,7 +120,16 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per caller; 0 = unlimited (BARRAGE_RATE_LIMIT)")
 	fs.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per caller (BARRAGE_RATE_BURST)")
 	fs.DurationVar(&cfg.SessionTTL, "session-ttl", cfg.SessionTTL, "dashboard session lifetime (BARRAGE_SESSION_TTL)")
-	fs.BoolVar(&cfg.SecureCookie, "secure-cookie", cfg.SecureCookie, "mark the session cookie Secure; set behind TLS (BARRAGE_SECURE_COOKIE)")
+	fs.BoolVar(&cfg.SecureCookie, "secure-cookie", cfg.SecureCookie, "mark the session cookie Secure; set behind a TLS proxy, automatic on TLS requests (BARRAGE_SECURE_COOKIE)")
+	fs.DurationVar(&cfg.SessionRotate, "session-rotate", cfg.SessionRotate, "re-issue a session id this old on its next use; negative never (BARRAGE_SESSION_ROTATE)")
+	fs.DurationVar(&cfg.SessionGrace, "session-grace", cfg.SessionGrace, "how long a re-issued session's old cookie keeps working (BARRAGE_SESSION_GRACE)")
+	fs.StringVar(&cfg.OIDCIssuer, "oidc-issuer", cfg.OIDCIssuer, "OpenID Connect issuer URL; set to offer single sign-on (BARRAGE_OIDC_ISSUER)")
+	fs.StringVar(&cfg.OIDCClientID, "oidc-client-id", cfg.OIDCClientID, "OIDC client id (BARRAGE_OIDC_CLIENT_ID)")
+	fs.StringVar(&cfg.OIDCRedirectURL, "oidc-redirect-url", cfg.OIDCRedirectURL, "OIDC redirect URL: <base URL>/api/v1/auth/oidc/callback (BARRAGE_OIDC_REDIRECT_URL)")
+	fs.StringVar(&cfg.OIDCEmailDomain, "oidc-email-domain", cfg.OIDCEmailDomain, "only this email domain may sign in with OIDC; unset = any (BARRAGE_OIDC_EMAIL_DOMAIN)")
+	fs.IntVar(&cfg.LockThreshold, "lock-threshold", cfg.LockThreshold, "consecutive failed sign-ins that lock an email (BARRAGE_LOCK_THRESHOLD)")
+	fs.DurationVar(&cfg.LockFirst, "lock-first", cfg.LockFirst, "first lock; doubles per further failure (BARRAGE_LOCK_FIRST)")
+	fs.DurationVar(&cfg.LockMax, "lock-max", cfg.LockMax, "longest lock (BARRAGE_LOCK_MAX)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish on SIGTERM (BARRAGE_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", cfg.NATSURL, "NATS server(s) with JetStream; unset = an embedded server in this process (NATS_URL)")
 	fs.StringVar(&cfg.NATSListen, "nats-listen", cfg.NATSListen, "where the embedded NATS listens; :0 picks a free port (BARRAGE_NATS_LISTEN)")
@@ -185,6 +225,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if err := c.Limits().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.OIDC().Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -125,11 +125,12 @@ func TestMainMigrate(t *testing.T) {
 			t.Errorf("after migrate %s, %d of 7 tables exist, want %d", sub, got, wantTables)
 		}
 	}
-	pending := regexp.MustCompile(`^pending\s+00001_init\.sql\npending\s+00002_distributed\.sql\npending\s+00003_thresholds\.sql\npending\s+00004_interchange\.sql\npending\s+00005_schedules\.sql\npending\s+00006_sealed_secrets\.sql\npending\s+00007_project_limits\.sql\n$`)
+	pending := regexp.MustCompile(`^pending\s+00001_init\.sql\npending\s+00002_distributed\.sql\npending\s+00003_thresholds\.sql\npending\s+00004_interchange\.sql\npending\s+00005_schedules\.sql\npending\s+00006_sealed_secrets\.sql\npending\s+00007_project_limits\.sql\npending\s+00008_accounts\.sql\n$`)
 	migrate("status", pending, 0)
-	migrate("up", regexp.MustCompile(`^applied 00001_init\.sql \(\d+ms\)\napplied 00002_distributed\.sql \(\d+ms\)\napplied 00003_thresholds\.sql \(\d+ms\)\napplied 00004_interchange\.sql \(\d+ms\)\napplied 00005_schedules\.sql \(\d+ms\)\napplied 00006_sealed_secrets\.sql \(\d+ms\)\napplied 00007_project_limits\.sql \(\d+ms\)\n$`), 7)
+	migrate("up", regexp.MustCompile(`^applied 00001_init\.sql \(\d+ms\)\napplied 00002_distributed\.sql \(\d+ms\)\napplied 00003_thresholds\.sql \(\d+ms\)\napplied 00004_interchange\.sql \(\d+ms\)\napplied 00005_schedules\.sql \(\d+ms\)\napplied 00006_sealed_secrets\.sql \(\d+ms\)\napplied 00007_project_limits\.sql \(\d+ms\)\napplied 00008_accounts\.sql \(\d+ms\)\n$`), 7)
 	migrate("status", regexp.MustCompile(`^applied\s+00001_init\.sql at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\napplied\s+00002_distributed\.sql at `), 7)
 	migrate("up", regexp.MustCompile(`^no pending migrations\n$`), 7)
+	migrate("down", regexp.MustCompile(`^rolled back 00008_accounts\.sql \(\d+ms\)\n$`), 7)
 	migrate("down", regexp.MustCompile(`^rolled back 00007_project_limits\.sql \(\d+ms\)\n$`), 7)
 	migrate("down", regexp.MustCompile(`^rolled back 00006_sealed_secrets\.sql \(\d+ms\)\n$`), 7)
 	migrate("down", regexp.MustCompile(`^rolled back 00005_schedules\.sql \(\d+ms\)\n$`), 7)

@@ -53,6 +53,9 @@ type apiEnv struct {
 	client *http.Client
 	// logTo, when set before serveAPI, also gets the server's logs.
 	logTo io.Writer
+	// clock, when set before serveAPI, is the server's clock of sign-in
+	// and sessions.
+	clock func() time.Time
 }
 
 // testLogWriter is where servers under test log: the test log with
@@ -78,7 +81,19 @@ func startAPI(t testing.TB, extraEnv ...string) *apiEnv {
 // (when not nil), which must be safe for concurrent writes.
 func startAPILogged(t testing.TB, logTo io.Writer, extraEnv ...string) *apiEnv {
 	t.Helper()
-	e := &apiEnv{AdminToken: auth.NewToken().Text, logTo: logTo}
+	return bootAPI(t, &apiEnv{AdminToken: auth.NewToken().Text, logTo: logTo}, extraEnv)
+}
+
+// startAPIClock is startAPI with clock as the server's clock of sign-in
+// lockout and session rotation.
+func startAPIClock(t testing.TB, clock func() time.Time, extraEnv ...string) *apiEnv {
+	t.Helper()
+	return bootAPI(t, &apiEnv{AdminToken: auth.NewToken().Text, clock: clock}, extraEnv)
+}
+
+// bootAPI is startAPI for a prepared e.
+func bootAPI(t testing.TB, e *apiEnv, extraEnv []string) *apiEnv {
+	t.Helper()
 	for _, kv := range extraEnv {
 		if u, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
 			e.DBURL = u
@@ -122,6 +137,7 @@ func serveAPI(tb testing.TB, e *apiEnv, environ []string) func() {
 		tb.Fatalf("config: %v", err)
 	}
 	e.DBURL = cfg.DatabaseURL
+	cfg.Clock = e.clock
 	logTo := testLogWriter(tb)
 	if e.logTo != nil {
 		logTo = io.MultiWriter(logTo, e.logTo)
@@ -321,6 +337,14 @@ func (e *apiEnv) mustTokenCreated(t testing.TB, project string, role auth.Role) 
 func (e *apiEnv) mustToken(t testing.TB, project string, role auth.Role) string {
 	t.Helper()
 	return e.mustTokenCreated(t, project, role).Secret
+}
+
+// mustUser creates a user of the organisation with the admin token; its
+// email is key@barrage.test and its password is generated.
+func (e *apiEnv) mustUser(t testing.TB, key string) httpapi.User {
+	t.Helper()
+	body := map[string]any{"email": key + "@barrage.test", "name": "User " + key}
+	return decode[httpapi.UserCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/users", e.AdminToken, body)).User
 }
 
 // mustProject creates a project as the bootstrap admin.

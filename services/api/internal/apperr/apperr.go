@@ -63,7 +63,7 @@ type Error struct {
 	Detail string
 	// Fields lists the fields at fault, for Invalid.
 	Fields []FieldError
-	// RetryAfter, when above 0, is how long the caller should wait before
+	// RetryAfter, when positive, is how long the caller should wait before
 	// trying again (RateLimited, QuotaExceeded).
 	RetryAfter time.Duration
 }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -40,6 +39,10 @@ type Identity struct {
 	RevokedAt time.Time
 	// LastUsedAt is when a token was last used; zero if never.
 	LastUsedAt time.Time
+	// IssuedAt is when a session id was issued; Replaced is set once a
+	// rotation has issued its successor.
+	IssuedAt time.Time
+	Replaced bool
 }
 
 // Login is what sign-in needs to know about a user.
@@ -60,8 +63,16 @@ type Session struct {
 	UserID uuid.UUID
 	// Hash is SHA-256 of the cookie value.
 	Hash []byte
+	// IssuedAt is when the session id was issued; rotation counts from it.
+	IssuedAt time.Time
 	// ExpiresAt is when the session ends.
 	ExpiresAt time.Time
+	// Replaces is the session of the cookie this sign-in replaces, revoked
+	// with it; uuid.Nil for none.
+	Replaces uuid.UUID
+	// Method is how the user signed in, for the audit log: "password" or
+	// "oidc".
+	Method string
 }
 
 // Store is the storage that authentication needs.
@@ -76,25 +87,82 @@ type Store interface {
 	TouchToken(ctx context.Context, token uuid.UUID, at time.Time) error
 	// LoginByEmail finds a user by email, case-insensitively; NotFound when unknown.
 	LoginByEmail(ctx context.Context, email string) (Login, error)
-	// CreateSession stores a new session.
+	// EnsureUser finds the user with email, case-insensitively, or creates
+	// them without a password in the default organisation (audited
+	// user.create); for sign-in through an identity provider.
+	EnsureUser(ctx context.Context, email, name string) (Login, error)
+	// LoginLock returns the lockout state of an email address,
+	// case-insensitively, at at; the zero LoginLock when it has none.
+	LoginLock(ctx context.Context, email string, at time.Time) (LoginLock, error)
+	// FailLogin audits a failed sign-in (never the password) and, unless it
+	// was Refused, counts it and locks the address for policy.For(count),
+	// auditing auth.locked when it does; it returns the new state.
+	FailLogin(ctx context.Context, f LoginFailure, policy Lockout) (LoginLock, error)
+	// CreateSession stores a new session for a sign-in, revokes the one it
+	// Replaces and resets the user's failed sign-ins.
 	CreateSession(ctx context.Context, s Session) error
-	// RecordFailedLogin audits a failed sign-in with email; never the password.
-	RecordFailedLogin(ctx context.Context, email string) error
+	// RotateSession stores next in place of old, which keeps working until
+	// graceEnd; false, storing nothing, when old was already replaced.
+	RotateSession(ctx context.Context, old uuid.UUID, next Session, graceEnd time.Time) (bool, error)
 	// RevokeSession ends a session.
 	RevokeSession(ctx context.Context, id uuid.UUID) error
+	// RevokeUserSessions ends every live session of user and audits it;
+	// it returns how many it ended.
+	RevokeUserSessions(ctx context.Context, user uuid.UUID, actor Actor) (int, error)
+}
+
+// Defaults of Options.
+const (
+	// DefaultRotateEvery is Options.RotateEvery when it is zero.
+	DefaultRotateEvery = time.Hour
+	// DefaultRotateGrace is Options.RotateGrace when it is zero.
+	DefaultRotateGrace = 30 * time.Second
+)
+
+// Options configure an Authenticator.
+type Options struct {
+	// SessionTTL is the absolute lifetime of a session; rotation keeps it.
+	SessionTTL time.Duration
+	// RotateEvery is how old a session id may get before a request
+	// re-issues it; zero means DefaultRotateEvery, negative never.
+	RotateEvery time.Duration
+	// RotateGrace is how long a rotated-out session keeps working, for
+	// requests already in flight; zero means DefaultRotateGrace.
+	RotateGrace time.Duration
+	// Lockout is the sign-in lockout policy.
+	Lockout Lockout
+	// Now is the clock; nil means time.Now. Tests inject one.
+	Now func() time.Time
+}
+
+// Normalize returns o with the defaults filled in.
+func (o Options) Normalize() Options {
+	if o.RotateEvery == 0 {
+		o.RotateEvery = DefaultRotateEvery
+	}
+	if o.RotateGrace <= 0 {
+		o.RotateGrace = DefaultRotateGrace
+	}
+	o.Lockout = o.Lockout.Normalize()
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
 }
 
 // Authenticator turns request credentials into a Principal.
 type Authenticator struct {
-	store      Store
-	now        func() time.Time
-	sessionTTL time.Duration
+	store Store
+	opts  Options
 }
 
-// NewAuthenticator returns an Authenticator over store; sessions last ttl.
-func NewAuthenticator(store Store, sessionTTL time.Duration) *Authenticator {
-	return &Authenticator{store: store, now: time.Now, sessionTTL: sessionTTL}
+// NewAuthenticator returns an Authenticator over store.
+func NewAuthenticator(store Store, opts Options) *Authenticator {
+	return &Authenticator{store: store, opts: opts.Normalize()}
 }
+
+// now is the Authenticator's clock.
+func (a *Authenticator) now() time.Time { return a.opts.Now() }
 
 // errUnauthenticated is the one answer for every bad credential, so a caller
 // cannot tell an unknown token from a revoked one.
@@ -138,6 +206,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization, cookie 
 	p := &Principal{
 		UserID: id.UserID, Email: id.Email, Name: id.Name, OrgAdmin: id.OrgAdmin,
 		TokenID: id.TokenID, SessionID: id.SessionID, TokenProject: id.TokenProject, TokenRole: id.TokenRole,
+		session: sessionState{issuedAt: id.IssuedAt, expiresAt: id.ExpiresAt, replaced: id.Replaced},
 	}
 	if !p.Scoped() {
 		if p.Memberships, err = a.store.Memberships(ctx, id.UserID); err != nil {
@@ -150,46 +219,6 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization, cookie 
 		}
 	}
 	return p, nil
-}
-
-// SignIn checks email and password and starts a session; it returns the
-// cookie value. Every failure is the same Unauthenticated error, audited
-// with the email tried (never the password).
-func (a *Authenticator) SignIn(ctx context.Context, email, password string) (Secret, *Principal, error) {
-	fail := func() (Secret, *Principal, error) {
-		if err := a.store.RecordFailedLogin(ctx, email); err != nil {
-			return Secret{}, nil, fmt.Errorf("sign in: %w", err)
-		}
-		return Secret{}, nil, errUnauthenticated("wrong email or password")
-	}
-	login, err := a.store.LoginByEmail(ctx, email)
-	if apperr.Is(err, apperr.NotFound) {
-		// Spend the same time as a real check so timing does not reveal users.
-		_ = CheckPassword(dummyHash, password)
-		return fail()
-	}
-	if err != nil {
-		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
-	}
-	if login.Disabled || login.PasswordHash == "" {
-		return fail()
-	}
-	if err := CheckPassword(login.PasswordHash, password); err != nil {
-		if errors.Is(err, ErrBadPassword) {
-			return fail()
-		}
-		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
-	}
-	secret := NewSessionSecret()
-	s := Session{ID: uuid.New(), UserID: login.UserID, Hash: secret.Hash, ExpiresAt: a.now().Add(a.sessionTTL)}
-	if err := a.store.CreateSession(ctx, s); err != nil {
-		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
-	}
-	p, err := a.Authenticate(ctx, "", secret.Text)
-	if err != nil {
-		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
-	}
-	return secret, p, nil
 }
 
 // SignOut ends the caller's session, if they used one.

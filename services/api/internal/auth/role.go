@@ -10,6 +10,7 @@ package auth
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -80,6 +81,16 @@ type Principal struct {
 	TokenRole Role
 	// Memberships maps the projects the user belongs to to their roles.
 	Memberships map[uuid.UUID]Role
+
+	// session describes the session used, for rotation.
+	session sessionState
+}
+
+// sessionState is what rotation needs to know about the session used.
+type sessionState struct {
+	issuedAt  time.Time
+	expiresAt time.Time
+	replaced  bool
 }
 
 // Scoped reports whether the credentials are limited to one project.

@@ -99,7 +99,7 @@ func writeKind(c *gin.Context, k problemKind, e *apperr.Error) {
 		c.Header("WWW-Authenticate", `Bearer realm="barrage"`)
 	}
 	if e.RetryAfter > 0 {
-		c.Header("Retry-After", strconv.Itoa(int(max(time.Second, e.RetryAfter.Round(time.Second))/time.Second)))
+		c.Header("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 	}
 	c.Header("Content-Length", strconv.Itoa(len(body)))
 	c.Data(k.status, "application/problem+json", body)

@@ -20,6 +20,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
 	"github.com/barrage-dev/barrage/services/api/internal/reqlog"
+	"github.com/barrage-dev/barrage/services/api/internal/sso"
 )
 
 // BasePath is where the REST API is mounted.
@@ -49,12 +50,15 @@ type Options struct {
 	// BaseURL is where clients reach the server, for the absolute URLs of
 	// index.tsv; "" derives it from each request.
 	BaseURL string
+	// SSO signs users in through an OIDC provider at OIDCLoginPath; nil
+	// disables it.
+	SSO *sso.Provider
 }
 
 // publicRoutes need no credentials.
 func publicRoute(method, route string) bool {
 	return (method == http.MethodPost && route == BasePath+"/auth/login") ||
-		(method == http.MethodGet && route == BasePath+"/openapi.yaml")
+		(method == http.MethodGet && (route == BasePath+"/openapi.yaml" || route == BasePath+"/auth/methods"))
 }
 
 // NewRouter returns the HTTP handler of barrage-api: /api/v1, /healthz,
@@ -94,7 +98,12 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.GET(FortioDataPath+"/:file", data)
 	r.HEAD(FortioDataPath+"/:file", data)
 
-	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second)}
+	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second), sso: o.SSO != nil}
+	if o.SSO != nil {
+		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}
+		r.GET(OIDCLoginPath, rateLimit(o.Limiter), sr.login)
+		r.GET(OIDCCallbackPath, rateLimit(o.Limiter), sr.callback)
+	}
 	group := r.Group(BasePath, authenticate(o), rateLimit(o.Limiter), bodyLimits(o.MaxBodyBytes), v.middleware,
 		keepRawBody(http.MethodPost+" "+BasePath+"/imports"))
 	handler := NewStrictHandlerWithOptions(s, nil, StrictGinServerOptions{
@@ -169,6 +178,11 @@ func collectErrors(log *slog.Logger) gin.HandlerFunc {
 func authenticate(o Options) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if publicRoute(c.Request.Method, c.FullPath()) {
+			// Login CSRF: a cross-site page must not sign the browser in.
+			if !sameOrigin(c.Request) {
+				writeProblem(c, o.Log, apperr.New(apperr.Forbidden, "cross-site requests cannot sign in"))
+				return
+			}
 			c.Next()
 			return
 		}
@@ -182,6 +196,19 @@ func authenticate(o Options) gin.HandlerFunc {
 		if authz == "" && !sameOrigin(c.Request) {
 			writeProblem(c, o.Log, apperr.New(apperr.Forbidden, "cross-site requests cannot use the session cookie"))
 			return
+		}
+		if authz == "" {
+			secret, left, err := o.Services.Auth.Rotate(c.Request.Context(), p)
+			if err != nil {
+				writeProblem(c, o.Log, err)
+				return
+			}
+			if secret.Text != "" {
+				http.SetCookie(c.Writer, &http.Cookie{
+					Name: auth.SessionCookie, Value: secret.Text, Path: "/", MaxAge: max(1, int(left/time.Second)),
+					HttpOnly: true, Secure: secureRequest(o.SecureCookie, c), SameSite: http.SameSiteLaxMode,
+				})
+			}
 		}
 		c.Set(principalKey, p)
 		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), principalCtxKey{}, p))

@@ -27,6 +27,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/export"
 	"github.com/barrage-dev/barrage/services/api/internal/imports"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
+	"github.com/barrage-dev/barrage/services/api/internal/members"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
@@ -54,6 +55,8 @@ type Services struct {
 	Export *export.Service
 	// Audit reads the audit log.
 	Audit *audit.Service
+	// Members manages project members and users.
+	Members *members.Service
 }
 
 // server implements StrictServerInterface.
@@ -61,7 +64,8 @@ type server struct {
 	svc          Services
 	log          *slog.Logger
 	secureCookie bool
-	sessionTTL   int // seconds
+	sessionTTL   int  // seconds
+	sso          bool // OIDC sign-in is configured
 }
 
 var _ StrictServerInterface = (*server)(nil)
@@ -102,20 +106,37 @@ func ginContext(ctx context.Context) *gin.Context {
 
 // Login implements POST /auth/login.
 func (s *server) Login(ctx context.Context, req LoginRequestObject) (LoginResponseObject, error) {
+	c := ginContext(ctx)
 	ctx = requestContext(ctx)
-	secret, p, err := s.svc.Auth.SignIn(ctx, req.Body.Email, req.Body.Password)
+	old := ""
+	if c != nil {
+		old, _ = c.Cookie(auth.SessionCookie)
+	}
+	secret, p, err := s.svc.Auth.SignIn(ctx, req.Body.Email, req.Body.Password, old)
 	if err != nil {
 		return nil, err
 	}
-	cookie := (&http.Cookie{
-		Name: auth.SessionCookie, Value: secret.Text, Path: "/", MaxAge: s.sessionTTL,
-		HttpOnly: true, Secure: s.secureCookie, SameSite: http.SameSiteLaxMode,
-	}).String()
+	cookie := s.sessionCookie(c, secret.Text, s.sessionTTL).String()
 	me, err := s.me(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	return Login200JSONResponse{Body: me, Headers: Login200ResponseHeaders{SetCookie: &cookie}}, nil
+}
+
+// sessionCookie returns the session cookie with value for maxAge seconds
+// (negative clears it): HttpOnly, SameSite=Lax, Secure behind TLS (the
+// request's own or, as configured, a proxy's).
+func (s *server) sessionCookie(c *gin.Context, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{
+		Name: auth.SessionCookie, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: secureRequest(s.secureCookie, c), SameSite: http.SameSiteLaxMode,
+	}
+}
+
+// secureRequest reports whether a cookie set in answer to c must be Secure.
+func secureRequest(configured bool, c *gin.Context) bool {
+	return configured || (c != nil && c.Request != nil && c.Request.TLS != nil)
 }
 
 // Logout implements POST /auth/logout.
@@ -126,12 +147,28 @@ func (s *server) Logout(ctx context.Context, _ LogoutRequestObject) (LogoutRespo
 		return nil, err
 	}
 	if c != nil {
-		http.SetCookie(c.Writer, &http.Cookie{
-			Name: auth.SessionCookie, Value: "", Path: "/", MaxAge: -1,
-			HttpOnly: true, Secure: s.secureCookie, SameSite: http.SameSiteLaxMode,
-		})
+		http.SetCookie(c.Writer, s.sessionCookie(c, "", -1))
 	}
 	return Logout204Response{}, nil
+}
+
+// GetAuthMethods implements GET /auth/methods.
+func (s *server) GetAuthMethods(context.Context, GetAuthMethodsRequestObject) (GetAuthMethodsResponseObject, error) {
+	return GetAuthMethods200JSONResponse{Password: true, Oidc: s.sso}, nil
+}
+
+// LogoutAll implements POST /auth/logout-all.
+func (s *server) LogoutAll(ctx context.Context, _ LogoutAllRequestObject) (LogoutAllResponseObject, error) {
+	c := ginContext(ctx)
+	ctx = requestContext(ctx)
+	if _, err := s.svc.Auth.SignOutEverywhere(ctx, principal(ctx)); err != nil {
+		return nil, err
+	}
+	if c != nil {
+		c.Writer.Header().Del("Set-Cookie") // a rotated cookie of this request is revoked too
+		http.SetCookie(c.Writer, s.sessionCookie(c, "", -1))
+	}
+	return LogoutAll204Response{}, nil
 }
 
 // maxMeProjects bounds the project list of /me.

@@ -2,7 +2,7 @@
 // belongs to: creating them (org admins), reading and renaming them, and
 // resolving a project reference (id or slug) for the caller.
 //
-// It is not the place for membership management (a later issue) or for
+// It is not the place for membership management (package members) or for
 // scoping other resources' queries (each domain package does that with the
 // Principal).
 package projects

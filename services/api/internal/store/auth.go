@@ -35,6 +35,7 @@ type sessionRow struct {
 	ExpiresAt  time.Time  `gorm:"column:expires_at"`
 	LastSeenAt time.Time  `gorm:"column:last_seen_at"`
 	RevokedAt  *time.Time `gorm:"column:revoked_at"`
+	ReplacedBy *uuid.UUID `gorm:"column:replaced_by"`
 }
 
 // TableName returns the table of sessionRow.
@@ -53,6 +54,8 @@ type identityRow struct {
 	ExpiresAt    *time.Time `gorm:"column:expires_at"`
 	RevokedAt    *time.Time `gorm:"column:revoked_at"`
 	LastUsedAt   *time.Time `gorm:"column:last_used_at"`
+	IssuedAt     *time.Time `gorm:"column:issued_at"`
+	Replaced     bool       `gorm:"column:replaced"`
 }
 
 // identityFromRow maps the joined row; the credential is a token or a
@@ -62,6 +65,7 @@ func identityFromRow(r identityRow, token bool) auth.Identity {
 		UserID: r.UserID, Email: r.Email, Name: r.Name, OrgAdmin: r.IsAdmin, UserDisabled: r.DisabledAt != nil,
 		TokenProject: fromNullUUID(r.ProjectID), TokenRole: auth.Role(fromNullString(r.Role)),
 		ExpiresAt: fromNullTime(r.ExpiresAt), RevokedAt: fromNullTime(r.RevokedAt), LastUsedAt: fromNullTime(r.LastUsedAt),
+		IssuedAt: fromNullTime(r.IssuedAt), Replaced: r.Replaced,
 	}
 	if token {
 		id.TokenID = r.CredentialID
@@ -74,7 +78,8 @@ func identityFromRow(r identityRow, token bool) auth.Identity {
 // identityByTokenSQL finds an API token and its user by hash.
 const identityByTokenSQL = `
 SELECT u.id AS user_id, u.email, u.name, u.is_admin, u.disabled_at,
-       t.id AS credential_id, t.project_id, t.role, t.expires_at, t.revoked_at, t.last_used_at
+       t.id AS credential_id, t.project_id, t.role, t.expires_at, t.revoked_at, t.last_used_at,
+       NULL::timestamptz AS issued_at, false AS replaced
 FROM api_tokens t JOIN users u ON u.id = t.user_id
 WHERE t.hash = ?`
 
@@ -82,7 +87,8 @@ WHERE t.hash = ?`
 const identityBySessionSQL = `
 SELECT u.id AS user_id, u.email, u.name, u.is_admin, u.disabled_at,
        s.id AS credential_id, NULL::uuid AS project_id, NULL::text AS role,
-       s.expires_at, s.revoked_at, NULL::timestamptz AS last_used_at
+       s.expires_at, s.revoked_at, NULL::timestamptz AS last_used_at,
+       s.created_at AS issued_at, s.replaced_by IS NOT NULL AS replaced
 FROM sessions s JOIN users u ON u.id = s.user_id
 WHERE s.hash = ?`
 
@@ -147,42 +153,21 @@ func (s *Store) LoginByEmail(ctx context.Context, email string) (auth.Login, err
 	return auth.Login{UserID: row.ID, PasswordHash: fromNullString(row.PasswordHash), Disabled: row.DisabledAt != nil}, nil
 }
 
-// CreateSession stores a new session and audits the sign-in.
-func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
-	now := time.Now().UTC()
-	row := sessionRow{ID: sess.ID, UserID: sess.UserID, Hash: sess.Hash, CreatedAt: now, ExpiresAt: sess.ExpiresAt, LastSeenAt: now}
-	err := s.inTx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Create(&row).Error; err != nil {
-			return err
-		}
-		return audit(tx, auth.Actor{UserID: sess.UserID}, auditEntry{Action: "session.create", Kind: "session", ID: sess.ID.String()})
-	})
-	if err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	return nil
-}
-
-// RecordFailedLogin audits a failed sign-in with the email it was tried
-// with; it belongs to no project and has no actor.
-func (s *Store) RecordFailedLogin(ctx context.Context, email string) error {
-	err := audit(s.conn(ctx), auth.Actor{}, auditEntry{
-		Action: "auth.login_failed", Kind: "user", ID: email, Details: map[string]any{"email": email},
-	})
-	if err != nil {
-		return fmt.Errorf("record failed login: %w", err)
-	}
-	return nil
-}
-
-// RevokeSession ends a session and audits the sign-out. Revoking a revoked
-// session changes nothing; NotFound when there is no such session.
+// RevokeSession ends a session and audits the sign-out. The sessions of the
+// same sign-in a rotation links it to (its successor, its predecessor still
+// in its grace) end with it. Revoking a revoked session changes nothing;
+// NotFound when there is no such session.
 func (s *Store) RevokeSession(ctx context.Context, id uuid.UUID) error {
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		err := tx.Exec(`UPDATE sessions SET revoked_at = now() WHERE revoked_at IS NULL
+			AND (replaced_by = ? OR id = (SELECT replaced_by FROM sessions WHERE id = ?))`, id, id).Error
+		if err != nil {
+			return err
+		}
 		var users []struct {
 			UserID uuid.UUID `gorm:"column:user_id"`
 		}
-		err := tx.Raw("UPDATE sessions SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL RETURNING user_id", id).
+		err = tx.Raw("UPDATE sessions SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL RETURNING user_id", id).
 			Scan(&users).Error
 		if err != nil {
 			return err

@@ -58,12 +58,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 		return out.String()
 	}
 	want := []string{
-		"agents", "api_tokens", "audit_log", "idempotency_keys", "memberships", "orgs", "outbox", "projects",
+		"agents", "api_tokens", "audit_log", "idempotency_keys", "login_failures", "memberships", "orgs", "outbox", "projects",
 		"run_imports", "run_intervals", "run_results", "run_shards", "run_snapshots", "runs", "sessions",
 		"sync_run_objects", "sync_runs", "sync_sources", "synced_objects", "tests", "users",
 	}
 	before04 := slices.DeleteFunc(slices.Clone(want), func(name string) bool {
-		return name == "run_imports" || strings.HasPrefix(name, "sync")
+		return name == "run_imports" || name == "login_failures" || strings.HasPrefix(name, "sync")
 	})
 
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "pending  00001_init.sql") {
@@ -87,6 +87,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	}
 	if !hasColumn(t, s, "tests", "sealed_spec") {
 		t.Error("tests lacks sealed_spec of 00006 after up")
+	}
+	if !hasColumn(t, s, "login_failures", "locked_until") || !hasColumn(t, s, "sessions", "replaced_by") {
+		t.Error("login_failures.locked_until or sessions.replaced_by of 00008 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00008_accounts.sql") || hasColumn(t, s, "login_failures", "failures") {
+		t.Errorf("down of 00008 printed %q, or login_failures is still there", out)
 	}
 	if !hasColumn(t, s, "projects", "max_concurrent_runs") || !hasColumn(t, s, "projects", "max_duration_seconds") {
 		t.Error("projects lacks the limit columns of 00007 after up")

@@ -15,7 +15,7 @@ import (
 // final stores a final snapshot for a shard.
 func (f fixture) final(tb testing.TB, runID uuid.UUID, shard int, count int64, encoded string) {
 	tb.Helper()
-	rec := runs.SnapshotRecord{RunID: runID, Shard: shard, Seq: 1, Final: true, Count: count, Encoded: []byte(encoded)}
+	rec := runs.SnapshotRecord{Agent: testAgent(shard), RunID: runID, Shard: shard, Seq: 1, Final: true, Count: count, Encoded: []byte(encoded)}
 	if _, err := f.s.RecordSnapshot(ctxT(tb), rec, nil); err != nil {
 		tb.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func (f fixture) mustPlanned(tb testing.TB, n int, startAt, deadline time.Time) 
 	p := runs.Plan{RunID: run.ID, StartAt: startAt, Deadline: deadline}
 	agents := make([]uuid.UUID, n)
 	for i := range n {
-		agents[i] = uuid.New()
+		agents[i] = testAgent(i)
 		p.Shards = append(p.Shards, runs.Shard{Index: i, AgentID: agents[i], AgentName: fmt.Sprintf("agent-%d", i), QPS: 10, Connections: 1})
 	}
 	planned, err := f.s.PlanRun(ctxT(tb), p)
@@ -73,21 +73,21 @@ func TestRecordSnapshot(t *testing.T) {
 		count   int64
 		lastSeq int64
 	}{
-		{"first interval", runs.SnapshotRecord{Shard: 0, Seq: 1, IntervalStart: at(2500 * time.Millisecond), Count: 10, Errors: 1},
+		{"first interval", runs.SnapshotRecord{Agent: testAgent(0), Shard: 0, Seq: 1, IntervalStart: at(2500 * time.Millisecond), Count: 10, Errors: 1},
 			runs.Recorded{Second: 2}, 1, runs.ShardRunning, 10, 1},
-		{"redelivered", runs.SnapshotRecord{Shard: 0, Seq: 1, IntervalStart: at(2500 * time.Millisecond), Count: 10, Errors: 1},
+		{"redelivered", runs.SnapshotRecord{Agent: testAgent(0), Shard: 0, Seq: 1, IntervalStart: at(2500 * time.Millisecond), Count: 10, Errors: 1},
 			runs.Recorded{Duplicate: true}, 0, runs.ShardRunning, 10, 1},
-		{"early clock", runs.SnapshotRecord{Shard: 0, Seq: 3, IntervalStart: at(-40 * time.Millisecond), Count: 5},
+		{"early clock", runs.SnapshotRecord{Agent: testAgent(0), Shard: 0, Seq: 3, IntervalStart: at(-40 * time.Millisecond), Count: 5},
 			runs.Recorded{Second: 0}, 1, runs.ShardRunning, 15, 3},
-		{"out of order", runs.SnapshotRecord{Shard: 0, Seq: 2, IntervalStart: at(2999 * time.Millisecond), Count: 7, Errors: 2},
+		{"out of order", runs.SnapshotRecord{Agent: testAgent(0), Shard: 0, Seq: 2, IntervalStart: at(2999 * time.Millisecond), Count: 7, Errors: 2},
 			runs.Recorded{Second: 2}, 1, runs.ShardRunning, 22, 3},
-		{"final", runs.SnapshotRecord{Shard: 0, Seq: 4, Final: true, IntervalStart: at(0), Count: 30, Errors: 3, Encoded: []byte("final-0")},
+		{"final", runs.SnapshotRecord{Agent: testAgent(0), Shard: 0, Seq: 4, Final: true, IntervalStart: at(0), Count: 30, Errors: 3, Encoded: []byte("final-0")},
 			runs.Recorded{}, 0, runs.ShardDone, 30, 4},
-		{"interval after final", runs.SnapshotRecord{Shard: 0, Seq: 5, IntervalStart: at(3 * time.Second), Count: 4},
+		{"interval after final", runs.SnapshotRecord{Agent: testAgent(0), Shard: 0, Seq: 5, IntervalStart: at(3 * time.Second), Count: 4},
 			runs.Recorded{Second: 3}, 1, runs.ShardDone, 30, 5},
-		{"second final", runs.SnapshotRecord{Shard: 0, Seq: 6, Final: true, Count: 99, Encoded: []byte("again")},
+		{"second final", runs.SnapshotRecord{Agent: testAgent(0), Shard: 0, Seq: 6, Final: true, Count: 99, Encoded: []byte("again")},
 			runs.Recorded{Ignored: true}, 0, runs.ShardDone, 30, 6},
-		{"last shard's final", runs.SnapshotRecord{Shard: 1, Seq: 1, Final: true, Count: 0, Encoded: []byte("final-1")},
+		{"last shard's final", runs.SnapshotRecord{Agent: testAgent(1), Shard: 1, Seq: 1, Final: true, Count: 0, Encoded: []byte("final-1")},
 			runs.Recorded{Settled: true}, 0, runs.ShardDone, 30, 6},
 	}
 	for _, st := range steps {
@@ -142,8 +142,10 @@ func TestRecordSnapshotUnknown(t *testing.T) {
 	start := time.Now().UTC()
 	run, _ := f.mustPlanned(t, 1, start, start.Add(time.Minute))
 	for _, rec := range []runs.SnapshotRecord{
-		{RunID: uuid.New(), Shard: 0, Seq: 1, IntervalStart: start},
-		{RunID: run.ID, Shard: 1, Seq: 1, IntervalStart: start},
+		{Agent: testAgent(0), RunID: uuid.New(), Shard: 0, Seq: 1, IntervalStart: start},
+		{Agent: testAgent(1), RunID: run.ID, Shard: 1, Seq: 1, IntervalStart: start},
+		{Agent: testAgent(1), RunID: run.ID, Shard: 0, Seq: 1, IntervalStart: start}, // another agent's shard
+		{Agent: testAgent(1), RunID: run.ID, Shard: 0, Seq: 2, Final: true, Encoded: []byte("forged")},
 	} {
 		calls := 0
 		_, err := f.s.RecordSnapshot(ctx, rec, countMerge(rec, &calls))
@@ -165,8 +167,8 @@ func TestRecordSnapshotAfterRunEnded(t *testing.T) {
 	if _, err := f.s.MoveRun(ctx, runs.Move{RunID: run.ID, To: runs.Failed, Error: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	interval := runs.SnapshotRecord{RunID: run.ID, Seq: 1, IntervalStart: start.Add(1500 * time.Millisecond), Count: 3}
-	final := runs.SnapshotRecord{RunID: run.ID, Seq: 2, Final: true, Count: 3, Encoded: []byte("late")}
+	interval := runs.SnapshotRecord{Agent: testAgent(0), RunID: run.ID, Seq: 1, IntervalStart: start.Add(1500 * time.Millisecond), Count: 3}
+	final := runs.SnapshotRecord{Agent: testAgent(0), RunID: run.ID, Seq: 2, Final: true, Count: 3, Encoded: []byte("late")}
 	calls := 0
 	if got, err := f.s.RecordSnapshot(ctx, interval, countMerge(interval, &calls)); err != nil || got != (runs.Recorded{Second: 1}) || calls != 1 {
 		t.Errorf("interval after the end: %+v, %v, %d merges; want merged into second 1", got, err, calls)
@@ -189,7 +191,7 @@ func TestSweepShards(t *testing.T) {
 	future, futureAgents := f.mustPlanned(t, 1, now.Add(time.Minute), now.Add(2*time.Minute))
 	late, lateAgents := f.mustPlanned(t, 2, now.Add(-time.Minute), now.Add(-11*time.Second))
 	// Shard 0 of the late run has its final: only shard 1 is lost.
-	fin := runs.SnapshotRecord{RunID: late.ID, Shard: 0, Seq: 1, Final: true, Count: 1, Encoded: []byte("f")}
+	fin := runs.SnapshotRecord{Agent: testAgent(0), RunID: late.ID, Shard: 0, Seq: 1, Final: true, Count: 1, Encoded: []byte("f")}
 	if _, err := f.s.RecordSnapshot(ctx, fin, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -295,9 +297,9 @@ func TestShardProgress(t *testing.T) {
 	start := time.Now().UTC()
 	run, agents := f.mustPlanned(t, 3, start, start.Add(time.Minute))
 	for _, rec := range []runs.SnapshotRecord{
-		{RunID: run.ID, Shard: 0, Seq: 1, IntervalStart: start, Count: 7, Errors: 1},
-		{RunID: run.ID, Shard: 0, Seq: 2, IntervalStart: start.Add(time.Second), Count: 5},
-		{RunID: run.ID, Shard: 1, Seq: 3, Final: true, Count: 20, Errors: 2, Encoded: []byte("final-1")},
+		{Agent: testAgent(0), RunID: run.ID, Shard: 0, Seq: 1, IntervalStart: start, Count: 7, Errors: 1},
+		{Agent: testAgent(0), RunID: run.ID, Shard: 0, Seq: 2, IntervalStart: start.Add(time.Second), Count: 5},
+		{Agent: testAgent(1), RunID: run.ID, Shard: 1, Seq: 3, Final: true, Count: 20, Errors: 2, Encoded: []byte("final-1")},
 	} {
 		calls := 0
 		if _, err := f.s.RecordSnapshot(ctx, rec, countMerge(rec, &calls)); err != nil {
@@ -340,4 +342,10 @@ func TestShardProgress(t *testing.T) {
 	if none, err := f.s.ShardProgress(ctx, uuid.New()); err != nil || len(none) != 0 {
 		t.Errorf("ShardProgress of an unknown run = %+v, %v; want none", none, err)
 	}
+}
+
+// testAgent is the agent mustPlanned gives shard i: the same in every
+// run, so that records can name it.
+func testAgent(i int) uuid.UUID {
+	return uuid.NewSHA1(uuid.NameSpaceOID, []byte(fmt.Sprintf("barrage-test-agent-%d", i)))
 }

@@ -17,7 +17,7 @@ func TestRecordIntervals(t *testing.T) {
 	startAt := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
 	run, _ := f.mustPlanned(t, 2, startAt, startAt.Add(time.Hour))
 	rec := func(shard int, seq int64) runs.SnapshotRecord {
-		return runs.SnapshotRecord{RunID: run.ID, Shard: shard, Seq: seq, Count: 10, Errors: 1,
+		return runs.SnapshotRecord{Agent: testAgent(shard), RunID: run.ID, Shard: shard, Seq: seq, Count: 10, Errors: 1,
 			IntervalStart: startAt.Add(time.Duration(seq-1) * time.Second)}
 	}
 	var merges [][]int
@@ -62,6 +62,11 @@ func TestRecordIntervals(t *testing.T) {
 	_, err = f.s.RecordIntervals(ctx, []runs.SnapshotRecord{rec(1, 3), rec(7, 1)}, merge)
 	if !apperr.Is(err, apperr.NotFound) {
 		t.Errorf("unknown shard: err %v, want NotFound", err)
+	}
+	forged := rec(0, 3)
+	forged.Agent = testAgent(1) // shard 0 is agent 0's
+	if _, err := f.s.RecordIntervals(ctx, []runs.SnapshotRecord{forged}, merge); !apperr.Is(err, apperr.NotFound) {
+		t.Errorf("another agent's snapshot: err %v, want NotFound", err)
 	}
 	other := rec(0, 1)
 	other.RunID = uuid.New()

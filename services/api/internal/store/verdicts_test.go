@@ -37,7 +37,7 @@ func (f fixture) settle(tb testing.TB, run runs.Run) {
 	tb.Helper()
 	now := time.Now().UTC()
 	p := runs.Plan{RunID: run.ID, StartAt: now, Deadline: now.Add(time.Minute),
-		Shards: []runs.Shard{{Index: 0, AgentID: uuid.New(), AgentName: "agent-0", QPS: 10, Connections: 1}}}
+		Shards: []runs.Shard{{Index: 0, AgentID: testAgent(0), AgentName: "agent-0", QPS: 10, Connections: 1}}}
 	if _, err := f.s.PlanRun(ctxT(tb), p); err != nil {
 		tb.Fatal(err)
 	}

@@ -9,7 +9,7 @@ export function Component() {
   const target = next && next.startsWith('/') && !next.startsWith('//') ? next : '/runs';
   return (
     <div style={{ display: 'grid', placeItems: 'center', minHeight: '100vh', padding: 16 }}>
-      <SignInForm onSignedIn={() => navigate(target, { replace: true })} />
+      <SignInForm onSignedIn={() => navigate(target, { replace: true })} ssoFailed={params.get('sso') === 'failed'} />
     </div>
   );
 }

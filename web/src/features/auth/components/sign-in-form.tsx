@@ -1,12 +1,18 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '@/lib/api-client';
+import { oidcLoginPath, useAuthMethods } from '../api/get-auth-methods';
 import { useLogin } from '../api/login';
 
-/** SignInForm signs in with email and password and calls onSignedIn. */
-export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
+/**
+ * SignInForm signs in with email and password and calls onSignedIn; it also
+ * offers single sign-on when the server has it. ssoFailed says the last
+ * single sign-on came back refused.
+ */
+export function SignInForm({ onSignedIn, ssoFailed = false }: { onSignedIn: () => void; ssoFailed?: boolean }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const login = useLogin();
+  const methods = useAuthMethods();
   const fields = login.error instanceof ApiError ? login.error.fieldErrors() : {};
 
   const submit = (e: FormEvent) => {
@@ -17,6 +23,11 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <form className="card stack" onSubmit={submit} style={{ width: 'min(360px, 100%)' }} noValidate>
       <h1>Sign in to Barrage</h1>
+      {ssoFailed && !login.error && (
+        <div className="field-error" role="alert">
+          Single sign-on failed. Try again, or ask an admin whether your email may sign in here.
+        </div>
+      )}
       <label className="field">
         Email
         <input type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required
@@ -37,6 +48,11 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
       <button className="primary" type="submit" disabled={login.isPending || !email || !password}>
         {login.isPending ? 'Signing in…' : 'Sign in'}
       </button>
+      {methods.data?.oidc && (
+        <a className="button" href={oidcLoginPath}>
+          Sign in with single sign-on
+        </a>
+      )}
       <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
         <code>make run</code> prints the admin email and password when it first starts.
       </p>

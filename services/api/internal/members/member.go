@@ -1,0 +1,65 @@
+// Package members owns who belongs to a project and with which role:
+// listing members, adding an organisation's user or changing their role,
+// removing them (project admins; a project always keeps one admin), and
+// creating users in the organisation (org admins).
+//
+// It is not the place for sign-in or sessions (package auth) nor for
+// resolving projects (package projects, which it asks).
+package members
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+)
+
+// User is a person of the organisation.
+type User struct {
+	ID    uuid.UUID
+	OrgID uuid.UUID
+	Email string
+	Name  string
+	// OrgAdmin users may create projects and users and act as admin in
+	// every project.
+	OrgAdmin bool
+}
+
+// Member is a user's role in one project.
+type Member struct {
+	User    User
+	Role    auth.Role
+	AddedAt time.Time
+}
+
+// NewUser is a user to create.
+type NewUser struct {
+	ID           uuid.UUID
+	Email        string
+	Name         string
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// Store is the storage membership management needs.
+type Store interface {
+	// ListMembers returns every member of project, by email.
+	ListMembers(ctx context.Context, project uuid.UUID) ([]Member, error)
+	// FindOrgUser finds a user of org by id (when ref is a UUID) or by
+	// email, case-insensitively; NotFound when there is none.
+	FindOrgUser(ctx context.Context, org uuid.UUID, ref string) (User, error)
+	// PutMember gives user role in project, adding them when they are not
+	// a member, and audits member.added or member.changed (nothing when the
+	// role is unchanged), in one transaction; Conflict when that would
+	// demote the project's last admin.
+	PutMember(ctx context.Context, project, user uuid.UUID, role auth.Role, at time.Time, actor auth.Actor) (Member, error)
+	// RemoveMember removes user from project and audits member.removed;
+	// NotFound when they are not a member, Conflict when they are its last
+	// admin.
+	RemoveMember(ctx context.Context, project, user uuid.UUID, actor auth.Actor) error
+	// CreateUser stores u in the organisation of creator and audits
+	// user.create; Conflict when the email is taken.
+	CreateUser(ctx context.Context, u NewUser, creator auth.Actor) (User, error)
+}

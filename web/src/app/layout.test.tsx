@@ -1,0 +1,59 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { Schemas } from '@/lib/api-client';
+import { jsonResponse } from '@/testing/fetch-stub';
+import { renderRoutes } from '@/testing/render';
+import { Layout } from './layout';
+
+// vi.hoisted runs before the imports above: openapi-fetch keeps the fetch it
+// finds when lib/api-client.ts is first imported.
+const fetchMock = await vi.hoisted(async () => (await import('@/testing/fetch-stub')).stubFetch());
+
+const me = (over: Partial<Schemas['Me']> = {}): Schemas['Me'] => ({
+  user: { id: '0190b1c2-0000-7000-8000-00000000000a', email: 'ann@barrage.test', name: 'Ann', is_admin: false },
+  projects: [
+    {
+      role: 'viewer',
+      project: {
+        id: '0190b1c2-0000-7000-8000-0000000000p1', slug: 'default', name: 'Default', description: '', public_results: false,
+        target_allow_list: [], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+      },
+    },
+  ],
+  ...over,
+});
+
+const posts = () => fetchMock.mock.calls.map(([r]) => r).filter((r) => r.method === 'POST').map((r) => new URL(r.url).pathname);
+
+function renderLayout() {
+  return renderRoutes(
+    [
+      { path: '/', element: <Layout />, children: [{ path: 'runs', element: <p>runs page</p> }] },
+      { path: '/sign-in', element: <p>sign-in page</p> },
+    ],
+    '/runs',
+  );
+}
+
+afterEach(() => fetchMock.mockReset());
+
+describe('Layout', () => {
+  it('signs out everywhere with POST /auth/logout-all and goes to sign-in', async () => {
+    fetchMock.mockImplementation(async (req) =>
+      req.method === 'POST' ? new Response(null, { status: 204 }) : jsonResponse(me()),
+    );
+    const router = renderLayout();
+    const button = await screen.findByRole('button', { name: 'Sign out everywhere' });
+    expect(screen.getByRole('link', { name: 'Members' })).toBeInTheDocument();
+    await userEvent.setup().click(button);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/sign-in'));
+    expect(posts()).toEqual(['/api/v1/auth/logout-all']);
+  });
+
+  it('offers no sign-out everywhere to a token', async () => {
+    fetchMock.mockImplementation(async () => jsonResponse(me({ token: { id: '0190b1c2-0000-7000-8000-0000000000t1' } })));
+    renderLayout();
+    expect(await screen.findByText('runs page')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Sign out everywhere' })).toBeNull();
+  });
+});
