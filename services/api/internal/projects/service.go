@@ -13,7 +13,7 @@ import (
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/netguard"
+	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 )
 

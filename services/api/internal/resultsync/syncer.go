@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
-	"github.com/barrage-dev/barrage/services/api/internal/netguard"
+	"github.com/barrage-dev/barrage/pkg/netguard"
 )
 
 // Options tune a Syncer. Zero fields take the defaults of Normalize.
