@@ -1,14 +1,35 @@
-// Package netguard is how the API server reaches outside URLs without
-// becoming an SSRF proxy: Guard decides which addresses a fetch may reach
-// (link-local and cloud metadata never; loopback, private and CGNAT only
-// when a project's target allow-list names them), DialContext dials only the
-// addresses it checked, and Client is an *http.Client built on it for the
-// sync of results from peer servers and buckets. ParseAllowList parses a
-// project's target allow-list (DESIGN §7).
+// Package netguard decides which network addresses Barrage may reach, so
+// that neither the API server nor a load agent becomes an SSRF proxy or a
+// weapon against its own control plane (DESIGN §7). Guard decides, for an
+// address as resolved, whether it may be reached; DialContext resolves a
+// name once, checks every address and dials only the checked ones, so DNS
+// rebinding between check and connect cannot slip through; Client is an
+// *http.Client built on it. ParseAllowList parses a project's target
+// allow-list.
 //
-// It is not the load generator's client (agents dial targets themselves),
-// not a general URL validator, and not the place for who may fetch what
-// (package auth and the domain services decide that).
+// Two policies use it:
+//
+//   - Fetches by the API server (the sync of results from peer servers and
+//     buckets): public addresses are allowed; loopback, private and CGNAT
+//     ones only when the project's allow-list names them.
+//   - Run targets (Guard.RequireListed): every address a run sends to, public
+//     ones included, must match an entry of the project's allow-list ("*"
+//     opens every public address); an empty list refuses every target. The
+//     API checks the spec's target when a run is submitted (resolving its
+//     name) and the agent checks again on every connection it dials (the
+//     name resolved again, so a name that now resolves to a refused address
+//     is refused). The control plane's own addresses (the API's listen
+//     address, Postgres, NATS) are in Guard.Deny and refused whatever the
+//     list says. The standalone `barrage-agent load` has no project: it
+//     refuses only what is always refused.
+//
+// Whatever the lists say, link-local, cloud metadata, unspecified, multicast
+// and broadcast addresses are never reached.
+//
+// It is not a load generator's client (the agent's protocol clients dial
+// through Guard.DialContext), not a general URL validator, and not the
+// place for who may fetch what (package auth and the domain services
+// decide that).
 package netguard
 
 import (
@@ -16,6 +37,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -24,9 +46,15 @@ import (
 // net.DefaultResolver.
 type Guard struct {
 	// Allow lists the loopback, private and CGNAT targets this fetch may
-	// reach; it can never open link-local, metadata, unspecified, multicast
-	// or broadcast addresses.
+	// reach (and, with RequireListed, the public ones); it can never open
+	// link-local, metadata, unspecified, multicast or broadcast addresses.
 	Allow AllowList
+	// RequireListed refuses public addresses too unless Allow matches them
+	// (the policy of run targets); an empty Allow then refuses everything.
+	RequireListed bool
+	// Deny lists addresses refused whatever Allow says: the control
+	// plane's own (API listen address, Postgres, NATS).
+	Deny AllowList
 	// Resolver resolves host names when Lookup is nil; nil means
 	// net.DefaultResolver.
 	Resolver *net.Resolver
@@ -49,8 +77,14 @@ type RefusedError struct {
 	// "cloud metadata address", ...).
 	Reason string
 	// Permanent is true when no allow-list entry can open the address
-	// (link-local, metadata, unspecified, multicast, broadcast).
+	// (link-local, metadata, unspecified, multicast, broadcast, control
+	// plane).
 	Permanent bool
+	// Port is the port asked; Error shows it for a control-plane address.
+	Port int
+	// EmptyList is true when the address was refused because the allow-list
+	// has no entry at all (RequireListed).
+	EmptyList bool
 }
 
 // Error says which address was refused, why, and whether the project's
@@ -60,10 +94,26 @@ func (e *RefusedError) Error() string {
 	if e.Host != "" && !strings.EqualFold(e.Host, who) {
 		who += fmt.Sprintf(" (host %q)", e.Host)
 	}
+	if e.Reason == reasonControlPlane {
+		return fmt.Sprintf("%s is %s %s (the Barrage API, Postgres or NATS), which can never be a target",
+			net.JoinHostPort(e.IP.String(), strconv.Itoa(e.Port))+hostSuffix(e.Host, e.IP), article(e.Reason), e.Reason)
+	}
 	if e.Permanent {
 		return fmt.Sprintf("%s is %s %s, which can never be reached", who, article(e.Reason), e.Reason)
 	}
+	if e.EmptyList {
+		return fmt.Sprintf("%s is not allowed: the project's target allow-list is empty; "+
+			"a project admin must add the hosts, CIDRs or \"*\" runs may reach in the project settings", who)
+	}
 	return fmt.Sprintf("%s is %s %s; add it to the project's target allow-list to reach it", who, article(e.Reason), e.Reason)
+}
+
+// hostSuffix is ` (host "name")` when host is not ip itself, else "".
+func hostSuffix(host string, ip netip.Addr) string {
+	if host == "" || strings.EqualFold(host, ip.String()) {
+		return ""
+	}
+	return fmt.Sprintf(" (host %q)", host)
 }
 
 // article returns "an" before a vowel sound and "a" otherwise.
@@ -86,25 +136,40 @@ const (
 	reasonPrivate     = "private address"
 	reasonCGNAT       = "carrier-grade NAT address"
 	reasonThisNetwork = "this-network (0.0.0.0/8) address"
+	// reasonPublic refuses a public address with RequireListed.
+	reasonPublic = "public address"
+	// reasonControlPlane refuses an address in Deny.
+	reasonControlPlane = "control-plane address"
 )
 
 // Check reports why host (as asked in the URL) at ip:port may not be
 // reached, as a *RefusedError, or nil when it may. Link-local, cloud
-// metadata, unspecified, multicast and broadcast addresses are always
-// refused; loopback, private, CGNAT and 0.0.0.0/8 addresses are refused
-// unless g.Allow has an entry for them; every other address is allowed.
-// IPv4-mapped IPv6 and NAT64 (64:ff9b::/96) forms are judged by the IPv4
-// address they carry.
+// metadata, unspecified, multicast and broadcast addresses, and those in
+// g.Deny, are always refused; loopback, private, CGNAT and 0.0.0.0/8
+// addresses are refused unless g.Allow has an entry for them; every other
+// (public) address is allowed, or with g.RequireListed only when g.Allow
+// has an entry for it. IPv4-mapped IPv6 and NAT64 (64:ff9b::/96) forms are
+// judged by the IPv4 address they carry.
 func (g Guard) Check(host string, ip netip.Addr, port int) error {
 	eff := effective(ip)
 	reason, permanent := classify(eff)
-	if reason == "" {
-		return nil
+	refuse := func(reason string, permanent bool) error {
+		return &RefusedError{Host: host, IP: ip, Reason: reason, Permanent: permanent, Port: port,
+			EmptyList: !permanent && g.RequireListed && g.Allow.Len() == 0}
 	}
-	if !permanent && g.Allow.allows(host, eff, port) {
+	switch {
+	case permanent:
+		return refuse(reason, true)
+	case g.Deny.allows(host, eff, port, false):
+		return refuse(reasonControlPlane, true)
+	case reason == "" && !g.RequireListed:
 		return nil
+	case g.Allow.allows(host, eff, port, reason == ""):
+		return nil
+	case reason == "":
+		return refuse(reasonPublic, false)
 	}
-	return &RefusedError{Host: host, IP: ip, Reason: reason, Permanent: permanent}
+	return refuse(reason, false)
 }
 
 // effective returns the address ip really reaches: without zone, with
