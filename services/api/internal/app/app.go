@@ -103,14 +103,20 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 			return nil, errors.Join(err, a.closeBackends())
 		}
 	}
-	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
-	a.scheduler = newScheduler(cfg, log, st, seal)
-	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal)
-	if err != nil {
-		return nil, errors.Join(err, a.closeBackends())
-	}
 	if a.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		return nil, errors.Join(fmt.Errorf("listen on %s: %w", cfg.Listen, err), a.closeBackends())
+	}
+	targets := runs.TargetPolicy{
+		Deny:     controlPlaneDeny(ctx, log, a.listener.Addr(), cfg.DatabaseURL, b.url),
+		Resolver: cfg.TargetResolver,
+	}
+	log.Info("target policy: control-plane addresses denied to runs", slog.Any("deny", targets.Deny))
+	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
+	a.scheduler = newScheduler(cfg, log, st, seal, targets)
+	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal, targets)
+	if err != nil {
+		_ = a.listener.Close()
+		return nil, errors.Join(err, a.closeBackends())
 	}
 	log.Info("barrage-api listening", slog.String("addr", a.listener.Addr().String()))
 	if a.companions != nil {
@@ -154,11 +160,11 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.S
 }
 
 // newHandler builds the services and the router over st.
-func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer) (http.Handler, error) {
+func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer, targets runs.TargetPolicy) (http.Handler, error) {
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
-	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal)
+	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal, targets)
 	reg := prometheus.NewRegistry()
 	var limiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {

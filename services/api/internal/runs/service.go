@@ -34,14 +34,17 @@ type Service struct {
 	tests    *testdefs.Service
 	limits   policy.Limits
 	seal     *sealer.Sealer
+	targets  TargetPolicy
 	now      func() time.Time
 }
 
 // NewService returns a Service over store. seal seals the real spec of each
 // new run into its dispatch message; the dispatcher must open it with the
-// same key.
-func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer) *Service {
-	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, now: time.Now}
+// same key. targets is checked, with the project's target allow-list, on
+// every run's target when it is submitted, and travels with the run to its
+// agents, which check again when they connect.
+func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer, targets TargetPolicy) *Service {
+	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, targets: targets, now: time.Now}
 }
 
 // Input is a request to start a run: a stored test or an inline spec.
@@ -93,6 +96,11 @@ type DispatchMessage struct {
 	// SealedSpec is the JSON of the real spec sealed with the server's
 	// secret key (base64 in the payload).
 	SealedSpec []byte `json:"sealed_spec,omitempty"`
+	// TargetAllow is the project's target allow-list when the run was
+	// submitted and TargetDeny the control plane's addresses; the agents
+	// dial only what they allow (package netguard).
+	TargetAllow []string `json:"target_allow,omitempty"`
+	TargetDeny  []string `json:"target_deny,omitempty"`
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
@@ -134,12 +142,14 @@ func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
 	return sp, nil
 }
 
-// dispatchPayload is the outbox payload of a new run of sp.
-func (s *Service) dispatchPayload(r Run, sp spec.Spec) ([]byte, error) {
+// dispatchPayload is the outbox payload of a new run of sp; allow is its
+// project's target allow-list.
+func (s *Service) dispatchPayload(r Run, sp spec.Spec, allow []string) ([]byte, error) {
 	m, err := NewDispatchMessage(s.seal, r.ID, r.ProjectID, sp)
 	if err != nil {
 		return nil, err
 	}
+	m.TargetAllow, m.TargetDeny = allow, s.targets.Deny
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode dispatch message: %w", err)
@@ -157,11 +167,11 @@ type ControlMessage struct {
 // with the same Idempotency-Key made the run.
 func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run Run, created bool, err error) {
 	hash := in.requestHash()
-	r, sp, err := s.build(ctx, p, in)
+	r, sp, allow, err := s.build(ctx, p, in)
 	if err != nil {
 		return Run{}, false, err
 	}
-	payload, err := s.dispatchPayload(r, sp)
+	payload, err := s.dispatchPayload(r, sp, allow)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
 	}
@@ -174,32 +184,38 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 }
 
 // build checks in and makes the run row and the spec to execute.
-func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, spec.Spec, error) {
+func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, spec.Spec, []string, error) {
 	if (in.TestID == uuid.Nil) == (in.Spec == nil) {
-		return Run{}, spec.Spec{}, apperr.Invalidf("spec", "give exactly one of test and spec")
+		return Run{}, spec.Spec{}, nil, apperr.Invalidf("spec", "give exactly one of test and spec")
 	}
 	r := Run{
 		Name: in.Name, Source: in.Source, Thresholds: in.Thresholds, Status: Queued, CreatedBy: p.UserID,
 		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun,
 	}
-	var sp spec.Spec
+	var (
+		sp    spec.Spec
+		allow []string
+	)
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
 		t, err := s.tests.Load(ctx, p, in.TestID, auth.Runner)
 		if err != nil {
-			return Run{}, spec.Spec{}, err
+			return Run{}, spec.Spec{}, nil, err
 		}
-		if in.Project != "" {
-			proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
-			if err != nil {
-				return Run{}, spec.Spec{}, err
-			}
-			if proj.ID != t.ProjectID {
-				return Run{}, spec.Spec{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
-			}
+		ref := in.Project
+		if ref == "" {
+			ref = t.ProjectID.String()
 		}
+		proj, err := s.projects.Resolve(ctx, p, ref, auth.Runner)
+		if err != nil {
+			return Run{}, spec.Spec{}, nil, err
+		}
+		if proj.ID != t.ProjectID {
+			return Run{}, spec.Spec{}, nil, apperr.Invalidf("project", "is not the project of test %s", t.ID)
+		}
+		allow = proj.TargetAllowList
 		if sp, err = t.RunSpec(); err != nil {
-			return Run{}, spec.Spec{}, err
+			return Run{}, spec.Spec{}, nil, err
 		}
 		r.ProjectID, r.TestID = t.ProjectID, t.ID
 		if r.Name == "" {
@@ -212,20 +228,23 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 	} else {
 		proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
 		if err != nil {
-			return Run{}, spec.Spec{}, err
+			return Run{}, spec.Spec{}, nil, err
 		}
-		r.ProjectID, sp = proj.ID, in.Spec.Clone()
+		r.ProjectID, sp, allow = proj.ID, in.Spec.Clone(), proj.TargetAllowList
 	}
 	if err := s.checkInput(&sp, in, r.Thresholds); err != nil {
-		return Run{}, spec.Spec{}, err
+		return Run{}, spec.Spec{}, nil, err
+	}
+	if err := s.targets.checkTarget(ctx, allow, sp); err != nil {
+		return Run{}, spec.Spec{}, nil, err
 	}
 	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {
-		return Run{}, spec.Spec{}, err
+		return Run{}, spec.Spec{}, nil, err
 	}
 	maps.Copy(labels, sp.Labels)
 	maps.Copy(labels, in.Labels)
 	if len(labels) > spec.MaxLabels {
-		return Run{}, spec.Spec{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
+		return Run{}, spec.Spec{}, nil, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
 	}
 	now := s.now().UTC()
 	redacted := sp.Redacted()
@@ -234,7 +253,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 	if r.Source == "" {
 		r.Source = SourceAPI
 	}
-	return r, sp, nil
+	return r, sp, allow, nil
 }
 
 // checkInput validates the run's own fields and its spec.
