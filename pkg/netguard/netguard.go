@@ -228,3 +228,20 @@ func isMetadata(ip netip.Addr) bool {
 		ip == netip.AddrFrom4([4]byte{100, 100, 100, 200}) ||
 		ip == awsV6
 }
+
+// Unrestricted returns a Guard that refuses only what is always refused
+// (link-local, cloud metadata, unspecified, multicast, broadcast): public,
+// loopback, private and CGNAT addresses are all open. It is the policy of
+// a load with no project, `barrage-agent load`, which like Fortio hits
+// whatever its user names.
+func Unrestricted() Guard {
+	all := []string{
+		"127.0.0.0/8", "::1", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
+		"fc00::/7", "100.64.0.0/10", "0.0.0.0/8",
+	}
+	list, err := ParseAllowList(all)
+	if err != nil { // the entries above are valid
+		panic(fmt.Sprintf("netguard: unrestricted allow-list: %v", err))
+	}
+	return Guard{Allow: list}
+}

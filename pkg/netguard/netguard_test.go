@@ -188,3 +188,21 @@ func TestRefusedErrorText(t *testing.T) {
 		})
 	}
 }
+
+// TestUnrestricted: the guard of a load with no project opens everything
+// but what is always refused.
+func TestUnrestricted(t *testing.T) {
+	t.Parallel()
+	g := Unrestricted()
+	for _, ip := range []string{"127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "fd12::1", "100.64.1.1", "8.8.8.8"} {
+		if err := g.Check("x", netip.MustParseAddr(ip), 80); err != nil {
+			t.Errorf("Check(%s) = %v, want nil", ip, err)
+		}
+	}
+	for _, ip := range []string{"169.254.169.254", "169.254.1.1", "fe80::1", "fd00:ec2::254", "0.0.0.0", "224.0.0.1"} {
+		var re *RefusedError
+		if err := g.Check("x", netip.MustParseAddr(ip), 80); !errors.As(err, &re) || !re.Permanent {
+			t.Errorf("Check(%s) = %v, want a permanent refusal", ip, err)
+		}
+	}
+}
