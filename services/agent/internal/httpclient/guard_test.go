@@ -9,6 +9,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/dnstest"
 	"github.com/barrage-dev/barrage/pkg/netguard"
+	"github.com/barrage-dev/barrage/services/agent/internal/cannedhttp"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
@@ -44,5 +45,46 @@ func TestDialsThroughGuard(t *testing.T) {
 	}
 	if got := srv.accepted.Load(); got != 1 {
 		t.Errorf("server accepted %d connections, want 1 (before the move)", got)
+	}
+}
+
+// guardedClient is a client of addr dialing through a guard that allows
+// loopback only, as a worker's shard does.
+func guardedClient(tb testing.TB, addr string) request.Client {
+	tb.Helper()
+	allow, err := netguard.ParseAllowList([]string{"127.0.0.0/8"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	deny, err := netguard.ParseAllowList([]string{"127.0.0.1:8080"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g := netguard.Guard{Allow: allow, RequireListed: true, Deny: deny}
+	return mustClient(tb, mustFactory(tb, Options{URL: "http://" + addr + "/", Payload: []byte("ping"), Dial: g.DialContext}))
+}
+
+// TestGuardedDoDoesNotAllocate: the guard runs per dial, never per request,
+// so a kept-alive request through it still allocates nothing.
+func TestGuardedDoDoesNotAllocate(t *testing.T) {
+	addr := cannedhttp.Serve(t, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Pad: 1\r\n\r\nhello")
+	c := guardedClient(t, addr)
+	c.Do(context.Background()) // connect
+	allocs := testing.AllocsPerRun(2000, func() {
+		if res := c.Do(context.Background()); res.Code != 200 {
+			t.Fatalf("%+v", res)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Do through a guard allocates %.2f times per request, want 0", allocs)
+	}
+}
+
+func BenchmarkGuardedDo(b *testing.B) {
+	addr := cannedhttp.Serve(b, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+	c := guardedClient(b, addr)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Do(context.Background())
 	}
 }
