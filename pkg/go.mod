@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.2.0
+	golang.org/x/net v0.61.0
 	pgregory.net/rapid v1.2.0
 )
 

@@ -46,7 +46,15 @@ type Assignment struct {
 	// start_at is the wall-clock instant every shard starts sending.
 	StartAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=start_at,json=startAt,proto3" json:"start_at,omitempty"`
 	// deadline is the instant by which the shard must have stopped sending.
-	Deadline      *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// target_allow is the project's target allow-list when the run was submitted
+	// (pkg/netguard entries: hosts, IPs, CIDRs, "*", each with an optional port). The
+	// agent dials only addresses an entry matches; an empty list refuses every target.
+	TargetAllow []string `protobuf:"bytes,9,rep,name=target_allow,json=targetAllow,proto3" json:"target_allow,omitempty"`
+	// target_deny lists the control plane's own addresses (API listen address,
+	// Postgres, NATS) as pkg/netguard entries with ports, refused whatever
+	// target_allow says.
+	TargetDeny    []string `protobuf:"bytes,10,rep,name=target_deny,json=targetDeny,proto3" json:"target_deny,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -137,12 +145,26 @@ func (x *Assignment) GetDeadline() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Assignment) GetTargetAllow() []string {
+	if x != nil {
+		return x.TargetAllow
+	}
+	return nil
+}
+
+func (x *Assignment) GetTargetDeny() []string {
+	if x != nil {
+		return x.TargetDeny
+	}
+	return nil
+}
+
 var File_barrage_v1_assignment_proto protoreflect.FileDescriptor
 
 const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bbarrage/v1/assignment.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa7\x02\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x02\n" +
 	"\n" +
 	"Assignment\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
@@ -153,7 +175,11 @@ const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"\tqps_share\x18\x05 \x01(\x01R\bqpsShare\x12+\n" +
 	"\x11connections_share\x18\x06 \x01(\rR\x10connectionsShare\x125\n" +
 	"\bstart_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\astartAt\x126\n" +
-	"\bdeadline\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\bdeadlineB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
+	"\bdeadline\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12!\n" +
+	"\ftarget_allow\x18\t \x03(\tR\vtargetAllow\x12\x1f\n" +
+	"\vtarget_deny\x18\n" +
+	" \x03(\tR\n" +
+	"targetDenyB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
 
 var (
 	file_barrage_v1_assignment_proto_rawDescOnce sync.Once

@@ -52,7 +52,11 @@ type Snapshot struct {
 	// response_hdr: intended send to response done (corrected for coordinated omission).
 	ResponseHdr []byte `protobuf:"bytes,14,opt,name=response_hdr,json=responseHdr,proto3" json:"response_hdr,omitempty"`
 	// lag_hdr: intended send to actual send.
-	LagHdr        []byte `protobuf:"bytes,15,opt,name=lag_hdr,json=lagHdr,proto3" json:"lag_hdr,omitempty"`
+	LagHdr []byte `protobuf:"bytes,15,opt,name=lag_hdr,json=lagHdr,proto3" json:"lag_hdr,omitempty"`
+	// error says why the shard failed before sending anything (set on the final
+	// snapshot only), e.g. a target the run's target policy refuses. It names the
+	// target's host and address, never a secret of the spec.
+	Error         string `protobuf:"bytes,16,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -192,12 +196,19 @@ func (x *Snapshot) GetLagHdr() []byte {
 	return nil
 }
 
+func (x *Snapshot) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_barrage_v1_snapshot_proto protoreflect.FileDescriptor
 
 const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\n" +
 	"\x19barrage/v1/snapshot.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\x04\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x04\n" +
 	"\bSnapshot\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05shard\x18\x02 \x01(\rR\x05shard\x12\x19\n" +
@@ -216,7 +227,8 @@ const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\vservice_hdr\x18\r \x01(\fR\n" +
 	"serviceHdr\x12!\n" +
 	"\fresponse_hdr\x18\x0e \x01(\fR\vresponseHdr\x12\x17\n" +
-	"\alag_hdr\x18\x0f \x01(\fR\x06lagHdr\x1a;\n" +
+	"\alag_hdr\x18\x0f \x01(\fR\x06lagHdr\x12\x14\n" +
+	"\x05error\x18\x10 \x01(\tR\x05error\x1a;\n" +
 	"\rRetCodesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01B;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"

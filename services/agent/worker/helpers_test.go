@@ -157,6 +157,11 @@ type shardSpec struct {
 	startIn  time.Duration // start_at = now + startIn
 	slack    time.Duration // deadline = start_at + duration + slack
 	headers  []string
+	// allow is the run's target allow-list; nil means loopback (the
+	// targets of these tests), an empty slice refuses everything.
+	allow []string
+	// deny lists the control plane's addresses.
+	deny []string
 }
 
 // assign publishes an assignment as the dispatcher does and returns its start_at.
@@ -174,10 +179,14 @@ func (h *harness) assign(t *testing.T, agentID, run string, shard uint32, s shar
 	if s.slack == 0 {
 		s.slack = 2 * time.Second
 	}
+	if s.allow == nil {
+		s.allow = []string{"127.0.0.0/8"}
+	}
 	h.publishAssignment(t, agentID, &barragev1.Assignment{
 		RunId: run, Shard: shard, ShardCount: shard + 1, Spec: body,
 		QpsShare: s.qps, ConnectionsShare: uint32(s.conns),
 		StartAt: timestamppb.New(startAt), Deadline: timestamppb.New(startAt.Add(s.duration + s.slack)),
+		TargetAllow: s.allow, TargetDeny: s.deny,
 	})
 	return startAt
 }

@@ -43,6 +43,7 @@ func TestNewShardRejects(t *testing.T) {
 		return &barragev1.Assignment{
 			RunId: "r1", Shard: 0, ShardCount: 1, Spec: []byte(`{"url":"http://127.0.0.1:1/","qps":10,"connections":1,"duration":"1s"}`),
 			QpsShare: 10, ConnectionsShare: 1, StartAt: timestamppb.New(now), Deadline: timestamppb.New(now.Add(5 * time.Second)),
+			TargetAllow: []string{"127.0.0.0/8"}, TargetDeny: []string{"127.0.0.1:8080"},
 		}
 	}
 	tests := []struct {
@@ -58,6 +59,8 @@ func TestNewShardRejects(t *testing.T) {
 		{"deadline passed", func(a *barragev1.Assignment) { a.Deadline = timestamppb.New(now.Add(-time.Second)) }, "has passed"},
 		{"bad spec", func(a *barragev1.Assignment) { a.Spec = []byte(`{"url":1}`) }, "url"},
 		{"no connections", func(a *barragev1.Assignment) { a.ConnectionsShare = 0 }, "connections"},
+		{"bad allow-list entry", func(a *barragev1.Assignment) { a.TargetAllow = []string{"http://x/"} }, "target_allow"},
+		{"bad deny entry", func(a *barragev1.Assignment) { a.TargetDeny = []string{"10.0.0.0/33"} }, "target_deny"},
 		{"payload file", func(a *barragev1.Assignment) {
 			a.Spec = []byte(`{"url":"http://127.0.0.1:1/","qps":10,"connections":1,"duration":"1s","payload_file":"/etc/passwd"}`)
 		}, "payload_file"},

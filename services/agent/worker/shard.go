@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
@@ -40,9 +41,12 @@ type shardKey struct {
 
 // shard is one admitted assignment.
 type shard struct {
-	key      shardKey
-	spec     spec.Spec
-	factory  request.Factory
+	key     shardKey
+	spec    spec.Spec
+	factory request.Factory
+	// guard is the run's target policy; every connection is dialed
+	// through it.
+	guard    netguard.Guard
 	startAt  time.Time
 	deadline time.Time
 	ctx      context.Context
@@ -84,15 +88,44 @@ func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("with this shard's qps and connections: %w", err)
 	}
-	f, err := plan.NewFactory(s, []byte(s.Payload))
+	guard, err := w.targetGuard(a)
+	if err != nil {
+		return nil, err
+	}
+	f, err := plan.NewFactory(s, []byte(s.Payload), guard.DialContext)
 	if err != nil {
 		return nil, redact(err, s)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &shard{
-		key: shardKey{run: a.GetRunId(), shard: a.GetShard()}, spec: s, factory: f,
+		key: shardKey{run: a.GetRunId(), shard: a.GetShard()}, spec: s, factory: f, guard: guard,
 		startAt: startAt, deadline: deadline, ctx: ctx, cancel: cancel,
 	}, nil
+}
+
+// targetGuard is the Guard of an assignment's target policy: only what its
+// project's allow-list names, never the control plane.
+func (w *Worker) targetGuard(a *barragev1.Assignment) (netguard.Guard, error) {
+	allow, err := netguard.ParseAllowList(a.GetTargetAllow())
+	if err != nil {
+		return netguard.Guard{}, fmt.Errorf("target_allow: %w", err)
+	}
+	deny, err := netguard.ParseAllowList(a.GetTargetDeny())
+	if err != nil {
+		return netguard.Guard{}, fmt.Errorf("target_deny: %w", err)
+	}
+	return netguard.Guard{Allow: allow, RequireListed: true, Deny: deny, Resolver: w.cfg.Resolver}, nil
+}
+
+// checkTarget resolves the shard's target and checks it against the
+// run's policy before any connection is made: a refused target fails the
+// shard at once with the refusal as its error. Each dial checks again.
+func (sh *shard) checkTarget(ctx context.Context) error {
+	network := "tcp"
+	if sh.spec.Protocol() == spec.ProtocolUDP {
+		network = "udp"
+	}
+	return sh.guard.CheckAddr(ctx, network, sh.spec.Target())
 }
 
 // validToken reports whether id can be one token of a NATS subject.
@@ -120,6 +153,11 @@ func (w *Worker) runShard(sh *shard, log *slog.Logger) {
 	opts.StartAt = sh.startAt
 	sink := &snapSink{w: w, key: sh.key, codeName: sh.factory.CodeName, log: log}
 	opts.Sink = sink
+	if err := sh.checkTarget(ctx); err != nil {
+		log.Error("shard refused its target", slog.Any("error", err))
+		sink.publishFailed(err)
+		return
+	}
 	log.Info("shard starting", slog.Time("start_at", sh.startAt), slog.Time("deadline", sh.deadline),
 		slog.Int("connections", sh.spec.Connections), slog.Float64("qps", sh.spec.QPS),
 		slog.String("pacing", string(sh.spec.Pacing)), slog.String("protocol", sh.factory.RunType()))

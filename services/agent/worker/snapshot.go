@@ -34,6 +34,8 @@ type snapSink struct {
 	log      *slog.Logger
 	// published counts the snapshots handed to the sink.
 	published int
+	// failure is the error sent with the final snapshot ("" for none).
+	failure string
 }
 
 // Publish implements engine.Sink. It fails only for the final snapshot.
@@ -61,14 +63,31 @@ func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
 // publishEmpty sends an empty final snapshot for a shard that failed before
 // it measured anything, so the API need not wait for its deadline.
 func (s *snapSink) publishEmpty() {
+	s.publishFailed(nil)
+}
+
+// publishFailed sends the final snapshot of a shard that failed before it
+// sent anything, with cause (when not nil) as its error for the run.
+func (s *snapSink) publishFailed(cause error) {
 	now := time.Now()
 	snap := &engine.Snapshot{
 		Seq: 1, Final: true, Start: now, End: now,
 		Service: hist.New(), Response: hist.New(), Lag: hist.New(),
 	}
+	if cause != nil {
+		s.failure = cause.Error()
+	}
 	if err := s.Publish(context.Background(), snap); err != nil {
 		s.log.Warn("empty final snapshot lost", slog.Any("error", err))
 	}
+}
+
+// errorFor is the failure to send with snap: only on the final one.
+func (s *snapSink) errorFor(snap *engine.Snapshot) string {
+	if !snap.Final {
+		return ""
+	}
+	return s.failure
 }
 
 // encode turns an engine snapshot into the wire message.
@@ -91,6 +110,7 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 		Count: uint64(snap.Count), Errors: uint64(snap.Errors), RetCodes: codes,
 		BytesSent: uint64(snap.Sent), BytesReceived: uint64(snap.Received),
 		ServiceHdr: hdrs[0], ResponseHdr: hdrs[1], LagHdr: hdrs[2],
+		Error: s.errorFor(snap),
 	})
 }
 

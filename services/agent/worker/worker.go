@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -67,6 +68,9 @@ type Config struct {
 	// ShutdownTimeout bounds how long a shutdown waits for the shards' final
 	// snapshots; default 5 s.
 	ShutdownTimeout time.Duration
+	// Resolver resolves target names, again on every connection a shard
+	// dials (package netguard); nil means net.DefaultResolver.
+	Resolver *net.Resolver
 }
 
 // normalize fills the defaults and checks the rest.

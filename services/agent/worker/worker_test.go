@@ -386,3 +386,41 @@ func TestInProcessWorkerUsesGivenConnection(t *testing.T) {
 		t.Fatalf("heartbeat after shutdown: %v", err)
 	}
 }
+
+// TestRefusedTargetFailsTheShard: a target the run's policy refuses is
+// never reached; the shard ends at once with a final snapshot that counts
+// nothing and carries the refusal.
+func TestRefusedTargetFailsTheShard(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tg := newTarget(t)
+	r := h.startWorker(t, worker.Config{Capacity: 2})
+	hostPort := strings.TrimPrefix(tg.srv.URL, "http://")
+	tests := []struct {
+		run   string
+		allow []string
+		deny  []string
+		want  string
+	}{
+		{run: "run-not-listed", allow: []string{"10.0.0.0/8"}, want: "loopback address; add it to the project's target allow-list"},
+		{run: "run-empty-list", allow: []string{}, want: "allow-list is empty"},
+		{run: "run-control-plane", deny: []string{hostPort}, want: hostPort + " is a control-plane address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.run, func(t *testing.T) {
+			t.Parallel()
+			h.putState(t, tt.run, barragev1.RunPhase_RUN_PHASE_RUNNING)
+			h.assign(t, r.w.ID(), tt.run, 0, shardSpec{url: tg.url("/" + tt.run), qps: 50, conns: 1,
+				duration: time.Second, allow: tt.allow, deny: tt.deny})
+			snaps, _ := h.snapshots(t, tt.run, 0, 10*time.Second)
+			final := snaps[len(snaps)-1]
+			if len(snaps) != 1 || final.GetCount() != 0 || !strings.Contains(final.GetError(), tt.want) {
+				t.Fatalf("%d snapshots, final count %d error %q; want one final with count 0 and an error containing %q",
+					len(snaps), final.GetCount(), final.GetError(), tt.want)
+			}
+			if _, _, n := tg.span("/" + tt.run); n != 0 {
+				t.Errorf("target reached %d times, want 0", n)
+			}
+		})
+	}
+}

@@ -22,7 +22,7 @@ func load(t *testing.T, s spec.Spec, sink engine.Sink) *engine.Snapshot {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := plan.NewFactory(s, []byte(s.Payload))
+	f, err := plan.NewFactory(s, []byte(s.Payload), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

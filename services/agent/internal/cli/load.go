@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/pprof"
 
+	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
 	"github.com/barrage-dev/barrage/services/agent/internal/plan"
@@ -29,7 +30,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintln(stderr, "Run 'barrage-agent load -h' for the flags.")
 		return ExitUsage
 	}
-	factory, err := plan.NewFactory(s, payload)
+	// No project policy here: like Fortio, dial whatever the user names,
+	// except link-local and cloud metadata addresses (netguard.Unrestricted).
+	factory, err := plan.NewFactory(s, payload, netguard.Unrestricted().DialContext)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitUsage

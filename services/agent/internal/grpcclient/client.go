@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -62,19 +63,25 @@ func New(opts Options) (*Factory, error) {
 			MinVersion:         tls.VersionTLS12,
 		})
 	}
+	dialOpts := []grpc.DialOption{}
+	if dial := opts.Dial; dial != nil {
+		dialOpts = append(dialOpts, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			return dial(ctx, "tcp", addr)
+		}))
+	}
 	return &Factory{
 		opts:    opts,
 		runType: opts.runType(),
-		dialOpts: []grpc.DialOption{
+		dialOpts: append(dialOpts,
 			grpc.WithTransportCredentials(creds),
-			grpc.WithUserAgent("barrage/" + version.String()),
+			grpc.WithUserAgent("barrage/"+version.String()),
 			// Reconnect within a second after the target comes back (gRPC's
 			// default backoff grows to two minutes).
 			grpc.WithConnectParams(grpc.ConnectParams{
 				Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 				MinConnectTimeout: opts.Timeout,
 			}),
-		},
+		),
 	}, nil
 }
 

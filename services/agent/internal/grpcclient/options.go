@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // Mode selects the RPC each request makes.
@@ -43,6 +45,9 @@ type Options struct {
 	Payload string
 	// Timeout bounds each RPC, connecting included; default DefaultTimeout.
 	Timeout time.Duration
+	// Dial connects to the target; nil means a plain net.Dialer. Called once
+	// per connection, never per request.
+	Dial request.DialFunc
 }
 
 // Normalize applies the defaults and validates the options; New calls it.

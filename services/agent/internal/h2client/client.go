@@ -84,10 +84,18 @@ func (f *Factory) newTransport() *http.Transport {
 	} else {
 		p.SetHTTP2(true)
 	}
-	d := &net.Dialer{Timeout: f.opts.Timeout}
+	dial := f.opts.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	timeout := f.opts.Timeout
 	return &http.Transport{
-		Protocols:           &p,
-		DialContext:         d.DialContext,
+		Protocols: &p,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return dial(ctx, network, addr)
+		},
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: f.opts.Insecure, MinVersion: tls.VersionTLS12}, //nolint:gosec // the user asked for -k
 		TLSHandshakeTimeout: f.opts.Timeout,
 		MaxConnsPerHost:     1,

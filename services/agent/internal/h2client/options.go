@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // DefaultTimeout bounds each request when Options.Timeout is not set (Fortio's default).
@@ -36,6 +37,9 @@ type Options struct {
 	Timeout time.Duration
 	// Insecure skips TLS certificate verification.
 	Insecure bool
+	// Dial connects to the target; nil means a plain net.Dialer. Called once
+	// per connection, never per request.
+	Dial request.DialFunc
 }
 
 // Header is one request header.

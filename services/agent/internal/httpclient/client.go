@@ -34,6 +34,7 @@ type Factory struct {
 	req       []byte
 	noBody    bool // HEAD: responses carry no body whatever their headers say
 	timeout   time.Duration
+	dial      request.DialFunc
 }
 
 var (
@@ -55,6 +56,10 @@ func New(opts Options) (*Factory, error) {
 		req:     buildRequest(&opts, t),
 		noBody:  opts.Method == "HEAD",
 		timeout: opts.Timeout,
+		dial:    opts.Dial,
+	}
+	if f.dial == nil {
+		f.dial = (&net.Dialer{}).DialContext
 	}
 	if t.tls {
 		f.tlsConfig = &tls.Config{
@@ -155,14 +160,15 @@ func (c *client) Connect(ctx context.Context) error {
 }
 
 func (c *client) dial(ctx context.Context) error {
-	d := net.Dialer{Timeout: c.f.timeout}
-	var conn net.Conn
-	var err error
-	if c.f.tlsConfig != nil {
-		td := tls.Dialer{NetDialer: &d, Config: c.f.tlsConfig}
-		conn, err = td.DialContext(ctx, "tcp", c.f.addr)
-	} else {
-		conn, err = d.DialContext(ctx, "tcp", c.f.addr)
+	ctx, cancel := context.WithTimeout(ctx, c.f.timeout)
+	defer cancel()
+	conn, err := c.f.dial(ctx, "tcp", c.f.addr)
+	if err == nil && c.f.tlsConfig != nil {
+		tc := tls.Client(conn, c.f.tlsConfig)
+		if err = tc.HandshakeContext(ctx); err != nil {
+			_ = conn.Close()
+		}
+		conn = tc
 	}
 	if err != nil {
 		return fmt.Errorf("dial %s: %w", c.f.addr, err)

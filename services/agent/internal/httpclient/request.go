@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // Options describe the request every client of a Factory sends.
@@ -29,6 +30,9 @@ type Options struct {
 	Timeout time.Duration
 	// Insecure skips TLS certificate verification.
 	Insecure bool
+	// Dial connects to the target (TLS goes on top); nil means a plain
+	// net.Dialer. Called once per connection, bounded by Timeout.
+	Dial request.DialFunc
 }
 
 // Header is one request header.

@@ -205,8 +205,16 @@ func (c *client) dial(ctx context.Context, deadline time.Time) error {
 	if c.slot.Closed() {
 		return net.ErrClosed
 	}
-	d := net.Dialer{Deadline: deadline}
-	conn, err := d.DialContext(ctx, c.f.opts.Network, c.f.opts.Address)
+	var conn net.Conn
+	var err error
+	if dial := c.f.opts.Dial; dial != nil {
+		dctx, cancel := context.WithDeadline(ctx, deadline)
+		conn, err = dial(dctx, c.f.opts.Network, c.f.opts.Address)
+		cancel()
+	} else {
+		d := net.Dialer{Deadline: deadline}
+		conn, err = d.DialContext(ctx, c.f.opts.Network, c.f.opts.Address)
+	}
 	if err != nil {
 		return fmt.Errorf("dial %s %s: %w", c.f.opts.Network, c.f.opts.Address, err)
 	}

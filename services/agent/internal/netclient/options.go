@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // Default request timeouts, as in Fortio (its HTTP default for TCP; 750 ms for UDP).
@@ -26,6 +28,9 @@ type Options struct {
 	// Timeout bounds each request, connecting included; default
 	// DefaultTCPTimeout or DefaultUDPTimeout.
 	Timeout time.Duration
+	// Dial connects to the target; nil means a plain net.Dialer. Called once
+	// per connection, never per request.
+	Dial request.DialFunc
 }
 
 // Normalize applies the defaults and validates the options; New calls it.

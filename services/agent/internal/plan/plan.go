@@ -19,12 +19,13 @@ import (
 )
 
 // NewFactory opens the protocol client factory a validated spec asks for;
-// payload is the request body (the spec's, or the file it names, already read).
-func NewFactory(s spec.Spec, payload []byte) (request.Factory, error) {
+// payload is the request body (the spec's, or the file it names, already
+// read); every connection is dialed with dial (nil: a plain net.Dialer).
+func NewFactory(s spec.Spec, payload []byte, dial request.DialFunc) (request.Factory, error) {
 	switch s.Protocol() {
 	case spec.ProtocolHTTP:
 		if s.HTTP2() {
-			return newH2Factory(s, payload)
+			return newH2Factory(s, payload, dial)
 		}
 		headers := make([]httpclient.Header, 0, len(s.Headers))
 		for _, h := range s.HeaderPairs() {
@@ -32,7 +33,7 @@ func NewFactory(s spec.Spec, payload []byte) (request.Factory, error) {
 		}
 		return httpclient.New(httpclient.Options{
 			URL: s.HTTPURL(), Method: s.Method, Headers: headers, Payload: payload,
-			ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure,
+			ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure, Dial: dial,
 		})
 	case spec.ProtocolGRPC:
 		g := s.GRPC
@@ -42,24 +43,25 @@ func NewFactory(s spec.Spec, payload []byte) (request.Factory, error) {
 		return grpcclient.New(grpcclient.Options{
 			Target: s.Target(), TLS: s.TLS(), Insecure: s.Insecure, Mode: grpcclient.Mode(g.Mode),
 			Service: g.Service, PingDelay: g.PingDelay.Std(), Payload: string(payload), Timeout: s.Timeout.Std(),
+			Dial: dial,
 		})
 	case spec.ProtocolTCP, spec.ProtocolUDP:
 		return netclient.New(netclient.Options{
-			Network: string(s.Protocol()), Address: s.Target(), Payload: payload, Timeout: s.Timeout.Std(),
+			Network: string(s.Protocol()), Address: s.Target(), Payload: payload, Timeout: s.Timeout.Std(), Dial: dial,
 		})
 	default:
 		return nil, fmt.Errorf("%s: unsupported protocol %q", s.URL, s.Protocol())
 	}
 }
 
-func newH2Factory(s spec.Spec, payload []byte) (request.Factory, error) {
+func newH2Factory(s spec.Spec, payload []byte, dial request.DialFunc) (request.Factory, error) {
 	headers := make([]h2client.Header, 0, len(s.Headers))
 	for _, h := range s.HeaderPairs() {
 		headers = append(headers, h2client.Header{Name: h.Name, Value: h.Value})
 	}
 	return h2client.New(h2client.Options{
 		URL: s.HTTPURL(), H2C: !s.TLS(), Method: s.Method, Headers: headers, Payload: payload,
-		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure,
+		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure, Dial: dial,
 	})
 }
 

@@ -48,7 +48,7 @@ func TestEngineOptions(t *testing.T) {
 			if err := s.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			f, err := NewFactory(s, nil)
+			f, err := NewFactory(s, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestNewFactoryRunTypes(t *testing.T) {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("%s: %v", tt.url, err)
 		}
-		f, err := NewFactory(s, nil)
+		f, err := NewFactory(s, nil, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.url, err)
 		}

@@ -4,7 +4,16 @@
 // protocol code itself.
 package request
 
-import "context"
+import (
+	"context"
+	"net"
+)
+
+// DialFunc connects to addr ("host:port") on network. The agent's is a
+// pkg/netguard Guard's DialContext, which resolves the name and checks every
+// address against the run's target policy on each dial (never per request);
+// nil in a client's options means a plain net.Dialer.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // Result is what one request produced. It is returned by value and must not
 // allocate: the engine calls Do on its hot path.

@@ -105,20 +105,27 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 			return nil, errors.Join(err, a.closeBackends())
 		}
 	}
+	if a.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return nil, errors.Join(fmt.Errorf("listen on %s: %w", cfg.Listen, err), a.closeBackends())
+	}
+	targets := runs.TargetPolicy{
+		Deny:     controlPlaneDeny(ctx, log, a.listener.Addr(), cfg.DatabaseURL, b.url),
+		Resolver: cfg.TargetResolver,
+	}
+	log.Info("target policy: control-plane addresses denied to runs", slog.Any("deny", targets.Deny))
 	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
-	a.scheduler = newScheduler(cfg, log, st, seal)
+	a.scheduler = newScheduler(cfg, log, st, seal, targets)
 	var provider *sso.Provider
 	if cfg.OIDC().Enabled() {
 		if provider, err = sso.New(ctx, cfg.OIDC()); err != nil {
+			_ = a.listener.Close()
 			return nil, errors.Join(err, a.closeBackends())
 		}
 	}
-	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal, provider)
+	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal, targets, provider)
 	if err != nil {
+		_ = a.listener.Close()
 		return nil, errors.Join(err, a.closeBackends())
-	}
-	if a.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
-		return nil, errors.Join(fmt.Errorf("listen on %s: %w", cfg.Listen, err), a.closeBackends())
 	}
 	log.Info("barrage-api listening", slog.String("addr", a.listener.Addr().String()))
 	if a.companions != nil {
@@ -163,12 +170,12 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.S
 
 // newHandler builds the services and the router over st.
 func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer,
-	provider *sso.Provider,
+	targets runs.TargetPolicy, provider *sso.Provider,
 ) (http.Handler, error) {
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st, limits)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
-	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal)
+	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal, targets)
 	reg := prometheus.NewRegistry()
 	var limiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/mail"
 	"net/url"
 	"time"
@@ -51,7 +52,11 @@ type Config struct {
 	AgentCapacity int           `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
 	// Environ is the environment the configuration was read from; the
 	// all-in-one echo server reads its BARRAGE_ECHO_* settings from it.
-	Environ            []string      `env:"-"`
+	Environ []string `env:"-"`
+	// TargetResolver resolves run targets' names when runs are submitted;
+	// nil means net.DefaultResolver. Not a setting: tests point it at a
+	// DNS server of their own.
+	TargetResolver     *net.Resolver `env:"-"`
 	MaxQPS             float64       `env:"BARRAGE_MAX_QPS" envDefault:"100000"`
 	MaxConnections     int           `env:"BARRAGE_MAX_CONNECTIONS" envDefault:"1000"`
 	MaxDuration        time.Duration `env:"BARRAGE_MAX_DURATION" envDefault:"1h"`

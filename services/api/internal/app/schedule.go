@@ -13,9 +13,9 @@ import (
 
 // newScheduler returns the scheduler of test schedules over st, with run
 // services of its own (they hold no state).
-func newScheduler(cfg Config, log *slog.Logger, st *store.Store, seal *sealer.Sealer) *schedule.Scheduler {
+func newScheduler(cfg Config, log *slog.Logger, st *store.Store, seal *sealer.Sealer, targets runs.TargetPolicy) *schedule.Scheduler {
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st, limits)
-	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, seal)
+	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, seal, targets)
 	return schedule.New(schedule.Options{Store: st, Runs: runSvc, Log: log, Tick: cfg.ScheduleTick})
 }

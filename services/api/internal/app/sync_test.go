@@ -336,6 +336,9 @@ func TestSyncRefusesLoopbackWithoutAllowList(t *testing.T) {
 		_, _ = io.WriteString(w, "TsvHttpData-1.0\n")
 	}))
 	t.Cleanup(srv.Close)
+	// The bootstrapped project allows loopback (for runs against a local
+	// echo server); this one must not.
+	e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken, map[string]any{"target_allow_list": []string{}})
 
 	loop := e.mustSync(t, e.mustSyncSource(t, "loopback", srv.URL+"/fortio/data/index.tsv", 100))
 	if loop.Status != "failed" || loop.Error == nil ||

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/google/uuid"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", to count rows
 
+	"github.com/barrage-dev/barrage/pkg/dnstest"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
@@ -56,6 +58,10 @@ type apiEnv struct {
 	// clock, when set before serveAPI, is the server's clock of sign-in
 	// and sessions.
 	clock func() time.Time
+	// DNS resolves run targets' names for the server (serveAPI starts it
+	// with target.test at 127.0.0.1, which the default project's loopback
+	// allow-list opens); a test may change its answers.
+	DNS *dnstest.Server
 }
 
 // testLogWriter is where servers under test log: the test log with
@@ -138,6 +144,11 @@ func serveAPI(tb testing.TB, e *apiEnv, environ []string) func() {
 	}
 	e.DBURL = cfg.DatabaseURL
 	cfg.Clock = e.clock
+	if e.DNS == nil {
+		e.DNS = dnstest.Start(tb)
+		e.DNS.Set("target.test", netip.MustParseAddr("127.0.0.1"))
+	}
+	cfg.TargetResolver = e.DNS.Resolver()
 	logTo := testLogWriter(tb)
 	if e.logTo != nil {
 		logTo = io.MultiWriter(logTo, e.logTo)
@@ -351,7 +362,10 @@ func (e *apiEnv) mustUser(t testing.TB, key string) httpapi.User {
 func (e *apiEnv) mustProject(t testing.TB, slug string) httpapi.Project {
 	t.Helper()
 	body := map[string]any{"slug": slug, "name": "Project " + slug}
-	return decode[httpapi.Project](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/projects", e.AdminToken, body))
+	e.mustDo(t, http.StatusCreated, http.MethodPost, "/projects", e.AdminToken, body)
+	// Runs of the project may reach loopback, as the default project's.
+	allow := map[string]any{"target_allow_list": []string{"127.0.0.0/8", "::1", "localhost"}}
+	return decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/"+slug, e.AdminToken, allow))
 }
 
 // testSpec is a small valid inline spec.

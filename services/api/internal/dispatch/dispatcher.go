@@ -193,15 +193,16 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 		}
 		return time.Time{}, d.fail(ctx, run.ID, run.Status, reason)
 	}
+	tp := targetPolicy{allow: p.TargetAllow, deny: p.TargetDeny}
 	switch run.Status {
 	case runs.Queued:
-		return d.plan(ctx, run, sp)
+		return d.plan(ctx, run, sp, tp)
 	case runs.Dispatching:
 		shards, err := d.cfg.Store.RunShards(ctx, run.ID)
 		if err != nil {
 			return time.Time{}, err
 		}
-		return time.Time{}, d.send(ctx, run, sp, shards)
+		return time.Time{}, d.send(ctx, run, sp, tp, shards)
 	default:
 		return time.Time{}, nil // stopped or finished before it was dispatched
 	}
@@ -210,7 +211,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 // plan picks agents, stores the plan and sends the assignments. With no
 // agent to take the run it waits up to Wait from the run's creation, then
 // fails it.
-func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec) (later time.Time, err error) {
+func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp targetPolicy) (later time.Time, err error) {
 	live, err := d.live(ctx)
 	if err != nil {
 		return time.Time{}, err
@@ -249,7 +250,7 @@ func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec) (late
 	}
 	d.cfg.Log.Info("run dispatched", slog.String("run", run.ID.String()), slog.Int("shards", len(plan.Shards)),
 		slog.Time("start_at", startAt))
-	return time.Time{}, d.send(ctx, planned, sp, plan.Shards)
+	return time.Time{}, d.send(ctx, planned, sp, tp, plan.Shards)
 }
 
 // deadline is when the shards must have stopped: start_at plus the run's
@@ -262,9 +263,13 @@ func deadline(sp spec.Spec, startAt time.Time, maxRunFor time.Duration) time.Tim
 	return startAt.Add(maxRunFor)
 }
 
+// targetPolicy is what a run's agents may dial: its project's target
+// allow-list at submit and the control plane's addresses.
+type targetPolicy struct{ allow, deny []string }
+
 // send writes the run state, then publishes one assignment per shard and
 // watches for the agents' acks.
-func (d *Dispatcher) send(ctx context.Context, run runs.Run, sp spec.Spec, shards []runs.Shard) error {
+func (d *Dispatcher) send(ctx context.Context, run runs.Run, sp spec.Spec, tp targetPolicy, shards []runs.Shard) error {
 	if err := d.putState(ctx, run.ID, barragev1.RunPhase_RUN_PHASE_RUNNING); err != nil {
 		return err
 	}
@@ -282,6 +287,7 @@ func (d *Dispatcher) send(ctx context.Context, run runs.Run, sp spec.Spec, shard
 			RunId: run.ID.String(), Shard: uint32(sh.Index), ShardCount: uint32(len(shards)), Spec: b,
 			QpsShare: sh.QPS, ConnectionsShare: uint32(sh.Connections),
 			StartAt: timestamppb.New(run.StartAt), Deadline: timestamppb.New(run.Deadline),
+			TargetAllow: tp.allow, TargetDeny: tp.deny,
 		})
 		if err != nil {
 			return fmt.Errorf("encode assignment: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,6 +81,13 @@ func (e *env) heartbeat(t *testing.T, name string, labels map[string]string) str
 	return id
 }
 
+// The target policy every test run carries, which each assignment must
+// repeat for its agent.
+var (
+	testAllow = []string{"127.0.0.0/8", "*"}
+	testDeny  = []string{"127.0.0.1:8080", "db.internal:5432"}
+)
+
 // createRun stores a queued run with its dispatch outbox row, as POST /runs does.
 func (e *env) createRun(t *testing.T, sp spec.Spec) runs.Run {
 	t.Helper()
@@ -88,7 +96,8 @@ func (e *env) createRun(t *testing.T, sp spec.Spec) runs.Run {
 		t.Fatal(err)
 	}
 	id, _ := uuid.NewV7()
-	payload, _ := json.Marshal(runs.DispatchMessage{RunID: id, ProjectID: e.project, Spec: sp})
+	payload, _ := json.Marshal(runs.DispatchMessage{RunID: id, ProjectID: e.project, Spec: sp,
+		TargetAllow: testAllow, TargetDeny: testDeny})
 	now := time.Now().UTC()
 	r, _, err := e.st.CreateRun(context.Background(), runs.NewRun{
 		Run: runs.Run{ID: id, ProjectID: e.project, Status: runs.Queued, Source: runs.SourceAPI, Spec: sp,
@@ -195,6 +204,9 @@ func TestDispatchSplitsAcrossAgentsAndRunsAfterAcks(t *testing.T) {
 		}
 		if sp.QPS != a.GetQpsShare() || uint32(sp.Connections) != a.GetConnectionsShare() || sp.Agents != nil {
 			t.Errorf("shard spec qps %v conns %d agents %v, assignment %v %d", sp.QPS, sp.Connections, sp.Agents, a.GetQpsShare(), a.GetConnectionsShare())
+		}
+		if !slices.Equal(a.GetTargetAllow(), testAllow) || !slices.Equal(a.GetTargetDeny(), testDeny) {
+			t.Errorf("shard %d: target allow %q deny %q, want %q %q", a.GetShard(), a.GetTargetAllow(), a.GetTargetDeny(), testAllow, testDeny)
 		}
 		qps += a.GetQpsShare()
 		conns += a.GetConnectionsShare()

@@ -644,7 +644,7 @@ type Project struct {
 	PublicResults bool   `json:"public_results"`
 	Slug          string `json:"slug"`
 
-	// TargetAllowList Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach that are otherwise refused: loopback and private addresses, for sync sources. Link-local and cloud metadata addresses are always refused.
+	// TargetAllowList Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach. A run's target must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), or POST /runs answers 422 on `spec.url`; an empty list refuses every run. Sync sources reach public addresses freely and loopback, private and CGNAT ones only when listed. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS) for runs, are always refused. The bootstrapped project starts with loopback only.
 	TargetAllowList []string  `json:"target_allow_list"`
 	UpdatedAt       time.Time `json:"updated_at"`
 }

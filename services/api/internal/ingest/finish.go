@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,7 +61,8 @@ func (in *Ingester) putDone(ctx context.Context, id uuid.UUID) error {
 }
 
 // decide merges the final snapshots of a settled run and says how it
-// ends (DESIGN.md §4): failed when every shard was lost, canceled when it
+// ends (DESIGN.md §4): failed when every shard was lost or failed (a
+// final snapshot with an error, whose message becomes the run's error), canceled when it
 // was stopped before any request completed, completed otherwise, and
 // degraded when a shard is missing; then judges it by its thresholds
 // (judge). The summary's latencies are of the
@@ -68,6 +70,7 @@ func (in *Ingester) putDone(ctx context.Context, id uuid.UUID) error {
 // service time when it ran as fast as it could.
 func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 	m := merged{lat: newLatencies(), codes: map[string]int64{}}
+	var failures []string
 	for _, sh := range st.Shards {
 		if sh.Status != runs.ShardDone || len(sh.Final) == 0 {
 			m.lost++
@@ -80,6 +83,11 @@ func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 			m.lost++
 			continue
 		}
+		if s.failure != "" { // the agent could not run it (e.g. the target was refused)
+			m.lost++
+			failures = append(failures, fmt.Sprintf("shard %d: %s", sh.Index, s.failure))
+			continue
+		}
 		if err := m.add(s); err != nil {
 			return runs.Finish{}, fmt.Errorf("merge shard %d: %w", sh.Index, err)
 		}
@@ -88,6 +96,9 @@ func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 	if m.shards == 0 {
 		f.Status = runs.Failed
 		f.Error = fmt.Sprintf("all %d shards lost: no final snapshot arrived (agent gone or deadline missed)", len(st.Shards))
+		if len(failures) > 0 {
+			f.Error = fmt.Sprintf("%d of %d shards failed: %s", len(failures), len(st.Shards), strings.Join(failures, "; "))
+		}
 		judge(st, &m, &f)
 		return f, nil
 	}

@@ -31,6 +31,21 @@ func finalOf(tb testing.TB, id uuid.UUID, shard uint32, start time.Time, length 
 	return b
 }
 
+// failedFinal returns the empty final snapshot of a shard that failed
+// before sending, with why as its error.
+func failedFinal(tb testing.TB, id uuid.UUID, shard uint32, at time.Time, why string) []byte {
+	tb.Helper()
+	b, err := proto.Marshal(&barragev1.Snapshot{
+		RunId: id.String(), Shard: shard, AgentId: testAgent, Seq: 1, Final: true,
+		IntervalStart: timestamppb.New(at), IntervalEnd: timestamppb.New(at),
+		ResponseHdr: encode(tb), ServiceHdr: encode(tb), LagHdr: encode(tb), Error: why,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
 func TestDecide(t *testing.T) {
 	t.Parallel()
 	id := uuid.New()
@@ -44,6 +59,10 @@ func TestDecide(t *testing.T) {
 		return runs.ShardState{Index: int(shard), Status: runs.ShardDone, Final: finalOf(t, id, shard, start, length, resp, svc)}
 	}
 	lost := func(shard int) runs.ShardState { return runs.ShardState{Index: shard, Status: runs.ShardLost} }
+	failed := func(shard uint32, why string) runs.ShardState {
+		return runs.ShardState{Index: int(shard), Status: runs.ShardDone, Final: failedFinal(t, id, shard, t0, why)}
+	}
+	const refused = "netguard: rebind.test:80: 169.254.169.254 (host \"rebind.test\") is a cloud metadata address, which can never be reached"
 	open, closed := spec.Spec{QPS: 100}, spec.Spec{QPS: 0}
 	tests := []struct {
 		name     string
@@ -80,6 +99,16 @@ func TestDecide(t *testing.T) {
 		{name: "empty final is not in the duration", status: runs.Running, sp: open,
 			shards: []runs.ShardState{done(0, t0, 2*time.Second, resp0, svc0), done(1, t0.Add(time.Minute), 0, nil, nil)},
 			want:   runs.Completed, latencies: resp0, count: 4, duration: 2 * time.Second, merged: 2},
+		{name: "every shard refused its target", status: runs.Running, sp: open,
+			shards: []runs.ShardState{failed(0, refused), failed(1, refused)},
+			want:   runs.Failed, err: "2 of 2 shards failed: shard 0: " + refused + "; shard 1: " + refused, degraded: true,
+			verdict: runs.VerdictError},
+		{name: "a failed shard among lost ones", status: runs.Running, sp: open,
+			shards: []runs.ShardState{failed(0, refused), lost(1)},
+			want:   runs.Failed, err: "1 of 2 shards failed: shard 0: " + refused, degraded: true},
+		{name: "a failed shard degrades", status: runs.Running, sp: open,
+			shards: []runs.ShardState{done(0, t0, 2*time.Second, resp0, svc0), failed(1, refused)},
+			want:   runs.Completed, degraded: true, latencies: resp0, count: 4, duration: 2 * time.Second, merged: 1},
 		{name: "stopped before any request", status: runs.Stopping, sp: open,
 			shards: []runs.ShardState{done(0, t0, 0, nil, nil), done(1, t0, 0, nil, nil)}, want: runs.Canceled, merged: 2},
 	}

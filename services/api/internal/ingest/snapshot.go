@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,7 +32,13 @@ type snapshot struct {
 	end time.Time
 	// lat holds the response, service and lag histograms, in that order.
 	lat latencies
+	// failure says why the shard failed before sending (a final snapshot
+	// only; at most maxFailure bytes); "" when it did not.
+	failure string
 }
+
+// maxFailure bounds the failure message kept from a snapshot.
+const maxFailure = 1024
 
 // latencies are the three histograms of a snapshot or a merge: response,
 // service and lag.
@@ -84,6 +91,9 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 		return nil, fmt.Errorf("shard %d out of range", m.GetShard())
 	}
 	s := &snapshot{rec: runs.SnapshotRecord{RunID: id, Shard: int(m.GetShard()), Agent: agent, Seq: int64(m.GetSeq()), Final: m.GetFinal()}}
+	if msg := m.GetError(); msg != "" && s.rec.Final {
+		s.failure = strings.ToValidUTF8(msg[:min(len(msg), maxFailure)], "")
+	}
 	if ts := m.GetIntervalStart(); ts != nil {
 		if err := ts.CheckValid(); err != nil {
 			return nil, fmt.Errorf("interval_start: %w", err)

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/netguard"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
 )
@@ -95,6 +95,16 @@ func (s *Service) Resolve(ctx context.Context, p *auth.Principal, ref string, ne
 	}
 	if !p.Can(proj.ID, need) {
 		return Project{}, apperr.New(apperr.Forbidden, "this action needs the %s role in project %q", need, proj.Slug)
+	}
+	return proj, nil
+}
+
+// Lookup returns the project id without checking a caller: for work that
+// nobody asked for, like the runs a test's schedule starts.
+func (s *Service) Lookup(ctx context.Context, id uuid.UUID) (Project, error) {
+	proj, err := s.store.GetProject(ctx, id)
+	if err != nil {
+		return Project{}, fmt.Errorf("look up project %s: %w", id, err)
 	}
 	return proj, nil
 }

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
-	"github.com/barrage-dev/barrage/services/api/internal/netguard"
 )
 
 // Options tune a Syncer. Zero fields take the defaults of Normalize.

@@ -39,6 +39,13 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 	if err := s.checkInput(&sp, Input{}, t.Thresholds, o); err != nil {
 		return Run{}, false, err
 	}
+	proj, err := s.projects.Lookup(ctx, t.ProjectID)
+	if err != nil {
+		return Run{}, false, err
+	}
+	if err := s.targets.checkTarget(ctx, proj.TargetAllowList, sp); err != nil {
+		return Run{}, false, err
+	}
 	labels := map[string]string{}
 	maps.Copy(labels, t.Labels)
 	maps.Copy(labels, sp.Labels)
@@ -52,7 +59,7 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 		Spec: redacted, Thresholds: t.Thresholds, Labels: labels, Target: redacted.URL, QPSRequested: sp.PeakQPS(),
 		CreatedAt: now, UpdatedAt: now,
 	}
-	payload, err := s.dispatchPayload(r, sp)
+	payload, err := s.dispatchPayload(r, sp, proj.TargetAllowList)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create scheduled run of test %s: %w", t.ID, err)
 	}

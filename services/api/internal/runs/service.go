@@ -34,15 +34,18 @@ type Service struct {
 	tests    *testdefs.Service
 	limits   policy.Limits
 	seal     *sealer.Sealer
+	targets  TargetPolicy
 	now      func() time.Time
 }
 
 // NewService returns a Service over store. seal seals the real spec of each
 // new run into its dispatch message; the dispatcher must open it with the
-// same key.
-func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer) *Service {
+// same key. targets is checked, with the project's target allow-list, on
+// every run's target when it is submitted, and travels with the run to its
+// agents, which check again when they connect.
+func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer, targets TargetPolicy) *Service {
 	limits.Normalize()
-	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, now: time.Now}
+	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, targets: targets, now: time.Now}
 }
 
 // Input is a request to start a run: a stored test or an inline spec.
@@ -94,6 +97,11 @@ type DispatchMessage struct {
 	// SealedSpec is the JSON of the real spec sealed with the server's
 	// secret key (base64 in the payload).
 	SealedSpec []byte `json:"sealed_spec,omitempty"`
+	// TargetAllow is the project's target allow-list when the run was
+	// submitted and TargetDeny the control plane's addresses; the agents
+	// dial only what they allow (package netguard).
+	TargetAllow []string `json:"target_allow,omitempty"`
+	TargetDeny  []string `json:"target_deny,omitempty"`
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
@@ -135,12 +143,14 @@ func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
 	return sp, nil
 }
 
-// dispatchPayload is the outbox payload of a new run of sp.
-func (s *Service) dispatchPayload(r Run, sp spec.Spec) ([]byte, error) {
+// dispatchPayload is the outbox payload of a new run of sp; allow is its
+// project's target allow-list.
+func (s *Service) dispatchPayload(r Run, sp spec.Spec, allow []string) ([]byte, error) {
 	m, err := NewDispatchMessage(s.seal, r.ID, r.ProjectID, sp)
 	if err != nil {
 		return nil, err
 	}
+	m.TargetAllow, m.TargetDeny = allow, s.targets.Deny
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode dispatch message: %w", err)
@@ -158,17 +168,18 @@ type ControlMessage struct {
 // with the same Idempotency-Key made the run.
 func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run Run, created bool, err error) {
 	hash := in.requestHash()
-	r, sp, limits, err := s.build(ctx, p, in)
+	b, err := s.build(ctx, p, in)
 	if err != nil {
 		return Run{}, false, err
 	}
-	payload, err := s.dispatchPayload(r, sp)
+	r := b.run
+	payload, err := s.dispatchPayload(r, b.spec, b.allow)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
 	}
 	n := NewRun{
 		Run: r, Dispatch: payload, Idempotency: Idempotency{Key: in.IdempotencyKey, RequestHash: hash},
-		MaxActive: limits.MaxConcurrentRuns, Actor: p.Actor(),
+		MaxActive: b.limits.MaxConcurrentRuns, Actor: p.Actor(),
 	}
 	run, created, err = s.store.CreateRun(ctx, n)
 	if err != nil {
@@ -177,33 +188,49 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 	return run, created, nil
 }
 
-// build checks in and makes the run row and the spec to execute; limits
-// are the ones in force in the run's project.
-func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (r Run, sp spec.Spec, limits policy.Limits, err error) {
+// built is what build makes of an Input.
+type built struct {
+	run  Run
+	spec spec.Spec // to execute, secrets included
+	// limits are the ones in force in the run's project, allow its target
+	// allow-list.
+	limits policy.Limits
+	allow  []string
+}
+
+// build checks in and makes the run row and the spec to execute.
+func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built, error) {
 	if (in.TestID == uuid.Nil) == (in.Spec == nil) {
-		return Run{}, spec.Spec{}, policy.Limits{}, apperr.Invalidf("spec", "give exactly one of test and spec")
+		return built{}, apperr.Invalidf("spec", "give exactly one of test and spec")
 	}
-	r = Run{
+	r := Run{
 		Name: in.Name, Source: in.Source, Thresholds: in.Thresholds, Status: Queued, CreatedBy: p.UserID,
 		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun,
 	}
+	var (
+		sp    spec.Spec
+		allow []string
+	)
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
 		t, err := s.tests.Load(ctx, p, in.TestID, auth.Runner)
 		if err != nil {
-			return Run{}, spec.Spec{}, policy.Limits{}, err
+			return built{}, err
 		}
-		if in.Project != "" {
-			proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
-			if err != nil {
-				return Run{}, spec.Spec{}, policy.Limits{}, err
-			}
-			if proj.ID != t.ProjectID {
-				return Run{}, spec.Spec{}, policy.Limits{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
-			}
+		ref := in.Project
+		if ref == "" {
+			ref = t.ProjectID.String()
 		}
+		proj, err := s.projects.Resolve(ctx, p, ref, auth.Runner)
+		if err != nil {
+			return built{}, err
+		}
+		if proj.ID != t.ProjectID {
+			return built{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
+		}
+		allow = proj.TargetAllowList
 		if sp, err = t.RunSpec(); err != nil {
-			return Run{}, spec.Spec{}, policy.Limits{}, err
+			return built{}, err
 		}
 		r.ProjectID, r.TestID = t.ProjectID, t.ID
 		if r.Name == "" {
@@ -216,24 +243,27 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (r Run
 	} else {
 		proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
 		if err != nil {
-			return Run{}, spec.Spec{}, policy.Limits{}, err
+			return built{}, err
 		}
-		r.ProjectID, sp = proj.ID, in.Spec.Clone()
+		r.ProjectID, sp, allow = proj.ID, in.Spec.Clone(), proj.TargetAllowList
 	}
 	o, err := s.projects.Overrides(ctx, r.ProjectID)
 	if err != nil {
-		return Run{}, spec.Spec{}, policy.Limits{}, err
+		return built{}, err
 	}
 	if err := s.checkInput(&sp, in, r.Thresholds, o); err != nil {
-		return Run{}, spec.Spec{}, policy.Limits{}, err
+		return built{}, err
+	}
+	if err := s.targets.checkTarget(ctx, allow, sp); err != nil {
+		return built{}, err
 	}
 	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {
-		return Run{}, spec.Spec{}, policy.Limits{}, err
+		return built{}, err
 	}
 	maps.Copy(labels, sp.Labels)
 	maps.Copy(labels, in.Labels)
 	if len(labels) > spec.MaxLabels {
-		return Run{}, spec.Spec{}, policy.Limits{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
+		return built{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
 	}
 	now := s.now().UTC()
 	redacted := sp.Redacted()
@@ -242,7 +272,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (r Run
 	if r.Source == "" {
 		r.Source = SourceAPI
 	}
-	return r, sp, s.limits.Apply(o), nil
+	return built{run: r, spec: sp, limits: s.limits.Apply(o), allow: allow}, nil
 }
 
 // checkInput validates the run's own fields and its spec, which must fit

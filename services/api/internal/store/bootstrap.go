@@ -40,6 +40,11 @@ type Bootstrap struct {
 	TokenHint string
 	// TokenName names the token; default "bootstrap".
 	TokenName string
+	// TargetAllowList is the project's target allow-list; nil means
+	// loopback only (127.0.0.0/8, ::1, localhost), so a first run against
+	// a local echo server works out of the box and nothing else is reached
+	// until an admin lists it. An empty non-nil list opens nothing.
+	TargetAllowList []string
 }
 
 // Normalize fills the zero fields of b with the defaults.
@@ -55,6 +60,9 @@ func (b *Bootstrap) Normalize() {
 	def(&b.ProjectName, "Default")
 	def(&b.AdminName, "Admin")
 	def(&b.TokenName, "bootstrap")
+	if b.TargetAllowList == nil {
+		b.TargetAllowList = []string{"127.0.0.0/8", "::1", "localhost"}
+	}
 }
 
 // Validate reports a missing required field.
@@ -101,7 +109,10 @@ func (s *Store) Bootstrap(ctx context.Context, b Bootstrap) (created bool, err e
 func bootstrap(tx *gorm.DB, b Bootstrap) error {
 	now := time.Now().UTC()
 	org := orgRow{ID: uuid.New(), Slug: b.OrgSlug, Name: b.OrgName, CreatedAt: now}
-	proj := projectRow{ID: uuid.New(), OrgID: org.ID, Slug: b.ProjectSlug, Name: b.ProjectName, CreatedAt: now, UpdatedAt: now}
+	proj := projectRow{
+		ID: uuid.New(), OrgID: org.ID, Slug: b.ProjectSlug, Name: b.ProjectName,
+		AllowList: textArray(b.TargetAllowList), CreatedAt: now, UpdatedAt: now,
+	}
 	user := userRow{
 		ID: uuid.New(), OrgID: org.ID, Email: b.AdminEmail, Name: b.AdminName,
 		PasswordHash: nullString(b.AdminPasswordHash), IsAdmin: true, CreatedAt: now,

@@ -95,8 +95,8 @@ function SettingsForm({ project: p, editable }: { project: Schemas['Project']; e
       <label className="field" htmlFor={`${id}-allow`}>
         Target allow list{' '}
         <span className="hint">
-          One entry per line: host, IP or CIDR, optional :port. Loopback, private and carrier-grade NAT addresses are refused unless
-          listed; link-local and cloud metadata addresses are always refused.
+          One entry per line: host, IP, CIDR or * (every public address), optional :port. Runs reach only the targets
+          listed here, sync sources also public addresses; link-local and cloud metadata addresses are always refused.
         </span>
         <textarea id={`${id}-allow`} rows={8} value={allowList} readOnly={!editable} spellCheck={false}
           onChange={(e) => setAllowList(e.target.value)} placeholder={'fortio.lab:8080\n10.20.0.0/16'}

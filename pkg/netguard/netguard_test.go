@@ -64,6 +64,9 @@ func TestCheck(t *testing.T) {
 		{name: "wildcard skips the apex", allow: []string{"*.corp.example"}, host: "corp.example", ip: "10.0.0.5", port: 80, reason: "private address"},
 		{name: "wildcard skips lookalikes", allow: []string{"*.corp.example"}, host: "evilcorp.example", ip: "10.0.0.5", port: 80, reason: "private address"},
 
+		{name: "0.0.0.0/0 does not open loopback", allow: []string{"0.0.0.0/0"}, host: "x", ip: "127.0.0.1", port: 80, reason: "loopback address"},
+		{name: "* does not open private", allow: []string{"*"}, host: "x", ip: "10.0.0.1", port: 80, reason: "private address"},
+
 		{name: "public", host: "dns.google", ip: "8.8.8.8", port: 53},
 		{name: "public just outside CGNAT", host: "x", ip: "100.128.0.1", port: 80},
 		{name: "public IPv6", host: "x", ip: "2001:4860:4860::8888", port: 443},
@@ -88,7 +91,65 @@ func TestCheck(t *testing.T) {
 			if !errors.As(err, &re) {
 				t.Fatalf("Check(%q, %s, %d) = %v, want *RefusedError", tt.host, tt.ip, tt.port, err)
 			}
-			want := RefusedError{Host: tt.host, IP: ip, Reason: tt.reason, Permanent: tt.permanent}
+			want := RefusedError{Host: tt.host, IP: ip, Reason: tt.reason, Permanent: tt.permanent, Port: tt.port}
+			if *re != want {
+				t.Errorf("Check = %#v, want %#v", *re, want)
+			}
+		})
+	}
+}
+
+// TestCheckRunTargets is the run-target policy: RequireListed and Deny.
+func TestCheckRunTargets(t *testing.T) {
+	t.Parallel()
+	deny := []string{"127.0.0.1:8080", "[::1]:8080", "localhost:8080", "db.internal:5432", "10.0.0.7:5432"}
+	tests := []struct {
+		name      string
+		allow     []string
+		host      string
+		ip        string
+		port      int
+		reason    string // "" = allowed
+		permanent bool
+		empty     bool
+	}{
+		{name: "empty list refuses public", host: "example.com", ip: "93.184.216.34", port: 80, reason: "public address", empty: true},
+		{name: "empty list refuses loopback", host: "x", ip: "127.0.0.1", port: 8088, reason: "loopback address", empty: true},
+		{name: "public not listed", allow: []string{"127.0.0.0/8"}, host: "example.com", ip: "93.184.216.34", port: 80, reason: "public address"},
+		{name: "public listed by name", allow: []string{"example.com"}, host: "example.com", ip: "93.184.216.34", port: 80},
+		{name: "public listed by CIDR", allow: []string{"93.184.216.0/24"}, host: "example.com", ip: "93.184.216.34", port: 80},
+		{name: "star opens public", allow: []string{"*"}, host: "example.com", ip: "93.184.216.34", port: 80},
+		{name: "star with port", allow: []string{"*:443"}, host: "example.com", ip: "93.184.216.34", port: 80, reason: "public address"},
+		{name: "0.0.0.0/0 opens public IPv4", allow: []string{"0.0.0.0/0"}, host: "x", ip: "8.8.8.8", port: 53},
+		{name: "0.0.0.0/0 does not open IPv6", allow: []string{"0.0.0.0/0"}, host: "x", ip: "2001:4860:4860::8888", port: 53, reason: "public address"},
+		{name: "::/0 opens public IPv6", allow: []string{"::/0"}, host: "x", ip: "2001:4860:4860::8888", port: 53},
+		{name: "star does not open loopback", allow: []string{"*"}, host: "x", ip: "127.0.0.1", port: 8088, reason: "loopback address"},
+		{name: "star does not open metadata", allow: []string{"*"}, host: "x", ip: "169.254.169.254", port: 80, reason: "cloud metadata address", permanent: true},
+		{name: "loopback echo listed", allow: []string{"127.0.0.0/8"}, host: "127.0.0.1", ip: "127.0.0.1", port: 8088},
+		{name: "API port denied though listed", allow: []string{"127.0.0.0/8"}, host: "127.0.0.1", ip: "127.0.0.1", port: 8080, reason: "control-plane address", permanent: true},
+		{name: "API port denied by name", allow: []string{"localhost"}, host: "localhost", ip: "127.0.0.1", port: 8080, reason: "control-plane address", permanent: true},
+		{name: "API port on IPv6 loopback", allow: []string{"::1"}, host: "::1", ip: "::1", port: 8080, reason: "control-plane address", permanent: true},
+		{name: "Postgres by name", allow: []string{"*.internal"}, host: "db.internal", ip: "10.0.0.9", port: 5432, reason: "control-plane address", permanent: true},
+		{name: "Postgres by address", allow: []string{"10.0.0.0/8"}, host: "other.internal", ip: "10.0.0.7", port: 5432, reason: "control-plane address", permanent: true},
+		{name: "same host other port", allow: []string{"10.0.0.0/8"}, host: "other.internal", ip: "10.0.0.7", port: 8088},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ip := netip.MustParseAddr(tt.ip)
+			g := Guard{Allow: mustAllow(t, tt.allow...), RequireListed: true, Deny: mustAllow(t, deny...)}
+			err := g.Check(tt.host, ip, tt.port)
+			if tt.reason == "" {
+				if err != nil {
+					t.Fatalf("Check(%q, %s, %d) = %v, want nil", tt.host, tt.ip, tt.port, err)
+				}
+				return
+			}
+			var re *RefusedError
+			if !errors.As(err, &re) {
+				t.Fatalf("Check(%q, %s, %d) = %v, want *RefusedError", tt.host, tt.ip, tt.port, err)
+			}
+			want := RefusedError{Host: tt.host, IP: ip, Reason: tt.reason, Permanent: tt.permanent, Port: tt.port, EmptyList: tt.empty}
 			if *re != want {
 				t.Errorf("Check = %#v, want %#v", *re, want)
 			}
@@ -110,6 +171,13 @@ func TestRefusedErrorText(t *testing.T) {
 			want: `169.254.169.254 (host "metadata.google.internal") is a cloud metadata address, which can never be reached`},
 		{err: RefusedError{Host: "::", IP: netip.MustParseAddr("::"), Reason: "unspecified address", Permanent: true},
 			want: `:: is an unspecified address, which can never be reached`},
+		{err: RefusedError{Host: "localhost", IP: netip.MustParseAddr("127.0.0.1"), Reason: "control-plane address", Permanent: true, Port: 8080},
+			want: `127.0.0.1:8080 (host "localhost") is a control-plane address (the Barrage API, Postgres or NATS), which can never be a target`},
+		{err: RefusedError{Host: "example.com", IP: netip.MustParseAddr("93.184.216.34"), Reason: "public address", Port: 80, EmptyList: true},
+			want: `93.184.216.34 (host "example.com") is not allowed: the project's target allow-list is empty; ` +
+				`a project admin must add the hosts, CIDRs or "*" runs may reach in the project settings`},
+		{err: RefusedError{Host: "example.com", IP: netip.MustParseAddr("93.184.216.34"), Reason: "public address", Port: 80},
+			want: `93.184.216.34 (host "example.com") is a public address; add it to the project's target allow-list to reach it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -118,5 +186,23 @@ func TestRefusedErrorText(t *testing.T) {
 				t.Errorf("Error() = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestUnrestricted: the guard of a load with no project opens everything
+// but what is always refused.
+func TestUnrestricted(t *testing.T) {
+	t.Parallel()
+	g := Unrestricted()
+	for _, ip := range []string{"127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "fd12::1", "100.64.1.1", "8.8.8.8"} {
+		if err := g.Check("x", netip.MustParseAddr(ip), 80); err != nil {
+			t.Errorf("Check(%s) = %v, want nil", ip, err)
+		}
+	}
+	for _, ip := range []string{"169.254.169.254", "169.254.1.1", "fe80::1", "fd00:ec2::254", "0.0.0.0", "224.0.0.1"} {
+		var re *RefusedError
+		if err := g.Check("x", netip.MustParseAddr(ip), 80); !errors.As(err, &re) || !re.Permanent {
+			t.Errorf("Check(%s) = %v, want a permanent refusal", ip, err)
+		}
 	}
 }

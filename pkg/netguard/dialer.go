@@ -15,22 +15,17 @@ import (
 // that was redirected more often than it allows.
 var ErrTooManyRedirects = errors.New("netguard: too many redirects")
 
-// DialContext dials addr ("host:port") on network "tcp", "tcp4" or "tcp6".
-// It resolves the host once, checks every resolved address with Check and
-// refuses the dial when any of them is refused, then dials the checked
-// addresses themselves in order (never the name again, so DNS rebinding
-// between check and connect cannot slip through) and returns the first
-// connection. A refusal is a *RefusedError in the returned error's chain.
+// DialContext dials addr ("host:port") on network "tcp", "tcp4", "tcp6",
+// "udp", "udp4" or "udp6". It resolves the host once, checks every
+// resolved address with Check and refuses the dial when any of them is
+// refused, then dials the checked addresses themselves in order (never the
+// name again, so DNS rebinding between check and connect cannot slip
+// through) and returns the first connection. A refusal is a *RefusedError
+// in the returned error's chain.
 func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	ips, port, err := g.resolve(ctx, network, addr)
+	ips, port, err := g.checked(ctx, network, addr)
 	if err != nil {
 		return nil, fmt.Errorf("netguard: dial %s: %w", addr, err)
-	}
-	host, _, _ := net.SplitHostPort(addr) // resolve checked the form
-	for _, ip := range ips {
-		if err := g.Check(host, ip, port); err != nil {
-			return nil, fmt.Errorf("netguard: dial %s: %w", addr, err)
-		}
 	}
 	d := g.Dialer
 	if d == nil {
@@ -50,16 +45,44 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	return nil, fmt.Errorf("netguard: dial %s: %w", addr, errors.Join(errs...))
 }
 
+// CheckAddr resolves addr ("host:port") as DialContext would on network
+// and checks every address, without dialing: nil when a dial may go ahead
+// now, else an error with a *RefusedError in its chain for a refusal. It
+// is the check of a run's target when the run is submitted; the dial
+// itself checks again.
+func (g Guard) CheckAddr(ctx context.Context, network, addr string) error {
+	if _, _, err := g.checked(ctx, network, addr); err != nil {
+		return fmt.Errorf("netguard: %s: %w", addr, err)
+	}
+	return nil
+}
+
+// checked resolves addr on network and checks every address it resolved
+// to, returning them and the port when all of them may be reached.
+func (g Guard) checked(ctx context.Context, network, addr string) ([]netip.Addr, int, error) {
+	ips, port, err := g.resolve(ctx, network, addr)
+	if err != nil {
+		return nil, 0, err
+	}
+	host, _, _ := net.SplitHostPort(addr) // resolve checked the form
+	for _, ip := range ips {
+		if err := g.Check(host, ip, port); err != nil {
+			return nil, 0, err
+		}
+	}
+	return ips, port, nil
+}
+
 // resolve splits addr and returns the addresses of its host usable on
 // network, looked up once (an IP literal is not looked up), and its port.
 func (g Guard) resolve(ctx context.Context, network, addr string) ([]netip.Addr, int, error) {
 	var want func(netip.Addr) bool
 	switch network {
-	case "tcp":
+	case "tcp", "udp":
 		want = func(netip.Addr) bool { return true }
-	case "tcp4":
+	case "tcp4", "udp4":
 		want = netip.Addr.Is4
-	case "tcp6":
+	case "tcp6", "udp6":
 		want = netip.Addr.Is6
 	default:
 		return nil, 0, fmt.Errorf("unsupported network %q", network)

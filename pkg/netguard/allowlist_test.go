@@ -50,7 +50,7 @@ func TestParseAllowListGood(t *testing.T) {
 			if l.Len() != 1 {
 				t.Fatalf("Len() = %d, want 1", l.Len())
 			}
-			if !l.allows(tt.host, netip.MustParseAddr(tt.ip), tt.port) {
+			if !l.allows(tt.host, netip.MustParseAddr(tt.ip), tt.port, false) {
 				t.Errorf("%q does not allow host %q ip %s port %d", tt.entry, tt.host, tt.ip, tt.port)
 			}
 		})
@@ -85,7 +85,7 @@ func TestParseAllowListBad(t *testing.T) {
 		{entry: "[::1]8080", msg: "want ':port' after ']'"},
 		{entry: "[fortio.internal]:80", msg: "brackets are only for IPv6 addresses"},
 		{entry: "[127.0.0.1]:80", msg: "brackets are only for IPv6 addresses"},
-		{entry: "*", msg: `a wildcard is only allowed as a leading "*."`},
+		{entry: "[*]:80", msg: "brackets are only for IPv6 addresses"},
 		{entry: "a.*.example", msg: `a wildcard is only allowed as a leading "*."`},
 		{entry: "*.", msg: `a wildcard is only allowed as a leading "*."`},
 		{entry: "*..", msg: "missing host name"},

@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// AllowList is a project's parsed target allow-list: the loopback, private
-// and CGNAT addresses a fetch for that project may reach. The zero value is
-// empty and opens nothing.
+// AllowList is a project's parsed target allow-list: the addresses a fetch
+// or a run for that project may reach. The zero value is empty and opens
+// nothing. A Guard also uses one for Deny, the addresses it always refuses.
 type AllowList struct {
 	entries []entry
 }
@@ -21,7 +21,11 @@ type entry struct {
 	prefix   netip.Prefix // an IP as a /32 or /128, or a CIDR, masked
 	name     string       // lower-case host name, or the suffix ".corp.example" when wildcard
 	wildcard bool
-	port     int // 0 = any port
+	// anyPublic is "*", "0.0.0.0/0" or "::/0": every public address (of
+	// prefix's family when prefix is set), never a loopback, private or
+	// CGNAT one.
+	anyPublic bool
+	port      int // 0 = any port
 }
 
 // EntryError is one allow-list entry that ParseAllowList could not read.
@@ -41,10 +45,12 @@ func (e *EntryError) Error() string {
 
 // ParseAllowList parses entries: a host name ("fortio.internal", or
 // "*.corp.example", which matches every name under corp.example but not
-// corp.example itself), an IP ("127.0.0.1", "::1"), or a CIDR
-// ("10.0.0.0/8"), each optionally followed by ":port" ("[::1]:8080" and
-// "[fc00::/7]:443" for IPv6 with a port; an unbracketed IPv6 address never
-// has one). Every bad entry is reported, as *EntryError values joined with
+// corp.example itself), an IP ("127.0.0.1", "::1"), a CIDR ("10.0.0.0/8"),
+// or "*" for every public address, each optionally followed by ":port"
+// ("[::1]:8080" and "[fc00::/7]:443" for IPv6 with a port; an unbracketed
+// IPv6 address never has one). "0.0.0.0/0" and "::/0" mean every public
+// IPv4 or IPv6 address: like "*", they never open loopback, private or
+// CGNAT addresses, which must be listed themselves. Every bad entry is reported, as *EntryError values joined with
 // errors.Join.
 func ParseAllowList(entries []string) (AllowList, error) {
 	var (
@@ -68,14 +74,19 @@ func ParseAllowList(entries []string) (AllowList, error) {
 // Len returns the number of entries.
 func (l AllowList) Len() int { return len(l.entries) }
 
-// allows reports whether an entry matches host or ip, and port.
-func (l AllowList) allows(host string, ip netip.Addr, port int) bool {
+// allows reports whether an entry matches host or ip, and port. public
+// says ip is a public address, which "any public address" entries match.
+func (l AllowList) allows(host string, ip netip.Addr, port int, public bool) bool {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	for _, e := range l.entries {
 		if e.port != 0 && e.port != port {
 			continue
 		}
 		switch {
+		case e.anyPublic:
+			if public && (!e.prefix.IsValid() || e.prefix.Addr().Is4() == ip.Is4()) {
+				return true
+			}
 		case e.prefix.IsValid():
 			if e.prefix.Contains(ip) {
 				return true
@@ -113,8 +124,11 @@ func parseEntry(s string) (entry, string) {
 		e.port = int(p)
 	}
 	switch {
+	case hostPart == "*" && !bracketed:
+		e.anyPublic = true
 	case strings.Contains(hostPart, "/"):
 		e.prefix, msg = parseCIDR(hostPart)
+		e.anyPublic = msg == "" && e.prefix.Bits() == 0
 	case looksLikeIP(hostPart):
 		e.prefix, msg = parseIP(hostPart)
 	case bracketed:
