@@ -82,6 +82,13 @@ func (s Spec) TLS() bool {
 	return tls
 }
 
+// HTTP3 reports whether an HTTP spec is sent over HTTP/3 (QUIC): https://
+// with H3.
+func (s Spec) HTTP3() bool {
+	u := s.parsedURL()
+	return u != nil && u.Scheme == "https" && s.H3
+}
+
 // HTTP2 reports whether an HTTP spec is sent over HTTP/2: h2c:// (cleartext,
 // prior knowledge) or https:// with H2. It is false for every other protocol,
 // gRPC included (which is always HTTP/2 under the hood).

@@ -73,6 +73,8 @@ type Spec struct {
 	Insecure bool `json:"insecure,omitempty"`
 	// H2 uses HTTP/2 over TLS for an https:// URL (h2c:// is always HTTP/2).
 	H2 bool `json:"h2,omitempty"`
+	// H3 uses HTTP/3 over QUIC for an https:// URL.
+	H3 bool `json:"h3,omitempty"`
 	// GRPC selects what a grpc:// or grpcs:// run calls; default health.
 	GRPC *GRPC `json:"grpc,omitempty"`
 	// Percentiles to report; default 50, 75, 90, 99, 99.9.

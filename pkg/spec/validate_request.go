@@ -128,6 +128,12 @@ func (s Spec) validateTransport(p *problems, u *url.URL) {
 	if u == nil {
 		return
 	}
+	if s.H3 && u.Scheme != "https" {
+		p.add("h3", "only applies to https URLs (HTTP/3 is always over TLS)")
+	}
+	if s.H3 && s.H2 {
+		p.add("h3", "give h2 or h3, not both")
+	}
 	if s.H2 && u.Scheme != "https" {
 		p.add("h2", "only applies to https URLs (h2c:// is already HTTP/2)")
 	}

@@ -211,6 +211,8 @@ func requestCases() []validateCase {
 			fields: []string{"timeout"}},
 		{name: "h2 on http", spec: Spec{URL: target, H2: true}, fields: []string{"h2"}},
 		{name: "h2 on h2c", spec: Spec{URL: "h2c://example.com/", H2: true}, fields: []string{"h2"}},
+		{name: "h3 on http", spec: Spec{URL: target, H3: true}, fields: []string{"h3"}},
+		{name: "h3 with h2", spec: Spec{URL: "https://example.com/", H2: true, H3: true}, fields: []string{"h3"}},
 		{name: "abort_on 42", spec: Spec{URL: target, AbortOn: 42}, fields: []string{"abort_on"}},
 		{name: "abort_on 600", spec: Spec{URL: target, AbortOn: 600}, fields: []string{"abort_on"}},
 		{name: "abort_on -2", spec: Spec{URL: target, AbortOn: -2}, fields: []string{"abort_on"}},

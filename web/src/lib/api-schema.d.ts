@@ -854,6 +854,8 @@ export interface components {
             timeout?: components["schemas"]["Duration"];
             insecure?: boolean;
             h2?: boolean;
+            /** @description HTTP/3 over QUIC for an https URL. */
+            h3?: boolean;
             grpc?: {
                 /** @enum {string} */
                 mode?: "health" | "ping";

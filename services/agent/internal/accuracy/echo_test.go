@@ -17,7 +17,7 @@ import (
 )
 
 // echoAddrs are the addresses a barrage-echo process bound.
-type echoAddrs struct{ http, grpc, tcp, udp string }
+type echoAddrs struct{ http, grpc, tcp, udp, h3 string }
 
 // buildOnce builds the barrage-echo binary once for the whole test binary.
 var buildOnce = sync.OnceValues(func() (string, error) {
@@ -85,6 +85,8 @@ func readAddrs(t *testing.T, r io.Reader) echoAddrs {
 				a.tcp = line.Addr
 			case "udp":
 				a.udp = line.Addr
+			case "h3": // logged before the others when -h3-addr is given
+				a.h3 = line.Addr
 			}
 			if a.http != "" && a.grpc != "" && a.tcp != "" && a.udp != "" {
 				found <- a

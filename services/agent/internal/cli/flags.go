@@ -27,6 +27,7 @@ type loadFlags struct {
 	method        string
 	timeout       time.Duration
 	h2            bool
+	h3            bool
 	insecure      bool
 	labels        string
 	jsonFile      string
@@ -79,6 +80,7 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.method, "X", "", "HTTP method (default GET, or POST with a payload)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 3s, 750ms for UDP)")
 	fs.BoolVar(&f.h2, "h2", false, "use HTTP/2 (h2 over TLS for https://, h2c for http://)")
+	fs.BoolVar(&f.h3, "h3", false, "use HTTP/3 over QUIC (https:// only)")
 	fs.BoolVar(&f.insecure, "k", false, "do not verify TLS certificates")
 	fs.StringVar(&f.labels, "labels", "", `run labels: "k=v,k2=v2", or free text (stored as title)`)
 	fs.StringVar(&f.jsonFile, "json", "", `also write the native result JSON to this file ("-" = stdout)`)
@@ -148,6 +150,7 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 		Payload: f.payload, PayloadFile: f.payloadFile, ContentType: f.contentType,
 		Timeout: spec.Duration(f.timeout), Insecure: f.insecure, AbortOn: f.abortOn,
 		H2: f.h2 && strings.HasPrefix(target, "https://") && !f.grpc,
+		H3: f.h3 && !f.grpc,
 	}
 	switch {
 	case f.count > 0:

@@ -1,8 +1,9 @@
-// Package h2client is the agent's HTTP/2 client: h2 over TLS for https:// targets
-// and h2c with prior knowledge for http:// ones, on the standard library's
-// transport. Each Client owns its own transport limited to one connection, so
-// one engine connection is one HTTP/2 connection. HTTP/1.1 is package
-// httpclient; gRPC is package grpcclient.
+// Package h2client is the agent's HTTP/2 and HTTP/3 client: h2 over TLS for
+// https:// targets and h2c with prior knowledge for http:// ones, on the
+// standard library's transport, or HTTP/3 over QUIC (quic-go) for https://
+// targets with Options.H3. Each Client owns its own transport limited to one
+// connection, so one engine connection is one HTTP/2 connection or one QUIC
+// connection. HTTP/1.1 is package httpclient; gRPC is package grpcclient.
 package h2client
 
 import (
@@ -54,7 +55,11 @@ func New(opts Options) (*Factory, error) {
 // NewClient implements request.Factory; the client connects on its first request.
 func (f *Factory) NewClient(context.Context, int) (request.Client, error) {
 	t := f.tmpl
-	c := &client{f: f, tr: f.newTransport(), buf: make([]byte, readBufferSize)}
+	var tr roundTripper = f.newTransport()
+	if f.opts.H3 {
+		tr = f.newH3Transport()
+	}
+	c := &client{f: f, tr: tr, buf: make([]byte, readBufferSize)}
 	c.base = &http.Request{
 		Method:        f.opts.Method,
 		URL:           t.url,
@@ -113,7 +118,7 @@ func (f *Factory) RunType() string { return "HTTP" }
 // client is one HTTP/2 connection with its own transport.
 type client struct {
 	f    *Factory
-	tr   *http.Transport
+	tr   roundTripper
 	base *http.Request // shallow-copied per request with its context
 	buf  []byte
 
@@ -198,5 +203,8 @@ func (c *client) Close() error {
 	}
 	c.mu.Unlock()
 	c.tr.CloseIdleConnections()
+	if cl, ok := c.tr.(io.Closer); ok {
+		_ = cl.Close() // HTTP/3: the QUIC connection and its UDP socket
+	}
 	return nil
 }

@@ -23,6 +23,8 @@ type Options struct {
 	URL string
 	// H2C must be set for an http:// URL, and only then.
 	H2C bool
+	// H3 speaks HTTP/3 over QUIC (UDP) to an https:// URL instead of HTTP/2.
+	H3 bool
 	// Method defaults to GET, or POST when there is a payload.
 	Method string
 	// Headers are sent in order; a Host header sets :authority and a
@@ -59,6 +61,8 @@ func (o *Options) Normalize() error {
 	switch {
 	case u.Host == "":
 		return fmt.Errorf("url %q: no host", o.URL)
+	case o.H3 && (u.Scheme != "https" || o.H2C):
+		return fmt.Errorf("url %q: HTTP/3 needs an https:// URL", o.URL)
 	case u.Scheme == "https" && o.H2C:
 		return fmt.Errorf("url %q: h2c is for http:// URLs", o.URL)
 	case u.Scheme == "http" && !o.H2C:

@@ -24,7 +24,7 @@ import (
 func NewFactory(s spec.Spec, payload []byte, dial request.DialFunc) (request.Factory, error) {
 	switch s.Protocol() {
 	case spec.ProtocolHTTP:
-		if s.HTTP2() {
+		if s.HTTP2() || s.HTTP3() {
 			return newH2Factory(s, payload, dial)
 		}
 		headers := make([]httpclient.Header, 0, len(s.Headers))
@@ -60,7 +60,7 @@ func newH2Factory(s spec.Spec, payload []byte, dial request.DialFunc) (request.F
 		headers = append(headers, h2client.Header{Name: h.Name, Value: h.Value})
 	}
 	return h2client.New(h2client.Options{
-		URL: s.HTTPURL(), H2C: !s.TLS(), Method: s.Method, Headers: headers, Payload: payload,
+		URL: s.HTTPURL(), H2C: !s.TLS(), H3: s.HTTP3(), Method: s.Method, Headers: headers, Payload: payload,
 		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure, Dial: dial,
 	})
 }
