@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -206,5 +209,64 @@ func mustReadJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestLoadFortioExtras: -payload-size sends POSTs of that many random
+// bytes, -user sends basic auth that no output shows, -resolve connects to
+// the given IP whatever the URL's host, and -a saves <ID>.json.
+func TestLoadFortioExtras(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		method, auth, host string
+		size               int
+	}
+	var mu sync.Mutex
+	var got []seen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, seen{r.Method, r.Header.Get("Authorization"), r.Host, len(b)})
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	dir := t.TempDir()
+	var stdout, stderr strings.Builder
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-n", "5",
+		"-payload-size", "321", "-user", "alice:s3cr3t", "-resolve", "127.0.0.1", "-a", "-data-dir", dir,
+		"-labels", "extras", "http://no-such-host.invalid:" + port + "/x"}, nil, &stdout, &stderr)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 5 {
+		t.Fatalf("server saw %d requests, want 5", len(got))
+	}
+	wantAuth := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:s3cr3t"))
+	for _, s := range got {
+		if s.method != http.MethodPost || s.size != 321 || s.auth != wantAuth || !strings.HasPrefix(s.host, "no-such-host.invalid:") {
+			t.Fatalf("request %+v, want POST of 321 bytes with basic auth to Host no-such-host.invalid", s)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*_extras.json"))
+	if len(files) != 1 {
+		t.Fatalf("-a saved %v, want one <ID>.json", files)
+	}
+	saved, _ := os.ReadFile(files[0])
+	for name, out := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "saved": string(saved)} {
+		if strings.Contains(out, "s3cr3t") || strings.Contains(out, base64.StdEncoding.EncodeToString([]byte("alice:s3cr3t"))) {
+			t.Errorf("%s shows the -user secret", name)
+		}
+	}
+	for _, bad := range [][]string{
+		{"-payload-size", "10", "-payload", "x"}, {"-user", "nocolon"}, {"-resolve", "not-an-ip"}, {"-payload-size", "-1"},
+	} {
+		var errOut strings.Builder
+		args := append(append([]string{"barrage-agent", "load"}, bad...), "http://127.0.0.1:1/")
+		if code := Main(context.Background(), args, nil, io.Discard, &errOut); code != ExitUsage {
+			t.Errorf("%v: exit %d (%s), want %d", bad, code, errOut.String(), ExitUsage)
+		}
 	}
 }

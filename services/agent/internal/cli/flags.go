@@ -1,16 +1,22 @@
 package cli
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // loadFlags holds `barrage-agent load` flags, named as Fortio names them.
@@ -45,6 +51,11 @@ type loadFlags struct {
 	output        string
 	quiet         bool
 	cpuProfile    string
+	payloadSize   int
+	user          string
+	resolve       string
+	autoSave      bool
+	dataDir       string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -98,6 +109,11 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.output, "o", "", "write the result to this file instead of stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines on stderr")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run to this file")
+	fs.IntVar(&f.payloadSize, "payload-size", 0, "send a random payload of this many bytes (makes HTTP a POST; instead of -payload)")
+	fs.StringVar(&f.user, "user", "", `basic auth "user:password" (sent as an Authorization header, redacted in every output)`)
+	fs.StringVar(&f.resolve, "resolve", "", "connect to this IP address instead of resolving the URL's host (which stays the Host and TLS name)")
+	fs.BoolVar(&f.autoSave, "a", false, "also save the result as Fortio JSON, <ID>.json in -data-dir")
+	fs.StringVar(&f.dataDir, "data-dir", ".", "where -a saves results")
 	return fs
 }
 
@@ -138,11 +154,24 @@ func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, err
 			return nil, spec.Spec{}, nil, fmt.Errorf("-payload-file: %w", err)
 		}
 	}
+	if f.payloadSize > 0 {
+		payload = make([]byte, f.payloadSize)
+		_, _ = rand.Read(payload) // crypto/rand never fails
+	}
 	return f, s, payload, nil
 }
 
 // spec translates the flags, Fortio style, into a validated spec.
 func (f *loadFlags) spec(target string) (spec.Spec, error) {
+	if err := f.checkExtras(); err != nil {
+		return spec.Spec{}, err
+	}
+	if f.user != "" {
+		f.headers = append(f.headers, "Authorization: Basic "+base64.StdEncoding.EncodeToString([]byte(f.user)))
+	}
+	if f.payloadSize > 0 && f.method == "" && !f.grpc {
+		f.method = http.MethodPost
+	}
 	s := spec.Spec{
 		URL: targetURL(target, f.grpc, f.h2), QPS: f.qps, Connections: f.conns,
 		Count: f.count, Jitter: f.jitter, Uniform: f.uniform, NoCatchUp: f.noCatchUp,
@@ -248,4 +277,36 @@ func parseLabels(v string) map[string]string {
 		labels[k] = val
 	}
 	return labels
+}
+
+// maxPayloadSize bounds -payload-size (the payload is held in memory).
+const maxPayloadSize = 64 << 20
+
+// checkExtras checks the flags of Fortio's that do not map onto the spec.
+func (f *loadFlags) checkExtras() error {
+	switch {
+	case f.payloadSize < 0 || f.payloadSize > maxPayloadSize:
+		return fmt.Errorf("-payload-size %d: must be from 0 to %d", f.payloadSize, maxPayloadSize)
+	case f.payloadSize > 0 && (f.payload != "" || f.payloadFile != ""):
+		return errors.New("-payload-size replaces -payload and -payload-file: give one")
+	case f.user != "" && !strings.Contains(f.user, ":"):
+		return fmt.Errorf("-user: want user:password")
+	case f.resolve != "" && net.ParseIP(f.resolve) == nil:
+		return fmt.Errorf("-resolve %q: want an IP address", f.resolve)
+	case f.autoSave && f.dataDir == "":
+		return errors.New("-a: -data-dir must not be empty")
+	}
+	return nil
+}
+
+// dialResolved wraps dial so that every connection goes to ip (keeping
+// the port the client asked for): -resolve.
+func dialResolved(dial request.DialFunc, ip string) request.DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("-resolve: %w", err)
+		}
+		return dial(ctx, network, net.JoinHostPort(ip, port))
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
 	"github.com/barrage-dev/barrage/services/agent/internal/plan"
 	"github.com/barrage-dev/barrage/services/agent/internal/report"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // runLoad is `barrage-agent load`.
@@ -32,7 +33,11 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// No project policy here: like Fortio, dial whatever the user names,
 	// except link-local and cloud metadata addresses (netguard.Unrestricted).
-	factory, err := plan.NewFactory(s, payload, netguard.Unrestricted().DialContext)
+	dial := request.DialFunc(netguard.Unrestricted().DialContext)
+	if f.resolve != "" {
+		dial = dialResolved(dial, f.resolve)
+	}
+	factory, err := plan.NewFactory(s, payload, dial)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitUsage
@@ -65,6 +70,14 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := writeResults(f, &res, stdout); err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitFailure
+	}
+	if f.autoSave {
+		path, err := report.SaveFortio(f.dataDir, &res)
+		if err != nil {
+			_, _ = fmt.Fprintf(stderr, "barrage-agent load: -a: %v\n", err)
+			return ExitFailure
+		}
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: saved %s\n", path)
 	}
 	if res.Aborted {
 		return ExitFailure

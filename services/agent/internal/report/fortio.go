@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/barrage-dev/barrage/pkg/fortiojson"
 	"github.com/barrage-dev/barrage/pkg/hist"
@@ -21,6 +23,30 @@ func WriteFortio(w io.Writer, r *Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(f)
+}
+
+// SaveFortio writes r as Fortio result JSON to <ID>.json in dir (Fortio's
+// -a), never over an existing file, and returns the file's path.
+func SaveFortio(dir string, r *Result) (string, error) {
+	f, err := toFortio(r)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, f.ID+".json")
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644) //nolint:gosec // a result, not a secret (redacted)
+	if err != nil {
+		return "", fmt.Errorf("save result: %w", err)
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		_ = out.Close()
+		return "", fmt.Errorf("save result %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return "", fmt.Errorf("save result %s: %w", path, err)
+	}
+	return path, nil
 }
 
 func toFortio(r *Result) (*fortiojson.Result, error) {
