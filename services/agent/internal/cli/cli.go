@@ -34,6 +34,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return runServe(ctx, args[2:], environ, stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, args[2:], environ, stderr)
+	case "curl":
+		return runCurl(ctx, args[2:], stdout, stderr)
 	case "version":
 		_, _ = fmt.Fprintln(stdout, version.String())
 		return ExitOK
@@ -55,6 +57,7 @@ Commands:
                      and print the result; 'barrage-agent load -h' lists the flags
   serve [flags]      run as a worker of barrage-api: take assignments over NATS until
                      SIGTERM or Ctrl-C; 'barrage-agent serve -h' lists the flags
+  curl [flags] URL   one HTTP request; print the status line, headers and body (Fortio's curl)
   healthcheck        exit 0 when NATS holds a fresh heartbeat of this agent (by
                      BARRAGE_AGENT_NAME or the hostname): the container HEALTHCHECK
   version            print the version

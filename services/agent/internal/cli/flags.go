@@ -138,7 +138,7 @@ func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, err
 	if f.conns < 1 {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-c %d: need at least 1 connection", f.conns)
 	}
-	if _, ok := resultWriters[f.format]; !ok {
+	if _, ok := resultWriter(f.format); !ok {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-format %q: want %s", f.format, formatNames)
 	}
 	if f.jsonFile == "-" && f.output == "" && f.format != "text" {

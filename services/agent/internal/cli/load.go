@@ -132,14 +132,23 @@ func describeRate(s spec.Spec) string {
 	return fmt.Sprintf("%s for %v", rate, s.Duration.Std())
 }
 
-// resultWriters are the -format values and their writers.
-var resultWriters = map[string]func(io.Writer, *report.Result) error{
-	"text":       report.WriteText,
-	"json":       report.WriteJSON,
-	"fortio":     report.WriteFortio,
-	"csv":        report.WriteCSV,
-	"prometheus": report.WritePrometheus,
-	"yaml":       report.WriteYAML,
+// resultWriter returns the writer of a -format value; false for an unknown one.
+func resultWriter(format string) (func(io.Writer, *report.Result) error, bool) {
+	switch format {
+	case "text":
+		return report.WriteText, true
+	case "json":
+		return report.WriteJSON, true
+	case "fortio":
+		return report.WriteFortio, true
+	case "csv":
+		return report.WriteCSV, true
+	case "prometheus":
+		return report.WritePrometheus, true
+	case "yaml":
+		return report.WriteYAML, true
+	}
+	return nil, false
 }
 
 // formatNames lists the -format values for messages.
@@ -156,7 +165,8 @@ func writeResults(f *loadFlags, res *report.Result, stdout io.Writer) error {
 			return nil // Fortio's `-json -`: stdout is the JSON only
 		}
 	}
-	write := func(w io.Writer) error { return resultWriters[f.format](w, res) }
+	writer, _ := resultWriter(f.format) // parseLoad checked it
+	write := func(w io.Writer) error { return writer(w, res) }
 	name := f.output
 	if name == "" {
 		name = "-"
