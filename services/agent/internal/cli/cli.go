@@ -36,6 +36,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return runHealthcheck(ctx, args[2:], environ, stderr)
 	case "curl":
 		return runCurl(ctx, args[2:], stdout, stderr)
+	case "grpcping":
+		return runGRPCPing(ctx, args[2:], stdout, stderr)
 	case "version":
 		_, _ = fmt.Fprintln(stdout, version.String())
 		return ExitOK
@@ -58,6 +60,8 @@ Commands:
   serve [flags]      run as a worker of barrage-api: take assignments over NATS until
                      SIGTERM or Ctrl-C; 'barrage-agent serve -h' lists the flags
   curl [flags] URL   one HTTP request; print the status line, headers and body (Fortio's curl)
+  grpcping [flags] host:port
+                     n pings to fgrpc.PingServer/Ping: RTT and clock skew (Fortio's grpcping)
   healthcheck        exit 0 when NATS holds a fresh heartbeat of this agent (by
                      BARRAGE_AGENT_NAME or the hostname): the container HEALTHCHECK
   version            print the version

@@ -47,3 +47,19 @@ func TestCurl(t *testing.T) {
 		t.Errorf("curl to a closed port: exit %d, want %d", code, ExitFailure)
 	}
 }
+
+// TestGRPCPingUsage: bad arguments exit 2, an unreachable target 1.
+func TestGRPCPingUsage(t *testing.T) {
+	t.Parallel()
+	for args, want := range map[string]int{
+		"":                                ExitUsage,
+		"-n 0 127.0.0.1:1":                ExitUsage,
+		"no-port":                         ExitUsage,
+		"-timeout 200ms -n 1 127.0.0.1:1": ExitFailure,
+	} {
+		code := Main(context.Background(), append([]string{"barrage-agent", "grpcping"}, strings.Fields(args)...), nil, io.Discard, io.Discard)
+		if code != want {
+			t.Errorf("grpcping %s: exit %d, want %d", args, code, want)
+		}
+	}
+}
