@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go/http3"
+
 	"golang.org/x/net/http2"
+
+	"github.com/barrage-dev/barrage/pkg/testcert"
 )
 
 // TestTCPProxyToEcho: bytes through a -tcp-proxy route reach the TCP echo
@@ -208,7 +211,7 @@ func TestGRPCMaxStreams(t *testing.T) {
 // same parameters as the other listeners.
 func TestH3Echo(t *testing.T) {
 	t.Parallel()
-	certFile, keyFile, pool := writeCert(t)
+	certFile, keyFile, pool := testcert.Write(t)
 	a := startApp(t, func(c *Config) { c.CertFile, c.KeyFile, c.H3Addr = certFile, keyFile, "127.0.0.1:0" })
 	tr := &http3.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}}
 	t.Cleanup(func() { _ = tr.Close() })
