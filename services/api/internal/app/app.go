@@ -103,7 +103,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 			return nil, errors.Join(err, a.closeBackends())
 		}
 	}
-	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
+	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor()})
 	a.scheduler = newScheduler(cfg, log, st, seal)
 	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal)
 	if err != nil {
@@ -146,7 +146,7 @@ func (a *App) closeBackends() error {
 // openStore connects to Postgres with the configured pool; seal seals the
 // secrets of stored tests (nil for commands that do not read tests).
 func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.Sealer) (*store.Store, error) {
-	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.DBMaxConns, Sealer: seal}, log)
+	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.DBMaxConns, Sealer: seal, Redactor: cfg.Redactor()}, log)
 	if err != nil {
 		return nil, err //nolint:wrapcheck // Open's message is the one line users need
 	}
@@ -158,7 +158,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
-	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal)
+	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal, cfg.Redactor())
 	reg := prometheus.NewRegistry()
 	var limiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {
@@ -175,7 +175,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 			Agents:   agents.NewService(st),
 			Measures: runs.NewMeasures(runSvc, st),
 			Live:     hub,
-			Imports:  imports.NewService(projectSvc, st),
+			Imports:  imports.NewService(projectSvc, st, cfg.Redactor()),
 			Sync:     resultsync.NewService(projectSvc, st, syncer),
 			Export:   export.NewService(st),
 			Audit:    audit.NewService(st, projectSvc),
@@ -193,6 +193,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 		SecureCookie: cfg.SecureCookie,
 		SessionTTL:   cfg.SessionTTL,
 		Dashboard:    web.Dist(),
+		Redactor:     cfg.Redactor(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build router: %w", err)

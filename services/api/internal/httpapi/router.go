@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	api "github.com/barrage-dev/barrage/services/api"
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
@@ -49,6 +50,9 @@ type Options struct {
 	// BaseURL is where clients reach the server, for the absolute URLs of
 	// index.tsv; "" derives it from each request.
 	BaseURL string
+	// Redactor redacts the specs of tests in responses; the zero value
+	// knows the built-in secret names only.
+	Redactor spec.Redactor
 }
 
 // publicRoutes need no credentials.
@@ -94,7 +98,7 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.GET(FortioDataPath+"/:file", data)
 	r.HEAD(FortioDataPath+"/:file", data)
 
-	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second)}
+	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second), redactor: o.Redactor}
 	group := r.Group(BasePath, authenticate(o), rateLimit(o.Limiter), bodyLimits(o.MaxBodyBytes), v.middleware,
 		keepRawBody(http.MethodPost+" "+BasePath+"/imports"))
 	handler := NewStrictHandlerWithOptions(s, nil, StrictGinServerOptions{

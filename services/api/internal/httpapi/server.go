@@ -62,6 +62,7 @@ type server struct {
 	log          *slog.Logger
 	secureCookie bool
 	sessionTTL   int // seconds
+	redactor     spec.Redactor
 }
 
 var _ StrictServerInterface = (*server)(nil)

@@ -34,14 +34,15 @@ type Service struct {
 	tests    *testdefs.Service
 	limits   policy.Limits
 	seal     *sealer.Sealer
+	redactor spec.Redactor
 	now      func() time.Time
 }
 
 // NewService returns a Service over store. seal seals the real spec of each
 // new run into its dispatch message; the dispatcher must open it with the
-// same key.
-func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer) *Service {
-	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, now: time.Now}
+// same key. red redacts the spec each run stores and shows.
+func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer, red spec.Redactor) *Service {
+	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, redactor: red, now: time.Now}
 }
 
 // Input is a request to start a run: a stored test or an inline spec.
@@ -96,10 +97,10 @@ type DispatchMessage struct {
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
-// redacted spec in clear and, when sp has secrets, the real one sealed
-// with seal (a spec without secrets needs no key to run).
-func NewDispatchMessage(seal *sealer.Sealer, runID, projectID uuid.UUID, sp spec.Spec) (DispatchMessage, error) {
-	m := DispatchMessage{RunID: runID, ProjectID: projectID, Spec: sp.Redacted()}
+// redacted spec (by red) in clear and, when sp has secrets, the real one
+// sealed with seal (a spec without secrets needs no key to run).
+func NewDispatchMessage(seal *sealer.Sealer, red spec.Redactor, runID, projectID uuid.UUID, sp spec.Spec) (DispatchMessage, error) {
+	m := DispatchMessage{RunID: runID, ProjectID: projectID, Spec: red.Spec(sp)}
 	if reflect.DeepEqual(m.Spec, sp) {
 		return m, nil
 	}
@@ -136,7 +137,7 @@ func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
 
 // dispatchPayload is the outbox payload of a new run of sp.
 func (s *Service) dispatchPayload(r Run, sp spec.Spec) ([]byte, error) {
-	m, err := NewDispatchMessage(s.seal, r.ID, r.ProjectID, sp)
+	m, err := NewDispatchMessage(s.seal, s.redactor, r.ID, r.ProjectID, sp)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (Run, 
 		return Run{}, spec.Spec{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
 	}
 	now := s.now().UTC()
-	redacted := sp.Redacted()
+	redacted := s.redactor.Spec(sp)
 	r.ID, r.Spec, r.Labels, r.Target, r.QPSRequested = newID(), redacted, labels, redacted.URL, sp.PeakQPS()
 	r.CreatedAt, r.UpdatedAt = now, now
 	if r.Source == "" {

@@ -100,7 +100,7 @@ func (e *env) scheduler(tb testing.TB) *schedule.Scheduler {
 	st := e.mustStore(tb)
 	projectSvc := projects.NewService(st)
 	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
-	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral())
+	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), spec.Redactor{})
 	s := schedule.New(schedule.Options{Store: st, Runs: runSvc, Now: e.clock.Now})
 	tb.Cleanup(func() { _ = s.Close() })
 	return s
@@ -308,7 +308,7 @@ func TestCreateScheduledIsIdempotentPerTick(t *testing.T) {
 	st := e.mustStore(t)
 	projectSvc := projects.NewService(st)
 	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
-	svc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral())
+	svc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), spec.Redactor{})
 	at := time.Date(2030, 1, 7, 10, 1, 0, 0, time.UTC)
 	first, created, err := svc.CreateScheduled(ctxT(t), test, at)
 	if err != nil || !created {
