@@ -9,29 +9,35 @@ import (
 // IsSecretName, and also treats a deployment's own list of header (and
 // query parameter) names as secret: BARRAGE_SECRET_HEADERS on the API. The
 // zero Redactor knows only the built-in names. It is a value and safe for
-// concurrent use.
+// concurrent use, and comparable.
 type Redactor struct {
-	// names are the extra secret names, lower case, sorted, without repeats.
-	names []string
+	// names are the extra secret names, lower case, sorted, without
+	// repeats, each followed by a newline and the first preceded by one
+	// ("\na\nb\n"); "" for none. A string keeps Redactor comparable.
+	names string
 }
 
 // NewRedactor returns a redactor that treats names, matched whole and
 // ignoring case and surrounding spaces, as secret on top of the built-in
-// ones. Empty names are ignored.
+// ones. Empty names and names with a line break are ignored.
 func NewRedactor(names []string) Redactor {
-	var r Redactor
+	var list []string
 	for _, n := range names {
-		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
-			r.names = append(r.names, n)
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" && !strings.ContainsAny(n, "\r\n") {
+			list = append(list, n)
 		}
 	}
-	slices.Sort(r.names)
-	r.names = slices.Compact(r.names)
-	return r
+	if len(list) == 0 {
+		return Redactor{}
+	}
+	slices.Sort(list)
+	return Redactor{names: "\n" + strings.Join(slices.Compact(list), "\n") + "\n"}
 }
 
 // Names returns the extra secret names of r, lower case and sorted.
-func (r Redactor) Names() []string { return slices.Clone(r.names) }
+func (r Redactor) Names() []string {
+	return strings.FieldsFunc(r.names, func(c rune) bool { return c == '\n' })
+}
 
 // IsSecretName reports whether a header or query parameter of this name
 // carries a secret: a built-in name (see the function IsSecretName) or one
@@ -40,11 +46,8 @@ func (r Redactor) IsSecretName(name string) bool {
 	if IsSecretName(name) {
 		return true
 	}
-	if len(r.names) == 0 {
-		return false
-	}
-	_, found := slices.BinarySearch(r.names, strings.ToLower(strings.TrimSpace(name)))
-	return found
+	n := strings.ToLower(strings.TrimSpace(name))
+	return r.names != "" && n != "" && !strings.ContainsAny(n, "\r\n") && strings.Contains(r.names, "\n"+n+"\n")
 }
 
 // Spec returns a deep copy of s that is safe to store, show and log, as

@@ -14,8 +14,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	api "github.com/barrage-dev/barrage/services/api"
 	"github.com/barrage-dev/barrage/pkg/spec"
+	api "github.com/barrage-dev/barrage/services/api"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
