@@ -25,13 +25,11 @@ const (
 	callerAdmin     = "admin"
 	callerOther     = "other project's admin"
 	callerOrg       = "org admin"
-	callerRevoked   = "revoked token"
-	callerExpired   = "expired token"
+	// callerRevoked and callerExpired hold an admin token of project
+	// default that worked, then was revoked or expired: 401 everywhere.
+	callerRevoked = "revoked token"
+	callerExpired = "expired token"
 )
-
-// deadCallers hold a token that was valid (an admin token of project
-// default) and was revoked or has expired: 401 wherever a token is needed.
-var deadCallers = [...]string{callerRevoked, callerExpired}
 
 // tokenCallers are the callers holding a valid token, in the order of
 // authzCase.want.

@@ -22,7 +22,8 @@ func FuzzDecodeTestDocs(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i, d := range docs {
+		for i := range docs {
+			d := &docs[i]
 			if strings.TrimSpace(d.Name) == "" || d.Spec == nil || d.Index != i+1 {
 				t.Fatalf("definition %d accepted with name %q, spec %v, index %d", i+1, d.Name, d.Spec, d.Index)
 			}
