@@ -147,6 +147,17 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		name := entry.URL[strings.LastIndexByte(entry.URL, '/')+1:]
 		record("GET /fortio/data/"+name, e.mustDo(t, http.StatusOK, http.MethodGet, "/fortio/data/"+name, "", nil))
 	}
+	// An imported Fortio result carrying the listed header and query
+	// parameter keeps neither value.
+	doc := decode[map[string]any](t, fortioDoc(t, "http_credentials.json"))
+	doc["Headers"] = map[string][]string{"X-Tenant-Sig": {secretSig}, "X-Trace": {"visible"}}
+	doc["URL"] = doc["URL"].(string) + "&x-tenant-sig=" + secretSig
+	imported := e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default&name=imported", e.AdminToken, doc)
+	record("POST /imports", imported)
+	importedID := decode[httpapi.Run](t, imported).Id.String()
+	for _, sub := range []string{"", "/result", "/result?format=fortio"} {
+		record("GET /runs/"+importedID+sub, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+importedID+sub, e.AdminToken, nil))
+	}
 	// The shown spec still says where the runs went, with the secrets masked.
 	if !bytes.Contains(responses.Bytes(), []byte("X-Tenant-Sig: REDACTED")) || !bytes.Contains(responses.Bytes(), []byte("X-Trace: visible")) {
 		t.Errorf("the responses show no redacted spec:\n%s", responses.Bytes())
