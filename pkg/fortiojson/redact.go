@@ -29,10 +29,16 @@ var errOffsets = errors.New("fortiojson: cannot locate a value in the document")
 // When nothing needs redacting it returns data itself. The output is valid
 // JSON. Errors are *FieldError.
 func Redact(data []byte) ([]byte, error) {
+	return RedactWith(data, spec.Redactor{})
+}
+
+// RedactWith is Redact with the secret names of r (a deployment's
+// BARRAGE_SECRET_HEADERS) on top of the built-in ones.
+func RedactWith(data []byte, r spec.Redactor) ([]byte, error) {
 	if err := checkObject(data); err != nil {
 		return nil, err
 	}
-	out, changed, err := editObject(data, redactTopLevel)
+	out, changed, err := editObject(data, redactor{r}.topLevel)
 	if err != nil {
 		return nil, err
 	}
@@ -53,17 +59,20 @@ func checkObject(data []byte) error {
 	return nil
 }
 
-// redactTopLevel redacts one key of the result document.
-func redactTopLevel(key string, val []byte) ([]byte, bool, error) {
+// redactor redacts the parts of a document with the names of its spec.Redactor.
+type redactor struct{ names spec.Redactor }
+
+// topLevel redacts one key of the result document.
+func (r redactor) topLevel(key string, val []byte) ([]byte, bool, error) {
 	switch {
 	case strings.EqualFold(key, "UserCredentials"):
 		return redactScalar(val)
 	case strings.EqualFold(key, "URL"), strings.EqualFold(key, "Destination"):
-		return redactURLValue(val)
+		return r.urlValue(val)
 	case isHeadersKey(key):
-		return redactHeaders(val)
+		return r.headers(val)
 	}
-	return redactNested(val, 1)
+	return r.nested(val, 1)
 }
 
 // redactScalar replaces a non-empty secret value by RedactedValue.
@@ -75,22 +84,22 @@ func redactScalar(val []byte) ([]byte, bool, error) {
 	return []byte(redactedJSON), true, nil
 }
 
-// redactURLValue redacts a string value holding a URL.
-func redactURLValue(val []byte) ([]byte, bool, error) {
+// urlValue redacts a string value holding a URL.
+func (r redactor) urlValue(val []byte) ([]byte, bool, error) {
 	var u string
 	if val[0] != '"' || json.Unmarshal(val, &u) != nil {
 		return nil, false, nil
 	}
-	r := spec.RedactURL(u)
-	if r == u {
+	red := r.names.URL(u)
+	if red == u {
 		return nil, false, nil
 	}
-	b, err := json.Marshal(r)
+	b, err := json.Marshal(red)
 	return b, err == nil, err
 }
 
-// redactNested looks for header maps inside an object or array.
-func redactNested(val []byte, depth int) ([]byte, bool, error) {
+// nested looks for header maps inside an object or array.
+func (r redactor) nested(val []byte, depth int) ([]byte, bool, error) {
 	if depth > maxRedactDepth {
 		return nil, false, nil
 	}
@@ -98,13 +107,13 @@ func redactNested(val []byte, depth int) ([]byte, bool, error) {
 	case '{':
 		return editObject(val, func(key string, v []byte) ([]byte, bool, error) {
 			if isHeadersKey(key) {
-				return redactHeaders(v)
+				return r.headers(v)
 			}
-			return redactNested(v, depth+1)
+			return r.nested(v, depth+1)
 		})
 	case '[':
 		return editArray(val, func(v []byte) ([]byte, bool, error) {
-			return redactNested(v, depth+1)
+			return r.nested(v, depth+1)
 		})
 	}
 	return nil, false, nil
@@ -115,13 +124,13 @@ func isHeadersKey(key string) bool {
 	return strings.EqualFold(key, "Headers") || strings.EqualFold(key, "ExtraHeaders")
 }
 
-// redactHeaders redacts the secret values of a header map (name to string
+// headers redacts the secret values of a header map (name to string
 // or []string) or of a list of "Name: value" strings.
-func redactHeaders(val []byte) ([]byte, bool, error) {
+func (r redactor) headers(val []byte) ([]byte, bool, error) {
 	switch val[0] {
 	case '{':
 		return editObject(val, func(name string, v []byte) ([]byte, bool, error) {
-			if !spec.IsSecretName(name) {
+			if !r.names.IsSecretName(name) {
 				return nil, false, nil
 			}
 			if v[0] == '[' {
@@ -130,19 +139,19 @@ func redactHeaders(val []byte) ([]byte, bool, error) {
 			return redactScalar(v)
 		})
 	case '[':
-		return editArray(val, redactHeaderLine)
+		return editArray(val, r.headerLine)
 	}
 	return nil, false, nil
 }
 
-// redactHeaderLine redacts a "Name: value" string whose name is secret.
-func redactHeaderLine(val []byte) ([]byte, bool, error) {
+// headerLine redacts a "Name: value" string whose name is secret.
+func (r redactor) headerLine(val []byte) ([]byte, bool, error) {
 	var line string
 	if val[0] != '"' || json.Unmarshal(val, &line) != nil {
 		return nil, false, nil
 	}
 	name, value, ok := strings.Cut(line, ":")
-	if !ok || !spec.IsSecretName(name) || strings.TrimSpace(value) == spec.RedactedValue {
+	if !ok || !r.names.IsSecretName(name) || strings.TrimSpace(value) == spec.RedactedValue {
 		return nil, false, nil
 	}
 	b, err := json.Marshal(name + ": " + spec.RedactedValue)

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/barrage-dev/barrage/pkg/spec"
 )
 
 // mustDecodeMap decodes a JSON object.
@@ -114,5 +116,23 @@ func TestRedactErrors(t *testing.T) {
 		if !errors.As(err, &fe) {
 			t.Errorf("Redact(%.20q) error = %v, want a *FieldError", in, err)
 		}
+	}
+}
+
+func TestRedactWithExtraNames(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`{"URL":"http://h/?sig=abc&x=1","Headers":{"X-Tenant-Sig":["s3cr3t"],"Accept":["*/*"]},` +
+		`"RunnerOptions":{"ExtraHeaders":["x-tenant-sig: s3cr3t2","Via: 1"]}}`)
+	want := `{"URL":"http://h/?sig=REDACTED\u0026x=1","Headers":{"X-Tenant-Sig":["REDACTED"],"Accept":["*/*"]},` +
+		`"RunnerOptions":{"ExtraHeaders":["x-tenant-sig: REDACTED","Via: 1"]}}`
+	got, err := RedactWith(doc, spec.NewRedactor([]string{"X-Tenant-Sig", "sig"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("RedactWith =\n%s\nwant\n%s", got, want)
+	}
+	if plain, err := Redact(doc); err != nil || !bytes.Contains(plain, []byte("s3cr3t2")) {
+		t.Errorf("Redact without the names = %s, %v; want the extra header kept", plain, err)
 	}
 }

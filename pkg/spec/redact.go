@@ -14,12 +14,7 @@ const RedactedValue = "REDACTED"
 // names are replaced by RedactedValue. s itself is not changed. Redacting
 // twice gives the same result as once.
 func (s Spec) Redacted() Spec {
-	c := s.Clone()
-	c.URL = redactURL(s.URL)
-	for i, h := range c.Headers {
-		c.Headers[i] = redactHeader(h)
-	}
-	return c
+	return Redactor{}.Spec(s)
 }
 
 // IsSecretName reports whether a header or query parameter of this name
@@ -40,46 +35,9 @@ func IsSecretName(name string) bool {
 	return false
 }
 
-// redactHeader redacts the value of a "Name: value" header with a secret
-// name. A malformed entry that mentions a secret name is redacted whole.
-func redactHeader(h string) string {
-	name, _, ok := strings.Cut(h, ":")
-	switch {
-	case !ok && IsSecretName(h):
-		return RedactedValue
-	case ok && IsSecretName(name):
-		return name + ": " + RedactedValue
-	default:
-		return h
-	}
-}
-
-// redactURL replaces the userinfo password and the values of secret query
-// parameters. It edits the text rather than re-encoding a parsed URL, so the
-// rest stays byte for byte, and it works on URLs that do not parse too.
-// It splits the URL the way net/url does: the authority ends at the first
-// '/', '?' or '#', and the userinfo ends at its last '@'.
-func redactURL(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return raw
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	authority, tail := rest[:end], rest[end:]
-	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-		if user, _, hasPassword := strings.Cut(authority[:at], ":"); hasPassword {
-			authority = user + ":" + RedactedValue + authority[at:]
-		}
-	}
-	return scheme + "://" + authority + redactQuery(tail)
-}
-
-// redactQuery replaces the values of secret query parameters in the
+// query replaces the values of secret query parameters in the
 // path?query#fragment tail of a URL.
-func redactQuery(tail string) string {
+func (r Redactor) query(tail string) string {
 	beforeFragment, fragment, hasFragment := strings.Cut(tail, "#")
 	path, query, hasQuery := strings.Cut(beforeFragment, "?")
 	if !hasQuery {
@@ -92,7 +50,7 @@ func redactQuery(tail string) string {
 		if err != nil {
 			decoded = name
 		}
-		if hasValue && IsSecretName(decoded) {
+		if hasValue && r.IsSecretName(decoded) {
 			params[i] = name + "=" + RedactedValue
 		}
 	}

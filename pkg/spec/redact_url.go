@@ -5,5 +5,5 @@ package spec
 // RedactedValue; every other byte is kept. It works on text that does not
 // parse as a URL too, and redacting twice gives the same result as once.
 func RedactURL(raw string) string {
-	return redactURL(raw)
+	return Redactor{}.URL(raw)
 }

@@ -32,6 +32,7 @@ func (s Spec) Validate() error {
 	s.validatePercentiles(&p)
 	validateLabelMap(&p, "labels", s.Labels)
 	s.validateAgents(&p)
+	s.validateText(&p)
 	return p.err()
 }
 

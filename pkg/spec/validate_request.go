@@ -58,6 +58,8 @@ func (s Spec) validateHeaders(p *problems, proto Protocol) {
 			p.add(index(f, i), "must be at most %d bytes", MaxHeaderLength)
 		case hasControl(h):
 			p.add(index(f, i), "must not contain CR, LF, NUL or other control characters")
+		case !utf8.ValidString(h):
+			p.add(index(f, i), "must be valid UTF-8")
 		case !ok || name == "":
 			p.add(index(f, i), `want "Name: value"`)
 		case !isToken(name):
@@ -210,7 +212,9 @@ func validateLabelMap(p *problems, field string, labels map[string]string) {
 			p.add(field, "key %.64q must be 1 to %d characters of A-Z, a-z, 0-9, '_', '.' or '-'", k, MaxLabelKeyLength)
 			continue
 		}
-		if utf8.RuneCountInString(labels[k]) > MaxLabelValueLength {
+		if !utf8.ValidString(labels[k]) {
+			p.add(field+"."+k, "must be valid UTF-8")
+		} else if utf8.RuneCountInString(labels[k]) > MaxLabelValueLength {
 			p.add(field+"."+k, "must be at most %d characters", MaxLabelValueLength)
 		}
 	}
@@ -241,4 +245,23 @@ func isLabelKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// validateText refuses text fields that are not valid UTF-8: the spec is
+// JSON, which cannot carry such bytes, so the spec stored or sent to the
+// agents would differ from the one checked (a binary body goes in a
+// payload file). Headers and labels are checked with their other rules.
+func (s Spec) validateText(p *problems) {
+	fields := []struct{ name, value string }{
+		{"url", s.URL}, {"method", s.Method}, {"payload", s.Payload},
+		{"payload_file", s.PayloadFile}, {"content_type", s.ContentType},
+	}
+	if s.GRPC != nil {
+		fields = append(fields, struct{ name, value string }{"grpc.service", s.GRPC.Service})
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.value) {
+			p.add(f.name, "must be valid UTF-8")
+		}
+	}
 }

@@ -188,6 +188,12 @@ func requestCases() []validateCase {
 		{name: "header CRLF", spec: Spec{URL: target, Headers: []string{"X: a\r\nEvil: b"}},
 			fields: []string{"headers[0]"}},
 		{name: "header NUL", spec: Spec{URL: target, Headers: []string{"X: a\x00"}}, fields: []string{"headers[0]"}},
+		// Found by FuzzLoadFlags: JSON turns such bytes into U+FFFD, so the
+		// spec sent would not be the spec checked.
+		{name: "header not UTF-8", spec: Spec{URL: target, Headers: []string{"X: \xc3"}}, fields: []string{"headers[0]"}},
+		{name: "url not UTF-8", spec: Spec{URL: target + "\xc3"}, fields: []string{"url"}},
+		{name: "payload not UTF-8", spec: Spec{URL: target, Payload: "\xff\xfe"}, fields: []string{"payload"}},
+		{name: "label not UTF-8", spec: Spec{URL: target, Labels: map[string]string{"k": "\xc3"}}, fields: []string{"labels.k"}},
 		{name: "header too long", spec: Spec{URL: target, Headers: []string{"X: " + strings.Repeat("a", MaxHeaderLength)}},
 			fields: []string{"headers[0]"}},
 		{name: "too many headers", spec: Spec{URL: target, Headers: tooMany}, fields: []string{"headers"}},

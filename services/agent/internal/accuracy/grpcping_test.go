@@ -99,4 +99,3 @@ func ourPingRTT(t *testing.T, target string) float64 {
 	}
 	return avg
 }
-

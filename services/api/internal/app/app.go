@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		Resolver: cfg.TargetResolver,
 	}
 	log.Info("target policy: control-plane addresses denied to runs", slog.Any("deny", targets.Deny))
-	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout})
+	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor()})
 	a.scheduler = newScheduler(cfg, log, st, seal, targets)
 	var provider *sso.Provider
 	if cfg.OIDC().Enabled() {
@@ -161,7 +161,7 @@ func (a *App) closeBackends() error {
 // openStore connects to Postgres with the configured pool; seal seals the
 // secrets of stored tests (nil for commands that do not read tests).
 func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.Sealer) (*store.Store, error) {
-	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.DBMaxConns, Sealer: seal}, log)
+	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxOpenConns: cfg.DBMaxConns, Sealer: seal, Redactor: cfg.Redactor()}, log)
 	if err != nil {
 		return nil, err //nolint:wrapcheck // Open's message is the one line users need
 	}
@@ -175,7 +175,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st, limits)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
-	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal, targets)
+	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal, targets, cfg.Redactor())
 	reg := prometheus.NewRegistry()
 	var limiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {
@@ -192,7 +192,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 			Agents:   agents.NewService(st),
 			Measures: runs.NewMeasures(runSvc, st),
 			Live:     hub,
-			Imports:  imports.NewService(projectSvc, st),
+			Imports:  imports.NewService(projectSvc, st, cfg.Redactor()),
 			Sync:     resultsync.NewService(projectSvc, st, syncer),
 			Export:   export.NewService(st),
 			Audit:    audit.NewService(st, projectSvc),
@@ -212,6 +212,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 		SessionTTL:   cfg.SessionTTL,
 		Dashboard:    web.Dist(),
 		SSO:          provider,
+		Redactor:     cfg.Redactor(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build router: %w", err)

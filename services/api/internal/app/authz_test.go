@@ -25,6 +25,10 @@ const (
 	callerAdmin     = "admin"
 	callerOther     = "other project's admin"
 	callerOrg       = "org admin"
+	// callerRevoked and callerExpired hold an admin token of project
+	// default that worked, then was revoked or expired: 401 everywhere.
+	callerRevoked = "revoked token"
+	callerExpired = "expired token"
 )
 
 // tokenCallers are the callers holding a valid token, in the order of
@@ -60,7 +64,9 @@ func startAuthz(t *testing.T) *authzEnv {
 		{callerViewer, "default", auth.Viewer},
 		{callerRunner, "default", auth.Runner},
 		{callerAdmin, "default", auth.Admin},
-		{callerOther, "other", auth.Admin},
+		{callerRevoked, "default", auth.Admin},
+		{callerExpired, "default", auth.Admin},
+		{callerOther, "other", auth.Admin}, // the newest token (TestListsShowOnlyVisibleRows)
 	} {
 		tok := e.mustTokenCreated(t, c.project, c.role)
 		f.tokens[c.caller], f.tokenIDs[c.caller] = tok.Secret, tok.Id
@@ -69,6 +75,7 @@ func startAuthz(t *testing.T) *authzEnv {
 		}
 	}
 	f.tokens[callerOrg] = e.AdminToken
+	killTokens(t, e, f.tokens[callerRevoked], f.tokenIDs[callerRevoked], f.tokens[callerExpired], f.tokenIDs[callerExpired])
 	issued := auth.NewToken().Text
 	last := "A"
 	if strings.HasSuffix(issued, "A") {
@@ -85,6 +92,30 @@ func startAuthz(t *testing.T) *authzEnv {
 	f.otherSrc = freshSource(t, f, "other", "other source")
 	f.defSync = e.syncNow(t, f.defSource.Id.String())
 	return f
+}
+
+// killTokens revokes one working token (through the API) and expires
+// another (its expires_at moved to the past, as time would), after checking
+// that both worked.
+func killTokens(t *testing.T, e *apiEnv, revoke string, revokeID uuid.UUID, expire string, expireID uuid.UUID) {
+	t.Helper()
+	for _, tok := range []string{revoke, expire} {
+		e.mustDo(t, http.StatusOK, http.MethodGet, "/me", tok, nil)
+	}
+	e.mustDo(t, http.StatusNoContent, http.MethodDelete, "/tokens/"+revokeID.String(), e.AdminToken, nil)
+	e.exec(t, `UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, expireID)
+	for _, tok := range []string{revoke, expire} {
+		e.mustDo(t, http.StatusUnauthorized, http.MethodGet, "/me", tok, nil)
+	}
+}
+
+// mustDeadTokens returns an admin token of project that was revoked and one
+// that has expired.
+func mustDeadTokens(t *testing.T, e *apiEnv, project string) (revoked, expired string) {
+	t.Helper()
+	r, x := e.mustTokenCreated(t, project, auth.Admin), e.mustTokenCreated(t, project, auth.Admin)
+	killTokens(t, e, r.Secret, r.Id, x.Secret, x.Id)
+	return r.Secret, x.Secret
 }
 
 // freshSource adds a sync source to project; its URL is refused by the
@@ -106,7 +137,8 @@ type authzCase struct {
 	// for done; fixtures the request consumes are made here, per call.
 	target func(t *testing.T, f *authzEnv, key string) (path string, body any, ref string)
 	// want is the status for viewer, runner, admin, other's admin and
-	// org admin; callers without a valid token always get 401.
+	// org admin; callers without a valid token (none, malformed, unknown,
+	// revoked, expired) always get 401.
 	want [len(tokenCallers)]int
 	// done, when set, reports whether the request's effect is in the
 	// database; it must be exactly when the status is 2xx.
@@ -485,7 +517,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		if tc.variant != "" {
 			name += " " + tc.variant
 		}
-		want := map[string]int{callerNone: 401, callerMalformed: 401, callerUnknown: 401}
+		want := map[string]int{callerNone: 401, callerMalformed: 401, callerUnknown: 401, callerRevoked: 401, callerExpired: 401}
 		for i, c := range tokenCallers {
 			want[c] = tc.want[i]
 		}
@@ -558,10 +590,12 @@ func TestPublicOperationsIgnoreCredentials(t *testing.T) {
 	t.Parallel()
 	e := startAPI(t)
 	login := map[string]string{"email": testAdminEmail, "password": testAdminPassword}
-	for _, token := range []string{"", "brg_malformed", auth.NewToken().Text} {
-		name := "token " + token
-		if token == "" {
-			name = "no token"
+	revoked, expired := mustDeadTokens(t, e, "default")
+	names := map[string]string{"": "no token", revoked: "revoked token", expired: "expired token"}
+	for _, token := range []string{"", "brg_malformed", auth.NewToken().Text, revoked, expired} {
+		name := names[token]
+		if name == "" {
+			name = "token " + token
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -572,6 +606,39 @@ func TestPublicOperationsIgnoreCredentials(t *testing.T) {
 			me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/auth/login", token, login))
 			if me.User.Email != testAdminEmail || !me.User.IsAdmin {
 				t.Errorf("login answered user %+v, want the admin", me.User)
+			}
+		})
+	}
+}
+
+// TestFortioDataRefusesDeadTokens: /fortio/data (outside openapi.yaml) is
+// readable without credentials for a project with public results, but a
+// revoked, expired or unknown token is 401 there as on every API route.
+func TestFortioDataRefusesDeadTokens(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t)
+	e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken, map[string]any{"public_results": true})
+	revoked, expired := mustDeadTokens(t, e, "default")
+	viewer := e.mustToken(t, "default", auth.Viewer)
+	for _, c := range []struct {
+		name, token string
+		want        int
+	}{
+		{"no token", "", http.StatusOK},
+		{"viewer", viewer, http.StatusOK},
+		{"revoked token", revoked, http.StatusUnauthorized},
+		{"expired token", expired, http.StatusUnauthorized},
+		{"unknown token", auth.NewToken().Text, http.StatusUnauthorized},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			status, header, raw := e.do(t, http.MethodGet, "/fortio/data/index.tsv?project=default", c.token, nil)
+			if c.want == http.StatusUnauthorized {
+				wantProblem(t, status, header, raw, c.want, "unauthenticated")
+				return
+			}
+			if status != c.want {
+				t.Errorf("status %d, want %d; body %s", status, c.want, raw)
 			}
 		})
 	}

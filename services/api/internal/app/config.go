@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
@@ -79,6 +81,35 @@ type Config struct {
 	// SecretKey seals the secrets of queued runs in Postgres (package
 	// sealer); unset = a key of this process only.
 	SecretKey string `env:"BARRAGE_SECRET_KEY"`
+	// SecretKeysPrevious are older keys, comma-separated, that still open
+	// what they sealed until `barrage-api key rotate` re-seals it under
+	// SecretKey.
+	SecretKeysPrevious string `env:"BARRAGE_SECRET_KEYS_PREVIOUS"`
+	// SecretHeaders are header (and query parameter) names, comma-separated
+	// and matched ignoring case, whose values are secret on top of the
+	// built-in ones (Authorization, Cookie, ...): redacted wherever those
+	// are and sealed for the agents.
+	SecretHeaders string `env:"BARRAGE_SECRET_HEADERS"`
+}
+
+// Redactor returns the redactor of the built-in secret names and
+// SecretHeaders.
+func (c Config) Redactor() spec.Redactor {
+	return spec.NewRedactor(splitList(c.SecretHeaders))
+}
+
+// PreviousKeys returns the keys of SecretKeysPrevious.
+func (c Config) PreviousKeys() []string { return splitList(c.SecretKeysPrevious) }
+
+// splitList splits a comma-separated setting, dropping empty entries.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // AuthOptions returns the sign-in and session settings of the
@@ -156,6 +187,8 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.SyncRequestTimeout, "sync-request-timeout", cfg.SyncRequestTimeout, "timeout of each request a sync makes (BARRAGE_SYNC_REQUEST_TIMEOUT)")
 	fs.DurationVar(&cfg.ScheduleTick, "schedule-tick", cfg.ScheduleTick, "how often due test schedules are looked for; 0 = no scheduled runs (BARRAGE_SCHEDULE_TICK)")
 	fs.StringVar(&cfg.SecretKey, "secret-key", cfg.SecretKey, "base64 of 32 bytes that seal run secrets in Postgres; set it in production (`barrage-api key new`); unset = a key of this process only (BARRAGE_SECRET_KEY)")
+	fs.StringVar(&cfg.SecretKeysPrevious, "secret-keys-previous", cfg.SecretKeysPrevious, "older secret keys, comma-separated, that still open what they sealed until `barrage-api key rotate` (BARRAGE_SECRET_KEYS_PREVIOUS)")
+	fs.StringVar(&cfg.SecretHeaders, "secret-headers", cfg.SecretHeaders, "header and query parameter names, comma-separated, redacted like Authorization (BARRAGE_SECRET_HEADERS)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -229,6 +262,19 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("-secret-key: %w; make one with `barrage-api key new`", err))
 		}
 	}
+	for i, k := range c.PreviousKeys() {
+		if _, err := sealer.ParseKey(k); err != nil {
+			errs = append(errs, fmt.Errorf("-secret-keys-previous: key %d: %w", i+1, err))
+		}
+	}
+	if len(c.PreviousKeys()) > 0 && c.SecretKey == "" {
+		errs = append(errs, errors.New("-secret-keys-previous needs -secret-key, the key that seals from now on"))
+	}
+	for _, name := range splitList(c.SecretHeaders) {
+		if !validHeaderName(name) {
+			errs = append(errs, fmt.Errorf("-secret-headers: %q is not a header name", name))
+		}
+	}
 	if err := c.Limits().Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -236,4 +282,15 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// validHeaderName reports whether name is an HTTP header name (RFC 9110
+// token).
+func validHeaderName(name string) bool {
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return name != ""
 }

@@ -25,6 +25,8 @@ const usage = `usage:
                                               mint a project API token and print it
   barrage-api token new                       print a random, well-formed token (for BARRAGE_ADMIN_TOKEN)
   barrage-api key new                         print a random secret key (for BARRAGE_SECRET_KEY)
+  barrage-api key rotate [-batch 100]         re-seal the stored secrets under BARRAGE_SECRET_KEY, opening them
+                                              with it or BARRAGE_SECRET_KEYS_PREVIOUS; prints the counts
   barrage-api nats-auth init FILE             create the NATS operator-mode keys file (for BARRAGE_NATS_KEYS)
   barrage-api nats-auth server-config [-nats-keys FILE]
                                               print the nats-server configuration that trusts those keys
@@ -57,7 +59,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	case "token":
 		err = token(ctx, rest, environ, stdout, stderr)
 	case "key":
-		err = key(rest, stdout)
+		err = key(ctx, rest, environ, stdout, stderr)
 	case "nats-auth":
 		err = natsAuth(rest, environ, stdout, stderr)
 	case "agent-credentials":

@@ -24,11 +24,15 @@ const (
 	secretBearer   = "s3cr3t-AAA"
 	secretPassword = "pa55-BBB"
 	secretToken    = "tok-CCC"
+	// secretAPIKey and secretSig travel in headers named in
+	// BARRAGE_SECRET_HEADERS; X-Tenant-Sig is secret only through that list.
+	secretAPIKey = "apikey-DDD"
+	secretSig    = "sig-EEE"
 )
 
 // seenRequest is what the target of the redaction run saw.
 type seenRequest struct {
-	authorization, user, password, token string
+	authorization, user, password, token, apiKey, sig string
 }
 
 // startSecretTarget is an HTTP target that records the credentials of the
@@ -41,7 +45,8 @@ func startSecretTarget(t *testing.T) (base string, last func() (seenRequest, int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, password, _ := r.BasicAuth()
 		mu.Lock()
-		seen = seenRequest{authorization: r.Header.Get("Authorization"), user: user, password: password, token: r.URL.Query().Get("token")}
+		seen = seenRequest{authorization: r.Header.Get("Authorization"), user: user, password: password, token: r.URL.Query().Get("token"),
+			apiKey: r.Header.Get("X-Api-Key"), sig: r.Header.Get("X-Tenant-Sig")}
 		n++
 		mu.Unlock()
 		_, _ = io.WriteString(w, "ok")
@@ -57,10 +62,12 @@ func startSecretTarget(t *testing.T) (base string, last func() (seenRequest, int
 // TestRedactionEndToEnd runs a real run whose header, URL userinfo and
 // query carry secrets: the agent sends the real values to the target, and
 // none of them is in the database, any API response about the run, the
-// exports or the logs of the API and the agent (DESIGN §7).
+// exports or the logs of the API and the agent (DESIGN §7). X-Tenant-Sig
+// is secret only because BARRAGE_SECRET_HEADERS names it.
 func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 	var logs syncBuffer
-	e := startAPILogged(t, &logs, "BARRAGE_DISPATCH_WAIT=10s", "BARRAGE_SECRET_KEY="+testSecretKey)
+	e := startAPILogged(t, &logs, "BARRAGE_DISPATCH_WAIT=10s", "BARRAGE_SECRET_KEY="+testSecretKey,
+		"BARRAGE_SECRET_HEADERS=x-api-key, X-TENANT-SIG")
 	target, last := startSecretTarget(t)
 	startAgentsLogged(t, e.NATSURL, 1, &logs, slog.LevelDebug)
 
@@ -81,9 +88,11 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		fromTest bool
 		want     seenRequest
 	}{
-		{"bearer", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible"}, false, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken}},
+		{"bearer", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible", "X-Api-Key: " + secretAPIKey, "X-Tenant-Sig: " + secretSig},
+			false, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, apiKey: secretAPIKey, sig: secretSig}},
 		{"basic", []string{"X-Trace: visible"}, false, seenRequest{user: "user", password: secretPassword, token: secretToken}},
-		{"stored test", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible"}, true, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken}},
+		{"stored test", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible", "X-Tenant-Sig: " + secretSig},
+			true, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, sig: secretSig}},
 	} {
 		sp := map[string]any{"url": runURL, "qps": 20, "connections": 1, "duration": "1s", "headers": c.headers}
 		body := map[string]any{"project": "default", "name": "redaction " + c.name, "spec": sp}
@@ -138,8 +147,19 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		name := entry.URL[strings.LastIndexByte(entry.URL, '/')+1:]
 		record("GET /fortio/data/"+name, e.mustDo(t, http.StatusOK, http.MethodGet, "/fortio/data/"+name, "", nil))
 	}
+	// An imported Fortio result carrying the listed header and query
+	// parameter keeps neither value.
+	doc := decode[map[string]any](t, fortioDoc(t, "http_credentials.json"))
+	doc["Headers"] = map[string][]string{"X-Tenant-Sig": {secretSig}, "X-Trace": {"visible"}}
+	doc["URL"] = doc["URL"].(string) + "&x-tenant-sig=" + secretSig
+	imported := e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default&name=imported", e.AdminToken, doc)
+	record("POST /imports", imported)
+	importedID := decode[httpapi.Run](t, imported).Id.String()
+	for _, sub := range []string{"", "/result", "/result?format=fortio"} {
+		record("GET /runs/"+importedID+sub, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+importedID+sub, e.AdminToken, nil))
+	}
 	// The shown spec still says where the runs went, with the secrets masked.
-	if !bytes.Contains(responses.Bytes(), []byte("REDACTED")) || !bytes.Contains(responses.Bytes(), []byte("X-Trace: visible")) {
+	if !bytes.Contains(responses.Bytes(), []byte("X-Tenant-Sig: REDACTED")) || !bytes.Contains(responses.Bytes(), []byte("X-Trace: visible")) {
 		t.Errorf("the responses show no redacted spec:\n%s", responses.Bytes())
 	}
 
@@ -155,7 +175,7 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		{"API responses", responses.Bytes()},
 		{"API and agent logs", []byte(logs.String())},
 	} {
-		for _, secret := range []string{secretBearer, secretPassword, secretToken} {
+		for _, secret := range []string{secretBearer, secretPassword, secretToken, secretAPIKey, secretSig} {
 			if i := bytes.Index(place.text, []byte(secret)); i >= 0 {
 				t.Errorf("%s: found the secret %q in …%s…", place.name, secret, around(place.text, i))
 			}

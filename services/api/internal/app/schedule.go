@@ -16,6 +16,6 @@ import (
 func newScheduler(cfg Config, log *slog.Logger, st *store.Store, seal *sealer.Sealer, targets runs.TargetPolicy) *schedule.Scheduler {
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st, limits)
-	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, seal, targets)
+	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, seal, targets, cfg.Redactor())
 	return schedule.New(schedule.Options{Store: st, Runs: runSvc, Log: log, Tick: cfg.ScheduleTick})
 }

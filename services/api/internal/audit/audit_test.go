@@ -44,3 +44,32 @@ func TestParseRequest(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseRequest reads the cursor and limit of GET /audit: it never
+// panics, refuses with an Invalid error, and a cursor it accepts is the one
+// encodeCursor writes for its id.
+func FuzzParseRequest(f *testing.F) {
+	f.Add(encodeCursor(42), 10)
+	f.Add("", 0)
+	f.Add("YTA", 1)
+	f.Add("a-1", 1000)
+	f.Fuzz(func(t *testing.T, cursor string, limit int) {
+		r, err := ParseRequest(&cursor, &limit)
+		if err != nil {
+			if !apperr.Is(err, apperr.Invalid) {
+				t.Fatalf("ParseRequest(%q, %d) = %v, want an Invalid error", cursor, limit, err)
+			}
+			return
+		}
+		if r.Limit != limit {
+			t.Fatalf("limit %d, want %d", r.Limit, limit)
+		}
+		if cursor == "" {
+			return
+		}
+		again, err := ParseRequest(new(encodeCursor(r.AfterID)), &limit)
+		if err != nil || again.AfterID != r.AfterID || r.AfterID < 1 {
+			t.Fatalf("cursor %q → id %d → %q → %d, %v", cursor, r.AfterID, encodeCursor(r.AfterID), again.AfterID, err)
+		}
+	})
+}

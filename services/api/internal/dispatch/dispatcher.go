@@ -189,7 +189,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 	if err != nil {
 		reason := "cannot read the run's secrets: " + err.Error()
 		if errors.Is(err, sealer.ErrWrongKey) {
-			reason += " (the run was queued under another BARRAGE_SECRET_KEY)"
+			reason += " (the run was queued under a key this server does not hold: configure it in BARRAGE_SECRET_KEYS_PREVIOUS)"
 		}
 		return time.Time{}, d.fail(ctx, run.ID, run.Status, reason)
 	}

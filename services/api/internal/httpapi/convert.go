@@ -115,9 +115,10 @@ func limitsIn(u *ProjectLimitsUpdate) *policy.Overrides {
 	return o
 }
 
-func testOut(t testdefs.Test) Test {
+// testOut maps a test, with its spec redacted by the server's redactor.
+func (s *server) testOut(t testdefs.Test) Test {
 	return Test{
-		Id: t.ID, ProjectId: t.ProjectID, Name: t.Name, Description: t.Description, Spec: t.Spec.Redacted(),
+		Id: t.ID, ProjectId: t.ProjectID, Name: t.Name, Description: t.Description, Spec: s.redactor.Spec(t.Spec),
 		Thresholds: thresholdsOf(t.Thresholds), Labels: labelsOf(t.Labels), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		Schedule: optString(t.Schedule), Timezone: optString(t.Timezone), NextRunAt: optTime(t.NextRunAt),
 	}

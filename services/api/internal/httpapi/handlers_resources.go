@@ -70,7 +70,7 @@ func (s *server) ListTests(ctx context.Context, req ListTestsRequestObject) (Lis
 	if err != nil {
 		return nil, err
 	}
-	return ListTests200JSONResponse{Items: mapSlice(list, testOut), NextCursor: optString(next)}, nil
+	return ListTests200JSONResponse{Items: mapSlice(list, s.testOut), NextCursor: optString(next)}, nil
 }
 
 // CreateTest implements POST /tests.
@@ -85,7 +85,7 @@ func (s *server) CreateTest(ctx context.Context, req CreateTestRequestObject) (C
 	if err != nil {
 		return nil, err
 	}
-	return CreateTest201JSONResponse(testOut(t)), nil
+	return CreateTest201JSONResponse(s.testOut(t)), nil
 }
 
 // GetTest implements GET /tests/{test}.
@@ -95,7 +95,7 @@ func (s *server) GetTest(ctx context.Context, req GetTestRequestObject) (GetTest
 	if err != nil {
 		return nil, err
 	}
-	return GetTest200JSONResponse(testOut(t)), nil
+	return GetTest200JSONResponse(s.testOut(t)), nil
 }
 
 // ReplaceTest implements PUT /tests/{test}.
@@ -110,7 +110,7 @@ func (s *server) ReplaceTest(ctx context.Context, req ReplaceTestRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	return ReplaceTest200JSONResponse(testOut(t)), nil
+	return ReplaceTest200JSONResponse(s.testOut(t)), nil
 }
 
 // GetTestTrend implements GET /tests/{test}/trend.

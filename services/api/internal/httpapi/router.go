@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	api "github.com/barrage-dev/barrage/services/api"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
@@ -53,6 +54,9 @@ type Options struct {
 	// SSO signs users in through an OIDC provider at OIDCLoginPath; nil
 	// disables it.
 	SSO *sso.Provider
+	// Redactor redacts the specs of tests in responses; the zero value
+	// knows the built-in secret names only.
+	Redactor spec.Redactor
 }
 
 // publicRoutes need no credentials.
@@ -98,7 +102,8 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.GET(FortioDataPath+"/:file", data)
 	r.HEAD(FortioDataPath+"/:file", data)
 
-	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second), sso: o.SSO != nil}
+	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second),
+		sso: o.SSO != nil, redactor: o.Redactor}
 	if o.SSO != nil {
 		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}
 		r.GET(OIDCLoginPath, rateLimit(o.Limiter), sr.login)

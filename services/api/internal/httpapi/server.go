@@ -66,6 +66,7 @@ type server struct {
 	secureCookie bool
 	sessionTTL   int  // seconds
 	sso          bool // OIDC sign-in is configured
+	redactor     spec.Redactor
 }
 
 var _ StrictServerInterface = (*server)(nil)

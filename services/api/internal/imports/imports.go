@@ -45,12 +45,13 @@ type Service struct {
 	projects *projects.Service
 	store    Store
 	now      func() time.Time
+	redactor spec.Redactor
 }
 
 // NewService returns a Service that resolves projects with projectSvc and
 // stores into st.
-func NewService(projectSvc *projects.Service, st Store) *Service {
-	return &Service{projects: projectSvc, store: st, now: time.Now}
+func NewService(projectSvc *projects.Service, st Store, red spec.Redactor) *Service {
+	return &Service{projects: projectSvc, store: st, now: time.Now, redactor: red}
 }
 
 // Input is one document to import.
@@ -81,6 +82,7 @@ func (s *Service) Import(ctx context.Context, p *auth.Principal, in Input) (runs
 	}
 	n, err := Build(in.Document, Meta{
 		Project: proj.ID, Name: in.Name, Origin: in.Origin, Source: runs.SourceImport, CreatedBy: p.UserID, Now: s.now(),
+		Redactor: s.redactor,
 	})
 	if err != nil {
 		return runs.Run{}, err
@@ -101,6 +103,9 @@ type Meta struct {
 	Source    runs.Source
 	CreatedBy uuid.UUID
 	Now       time.Time
+	// Redactor names the deployment's extra secret headers
+	// (BARRAGE_SECRET_HEADERS); the zero value knows the built-in ones.
+	Redactor spec.Redactor
 }
 
 // Build checks and redacts doc and returns the run to store. Errors are
@@ -110,10 +115,11 @@ func Build(doc []byte, m Meta) (runs.NewImport, error) {
 	if err != nil {
 		return runs.NewImport{}, documentError(err)
 	}
-	redacted, err := fortiojson.Redact(doc)
+	redacted, err := fortiojson.RedactWith(doc, m.Redactor)
 	if err != nil {
 		return runs.NewImport{}, documentError(err)
 	}
+	d.Target = m.Redactor.URL(d.Target)
 	now := m.Now.UTC()
 	start := d.StartTime.UTC()
 	if start.IsZero() {

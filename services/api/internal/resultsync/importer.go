@@ -24,6 +24,8 @@ type importer struct {
 	fetch fetcher
 	src   Source
 	now   func() time.Time
+	// redactor redacts the imported documents.
+	redactor spec.Redactor
 }
 
 // object fetches, checks and imports one listed object and says what
@@ -60,6 +62,7 @@ func (im importer) object(ctx context.Context, obj listed) Object {
 	}
 	n, err := imports.Build(body, imports.Meta{
 		Project: im.src.ProjectID, Origin: o.URL, Source: runs.SourceSync, CreatedBy: im.src.CreatedBy, Now: im.now(),
+		Redactor: im.redactor,
 	})
 	if err != nil {
 		return fail(o, "not a Fortio result: "+reason(err))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/netguard"
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 )
 
@@ -24,6 +25,9 @@ type Options struct {
 	MaxListingBytes int64
 	// MaxRedirects is the most redirects one request follows.
 	MaxRedirects int
+	// Redactor names the deployment's extra secret headers for the
+	// documents a sync imports; the zero value knows the built-in ones.
+	Redactor spec.Redactor
 }
 
 // Defaults of Options.
@@ -150,7 +154,7 @@ func (s *Syncer) walk(ctx context.Context, log *slog.Logger, src Source, run Run
 	if err != nil {
 		run.Error = err.Error()
 	}
-	imp := importer{store: s.store, fetch: f, src: src, now: s.now}
+	imp := importer{store: s.store, fetch: f, src: src, now: s.now, redactor: s.opts.Redactor}
 	for i, obj := range list.objects {
 		o := imp.object(ctx, obj)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(ctx.Err(), context.Canceled) {

@@ -53,7 +53,7 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 		return Run{}, false, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
 	}
 	now := s.now().UTC()
-	redacted := sp.Redacted()
+	redacted := s.redactor.Spec(sp)
 	r := Run{
 		ID: newID(), ProjectID: t.ProjectID, TestID: t.ID, Name: t.Name, Status: Queued, Source: SourceSchedule,
 		Spec: redacted, Thresholds: t.Thresholds, Labels: labels, Target: redacted.URL, QPSRequested: sp.PeakQPS(),

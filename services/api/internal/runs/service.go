@@ -35,6 +35,7 @@ type Service struct {
 	limits   policy.Limits
 	seal     *sealer.Sealer
 	targets  TargetPolicy
+	redactor spec.Redactor
 	now      func() time.Time
 }
 
@@ -42,10 +43,13 @@ type Service struct {
 // new run into its dispatch message; the dispatcher must open it with the
 // same key. targets is checked, with the project's target allow-list, on
 // every run's target when it is submitted, and travels with the run to its
-// agents, which check again when they connect.
-func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer, targets TargetPolicy) *Service {
+// agents, which check again when they connect. red redacts the spec each
+// run stores and shows.
+func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Service, limits policy.Limits, seal *sealer.Sealer,
+	targets TargetPolicy, red spec.Redactor,
+) *Service {
 	limits.Normalize()
-	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, targets: targets, now: time.Now}
+	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, targets: targets, redactor: red, now: time.Now}
 }
 
 // Input is a request to start a run: a stored test or an inline spec.
@@ -105,10 +109,10 @@ type DispatchMessage struct {
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
-// redacted spec in clear and, when sp has secrets, the real one sealed
-// with seal (a spec without secrets needs no key to run).
-func NewDispatchMessage(seal *sealer.Sealer, runID, projectID uuid.UUID, sp spec.Spec) (DispatchMessage, error) {
-	m := DispatchMessage{RunID: runID, ProjectID: projectID, Spec: sp.Redacted()}
+// redacted spec (by red) in clear and, when sp has secrets, the real one
+// sealed with seal (a spec without secrets needs no key to run).
+func NewDispatchMessage(seal *sealer.Sealer, red spec.Redactor, runID, projectID uuid.UUID, sp spec.Spec) (DispatchMessage, error) {
+	m := DispatchMessage{RunID: runID, ProjectID: projectID, Spec: red.Spec(sp)}
 	if reflect.DeepEqual(m.Spec, sp) {
 		return m, nil
 	}
@@ -146,7 +150,7 @@ func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
 // dispatchPayload is the outbox payload of a new run of sp; allow is its
 // project's target allow-list.
 func (s *Service) dispatchPayload(r Run, sp spec.Spec, allow []string) ([]byte, error) {
-	m, err := NewDispatchMessage(s.seal, r.ID, r.ProjectID, sp)
+	m, err := NewDispatchMessage(s.seal, s.redactor, r.ID, r.ProjectID, sp)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +270,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		return built{}, apperr.Invalidf("labels", "the run would carry %d labels; at most %d", len(labels), spec.MaxLabels)
 	}
 	now := s.now().UTC()
-	redacted := sp.Redacted()
+	redacted := s.redactor.Spec(sp)
 	r.ID, r.Spec, r.Labels, r.Target, r.QPSRequested = newID(), redacted, labels, redacted.URL, sp.PeakQPS()
 	r.CreatedAt, r.UpdatedAt = now, now
 	if r.Source == "" {

@@ -101,7 +101,7 @@ func (e *env) scheduler(tb testing.TB) *schedule.Scheduler {
 	st := e.mustStore(tb)
 	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
 	projectSvc := projects.NewService(st, limits)
-	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), runs.TargetPolicy{})
+	runSvc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), runs.TargetPolicy{}, spec.Redactor{})
 	s := schedule.New(schedule.Options{Store: st, Runs: runSvc, Now: e.clock.Now})
 	tb.Cleanup(func() { _ = s.Close() })
 	return s
@@ -309,7 +309,7 @@ func TestCreateScheduledIsIdempotentPerTick(t *testing.T) {
 	st := e.mustStore(t)
 	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
 	projectSvc := projects.NewService(st, limits)
-	svc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), runs.TargetPolicy{})
+	svc := runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), runs.TargetPolicy{}, spec.Redactor{})
 	at := time.Date(2030, 1, 7, 10, 1, 0, 0, time.UTC)
 	first, created, err := svc.CreateScheduled(ctxT(t), test, at)
 	if err != nil || !created {
@@ -382,7 +382,7 @@ func (e *env) runs(tb testing.TB) *runs.Service {
 	st := e.mustStore(tb)
 	limits := policy.Limits{MaxQPS: 1000, MaxConnections: 100, MaxDuration: time.Hour, MaxAgents: 10, MaxHeaders: 10, MaxPayloadBytes: 1024}
 	projectSvc := projects.NewService(st, limits)
-	return runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), runs.TargetPolicy{})
+	return runs.NewService(st, projectSvc, testdefs.NewService(st, projectSvc, limits), limits, sealer.Ephemeral(), runs.TargetPolicy{}, spec.Redactor{})
 }
 
 // exec runs one statement on the database.

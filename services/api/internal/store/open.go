@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	// process only (sealer.Ephemeral), enough for tools that do not read
 	// tests.
 	Sealer *sealer.Sealer
+	// Redactor redacts the specs of stored tests; the zero value knows the
+	// built-in secret names only.
+	Redactor spec.Redactor
 }
 
 // Normalize fills the zero fields of o with the defaults.
@@ -101,7 +105,7 @@ func open(ctx context.Context, databaseURL string, opts Options, log *slog.Logge
 	if seal == nil {
 		seal = sealer.Ephemeral()
 	}
-	return &Store{db: db, sql: sqlDB, log: log, seal: seal}, nil
+	return &Store{db: db, sql: sqlDB, log: log, seal: seal, redactor: opts.Redactor}, nil
 }
 
 // createDatabase connects to the maintenance database "postgres" of the

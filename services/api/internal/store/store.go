@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
@@ -55,6 +56,8 @@ type Store struct {
 	log *slog.Logger
 	// seal seals the real specs of stored tests.
 	seal *sealer.Sealer
+	// redactor redacts the specs of stored tests.
+	redactor spec.Redactor
 }
 
 // DB returns the connection pool, for migrations and pool metrics.

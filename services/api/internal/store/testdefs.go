@@ -44,7 +44,7 @@ func (testRow) TableName() string { return "tests" }
 // testToRow maps a test to its row: the redacted spec in clear and, when
 // it has secrets, the real one sealed.
 func (s *Store) testToRow(t testdefs.Test) (testRow, error) {
-	sp, err := json.Marshal(t.Spec.Redacted())
+	sp, err := json.Marshal(s.redactor.Spec(t.Spec))
 	if err != nil {
 		return testRow{}, fmt.Errorf("encode spec: %w", err)
 	}

@@ -8,6 +8,7 @@ package testdefs
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
 
 // Test is a stored test definition.
@@ -50,8 +52,13 @@ type Test struct {
 // secrets could not be opened (SealErr).
 func (t Test) RunSpec() (spec.Spec, error) {
 	if t.SealErr != nil {
+		if wk, ok := errors.AsType[*sealer.WrongKeyError](t.SealErr); ok {
+			return spec.Spec{}, apperr.New(apperr.Conflict,
+				"the secrets of test %s were sealed under key id %s, which this server does not hold (BARRAGE_SECRET_KEY id %s); "+
+					"configure that key in BARRAGE_SECRET_KEYS_PREVIOUS, or save the test again with its secrets", t.ID, wk.KeyID, wk.Current)
+		}
 		return spec.Spec{}, apperr.New(apperr.Conflict,
-			"the secrets of test %s were sealed under another BARRAGE_SECRET_KEY and cannot be read; save the test again with them", t.ID)
+			"the secrets of test %s cannot be read (the sealed data is corrupt); save the test again with them", t.ID)
 	}
 	return t.Spec.Clone(), nil
 }
