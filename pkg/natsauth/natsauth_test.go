@@ -1,6 +1,7 @@
 package natsauth_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -273,7 +274,7 @@ func TestCredentialsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, gotID, err := natsauth.ParseCredentials(file)
-	if err != nil || gotID != id || got.JWT != creds.JWT || string(got.Seed) != string(creds.Seed) {
+	if err != nil || gotID != id || got.JWT != creds.JWT || !bytes.Equal(got.Seed, creds.Seed) {
 		t.Fatalf("round trip: id %q (want %q), err %v", gotID, id, err)
 	}
 	api, err := keys.APIUser()
