@@ -63,19 +63,9 @@ func natsBootstrap(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	keysPath := filepath.Join(*keysDir, bootstrapKeysFile)
-	keys, err := natsauth.Load(keysPath)
-	switch {
-	case err == nil:
-	case errors.Is(err, fs.ErrNotExist):
-		if keys, err = natsauth.Generate(); err != nil {
-			return err //nolint:wrapcheck // natsauth's errors say what failed
-		}
-		if err := keys.Save(keysPath); err != nil {
-			return err //nolint:wrapcheck // natsauth's errors name the file
-		}
-		_, _ = fmt.Fprintf(stdout, "created %s\n", keysPath)
-	default:
-		return err //nolint:wrapcheck // natsauth's errors name the file
+	keys, err := loadOrCreateKeys(keysPath, stdout)
+	if err != nil {
+		return err
 	}
 	if err := own(keysPath); err != nil {
 		return err
@@ -89,31 +79,61 @@ func natsBootstrap(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("trust file: %w", err)
 	}
 	_, _ = fmt.Fprintf(stdout, "wrote %s\n", serverPath)
+	created, err := issueAgentSlots(keys, *agentsDir, *slots, own)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "agent credentials in %s: %d new, %d in all\n", *agentsDir, created, *slots)
+	return err //nolint:wrapcheck // a write to stdout
+}
+
+// loadOrCreateKeys loads the keys file at path, or creates it.
+func loadOrCreateKeys(path string, stdout io.Writer) (natsauth.Keys, error) {
+	keys, err := natsauth.Load(path)
+	switch {
+	case err == nil:
+		return keys, nil
+	case errors.Is(err, fs.ErrNotExist):
+		if keys, err = natsauth.Generate(); err != nil {
+			return natsauth.Keys{}, err //nolint:wrapcheck // natsauth's errors say what failed
+		}
+		if err := keys.Save(path); err != nil {
+			return natsauth.Keys{}, err //nolint:wrapcheck // natsauth's errors name the file
+		}
+		_, _ = fmt.Fprintf(stdout, "created %s\n", path)
+		return keys, nil
+	default:
+		return natsauth.Keys{}, err //nolint:wrapcheck // natsauth's errors name the file
+	}
+}
+
+// issueAgentSlots issues the credentials agent-1 .. agent-slots that dir
+// lacks, gives each new file to own, and returns how many it issued.
+func issueAgentSlots(keys natsauth.Keys, dir string, slots int, own func(string) error) (int, error) {
 	created := 0
-	for i := 1; i <= *slots; i++ {
+	for i := 1; i <= slots; i++ {
 		name := "agent-" + strconv.Itoa(i)
-		path := filepath.Join(*agentsDir, name+".creds")
+		path := filepath.Join(dir, name+".creds")
 		if _, err := os.Stat(path); err == nil {
 			continue
 		}
 		creds, _, err := keys.AgentUser(name)
 		if err != nil {
-			return err //nolint:wrapcheck // natsauth's errors say what failed
+			return created, err //nolint:wrapcheck // natsauth's errors say what failed
 		}
 		file, err := creds.File()
 		if err != nil {
-			return err //nolint:wrapcheck // natsauth's errors say what failed
+			return created, err //nolint:wrapcheck // natsauth's errors say what failed
 		}
 		if err := writeNew(path, file); err != nil {
-			return err
+			return created, err
 		}
 		if err := own(path); err != nil {
-			return err
+			return created, err
 		}
 		created++
 	}
-	_, err = fmt.Fprintf(stdout, "agent credentials in %s: %d new, %d in all\n", *agentsDir, created, *slots)
-	return err //nolint:wrapcheck // a write to stdout
+	return created, nil
 }
 
 // parseOwner parses "UID:GID"; -1, -1 for "".
