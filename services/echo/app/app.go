@@ -251,7 +251,9 @@ func (a *App) serveH3(ctx context.Context) error {
 	if err := a.h3.Shutdown(sctx); err != nil {
 		_ = a.h3.Close()
 	}
-	<-errc // http.ErrServerClosed (or the listener's close)
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		a.log.Debug("h3 server stopped", slog.Any("error", err))
+	}
 	return nil
 }
 

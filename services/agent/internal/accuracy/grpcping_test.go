@@ -94,7 +94,8 @@ func ourPingRTT(t *testing.T, target string) float64 {
 	}
 	var count int
 	var avg float64
-	if _, err := fmt.Sscanf(out.String()[strings.Index(out.String(), "RTT usec"):], "RTT usec : count %d avg %f", &count, &avg); err != nil || count != 20 {
+	_, summary, found := strings.Cut(out.String(), "RTT usec")
+	if _, err := fmt.Sscanf(summary, " : count %d avg %f", &count, &avg); !found || err != nil || count != 20 {
 		t.Fatalf("RTT summary (%v, count %d):\n%s", err, count, out.String())
 	}
 	return avg

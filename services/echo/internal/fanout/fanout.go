@@ -58,8 +58,13 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// hopHeaders are not forwarded (RFC 9110 §7.6.1).
-var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+// dropHopHeaders removes the headers that are not forwarded (RFC 9110
+// §7.6.1).
+func dropHopHeaders(h http.Header) {
+	for _, k := range []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"} {
+		h.Del(k)
+	}
+}
 
 // Handler returns the fan-out handler for targets.
 func Handler(targets []*url.URL, o Options) http.Handler {
@@ -120,9 +125,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for k, vs := range resp.Header {
 			w.Header()[k] = vs
 		}
-		for _, k := range hopHeaders {
-			w.Header().Del(k)
-		}
+		dropHopHeaders(w.Header())
 		w.WriteHeader(resp.StatusCode)
 		_, _ = io.Copy(w, resp.Body)
 		wg.Wait()
@@ -141,9 +144,7 @@ func (h *handler) forward(ctx context.Context, r *http.Request, body []byte, tar
 		return nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header = r.Header.Clone()
-	for _, k := range hopHeaders {
-		req.Header.Del(k)
-	}
+	dropHopHeaders(req.Header)
 	req.ContentLength = int64(len(body))
 	resp, err := h.o.Client.Do(req)
 	if err != nil {
