@@ -67,19 +67,11 @@ func runHealthcheck(ctx context.Context, args, environ []string, stderr io.Write
 
 // checkHeartbeat looks for a fresh heartbeat of the agent called name.
 func checkHeartbeat(ctx context.Context, url, name string) error {
-	nc, err := nats.Connect(url, nats.Name("barrage-agent healthcheck"), nats.Timeout(2*time.Second))
+	kv, closeConn, err := agentsBucket(ctx, url)
 	if err != nil {
-		return fmt.Errorf("connect to NATS: %w", err)
+		return err
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
-	}
-	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
-	if err != nil {
-		return fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
-	}
+	defer closeConn()
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return fmt.Errorf("read heartbeats: %w", err)
@@ -113,20 +105,12 @@ func checkOwnHeartbeat(ctx context.Context, url, credsPath string) error {
 	if err != nil {
 		return fmt.Errorf("-creds %s: %w", credsPath, err)
 	}
-	nc, err := nats.Connect(url, nats.Name("barrage-agent healthcheck"), nats.Timeout(2*time.Second),
+	kv, closeConn, err := agentsBucket(ctx, url,
 		nats.UserJWTAndSeed(creds.JWT, string(creds.Seed)), nats.CustomInboxPrefix(natsauth.InboxPrefix(id)))
 	if err != nil {
-		return fmt.Errorf("connect to NATS: %w", err)
+		return err
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
-	}
-	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
-	if err != nil {
-		return fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
-	}
+	defer closeConn()
 	e, err := kv.Get(ctx, id)
 	if err != nil {
 		return fmt.Errorf("heartbeat of agent %s: %w", id, err)
@@ -139,4 +123,24 @@ func checkOwnHeartbeat(ctx context.Context, url, credsPath string) error {
 		return fmt.Errorf("the heartbeat of agent %s is %s old", id, age.Round(time.Second))
 	}
 	return nil
+}
+
+// agentsBucket connects to NATS at url with opts and binds the heartbeat
+// bucket; the returned function closes the connection.
+func agentsBucket(ctx context.Context, url string, opts ...nats.Option) (jetstream.KeyValue, func(), error) {
+	nc, err := nats.Connect(url, append([]nats.Option{nats.Name("barrage-agent healthcheck"), nats.Timeout(2 * time.Second)}, opts...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to NATS: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("jetstream: %w", err)
+	}
+	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
+	}
+	return kv, nc.Close, nil
 }

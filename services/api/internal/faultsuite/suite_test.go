@@ -46,6 +46,17 @@ func (s *stack) echoDelta(t *testing.T, before int64, r run) {
 	}
 }
 
+// checkWhole checks a run that must have survived its fault whole:
+// completed, not degraded, its ledger right, every request answered counted.
+func (s *stack) checkWhole(t *testing.T, r run, before int64) {
+	t.Helper()
+	if r.Status != "completed" || r.Degraded {
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+	}
+	s.checkLedger(t, r)
+	s.echoDelta(t, before, r)
+}
+
 // TestAgentKilledMidRun: kill -9 of one agent: the run ends degraded in
 // time, the other agent's shard is whole.
 func TestAgentKilledMidRun(t *testing.T) {
@@ -103,11 +114,7 @@ func TestAPIKilledMidRun(t *testing.T) {
 	s.apis[0].start(t)
 	waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
 	r = s.waitTerminal(t, r.ID, bound)
-	if r.Status != "completed" || r.Degraded {
-		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
-	}
-	s.checkLedger(t, r)
-	s.echoDelta(t, before, r)
+	s.checkWhole(t, r, before)
 }
 
 // TestNATSRestartedMidRun: nats-server stopped and started again (its
@@ -122,11 +129,7 @@ func TestNATSRestartedMidRun(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	s.nats.start(t)
 	r = s.waitTerminal(t, r.ID, bound)
-	if r.Status != "completed" || r.Degraded {
-		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
-	}
-	s.checkLedger(t, r)
-	s.echoDelta(t, before, r)
+	s.checkWhole(t, r, before)
 }
 
 // TestPostgresDownMidRun: Postgres stopped for FAULTS_OUTAGE mid-run: the
@@ -148,11 +151,7 @@ func TestPostgresDownMidRun(t *testing.T) {
 	s.pg.start(t)
 	waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
 	r = s.waitTerminal(t, r.ID, bound+outage(t))
-	if r.Status != "completed" || r.Degraded {
-		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
-	}
-	s.checkLedger(t, r)
-	s.echoDelta(t, before, r)
+	s.checkWhole(t, r, before)
 }
 
 // TestTwoAPIReplicas: two API processes share the ingest consumer: the run
@@ -162,11 +161,7 @@ func TestTwoAPIReplicas(t *testing.T) {
 	before, _ := s.echoCount()
 	r := s.submit(t, qps, 2, length)
 	r = s.waitTerminal(t, r.ID, bound)
-	if r.Status != "completed" || r.Degraded {
-		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
-	}
-	s.checkLedger(t, r)
-	s.echoDelta(t, before, r)
+	s.checkWhole(t, r, before)
 }
 
 type readyErr string

@@ -49,10 +49,14 @@ func fortioBin(t *testing.T) string {
 
 func startEcho(t *testing.T) *app.App {
 	t.Helper()
-	cfg, err := app.ParseConfig([]string{
-		"-http-addr", "127.0.0.1:0", "-grpc-addr", "127.0.0.1:0",
-		"-tcp-addr", "127.0.0.1:0", "-udp-addr", "127.0.0.1:0",
-	}, nil, io.Discard)
+	return startEchoArgs(t, "-http-addr", "127.0.0.1:0", "-grpc-addr", "127.0.0.1:0",
+		"-tcp-addr", "127.0.0.1:0", "-udp-addr", "127.0.0.1:0")
+}
+
+// startEchoArgs runs barrage-echo with args until the test ends.
+func startEchoArgs(t *testing.T, args ...string) *app.App {
+	t.Helper()
+	cfg, err := app.ParseConfig(args, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,24 +203,7 @@ func TestFortioCurlShowsHeader(t *testing.T) {
 func TestFortioThroughTCPProxy(t *testing.T) {
 	t.Parallel()
 	a := startEcho(t)
-	cfg, err := app.ParseConfig([]string{"-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", "",
-		"-tcp-proxy", "127.0.0.1:0 " + a.HTTPAddr()}, nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := app.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("proxy Run: %v", err)
-		}
-	})
+	p := startEchoArgs(t, "-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", "", "-tcp-proxy", "127.0.0.1:0 "+a.HTTPAddr())
 	res := load(t, "http://"+p.TCPProxyAddrs()[0]+"/?delay=1ms", "-qps", "0", "-c", "4", "-n", "400")
 	if res.DurationHistogram.Count != 400 || res.RetCodes["200"] != 400 {
 		t.Fatalf("through the proxy: %d calls, codes %v; want 400 answered 200", res.DurationHistogram.Count, res.RetCodes)
@@ -228,24 +215,7 @@ func TestFortioThroughTCPProxy(t *testing.T) {
 func TestFortioThroughFanOut(t *testing.T) {
 	t.Parallel()
 	first, second := startEcho(t), startEcho(t)
-	cfg, err := app.ParseConfig([]string{"-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", "",
-		"-multi", "127.0.0.1:0 http://" + first.HTTPAddr() + " http://" + second.HTTPAddr()}, nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := app.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("fan-out Run: %v", err)
-		}
-	})
+	p := startEchoArgs(t, "-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", "", "-multi", "127.0.0.1:0 http://"+first.HTTPAddr()+" http://"+second.HTTPAddr())
 	res := load(t, "http://"+p.MultiAddrs()[0]+"/x?status=202", "-qps", "0", "-c", "2", "-n", "100")
 	if res.DurationHistogram.Count != 100 || res.RetCodes["202"] != 100 {
 		t.Fatalf("through the fan-out: %d calls, codes %v; want 100 answered 202 (the path and query mirrored)",
@@ -283,24 +253,7 @@ func echoed(t *testing.T, a *app.App, code string) int {
 func TestFortioGRPCHealthOverTLS(t *testing.T) {
 	t.Parallel()
 	cert, key, _ := testcert.Write(t)
-	cfg, err := app.ParseConfig([]string{"-http-addr", "", "-grpc-addr", "127.0.0.1:0", "-tcp-addr", "", "-udp-addr", "",
-		"-cert", cert, "-key", key}, nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("echo Run: %v", err)
-		}
-	})
+	a := startEchoArgs(t, "-http-addr", "", "-grpc-addr", "127.0.0.1:0", "-tcp-addr", "", "-udp-addr", "", "-cert", cert, "-key", key)
 	res := load(t, a.GRPCAddr(), "-grpc", "-cacert", cert, "-qps", "0", "-c", "2", "-n", "50")
 	if res.DurationHistogram.Count != 50 || res.RetCodes["SERVING"] != 50 {
 		t.Fatalf("gRPC health over TLS: %d calls, codes %v; want 50 SERVING", res.DurationHistogram.Count, res.RetCodes)
