@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/barrage-dev/barrage/pkg/version"
 )
@@ -38,6 +39,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return runCurl(ctx, args[2:], stdout, stderr)
 	case "grpcping":
 		return runGRPCPing(ctx, args[2:], stdout, stderr)
+	case "nc":
+		return RunNC(ctx, args[2:], os.Stdin, stdout, stderr)
 	case "version":
 		_, _ = fmt.Fprintln(stdout, version.String())
 		return ExitOK
@@ -62,6 +65,8 @@ Commands:
   curl [flags] URL   one HTTP request; print the status line, headers and body (Fortio's curl)
   grpcping [flags] host:port
                      n pings to fgrpc.PingServer/Ping: RTT and clock skew (Fortio's grpcping)
+  nc [tcp://|udp://]host:port
+                     send stdin to the address and print what comes back (Fortio's nc)
   healthcheck        exit 0 when NATS holds a fresh heartbeat of this agent (by
                      BARRAGE_AGENT_NAME or the hostname): the container HEALTHCHECK
   version            print the version

@@ -63,3 +63,14 @@ func TestGRPCPingUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestNCUsage: bad arguments exit 2, a refused connection 1.
+func TestNCUsage(t *testing.T) {
+	t.Parallel()
+	for args, want := range map[string]int{"": ExitUsage, "no-port": ExitUsage, "a b": ExitUsage, "tcp://127.0.0.1:1": ExitFailure} {
+		code := RunNC(context.Background(), strings.Fields(args), strings.NewReader(""), io.Discard, io.Discard)
+		if code != want {
+			t.Errorf("nc %s: exit %d, want %d", args, code, want)
+		}
+	}
+}
