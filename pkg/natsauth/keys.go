@@ -126,11 +126,17 @@ func (k Keys) Save(path string) error {
 	if err != nil {
 		return err
 	}
+	return WriteSecretFile(path, b)
+}
+
+// WriteSecretFile writes data to a new file readable only by its owner
+// (keys, credentials); an existing file is never overwritten.
+func WriteSecretFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // the operator names the file
 	if err != nil {
 		return fmt.Errorf("natsauth: %w", err)
 	}
-	if _, err := f.Write(b); err != nil {
+	if _, err := f.Write(data); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("natsauth: write %s: %w", path, err)
 	}

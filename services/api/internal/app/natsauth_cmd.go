@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
+	"github.com/barrage-dev/barrage/pkg/svclog"
 )
 
 // natsAuth runs `nats-auth init FILE` and `nats-auth server-config`.
@@ -80,8 +80,8 @@ func agentCredentials(args, environ []string, stdout, stderr io.Writer) error {
 		if _, err := stdout.Write(file); err != nil {
 			return err //nolint:wrapcheck // a write to stdout
 		}
-	} else if err := writeNew(out, file); err != nil {
-		return err
+	} else if err := natsauth.WriteSecretFile(out, file); err != nil {
+		return err //nolint:wrapcheck // natsauth's errors name the file
 	}
 	_, err = fmt.Fprintf(stderr, "agent %q has id %s; start it with `barrage-agent serve -creds FILE`\n", name, id)
 	return err //nolint:wrapcheck // a write to stderr
@@ -92,7 +92,7 @@ func agentCredentials(args, environ []string, stdout, stderr io.Writer) error {
 func keysFlag(cmd string, args, environ []string, stderr io.Writer, extra ...func(*flag.FlagSet)) (natsauth.Keys, *flag.FlagSet, error) {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := envValue(environ, "BARRAGE_NATS_KEYS")
+	path := svclog.Lookup(environ, "BARRAGE_NATS_KEYS")
 	fs.StringVar(&path, "nats-keys", path, "NATS keys file from `barrage-api nats-auth init` (BARRAGE_NATS_KEYS)")
 	for _, f := range extra {
 		f(fs)
@@ -111,31 +111,4 @@ func keysFlag(cmd string, args, environ []string, stderr io.Writer, extra ...fun
 		return natsauth.Keys{}, nil, err //nolint:wrapcheck // natsauth's errors name the file
 	}
 	return keys, fs, nil
-}
-
-// envValue returns the value of key in environ ("" when unset).
-func envValue(environ []string, key string) string {
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, key+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
-// writeNew writes data to a new owner-only file; an existing one is never
-// overwritten.
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // the operator names the file
-	if err != nil {
-		return fmt.Errorf("credentials file: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

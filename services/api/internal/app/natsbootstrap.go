@@ -125,8 +125,8 @@ func issueAgentSlots(keys natsauth.Keys, dir string, slots int, own func(string)
 		if err != nil {
 			return created, err //nolint:wrapcheck // natsauth's errors say what failed
 		}
-		if err := writeNew(path, file); err != nil {
-			return created, err
+		if err := natsauth.WriteSecretFile(path, file); err != nil {
+			return created, err //nolint:wrapcheck // natsauth's errors name the file
 		}
 		if err := own(path); err != nil {
 			return created, err

@@ -57,6 +57,20 @@ func (s *stack) checkWhole(t *testing.T, r run, before int64) {
 	s.echoDelta(t, before, r)
 }
 
+// survives runs the suite's load on a fresh stack of one API and two
+// agents, calls fault once every shard is running, and checks that the run
+// came through whole within within.
+func survives(t *testing.T, fault func(*stack), within time.Duration) {
+	t.Helper()
+	s := startStack(t, 1, 2)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	s.waitRunning(t, r.ID, 2)
+	fault(s)
+	r = s.waitTerminal(t, r.ID, within)
+	s.checkWhole(t, r, before)
+}
+
 // TestAgentKilledMidRun: kill -9 of one agent: the run ends degraded in
 // time, the other agent's shard is whole.
 func TestAgentKilledMidRun(t *testing.T) {
@@ -105,53 +119,41 @@ func TestAgentTerminatedMidRun(t *testing.T) {
 // TestAPIKilledMidRun: kill -9 of the API, restarted 2 s later: the run
 // completes with every second and nothing counted twice.
 func TestAPIKilledMidRun(t *testing.T) {
-	s := startStack(t, 1, 2)
-	before, _ := s.echoCount()
-	r := s.submit(t, qps, 2, length)
-	s.waitRunning(t, r.ID, 2)
-	s.apis[0].signal(t, syscall.SIGKILL, 5*time.Second)
-	time.Sleep(2 * time.Second)
-	s.apis[0].start(t)
-	waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
-	r = s.waitTerminal(t, r.ID, bound)
-	s.checkWhole(t, r, before)
+	survives(t, func(s *stack) {
+		s.apis[0].signal(t, syscall.SIGKILL, 5*time.Second)
+		time.Sleep(2 * time.Second)
+		s.apis[0].start(t)
+		waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
+	}, bound)
 }
 
 // TestNATSRestartedMidRun: nats-server stopped and started again (its
 // JetStream file store kept) 2 s later: agents and API reconnect and
 // nothing is lost.
 func TestNATSRestartedMidRun(t *testing.T) {
-	s := startStack(t, 1, 2)
-	before, _ := s.echoCount()
-	r := s.submit(t, qps, 2, length)
-	s.waitRunning(t, r.ID, 2)
-	stopNATS(t, s.nats)
-	time.Sleep(2 * time.Second)
-	s.nats.start(t)
-	r = s.waitTerminal(t, r.ID, bound)
-	s.checkWhole(t, r, before)
+	survives(t, func(s *stack) {
+		stopNATS(t, s.nats)
+		time.Sleep(2 * time.Second)
+		s.nats.start(t)
+	}, bound)
 }
 
 // TestPostgresDownMidRun: Postgres stopped for FAULTS_OUTAGE mid-run: the
 // API is not ready meanwhile, ingest resumes from NATS afterwards and
 // nothing is lost.
 func TestPostgresDownMidRun(t *testing.T) {
-	s := startStack(t, 1, 2)
-	before, _ := s.echoCount()
-	r := s.submit(t, qps, 2, length)
-	s.waitRunning(t, r.ID, 2)
-	s.pg.stop(t)
-	waitFor(t, 15*time.Second, "API not ready without Postgres", func() error {
-		if s.ready(s.apiURL) == nil {
-			return errStillReady
-		}
-		return nil
-	})
-	time.Sleep(outage(t))
-	s.pg.start(t)
-	waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
-	r = s.waitTerminal(t, r.ID, bound+outage(t))
-	s.checkWhole(t, r, before)
+	survives(t, func(s *stack) {
+		s.pg.stop(t)
+		waitFor(t, 15*time.Second, "API not ready without Postgres", func() error {
+			if s.ready(s.apiURL) == nil {
+				return errStillReady
+			}
+			return nil
+		})
+		time.Sleep(outage(t))
+		s.pg.start(t)
+		waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
+	}, bound+outage(t))
 }
 
 // TestTwoAPIReplicas: two API processes share the ingest consumer: the run
