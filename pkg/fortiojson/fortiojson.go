@@ -44,6 +44,7 @@ type Result struct {
 	RetCodes                map[string]int64
 	URL                     string `json:",omitempty"`
 	Destination             string `json:",omitempty"`
+	Streams                 int    `json:",omitempty"`
 	NumConnections          int    `json:",omitempty"`
 	SocketCount             int
 	BytesSent               int64
@@ -67,7 +68,8 @@ type Fields struct {
 	RequestedQPS float64
 	// ActualQPS is the rate achieved.
 	ActualQPS float64
-	// Connections is the number of connections.
+	// Connections is the number of connections; a gRPC run has Spec's
+	// streams callers on each (NumThreads is their product, as in Fortio).
 	Connections int
 	// Version is Barrage's version.
 	Version string
@@ -100,7 +102,7 @@ func New(f Fields) *Result {
 		RequestedDuration:       RequestedDuration(s),
 		ActualQPS:               f.ActualQPS,
 		ActualDuration:          int64(f.Duration),
-		NumThreads:              f.Connections,
+		NumThreads:              f.Connections * s.Streams(),
 		Version:                 "barrage-" + f.Version,
 		DurationHistogram:       f.Latency.Fortio(percentiles),
 		ErrorsDurationHistogram: hist.FortioHistogram{Count: f.Errors, Data: []hist.FortioBucket{}},
@@ -123,6 +125,9 @@ func New(f Fields) *Result {
 	} else {
 		r.Destination = f.Target
 	}
+	if s.Protocol() == spec.ProtocolGRPC {
+		r.Streams = s.Streams()
+	}
 	r.ID = ID(f.Start, f.RunID, r.Labels)
 	return r
 }
@@ -135,6 +140,9 @@ func RunType(s spec.Spec) string {
 	case spec.ProtocolUDP:
 		return "UDP"
 	case spec.ProtocolGRPC:
+		if g := s.GRPC; g != nil && g.Mode == spec.GRPCMethod {
+			return "GRPC Method " + strings.TrimPrefix(g.Method, "/")
+		}
 		if g := s.GRPC; g != nil && g.Mode == spec.GRPCPing {
 			if d := g.PingDelay.Std(); d > 0 {
 				return fmt.Sprintf("GRPC Ping Delay=%v", d)

@@ -51,6 +51,7 @@ func TestRunType(t *testing.T) {
 		{spec.Spec{URL: "grpc://x.test:1"}, "GRPC Health for ''"},
 		{spec.Spec{URL: "grpc://x.test:1", GRPC: &spec.GRPC{Mode: spec.GRPCHealth, Service: "ping"}}, "GRPC Health for 'ping'"},
 		{spec.Spec{URL: "grpc://x.test:1", GRPC: &spec.GRPC{Mode: spec.GRPCPing, PingDelay: spec.Duration(250 * time.Millisecond)}}, "GRPC Ping Delay=250ms"},
+		{spec.Spec{URL: "grpc://x.test:1", GRPC: &spec.GRPC{Mode: spec.GRPCMethod, Method: "/a.B/C"}}, "GRPC Method a.B/C"},
 	}
 	for _, tt := range tests {
 		if got := RunType(tt.s); got != tt.want {
@@ -82,6 +83,13 @@ func TestNew(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(b), `{"RunType":"TCP","Labels":"a=b","StartTime":`) || strings.Contains(string(b), `"URL"`) {
 		t.Errorf("JSON starts %.80s", b)
+	}
+	if strings.Contains(string(b), `"Streams"`) {
+		t.Errorf("a TCP result has Streams: %s", b)
+	}
+	g := New(Fields{Spec: spec.Spec{URL: "grpc://h:1", GRPC: &spec.GRPC{Mode: spec.GRPCPing, Streams: 4}}, Connections: 2, Latency: h})
+	if g.NumThreads != 8 || g.SocketCount != 2 || g.Streams != 4 || g.Destination != "" {
+		t.Errorf("gRPC with 2 connections × 4 streams: NumThreads %d SocketCount %d Streams %d", g.NumThreads, g.SocketCount, g.Streams)
 	}
 	if New(Fields{Spec: spec.Spec{URL: "http://h/"}, Latency: h}).RequestedQPS != "max" {
 		t.Error("no requested rate is not \"max\"")

@@ -56,6 +56,35 @@ func (k Keys) AgentUser(name string) (Credentials, string, error) {
 	return c, id, err
 }
 
+// EchoUser issues the credentials of the managed echo server name: it may
+// register itself and read its own active profile (EchoPermissions).
+func (k Keys) EchoUser(name string) (Credentials, error) {
+	if err := CheckName(name); err != nil {
+		return Credentials{}, err
+	}
+	return k.user("echo:"+name, "", func(u *jwt.UserClaims) { u.Permissions = EchoPermissions(name) })
+}
+
+// EchoPermissions are what echo name may do: write its own registration,
+// read its own active profile (a direct get, answered on its own inbox
+// prefix, EchoInboxPrefix). Not another echo's key, not a profile write,
+// no stream change, no run traffic.
+func EchoPermissions(name string) jwt.Permissions {
+	var p jwt.Permissions
+	p.Pub.Allow.Add(
+		"$KV."+wire.EchoesBucket+"."+name,
+		"$JS.API.INFO",
+		"$JS.API.STREAM.INFO.KV_"+wire.EchoesBucket,
+		"$JS.API.STREAM.INFO.KV_"+wire.EchoProfilesBucket,
+		"$JS.API.DIRECT.GET.KV_"+wire.EchoProfilesBucket+".$KV."+wire.EchoProfilesBucket+"."+name,
+	)
+	p.Sub.Allow.Add(EchoInboxPrefix(name) + ".>")
+	return p
+}
+
+// EchoInboxPrefix is the reply-subject prefix echo name must use.
+func EchoInboxPrefix(name string) string { return "_INBOX_echo_" + name }
+
 // user signs a user JWT named name with the account key.
 func (k Keys) user(name, tag string, set func(*jwt.UserClaims)) (Credentials, error) {
 	kp, err := nkeys.CreateUser()

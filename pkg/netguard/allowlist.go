@@ -26,6 +26,9 @@ type entry struct {
 	// CGNAT one.
 	anyPublic bool
 	port      int // 0 = any port
+	// unixPath is the socket of a "unix:/path" entry, which matches no
+	// IP address or name.
+	unixPath string
 }
 
 // EntryError is one allow-list entry that ParseAllowList could not read.
@@ -50,7 +53,9 @@ func (e *EntryError) Error() string {
 // ("[::1]:8080" and "[fc00::/7]:443" for IPv6 with a port; an unbracketed
 // IPv6 address never has one). "0.0.0.0/0" and "::/0" mean every public
 // IPv4 or IPv6 address: like "*", they never open loopback, private or
-// CGNAT addresses, which must be listed themselves. Every bad entry is reported, as *EntryError values joined with
+// CGNAT addresses, which must be listed themselves. "unix:/run/app.sock"
+// names one Unix domain socket by its absolute path, which nothing else
+// opens. Every bad entry is reported, as *EntryError values joined with
 // errors.Join.
 func ParseAllowList(entries []string) (AllowList, error) {
 	var (
@@ -79,7 +84,7 @@ func (l AllowList) Len() int { return len(l.entries) }
 func (l AllowList) allows(host string, ip netip.Addr, port int, public bool) bool {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	for _, e := range l.entries {
-		if e.port != 0 && e.port != port {
+		if e.unixPath != "" || (e.port != 0 && e.port != port) {
 			continue
 		}
 		switch {
@@ -107,6 +112,9 @@ func parseEntry(s string) (entry, string) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return entry{}, "empty entry"
+	}
+	if p, ok := strings.CutPrefix(s, unixPrefix); ok {
+		return parseUnixEntry(p)
 	}
 	if strings.Contains(s, "://") {
 		return entry{}, urlMessage(s)

@@ -20,9 +20,13 @@ var ErrTooManyRedirects = errors.New("netguard: too many redirects")
 // resolved address with Check and refuses the dial when any of them is
 // refused, then dials the checked addresses themselves in order (never the
 // name again, so DNS rebinding between check and connect cannot slip
-// through) and returns the first connection. A refusal is a *RefusedError
-// in the returned error's chain.
+// through) and returns the first connection. On network "unix" addr is a
+// socket path, dialed only when CheckUnix allows it. A refusal is a
+// *RefusedError in the returned error's chain.
 func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if network == "unix" {
+		return g.dialUnix(ctx, addr)
+	}
 	ips, port, err := g.checked(ctx, network, addr)
 	if err != nil {
 		return nil, fmt.Errorf("netguard: dial %s: %w", addr, err)
@@ -51,6 +55,12 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 // is the check of a run's target when the run is submitted; the dial
 // itself checks again.
 func (g Guard) CheckAddr(ctx context.Context, network, addr string) error {
+	if network == "unix" {
+		if err := g.CheckUnix(addr); err != nil {
+			return fmt.Errorf("netguard: unix %s: %w", addr, err)
+		}
+		return nil
+	}
 	if _, _, err := g.checked(ctx, network, addr); err != nil {
 		return fmt.Errorf("netguard: %s: %w", addr, err)
 	}

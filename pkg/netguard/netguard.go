@@ -61,6 +61,9 @@ type Guard struct {
 	// Lookup, when set, replaces Resolver: it returns every address of
 	// host. DialContext calls it exactly once per dial.
 	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	// AnyUnixSocket lets every Unix domain socket be dialed (the standalone
+	// CLI's policy); otherwise only the sockets Allow names ("unix:/path").
+	AnyUnixSocket bool
 	// Dialer connects to the checked addresses; nil means a net.Dialer
 	// with a 30s connect timeout. Its Control hook sees the very address
 	// connected, which tests use.
@@ -85,11 +88,17 @@ type RefusedError struct {
 	// EmptyList is true when the address was refused because the allow-list
 	// has no entry at all (RequireListed).
 	EmptyList bool
+	// Socket is the path of a refused Unix domain socket (CheckUnix); IP
+	// and Host are then unset.
+	Socket string
 }
 
 // Error says which address was refused, why, and whether the project's
 // target allow-list can open it.
 func (e *RefusedError) Error() string {
+	if e.Socket != "" {
+		return e.unixRefusal()
+	}
 	who := e.IP.String()
 	if e.Host != "" && !strings.EqualFold(e.Host, who) {
 		who += fmt.Sprintf(" (host %q)", e.Host)
@@ -243,5 +252,5 @@ func Unrestricted() Guard {
 	if err != nil { // the entries above are valid
 		panic(fmt.Sprintf("netguard: unrestricted allow-list: %v", err))
 	}
-	return Guard{Allow: list}
+	return Guard{Allow: list, AnyUnixSocket: true}
 }

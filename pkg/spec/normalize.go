@@ -29,15 +29,29 @@ func DefaultPercentiles() []float64 {
 // protocol (method, timeout, grpc mode) are applied only when the URL parses
 // with a supported scheme.
 func (s *Spec) Normalize() {
+	if len(s.URLs) == 0 {
+		s.URLs = nil
+	} else {
+		if s.URL == "" {
+			s.URL = s.URLs[0]
+		}
+		if s.URLOrder == "" {
+			s.URLOrder = URLRoundRobin
+		}
+	}
+	s.normalizeRequests()
 	if s.Connections == 0 {
 		s.Connections = DefaultConnections
 	}
 	if s.Duration == 0 && s.Count == 0 && !s.UntilStopped {
 		s.Duration = Duration(DefaultDuration)
+		if d := s.StagesLength(); d > 0 {
+			s.Duration = Duration(d)
+		}
 	}
 	if s.Pacing == "" {
 		s.Pacing = PacingClosed
-		if s.QPS > 0 || s.Ramp != nil {
+		if s.QPS > 0 || s.Ramp != nil || len(s.Stages) > 0 {
 			s.Pacing = PacingOpen
 		}
 	}
@@ -51,6 +65,9 @@ func (s *Spec) Normalize() {
 	}
 	if len(s.Labels) == 0 {
 		s.Labels = nil
+	}
+	if len(s.Stages) == 0 {
+		s.Stages = nil
 	}
 	s.normalizeProtocol()
 }
@@ -68,14 +85,7 @@ func (s *Spec) normalizeProtocol() {
 		}
 		s.defaultTimeout(DefaultTimeout)
 	case ProtocolGRPC:
-		if s.GRPC == nil || s.GRPC.Mode == "" {
-			// A new block, so that a shallow copy of s is not changed too.
-			g := GRPC{Mode: GRPCHealth}
-			if s.GRPC != nil {
-				g.Service, g.PingDelay = s.GRPC.Service, s.GRPC.PingDelay
-			}
-			s.GRPC = &g
-		}
+		s.normalizeGRPC()
 		s.defaultTimeout(DefaultTimeout)
 	case ProtocolTCP:
 		s.defaultTimeout(DefaultTimeout)
@@ -85,6 +95,28 @@ func (s *Spec) normalizeProtocol() {
 		// Validate reports the URL; a timeout default still helps the rest
 		// of the report stay about real problems.
 		s.defaultTimeout(DefaultTimeout)
+	}
+}
+
+// normalizeGRPC fills the grpc block's mode (health, or method when a
+// method is named) and streams (1).
+func (s *Spec) normalizeGRPC() {
+	var g GRPC
+	if s.GRPC != nil {
+		g = *s.GRPC
+	}
+	if g.Mode == "" {
+		g.Mode = GRPCHealth
+		if g.Method != "" {
+			g.Mode = GRPCMethod
+		}
+	}
+	if g.Streams == 0 {
+		g.Streams = 1
+	}
+	if s.GRPC == nil || g != *s.GRPC {
+		// A new block, so that a shallow copy of s is not changed too.
+		s.GRPC = &g
 	}
 }
 

@@ -67,14 +67,21 @@ func TestNormalizeDefaults(t *testing.T) {
 			name: "grpc gets health mode",
 			in:   Spec{URL: "grpc://example.com:8079"},
 			want: Spec{URL: "grpc://example.com:8079", Connections: 8, Duration: dur(5 * time.Second),
-				Pacing: PacingClosed, Timeout: dur(3 * time.Second), GRPC: &GRPC{Mode: GRPCHealth},
+				Pacing: PacingClosed, Timeout: dur(3 * time.Second), GRPC: &GRPC{Mode: GRPCHealth, Streams: 1},
 				Percentiles: DefaultPercentiles()},
 		},
 		{
 			name: "grpc block without mode keeps its service",
 			in:   Spec{URL: "grpcs://example.com:443", GRPC: &GRPC{Service: "svc"}},
 			want: Spec{URL: "grpcs://example.com:443", Connections: 8, Duration: dur(5 * time.Second),
-				Pacing: PacingClosed, Timeout: dur(3 * time.Second), GRPC: &GRPC{Mode: GRPCHealth, Service: "svc"},
+				Pacing: PacingClosed, Timeout: dur(3 * time.Second), GRPC: &GRPC{Mode: GRPCHealth, Service: "svc", Streams: 1},
+				Percentiles: DefaultPercentiles()},
+		},
+		{
+			name: "grpc block with a method gets method mode, streams kept",
+			in:   Spec{URL: "grpc://example.com:8079", GRPC: &GRPC{Method: "a.B/C", Streams: 4}},
+			want: Spec{URL: "grpc://example.com:8079", Connections: 8, Duration: dur(5 * time.Second),
+				Pacing: PacingClosed, Timeout: dur(3 * time.Second), GRPC: &GRPC{Mode: GRPCMethod, Method: "a.B/C", Streams: 4},
 				Percentiles: DefaultPercentiles()},
 		},
 		{
@@ -119,11 +126,18 @@ func TestNormalizeDoesNotWriteThroughSharedGRPC(t *testing.T) {
 	shared := &GRPC{Service: "svc"}
 	s := Spec{URL: "grpc://example.com:8079", GRPC: shared}
 	s.Normalize()
-	if shared.Mode != "" {
+	if shared.Mode != "" || shared.Streams != 0 {
 		t.Errorf("Normalize changed the caller's grpc block: %+v", shared)
 	}
-	if s.GRPC.Mode != GRPCHealth || s.GRPC.Service != "svc" {
-		t.Errorf("grpc = %+v, want health mode with service svc", s.GRPC)
+	if s.GRPC.Mode != GRPCHealth || s.GRPC.Service != "svc" || s.GRPC.Streams != 1 {
+		t.Errorf("grpc = %+v, want health mode with service svc and 1 stream", s.GRPC)
+	}
+	// A block with its mode set still gets a copy when streams are filled in.
+	moded := &GRPC{Mode: GRPCPing}
+	p := Spec{URL: "grpc://example.com:8079", GRPC: moded}
+	p.Normalize()
+	if moded.Streams != 0 || p.GRPC.Streams != 1 {
+		t.Errorf("caller's block %+v, normalized %+v; want streams 0 and 1", moded, p.GRPC)
 	}
 }
 

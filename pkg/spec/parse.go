@@ -86,12 +86,34 @@ func checkValue(p *problems, raw json.RawMessage, t reflect.Type, path string) {
 		}
 		return
 	}
+	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
+		checkObjects(p, raw, t.Elem(), path)
+		return
+	}
 	if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
 		if errors.Is(err, errDuration) {
 			p.add(path, "%s", err.Error())
 			return
 		}
 		p.add(path, "%s", typeMessage(t))
+	}
+}
+
+// checkObjects checks that raw is an array (or null) of objects whose
+// members match the struct type t, naming each element by its index.
+func checkObjects(p *problems, raw json.RawMessage, t reflect.Type, path string) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		p.add(path, "must be an array of objects")
+		return
+	}
+	for i, item := range items {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(item, &obj); err != nil || obj == nil {
+			p.add(index(path, i), "must be an object")
+			continue
+		}
+		checkFields(p, obj, t, index(path, i))
 	}
 }
 

@@ -62,6 +62,13 @@ func TestParse(t *testing.T) {
 				GRPC: &GRPC{Mode: GRPCPing, PingDelay: dur(10 * time.Millisecond)}}),
 		},
 		{
+			name: "grpc method",
+			in: `{"url": "grpc://echo:8079", "count": 10, "grpc": {"mode": "method", "method": "fgrpc.PingServer/Ping",
+				"streams": 4}, "payload": "{\"seq\": 1}"}`,
+			want: normalized(Spec{URL: "grpc://echo:8079", Count: 10, Payload: `{"seq": 1}`,
+				GRPC: &GRPC{Mode: GRPCMethod, Method: "fgrpc.PingServer/Ping", Streams: 4}}),
+		},
+		{
 			name: "nulls are absent",
 			in:   `{"url": "udp://echo:8078", "ramp": null, "grpc": null, "timeout": null, "labels": null}`,
 			want: normalized(Spec{URL: "udp://echo:8078"}),
@@ -89,7 +96,7 @@ func TestParseFieldErrors(t *testing.T) {
 		{"unknown field", `{"url": "http://x/", "bogus": 1}`, []string{"bogus"}, "bogus: unknown field"},
 		{"unknown nested field", `{"url": "http://x/", "ramp": {"to": 5, "over": "1s", "steps": 3}}`,
 			[]string{"ramp.steps"}, "ramp.steps: unknown field"},
-		{"unknown grpc field", `{"url": "grpc://x:1", "grpc": {"method": "x"}}`, []string{"grpc.method"}, ""},
+		{"unknown grpc field", `{"url": "grpc://x:1", "grpc": {"methods": "x"}}`, []string{"grpc.methods"}, ""},
 		{"names are case sensitive", `{"url": "http://x/", "QPS": 5}`, []string{"QPS"}, ""},
 		{"every unknown field", `{"a": 1, "b": 2, "url": "http://x/"}`, []string{"a", "b"}, ""},
 		{"wrong types", `{"url": 5, "qps": "fast", "connections": 1.5, "headers": "A: b", "insecure": "yes",

@@ -121,6 +121,20 @@ func (s Spec) Target() string {
 	}
 }
 
+// DialTarget returns the network and address the agent connects to:
+// "unix" and the socket path with UnixSocket, else "udp" or "tcp" and
+// Target().
+func (s Spec) DialTarget() (network, addr string) {
+	switch {
+	case s.UnixSocket != "":
+		return "unix", s.UnixSocket
+	case s.Protocol() == ProtocolUDP:
+		return "udp", s.Target()
+	default:
+		return "tcp", s.Target()
+	}
+}
+
 // HTTPURL returns the URL an HTTP client requests: the spec's URL with an
 // h2c:// scheme turned into http://. Other URLs are returned unchanged.
 func (s Spec) HTTPURL() string {

@@ -104,7 +104,7 @@ func TestEnumsValid(t *testing.T) {
 			t.Errorf("%q.Valid() = false", p)
 		}
 	}
-	for _, m := range []GRPCMode{GRPCHealth, GRPCPing} {
+	for _, m := range []GRPCMode{GRPCHealth, GRPCPing, GRPCMethod} {
 		if !m.Valid() {
 			t.Errorf("%q.Valid() = false", m)
 		}

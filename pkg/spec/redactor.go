@@ -55,8 +55,18 @@ func (r Redactor) IsSecretName(name string) bool {
 func (r Redactor) Spec(s Spec) Spec {
 	c := s.Clone()
 	c.URL = r.URL(s.URL)
+	for i, u := range c.URLs {
+		c.URLs[i] = r.URL(u)
+	}
 	for i, h := range c.Headers {
 		c.Headers[i] = r.header(h)
+	}
+	for i := range c.Requests {
+		e := &c.Requests[i]
+		e.URL = r.URL(e.URL)
+		for j, h := range e.Headers {
+			e.Headers[j] = r.header(h)
+		}
 	}
 	return c
 }

@@ -30,6 +30,17 @@ type Spec struct {
 	// prior knowledge), grpc://host:port, grpcs://host:port, tcp://host:port
 	// or udp://host:port.
 	URL string `json:"url"`
+	// URLs is a list of HTTP/1.1 URLs sent in turn (Goader's -url-source,
+	// barrage-agent load -url-file), each possibly a template; when set,
+	// URL defaults to its first entry and every entry has URL's scheme and
+	// host (one target to connect to).
+	URLs []string `json:"urls,omitempty"`
+	// URLOrder is the order URLs are sent in; default round_robin.
+	URLOrder URLOrder `json:"url_order,omitempty"`
+	// Requests is a weighted request mix: each request of the run is one
+	// of these entries, in proportion to their weights or own rates; url
+	// then names only the target (defaulting to the first entry's URL).
+	Requests []Request `json:"requests,omitempty"`
 	// QPS is the target total requests per second across all connections
 	// (and all agents); 0 means as fast as possible.
 	QPS float64 `json:"qps"`
@@ -55,12 +66,17 @@ type Spec struct {
 	NoCatchUp bool `json:"no_catchup,omitempty"`
 	// Ramp is a linear qps ramp at the start of the run; open pacing only.
 	Ramp *Ramp `json:"ramp,omitempty"`
+	// Stages is a stepped load shape: each stage holds its qps for its
+	// duration, one after the other from the run start; the last stage's
+	// rate holds until the run ends. Open pacing only; excludes Ramp.
+	Stages []Stage `json:"stages,omitempty"`
 	// Method is the HTTP method; default GET, or POST when a payload, payload
 	// file or content type is set (Fortio's behaviour). HTTP only.
 	Method string `json:"method,omitempty"`
 	// Headers are extra request headers as "Name: value" (Fortio -H).
 	Headers []string `json:"headers,omitempty"`
-	// Payload is the request body (HTTP) or message (TCP, UDP, gRPC ping).
+	// Payload is the request body (HTTP), message (TCP, UDP, gRPC ping), or
+	// request message in protobuf JSON (gRPC method mode).
 	Payload string `json:"payload,omitempty"`
 	// PayloadFile names a file the agent CLI reads the payload from;
 	// excludes Payload.
@@ -86,6 +102,91 @@ type Spec struct {
 	// AbortOn is an HTTP status that aborts the run (Fortio -abort-on);
 	// 0 means none and -1 means socket errors. HTTP only.
 	AbortOn int `json:"abort_on,omitempty"`
+	// LatencyHeader names a response header carrying the target's own
+	// latency (Nighthawk's --latency-response-header-name), recorded in a
+	// fourth, "server", histogram: Server-Timing's dur= (milliseconds), or a
+	// number in microseconds with an optional ns, us, ms or s unit. HTTP only.
+	LatencyHeader string `json:"latency_header,omitempty"`
+	// HTTP10 sends HTTP/1.0 requests (Fortio -http1.0): the connection is
+	// closed after each response unless the server asks to keep it alive.
+	// HTTP/1.1 client only: not with h2, h3, h2c:// or follow_redirects.
+	HTTP10 bool `json:"http10,omitempty"`
+	// Compression asks for gzip responses (Accept-Encoding: gzip, Fortio
+	// -compression); the bytes received are counted as they come over the
+	// wire, compressed. HTTP only.
+	Compression bool `json:"compression,omitempty"`
+	// UnixSocket is the absolute path of a Unix domain socket to send the
+	// HTTP requests over; the URL's host is then only the Host header (and
+	// the TLS name for https). HTTP/1.1 and HTTP/2 only. The API refuses it
+	// unless the project's target allow-list names the path ("unix:/path").
+	UnixSocket string `json:"unix_socket,omitempty"`
+	// MaxRequestsPerConnection closes a connection after this many
+	// requests and opens a new one (Nighthawk); 0 means no limit. HTTP/1.1
+	// client only.
+	MaxRequestsPerConnection int64 `json:"max_requests_per_connection,omitempty"`
+	// Prefetch keeps every connection open ahead of its next request
+	// (Nighthawk --prefetch-connections): connections are opened before the
+	// clock starts, and one closed during the run (server close, http10,
+	// max_requests_per_connection) is reopened right after its response,
+	// outside the measured times, instead of by the next request.
+	Prefetch bool `json:"prefetch,omitempty"`
+	// Burst sends the requests of an open-paced run in bursts of this many at
+	// the same intended instant (Nighthawk --burst-size); the average rate
+	// stays qps. 0 or 1 means no bursts.
+	Burst int `json:"burst,omitempty"`
+	// FollowRedirects follows 3xx answers, up to 10, and records the final
+	// answer (Fortio -L). HTTP only; HTTP/1.1 then goes through the standard
+	// library's client, as Fortio's -L implies -stdclient.
+	FollowRedirects bool `json:"follow_redirects,omitempty"`
+	// AbortIfRateNotHeld stops the run when the achieved rate, merged over
+	// its shards, stays more than RateTolerance under the target for
+	// RateNotHeldSeconds consecutive seconds (Goader's -stop-on-bad-rate).
+	// Needs a target rate (qps or a ramp).
+	AbortIfRateNotHeld bool `json:"abort_if_rate_not_held,omitempty"`
+	// RecordWrittenURLs records the URL of every successful write (a
+	// request whose method is not GET, HEAD or OPTIONS that got a 2xx), at
+	// most MaxWrittenURLs per run, so that a follow-up run can read them
+	// back (URLsFromRun). HTTP/1.1 only, like templates.
+	RecordWrittenURLs bool `json:"record_written_urls,omitempty"`
+	// URLsFromRun names a run of the same project that recorded its
+	// written URLs: when the run is created, the API fills URLs with them,
+	// on URL's scheme and host, replacing any URLs given. Entries of such
+	// a list are sent exactly as recorded, never read as templates.
+	// Excludes Requests.
+	URLsFromRun string `json:"urls_from_run,omitempty"`
+}
+
+// How abort_if_rate_not_held judges a run.
+const (
+	// RateTolerance is how far under the target a second may fall and
+	// still count as held.
+	RateTolerance = 0.05
+	// RateNotHeldSeconds is how many consecutive seconds under it stop the run.
+	RateNotHeldSeconds = 5
+)
+
+// TargetQPSAt is the rate the spec asks for at offset t of the run: the
+// ramp's while it ramps, the stage's with stages (the last one's after
+// them), qps otherwise.
+func (s Spec) TargetQPSAt(t time.Duration) float64 {
+	if len(s.Stages) > 0 {
+		var end time.Duration
+		for _, st := range s.Stages {
+			end += st.Duration.Std()
+			if t < end {
+				return st.QPS
+			}
+		}
+		return s.Stages[len(s.Stages)-1].QPS
+	}
+	r := s.Ramp
+	if r == nil || r.Over <= 0 || t >= r.Over.Std() {
+		return s.PeakQPS()
+	}
+	if t < 0 {
+		return r.From
+	}
+	return r.From + (r.To-r.From)*float64(t)/float64(r.Over.Std())
 }
 
 // Ramp is a linear qps ramp from From to To over the first Over of the run;
@@ -99,6 +200,14 @@ type Ramp struct {
 	Over Duration `json:"over"`
 }
 
+// Stage is one step of a stepped load shape.
+type Stage struct {
+	// QPS is the total rate of the stage; 0 is a pause.
+	QPS float64 `json:"qps"`
+	// Duration is how long the stage lasts.
+	Duration Duration `json:"duration"`
+}
+
 // Agents chooses the agents a distributed run is split across.
 type Agents struct {
 	// Count is how many agents to use; 0 means every matching agent.
@@ -109,8 +218,17 @@ type Agents struct {
 
 // GRPC selects the call a gRPC run makes.
 type GRPC struct {
-	// Mode is the call: health check or Fortio ping.
+	// Mode is the call: health check, Fortio ping, or any unary method
+	// found by server reflection; default health, or method when Method is
+	// set.
 	Mode GRPCMode `json:"mode"`
+	// Method is the unary method to call, "package.Service/Method", with the
+	// payload as its request message in protobuf JSON. Method mode only.
+	Method string `json:"method,omitempty"`
+	// Streams is the number of calls in flight on each connection (Fortio
+	// -s): a run has connections × streams callers sharing connections
+	// HTTP/2 connections; default 1.
+	Streams int `json:"streams,omitempty"`
 	// Service is the service name sent in health checks; empty means the
 	// server's overall health. Health mode only.
 	Service string `json:"service,omitempty"`
@@ -154,11 +272,26 @@ const (
 	GRPCHealth GRPCMode = "health"
 	// GRPCPing calls Fortio's fgrpc.PingServer/Ping.
 	GRPCPing GRPCMode = "ping"
+	// GRPCMethod calls GRPC.Method, a unary method the agent looks up by
+	// server reflection, with the payload as the request in protobuf JSON.
+	GRPCMethod GRPCMode = "method"
+)
+
+// URLOrder is the order a URL list is sent in.
+type URLOrder string
+
+// URL orders.
+const (
+	// URLRoundRobin sends the URLs one after the other, from the first
+	// again after the last.
+	URLRoundRobin URLOrder = "round_robin"
+	// URLRandom picks a URL at random for every request.
+	URLRandom URLOrder = "random"
 )
 
 // Valid reports whether m is one of the known gRPC modes.
 func (m GRPCMode) Valid() bool {
-	return m == GRPCHealth || m == GRPCPing
+	return m == GRPCHealth || m == GRPCPing || m == GRPCMethod
 }
 
 // Header is one parsed request header.
@@ -197,13 +330,36 @@ func (s Spec) RunFor() time.Duration {
 	return s.Duration.Std()
 }
 
-// PeakQPS returns the highest rate the run asks for: QPS, or the ramp's
-// target when a ramp is set. 0 means as fast as possible.
-func (s Spec) PeakQPS() float64 {
-	if s.Ramp != nil && s.Ramp.To > s.QPS {
-		return s.Ramp.To
+// Streams returns the calls in flight per connection: grpc.streams for a
+// gRPC run that sets it, else 1. The run has Connections × Streams callers.
+func (s Spec) Streams() int {
+	if s.GRPC != nil && s.GRPC.Streams > 1 {
+		return s.GRPC.Streams
 	}
-	return s.QPS
+	return 1
+}
+
+// PeakQPS returns the highest rate the run asks for: QPS, the ramp's
+// target when a ramp is set, or the highest stage's rate. 0 means as fast
+// as possible.
+func (s Spec) PeakQPS() float64 {
+	peak := s.QPS
+	if s.Ramp != nil && s.Ramp.To > peak {
+		peak = s.Ramp.To
+	}
+	for _, st := range s.Stages {
+		peak = max(peak, st.QPS)
+	}
+	return peak
+}
+
+// StagesLength returns how long the stages last in total.
+func (s Spec) StagesLength() time.Duration {
+	var d time.Duration
+	for _, st := range s.Stages {
+		d += st.Duration.Std()
+	}
+	return d
 }
 
 // Clone returns a deep copy of s: no slice, map or pointer is shared.
@@ -222,7 +378,10 @@ func (s Spec) Clone() Spec {
 		a.Selector = maps.Clone(s.Agents.Selector)
 		c.Agents = &a
 	}
+	c.Stages = slices.Clone(s.Stages)
 	c.Headers = slices.Clone(s.Headers)
+	c.URLs = slices.Clone(s.URLs)
+	c.Requests = cloneRequests(s.Requests)
 	c.Percentiles = slices.Clone(s.Percentiles)
 	c.Labels = maps.Clone(s.Labels)
 	return c

@@ -24,10 +24,17 @@ func (s Spec) Validate() error {
 	s.validateLength(&p)
 	s.validatePacing(&p)
 	s.validateRamp(&p)
+	s.validateStages(&p)
+	s.validateRateAbort(&p)
 	s.validateMethod(&p, proto)
 	s.validateHeaders(&p, proto)
 	s.validatePayload(&p, proto)
+	s.validateTemplates(&p, proto)
+	s.validateURLList(&p, proto)
+	s.validateRequests(&p, proto)
+	s.validateWrittenURLs(&p, proto)
 	s.validateTransport(&p, u)
+	s.validateHTTPOptions(&p, u)
 	s.validateGRPC(&p, proto)
 	s.validatePercentiles(&p)
 	validateLabelMap(&p, "labels", s.Labels)
@@ -163,8 +170,8 @@ func checkDuration(p *problems, field string, d Duration, limit time.Duration) {
 func (s Spec) validatePacing(p *problems) {
 	switch s.Pacing {
 	case PacingOpen:
-		if s.QPS <= 0 && s.Ramp == nil {
-			p.add("pacing", "open pacing needs qps greater than 0 or a ramp")
+		if s.QPS <= 0 && s.Ramp == nil && len(s.Stages) == 0 {
+			p.add("pacing", "open pacing needs qps greater than 0, a ramp or stages")
 		}
 	case PacingClosed:
 		if s.QPS > 0 {
@@ -199,6 +206,16 @@ func (s Spec) validateRamp(p *problems) {
 	}
 	if s.QPS != 0 && s.QPS != r.To {
 		p.add("qps", "must be 0 or equal to ramp.to (%s) when a ramp is set", formatFloat(r.To))
+	}
+}
+
+// validateRateAbort checks that abort_if_rate_not_held has a rate to hold.
+func (s Spec) validateRateAbort(p *problems) {
+	if !s.AbortIfRateNotHeld {
+		return
+	}
+	if s.PeakQPS() <= 0 || s.Pacing == PacingClosed {
+		p.add("abort_if_rate_not_held", "needs a target rate: qps > 0 or a ramp, and open or fortio pacing")
 	}
 }
 

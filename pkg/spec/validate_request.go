@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"maps"
 	"net/url"
 	"slices"
@@ -123,7 +124,7 @@ func (s Spec) validatePayload(p *problems, proto Protocol) {
 	}
 }
 
-// validateTransport checks timeout, h2 and abort_on; u is the parsed URL or
+// validateTransport checks timeout, h2, h3, latency_header and abort_on; u is the parsed URL or
 // nil when it is invalid.
 func (s Spec) validateTransport(p *problems, u *url.URL) {
 	checkDuration(p, "timeout", s.Timeout, MaxTimeout)
@@ -140,6 +141,12 @@ func (s Spec) validateTransport(p *problems, u *url.URL) {
 		p.add("h2", "only applies to https URLs (h2c:// is already HTTP/2)")
 	}
 	proto, _ := schemeProtocol(u.Scheme)
+	switch {
+	case s.LatencyHeader != "" && proto != ProtocolHTTP:
+		p.add("latency_header", "only applies to http, https and h2c URLs")
+	case s.LatencyHeader != "" && (len(s.LatencyHeader) > MaxLatencyHeaderLength || !isToken(s.LatencyHeader)):
+		p.add("latency_header", "%.64q is not a valid header name", s.LatencyHeader)
+	}
 	if s.AbortOn != 0 && proto != ProtocolHTTP {
 		p.add("abort_on", "only applies to http, https and h2c URLs")
 		return
@@ -162,29 +169,104 @@ func (s Spec) validateGRPC(p *problems, proto Protocol) {
 		p.add("grpc", "only applies to grpc and grpcs URLs")
 		return
 	}
-	switch g.Mode {
-	case GRPCHealth:
-		if s.HasPayload() {
-			p.add("payload", "only applies to grpc ping mode (health checks carry no payload)")
-		}
-		if g.PingDelay != 0 {
-			p.add("grpc.ping_delay", "only applies to ping mode")
-		}
-	case GRPCPing:
-		if g.Service != "" {
-			p.add("grpc.service", "only applies to health mode")
-		}
-	case "":
-		p.add("grpc.mode", "is required")
-	default:
-		p.add("grpc.mode", "must be health or ping")
-	}
+	s.validateGRPCMode(p)
 	if len(g.Service) > MaxTextLength {
 		p.add("grpc.service", "must be at most %d characters", MaxTextLength)
 	}
 	if g.PingDelay < 0 || g.PingDelay.Std() > MaxPingDelay {
 		p.add("grpc.ping_delay", "must be between 0 and %s", formatDuration(MaxPingDelay))
 	}
+	switch {
+	case g.Streams < 1 || g.Streams > MaxStreams:
+		p.add("grpc.streams", "must be from 1 to %d", MaxStreams)
+	case s.Connections >= 1 && s.Connections <= MaxConnections && s.Connections*g.Streams > MaxConnections:
+		p.add("grpc.streams", "connections × streams must be at most %d", MaxConnections)
+	}
+}
+
+// validateGRPCMode checks the fields of the grpc block that belong to one mode.
+func (s Spec) validateGRPCMode(p *problems) {
+	g := s.GRPC
+	if g.Mode != GRPCMethod && g.Method != "" {
+		p.add("grpc.method", "only applies to method mode")
+	}
+	switch g.Mode {
+	case GRPCHealth:
+		if s.HasPayload() {
+			p.add("payload", "only applies to grpc ping and method modes (health checks carry no payload)")
+		}
+	case GRPCPing:
+		if g.Service != "" {
+			p.add("grpc.service", "only applies to health mode")
+		}
+	case GRPCMethod:
+		if g.Service != "" {
+			p.add("grpc.service", "only applies to health mode")
+		}
+		s.validateGRPCMethod(p)
+	case "":
+		p.add("grpc.mode", "is required")
+	default:
+		p.add("grpc.mode", "must be health, ping or method")
+	}
+	if g.Mode != GRPCPing && g.PingDelay != 0 {
+		p.add("grpc.ping_delay", "only applies to ping mode")
+	}
+}
+
+// validateGRPCMethod checks the method name and that an inline payload is
+// a JSON object (a payload file is checked when the agent reads it).
+func (s Spec) validateGRPCMethod(p *problems) {
+	switch m := s.GRPC.Method; {
+	case m == "":
+		p.add("grpc.method", "is required in method mode")
+	case len(m) > MaxTextLength:
+		p.add("grpc.method", "must be at most %d characters", MaxTextLength)
+	case !IsGRPCMethod(m):
+		p.add("grpc.method", "%.64q: want package.Service/Method, like grpc.health.v1.Health/Check", m)
+	}
+	if s.Payload != "" && !isJSONObject(s.Payload) {
+		p.add("payload", "must be the request message as a JSON object in method mode, like {\"name\": \"x\"}")
+	}
+}
+
+// IsGRPCMethod reports whether m names a gRPC method as
+// "package.Service/Method" (the package may be empty; a leading "/", as in
+// the HTTP/2 path, is allowed): dot-separated protobuf identifiers, a slash,
+// and one identifier.
+func IsGRPCMethod(m string) bool {
+	svc, method, ok := strings.Cut(strings.TrimPrefix(m, "/"), "/")
+	if !ok || !isIdent(method) {
+		return false
+	}
+	for part := range strings.SplitSeq(svc, ".") {
+		if !isIdent(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// isIdent reports whether s is a protobuf identifier: a letter or '_', then
+// letters, digits and '_'.
+func isIdent(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isJSONObject reports whether s is one valid JSON object.
+func isJSONObject(s string) bool {
+	t := strings.TrimSpace(s)
+	return strings.HasPrefix(t, "{") && json.Valid([]byte(t))
 }
 
 // validatePercentiles checks the reported percentiles.
@@ -255,9 +337,11 @@ func (s Spec) validateText(p *problems) {
 	fields := []struct{ name, value string }{
 		{"url", s.URL}, {"method", s.Method}, {"payload", s.Payload},
 		{"payload_file", s.PayloadFile}, {"content_type", s.ContentType},
+		{"unix_socket", s.UnixSocket},
 	}
 	if s.GRPC != nil {
-		fields = append(fields, struct{ name, value string }{"grpc.service", s.GRPC.Service})
+		fields = append(fields, struct{ name, value string }{"grpc.service", s.GRPC.Service},
+			struct{ name, value string }{"grpc.method", s.GRPC.Method})
 	}
 	for _, f := range fields {
 		if !utf8.ValidString(f.value) {

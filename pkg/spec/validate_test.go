@@ -24,10 +24,17 @@ func TestValidateAccepts(t *testing.T) {
 		{"grpc health", Spec{URL: "grpc://example.com:8079", GRPC: &GRPC{Service: "ping"}}},
 		{"grpcs ping", Spec{URL: "grpcs://example.com:443/", Payload: "hi",
 			GRPC: &GRPC{Mode: GRPCPing, PingDelay: dur(10 * time.Second)}}},
+		{"grpc method", Spec{URL: "grpc://example.com:8079", Payload: ` {"seq": 1, "payload": "hi"} `,
+			GRPC: &GRPC{Method: "fgrpc.PingServer/Ping", Streams: MaxStreams}, Connections: MaxConnections / MaxStreams}},
+		{"grpc method no package, leading slash, payload file", Spec{URL: "grpc://example.com:8079",
+			PayloadFile: "req.json", GRPC: &GRPC{Mode: GRPCMethod, Method: "/_Svc9/Do_it"}}},
+		{"grpc method empty request", Spec{URL: "grpc://example.com:8079", GRPC: &GRPC{Method: "grpc.health.v1.Health/Check"}}},
+		{"grpc ping streams", Spec{URL: "grpc://example.com:8079", GRPC: &GRPC{Mode: GRPCPing, Streams: 8}}},
 		{"tcp", Spec{URL: "tcp://example.com:8078", Payload: "hello"}},
 		{"udp", Spec{URL: "udp://127.0.0.1:8078", Payload: strings.Repeat("x", MaxUDPPayloadBytes)}},
 		{"open qps", Spec{URL: target, QPS: MaxQPS, Connections: MaxConnections, Duration: dur(24 * time.Hour)}},
 		{"fortio max speed", Spec{URL: target, Pacing: PacingFortio, NoCatchUp: true}},
+		{"latency header", Spec{URL: target, LatencyHeader: "Server-Timing"}},
 		{"fortio paced", Spec{URL: target, QPS: 10, Pacing: PacingFortio, Jitter: true, Uniform: true}},
 		{"count", Spec{URL: target, Count: MaxCount}},
 		{"until stopped", Spec{URL: target, UntilStopped: true, QPS: 1}},
@@ -46,6 +53,17 @@ func TestValidateAccepts(t *testing.T) {
 		{"agents", Spec{URL: target, Agents: &Agents{Count: MaxAgents, Selector: map[string]string{"zone": "eu-1"}}}},
 		{"abort on socket errors", Spec{URL: target, AbortOn: -1}},
 		{"abort on 503", Spec{URL: target, AbortOn: 503}},
+		{"url template", Spec{URL: "http://example.com/post/{seq:6}?r={rand:10}&a={alpha:4}&u={uuid}"}},
+		{"goader url template", Spec{URL: "http://example.com/post/XXXXX/NNN/RRRR"}},
+		{"payload template", Spec{URL: target, Payload: `{"id":{seq},"name":"{alpha:8}"}`}},
+		{"url list", Spec{URLs: []string{"http://example.com/a", "HTTP://Example.com/b/{seq}"}, URLOrder: URLRandom}},
+		{"request mix", Spec{URL: target, Requests: []Request{
+			{URL: target + "post/{seq}", Body: `{"id":{seq}}`, Weight: 3, Headers: []string{"X-A: 1"}},
+			{URL: target + "get/{rand:9}", Name: "reads"},
+			{URL: target + "blob", Method: "PUT", BodySize: &BodySize{Min: 0, Max: 1000, Fair: true}},
+		}}},
+		{"request mix own rates", Spec{URL: target, Requests: []Request{{URL: target, QPS: 10}, {URL: target, QPS: 5}}}},
+		{"braces in a tcp payload are text", Spec{URL: "tcp://example.com:8078", Payload: "{rand:0}"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +92,8 @@ func TestValidateRejects(t *testing.T) {
 	tests = append(tests, rateCases()...)
 	tests = append(tests, requestCases()...)
 	tests = append(tests, grpcAndReportCases()...)
+	tests = append(tests, templateCases()...)
+	tests = append(tests, grpcMethodCases()...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -151,6 +171,8 @@ func rateCases() []validateCase {
 		{name: "closed with qps", spec: Spec{URL: target, QPS: 10, Pacing: PacingClosed}, fields: []string{"pacing"}},
 		{name: "no_catchup without fortio", spec: Spec{URL: target, QPS: 10, NoCatchUp: true},
 			fields: []string{"no_catchup"}},
+		{name: "abort_if_rate_not_held without a rate", spec: Spec{URL: target, AbortIfRateNotHeld: true},
+			fields: []string{"abort_if_rate_not_held"}, msg: "abort_if_rate_not_held: needs a target rate: qps > 0 or a ramp, and open or fortio pacing"},
 		{name: "ramp from negative", spec: Spec{URL: target, Ramp: &Ramp{From: -1, To: 5, Over: dur(time.Second)}},
 			fields: []string{"ramp.from"}},
 		{name: "ramp to zero", spec: Spec{URL: target, Ramp: &Ramp{To: 0, Over: dur(time.Second)}},
@@ -223,6 +245,8 @@ func requestCases() []validateCase {
 		{name: "abort_on 600", spec: Spec{URL: target, AbortOn: 600}, fields: []string{"abort_on"}},
 		{name: "abort_on -2", spec: Spec{URL: target, AbortOn: -2}, fields: []string{"abort_on"}},
 		{name: "abort_on on tcp", spec: Spec{URL: "tcp://example.com:1", AbortOn: 503}, fields: []string{"abort_on"}},
+		{name: "latency_header on tcp", spec: Spec{URL: "tcp://example.com:1", LatencyHeader: "X-Server-Time"}, fields: []string{"latency_header"}},
+		{name: "latency_header not a token", spec: Spec{URL: target, LatencyHeader: "X Server"}, fields: []string{"latency_header"}},
 	}
 }
 
@@ -270,6 +294,40 @@ func grpcAndReportCases() []validateCase {
 	}
 }
 
+func grpcMethodCases() []validateCase {
+	const g = "grpc://example.com:8079"
+	method := func(m string) *GRPC { return &GRPC{Mode: GRPCMethod, Method: m} }
+	return []validateCase{
+		{name: "method missing", spec: Spec{URL: g, GRPC: &GRPC{Mode: GRPCMethod}},
+			fields: []string{"grpc.method"}, msg: "grpc.method: is required in method mode"},
+		{name: "method without service", spec: Spec{URL: g, GRPC: method("Check")}, fields: []string{"grpc.method"},
+			msg: `grpc.method: "Check": want package.Service/Method, like grpc.health.v1.Health/Check`},
+		{name: "method with dots", spec: Spec{URL: g, GRPC: method("grpc.health.v1.Health.Check")}, fields: []string{"grpc.method"}},
+		{name: "method empty package part", spec: Spec{URL: g, GRPC: method("a..B/C")}, fields: []string{"grpc.method"}},
+		{name: "method two slashes", spec: Spec{URL: g, GRPC: method("a.B/C/D")}, fields: []string{"grpc.method"}},
+		{name: "method digit first", spec: Spec{URL: g, GRPC: method("a.B/9C")}, fields: []string{"grpc.method"}},
+		{name: "method space", spec: Spec{URL: g, GRPC: method("a.B/C ")}, fields: []string{"grpc.method"}},
+		{name: "method too long", spec: Spec{URL: g, GRPC: method("a." + strings.Repeat("B", MaxTextLength) + "/C")},
+			fields: []string{"grpc.method"}},
+		{name: "method not utf-8", spec: Spec{URL: g, GRPC: method("a.\xff/C")}, fields: []string{"grpc.method", "grpc.method"}},
+		{name: "method in ping mode", spec: Spec{URL: g, GRPC: &GRPC{Mode: GRPCPing, Method: "a.B/C"}},
+			fields: []string{"grpc.method"}, msg: "grpc.method: only applies to method mode"},
+		{name: "payload not JSON", spec: Spec{URL: g, Payload: "{seq: 1}", GRPC: method("a.B/C")}, fields: []string{"payload"}},
+		{name: "payload JSON but not an object", spec: Spec{URL: g, Payload: "[1]", GRPC: method("a.B/C")}, fields: []string{"payload"}},
+		{name: "service in method mode", spec: Spec{URL: g, GRPC: &GRPC{Mode: GRPCMethod, Method: "a.B/C", Service: "x"}},
+			fields: []string{"grpc.service"}},
+		{name: "ping delay in method mode", spec: Spec{URL: g, GRPC: &GRPC{Mode: GRPCMethod, Method: "a.B/C", PingDelay: dur(time.Second)}},
+			fields: []string{"grpc.ping_delay"}},
+		{name: "streams negative", spec: Spec{URL: g, GRPC: &GRPC{Streams: -1}}, fields: []string{"grpc.streams"},
+			msg: "grpc.streams: must be from 1 to 1000"},
+		{name: "streams zero after normalize", spec: Spec{URL: g}, post: func(s *Spec) { s.GRPC.Streams = 0 },
+			fields: []string{"grpc.streams"}},
+		{name: "streams too many", spec: Spec{URL: g, GRPC: &GRPC{Streams: MaxStreams + 1}}, fields: []string{"grpc.streams"}},
+		{name: "connections times streams", spec: Spec{URL: g, Connections: 101, GRPC: &GRPC{Streams: 100}},
+			fields: []string{"grpc.streams"}, msg: "grpc.streams: connections × streams must be at most 10000"},
+	}
+}
+
 func TestValidateReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	s := normalized(Spec{
@@ -305,5 +363,41 @@ func TestValidationErrorAs(t *testing.T) {
 	}
 	if !strings.HasPrefix(ve.Error(), "invalid spec: url: is required; ") {
 		t.Errorf("Error() = %q", ve.Error())
+	}
+}
+
+func templateCases() []validateCase {
+	return []validateCase{
+		{name: "url template bad bound", spec: Spec{URL: "http://example.com/{rand:0}"}, fields: []string{"url"},
+			msg: `url: bad template: {rand:0} at byte 1: argument "0" must be a whole number from 1 to 9223372036854775807`},
+		{name: "url template unclosed", spec: Spec{URL: "http://example.com/{seq:5"}, fields: []string{"url"}},
+		{name: "goader run too long", spec: Spec{URL: "http://example.com/" + strings.Repeat("X", 20)}, fields: []string{"url"}},
+		{name: "payload template bad", spec: Spec{URL: target, Payload: "{alpha}"}, fields: []string{"payload"},
+			msg: "payload: bad template: {alpha} at byte 0: needs a length, like {alpha:8}"},
+		{name: "url template on h2c", spec: Spec{URL: "h2c://example.com/{seq}"}, fields: []string{"url"}},
+		{name: "url template following redirects", spec: Spec{URL: "http://example.com/{seq}", FollowRedirects: true}, fields: []string{"url"}},
+		{name: "request mix following redirects", spec: Spec{URL: "http://example.com/", FollowRedirects: true,
+			Requests: []Request{{URL: "http://example.com/a", Weight: 1}}}, fields: []string{"requests"}},
+		{name: "url list other host", spec: Spec{URLs: []string{"http://example.com/a", "http://other.com/b"}}, fields: []string{"urls[1]"},
+			msg: "urls[1]: must have the scheme and host of url (http://example.com): one list goes to one target"},
+		{name: "url list bad template", spec: Spec{URLs: []string{"http://example.com/a", "http://example.com/{seq:99}"}}, fields: []string{"urls[1]"}},
+		{name: "url list bad order", spec: Spec{URLs: []string{"http://example.com/a"}, URLOrder: "shuffled"}, fields: []string{"url_order"}},
+		{name: "url order without list", spec: Spec{URL: target, URLOrder: URLRandom}, fields: []string{"url_order"}},
+		{name: "url list on tcp", spec: Spec{URLs: []string{"tcp://example.com:1"}}, fields: []string{"urls"}},
+		{name: "mix other host", spec: Spec{URL: target, Requests: []Request{{URL: "http://other.com/"}}}, fields: []string{"requests[0].url"}},
+		{name: "mix weight and qps", spec: Spec{URL: target, Requests: []Request{{URL: target, QPS: 1, Weight: 1}, {URL: target, QPS: 1}}},
+			fields: []string{"requests[0].weight"}},
+		{name: "mix qps for some", spec: Spec{URL: target, Requests: []Request{{URL: target, QPS: 1}, {URL: target}}}, fields: []string{"requests"}},
+		{name: "mix qps not the sum", spec: Spec{URL: target, QPS: 7, Requests: []Request{{URL: target, QPS: 1}, {URL: target, QPS: 2}}},
+			fields: []string{"qps"}, msg: "qps: must be 0 or the sum of requests[].qps (3)"},
+		{name: "mix body and size", spec: Spec{URL: target, Requests: []Request{{URL: target, Body: "x", BodySize: &BodySize{Max: 5}}}},
+			fields: []string{"requests[0]"}},
+		{name: "mix bad size", spec: Spec{URL: target, Requests: []Request{{URL: target, BodySize: &BodySize{Min: 5, Max: 2}}}},
+			fields: []string{"requests[0].body_size"}},
+		{name: "mix bad header and template", spec: Spec{URL: target, Requests: []Request{{URL: target + "{rand}", Headers: []string{"nocolon"}}}},
+			fields: []string{"requests[0].url", "requests[0].headers[0]"}},
+		{name: "mix with a run payload", spec: Spec{URL: target, Payload: "x", Requests: []Request{{URL: target}}}, fields: []string{"requests"}},
+		{name: "mix too long", spec: Spec{URL: target, Requests: make([]Request, MaxRequests+1)}, fields: []string{"requests"}},
+		{name: "payload template on h2", spec: Spec{URL: "https://example.com/", H2: true, Payload: "{uuid}"}, fields: []string{"payload"}},
 	}
 }

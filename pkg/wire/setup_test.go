@@ -66,3 +66,63 @@ func TestSetupIsIdempotentAndDedupesByMsgID(t *testing.T) {
 		t.Fatalf("agents bucket TTL = %s, want %s", st2.TTL(), wire.AgentTTL)
 	}
 }
+
+// TestSetupUpdatesOnlyWhatDiffers: a second Setup leaves streams and buckets
+// alone (nats-server announces every stream update, and a no-op update races
+// with consumers being added), while one whose settings were changed by hand
+// gets them back.
+func TestSetupUpdatesOnlyWhatDiffers(t *testing.T) {
+	srv := natsembed.StartT(t)
+	nc, err := nats.Connect(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := wire.Setup(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	updates, err := nc.SubscribeSync("$JS.EVENT.ADVISORY.STREAM.UPDATED.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wire.Setup(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := updates.NextMsg(300 * time.Millisecond); err == nil {
+		t.Fatalf("a second Setup updated %s", msg.Subject)
+	}
+	st, err := js.Stream(ctx, wire.SnapStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := st.CachedInfo().Config
+	cfg.MaxAge = wire.SnapMaxAge + time.Hour
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.UpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: wire.AgentsBucket, TTL: time.Hour, Storage: jetstream.MemoryStorage}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wire.Setup(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = js.Stream(ctx, wire.SnapStream); err != nil || st.CachedInfo().Config.MaxAge != wire.SnapMaxAge {
+		t.Fatalf("snap stream MaxAge after Setup = %v (%v), want %v", st.CachedInfo().Config.MaxAge, err, wire.SnapMaxAge)
+	}
+	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, err := kv.Status(ctx); err != nil || status.TTL() != wire.AgentTTL {
+		t.Fatalf("agents bucket TTL after Setup = %v (%v), want %v", status.TTL(), err, wire.AgentTTL)
+	}
+}

@@ -54,7 +54,14 @@ type Assignment struct {
 	// target_deny lists the control plane's own addresses (API listen address,
 	// Postgres, NATS) as pkg/netguard entries with ports, refused whatever
 	// target_allow says.
-	TargetDeny    []string `protobuf:"bytes,10,rep,name=target_deny,json=targetDeny,proto3" json:"target_deny,omitempty"`
+	TargetDeny []string `protobuf:"bytes,10,rep,name=target_deny,json=targetDeny,proto3" json:"target_deny,omitempty"`
+	// seq_start and seq_stride give this shard its own range of request
+	// sequence numbers for {seq} and XXXXX templates: seq_start,
+	// seq_start + seq_stride, seq_start + 2*seq_stride... The API sets
+	// seq_start = shard + 1 and seq_stride = shard_count, so no two shards
+	// render the same number and together they count 1, 2, 3... 0 means 1.
+	SeqStart      uint64 `protobuf:"varint,11,opt,name=seq_start,json=seqStart,proto3" json:"seq_start,omitempty"`
+	SeqStride     uint64 `protobuf:"varint,12,opt,name=seq_stride,json=seqStride,proto3" json:"seq_stride,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -159,12 +166,26 @@ func (x *Assignment) GetTargetDeny() []string {
 	return nil
 }
 
+func (x *Assignment) GetSeqStart() uint64 {
+	if x != nil {
+		return x.SeqStart
+	}
+	return 0
+}
+
+func (x *Assignment) GetSeqStride() uint64 {
+	if x != nil {
+		return x.SeqStride
+	}
+	return 0
+}
+
 var File_barrage_v1_assignment_proto protoreflect.FileDescriptor
 
 const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bbarrage/v1/assignment.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x02\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa7\x03\n" +
 	"\n" +
 	"Assignment\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
@@ -179,7 +200,10 @@ const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"\ftarget_allow\x18\t \x03(\tR\vtargetAllow\x12\x1f\n" +
 	"\vtarget_deny\x18\n" +
 	" \x03(\tR\n" +
-	"targetDenyB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
+	"targetDeny\x12\x1b\n" +
+	"\tseq_start\x18\v \x01(\x04R\bseqStart\x12\x1d\n" +
+	"\n" +
+	"seq_stride\x18\f \x01(\x04R\tseqStrideB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
 
 var (
 	file_barrage_v1_assignment_proto_rawDescOnce sync.Once

@@ -56,7 +56,28 @@ type Snapshot struct {
 	// error says why the shard failed before sending anything (set on the final
 	// snapshot only), e.g. a target the run's target policy refuses. It names the
 	// target's host and address, never a secret of the spec.
-	Error         string `protobuf:"bytes,16,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,16,opt,name=error,proto3" json:"error,omitempty"`
+	// server_hdr: the latency the target reported in the spec's latency_header,
+	// one value per response that carried a readable one (its count may be below
+	// count); empty when the spec names no latency header.
+	ServerHdr []byte `protobuf:"bytes,17,opt,name=server_hdr,json=serverHdr,proto3" json:"server_hdr,omitempty"`
+	// entries holds, for a run with a request mix (spec requests), each entry's
+	// part of this snapshot's figures, in the spec's order; they add up to the
+	// snapshot's count, errors, codes and bytes.
+	Entries []*EntryResult `protobuf:"bytes,18,rep,name=entries,proto3" json:"entries,omitempty"`
+	// timeline, on the final snapshot only, is a uniform sample (reservoir,
+	// at most 10,000) of the shard's requests, in no particular order;
+	// timeline_seen is the number of requests it was drawn from, by which the
+	// API weighs each shard's sample when it merges them.
+	Timeline     []*TimelineSample `protobuf:"bytes,19,rep,name=timeline,proto3" json:"timeline,omitempty"`
+	TimelineSeen uint64            `protobuf:"varint,20,opt,name=timeline_seen,json=timelineSeen,proto3" json:"timeline_seen,omitempty"`
+	// written_urls, when the spec sets record_written_urls, are the URLs of the
+	// successful writes (method not GET, HEAD or OPTIONS, status 2xx) recorded
+	// since the shard's previous snapshot, scheme and host without userinfo,
+	// at most 1,000,000 / shard_count per shard. Writes past that bound are not
+	// sent: the API counts them as the successful writes in ret_codes (and
+	// entries) that have no URL, so no dropped count travels here.
+	WrittenUrls   []string `protobuf:"bytes,21,rep,name=written_urls,json=writtenUrls,proto3" json:"written_urls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -203,12 +224,241 @@ func (x *Snapshot) GetError() string {
 	return ""
 }
 
+func (x *Snapshot) GetServerHdr() []byte {
+	if x != nil {
+		return x.ServerHdr
+	}
+	return nil
+}
+
+func (x *Snapshot) GetEntries() []*EntryResult {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *Snapshot) GetTimeline() []*TimelineSample {
+	if x != nil {
+		return x.Timeline
+	}
+	return nil
+}
+
+func (x *Snapshot) GetTimelineSeen() uint64 {
+	if x != nil {
+		return x.TimelineSeen
+	}
+	return 0
+}
+
+func (x *Snapshot) GetWrittenUrls() []string {
+	if x != nil {
+		return x.WrittenUrls
+	}
+	return nil
+}
+
+// TimelineSample is one request of a shard's timeline. Times are offsets in
+// microseconds from the final snapshot's interval_start (the shard's start).
+type TimelineSample struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// intended_us is when the request was meant to be sent (open and fortio
+	// pacing), sent_us when it was.
+	IntendedUs int64 `protobuf:"varint,1,opt,name=intended_us,json=intendedUs,proto3" json:"intended_us,omitempty"`
+	SentUs     int64 `protobuf:"varint,2,opt,name=sent_us,json=sentUs,proto3" json:"sent_us,omitempty"`
+	// latency_us is its service time: sent to response done.
+	LatencyUs int64 `protobuf:"varint,3,opt,name=latency_us,json=latencyUs,proto3" json:"latency_us,omitempty"`
+	// code is its result code, as in ret_codes ("200", "-1", "SERVING", ...).
+	Code string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	Ok   bool   `protobuf:"varint,5,opt,name=ok,proto3" json:"ok,omitempty"`
+	// entry is its request-mix entry's index plus 1; 0 without a mix.
+	Entry         uint32 `protobuf:"varint,6,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TimelineSample) Reset() {
+	*x = TimelineSample{}
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TimelineSample) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TimelineSample) ProtoMessage() {}
+
+func (x *TimelineSample) ProtoReflect() protoreflect.Message {
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TimelineSample.ProtoReflect.Descriptor instead.
+func (*TimelineSample) Descriptor() ([]byte, []int) {
+	return file_barrage_v1_snapshot_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *TimelineSample) GetIntendedUs() int64 {
+	if x != nil {
+		return x.IntendedUs
+	}
+	return 0
+}
+
+func (x *TimelineSample) GetSentUs() int64 {
+	if x != nil {
+		return x.SentUs
+	}
+	return 0
+}
+
+func (x *TimelineSample) GetLatencyUs() int64 {
+	if x != nil {
+		return x.LatencyUs
+	}
+	return 0
+}
+
+func (x *TimelineSample) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *TimelineSample) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *TimelineSample) GetEntry() uint32 {
+	if x != nil {
+		return x.Entry
+	}
+	return 0
+}
+
+// EntryResult is one request-mix entry's part of a snapshot.
+type EntryResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// index is the entry's position in the spec's requests.
+	Index         uint32            `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Count         uint64            `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	Errors        uint64            `protobuf:"varint,3,opt,name=errors,proto3" json:"errors,omitempty"`
+	RetCodes      map[string]uint64 `protobuf:"bytes,4,rep,name=ret_codes,json=retCodes,proto3" json:"ret_codes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	BytesSent     uint64            `protobuf:"varint,5,opt,name=bytes_sent,json=bytesSent,proto3" json:"bytes_sent,omitempty"`
+	BytesReceived uint64            `protobuf:"varint,6,opt,name=bytes_received,json=bytesReceived,proto3" json:"bytes_received,omitempty"`
+	// service_hdr and response_hdr are encoded as the snapshot's are.
+	ServiceHdr    []byte `protobuf:"bytes,7,opt,name=service_hdr,json=serviceHdr,proto3" json:"service_hdr,omitempty"`
+	ResponseHdr   []byte `protobuf:"bytes,8,opt,name=response_hdr,json=responseHdr,proto3" json:"response_hdr,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntryResult) Reset() {
+	*x = EntryResult{}
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntryResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntryResult) ProtoMessage() {}
+
+func (x *EntryResult) ProtoReflect() protoreflect.Message {
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntryResult.ProtoReflect.Descriptor instead.
+func (*EntryResult) Descriptor() ([]byte, []int) {
+	return file_barrage_v1_snapshot_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *EntryResult) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *EntryResult) GetCount() uint64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *EntryResult) GetErrors() uint64 {
+	if x != nil {
+		return x.Errors
+	}
+	return 0
+}
+
+func (x *EntryResult) GetRetCodes() map[string]uint64 {
+	if x != nil {
+		return x.RetCodes
+	}
+	return nil
+}
+
+func (x *EntryResult) GetBytesSent() uint64 {
+	if x != nil {
+		return x.BytesSent
+	}
+	return 0
+}
+
+func (x *EntryResult) GetBytesReceived() uint64 {
+	if x != nil {
+		return x.BytesReceived
+	}
+	return 0
+}
+
+func (x *EntryResult) GetServiceHdr() []byte {
+	if x != nil {
+		return x.ServiceHdr
+	}
+	return nil
+}
+
+func (x *EntryResult) GetResponseHdr() []byte {
+	if x != nil {
+		return x.ResponseHdr
+	}
+	return nil
+}
+
 var File_barrage_v1_snapshot_proto protoreflect.FileDescriptor
 
 const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\n" +
 	"\x19barrage/v1/snapshot.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe1\x04\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb3\x06\n" +
 	"\bSnapshot\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05shard\x18\x02 \x01(\rR\x05shard\x12\x19\n" +
@@ -228,7 +478,36 @@ const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"serviceHdr\x12!\n" +
 	"\fresponse_hdr\x18\x0e \x01(\fR\vresponseHdr\x12\x17\n" +
 	"\alag_hdr\x18\x0f \x01(\fR\x06lagHdr\x12\x14\n" +
-	"\x05error\x18\x10 \x01(\tR\x05error\x1a;\n" +
+	"\x05error\x18\x10 \x01(\tR\x05error\x12\x1d\n" +
+	"\n" +
+	"server_hdr\x18\x11 \x01(\fR\tserverHdr\x121\n" +
+	"\aentries\x18\x12 \x03(\v2\x17.barrage.v1.EntryResultR\aentries\x126\n" +
+	"\btimeline\x18\x13 \x03(\v2\x1a.barrage.v1.TimelineSampleR\btimeline\x12#\n" +
+	"\rtimeline_seen\x18\x14 \x01(\x04R\ftimelineSeen\x12!\n" +
+	"\fwritten_urls\x18\x15 \x03(\tR\vwrittenUrls\x1a;\n" +
+	"\rRetCodesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xa3\x01\n" +
+	"\x0eTimelineSample\x12\x1f\n" +
+	"\vintended_us\x18\x01 \x01(\x03R\n" +
+	"intendedUs\x12\x17\n" +
+	"\asent_us\x18\x02 \x01(\x03R\x06sentUs\x12\x1d\n" +
+	"\n" +
+	"latency_us\x18\x03 \x01(\x03R\tlatencyUs\x12\x12\n" +
+	"\x04code\x18\x04 \x01(\tR\x04code\x12\x0e\n" +
+	"\x02ok\x18\x05 \x01(\bR\x02ok\x12\x14\n" +
+	"\x05entry\x18\x06 \x01(\rR\x05entry\"\xdc\x02\n" +
+	"\vEntryResult\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x04R\x05count\x12\x16\n" +
+	"\x06errors\x18\x03 \x01(\x04R\x06errors\x12B\n" +
+	"\tret_codes\x18\x04 \x03(\v2%.barrage.v1.EntryResult.RetCodesEntryR\bretCodes\x12\x1d\n" +
+	"\n" +
+	"bytes_sent\x18\x05 \x01(\x04R\tbytesSent\x12%\n" +
+	"\x0ebytes_received\x18\x06 \x01(\x04R\rbytesReceived\x12\x1f\n" +
+	"\vservice_hdr\x18\a \x01(\fR\n" +
+	"serviceHdr\x12!\n" +
+	"\fresponse_hdr\x18\b \x01(\fR\vresponseHdr\x1a;\n" +
 	"\rRetCodesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01B;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
@@ -245,21 +524,27 @@ func file_barrage_v1_snapshot_proto_rawDescGZIP() []byte {
 	return file_barrage_v1_snapshot_proto_rawDescData
 }
 
-var file_barrage_v1_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_barrage_v1_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_barrage_v1_snapshot_proto_goTypes = []any{
 	(*Snapshot)(nil),              // 0: barrage.v1.Snapshot
-	nil,                           // 1: barrage.v1.Snapshot.RetCodesEntry
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(*TimelineSample)(nil),        // 1: barrage.v1.TimelineSample
+	(*EntryResult)(nil),           // 2: barrage.v1.EntryResult
+	nil,                           // 3: barrage.v1.Snapshot.RetCodesEntry
+	nil,                           // 4: barrage.v1.EntryResult.RetCodesEntry
+	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
 }
 var file_barrage_v1_snapshot_proto_depIdxs = []int32{
-	2, // 0: barrage.v1.Snapshot.interval_start:type_name -> google.protobuf.Timestamp
-	2, // 1: barrage.v1.Snapshot.interval_end:type_name -> google.protobuf.Timestamp
-	1, // 2: barrage.v1.Snapshot.ret_codes:type_name -> barrage.v1.Snapshot.RetCodesEntry
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	5, // 0: barrage.v1.Snapshot.interval_start:type_name -> google.protobuf.Timestamp
+	5, // 1: barrage.v1.Snapshot.interval_end:type_name -> google.protobuf.Timestamp
+	3, // 2: barrage.v1.Snapshot.ret_codes:type_name -> barrage.v1.Snapshot.RetCodesEntry
+	2, // 3: barrage.v1.Snapshot.entries:type_name -> barrage.v1.EntryResult
+	1, // 4: barrage.v1.Snapshot.timeline:type_name -> barrage.v1.TimelineSample
+	4, // 5: barrage.v1.EntryResult.ret_codes:type_name -> barrage.v1.EntryResult.RetCodesEntry
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_barrage_v1_snapshot_proto_init() }
@@ -273,7 +558,7 @@ func file_barrage_v1_snapshot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_barrage_v1_snapshot_proto_rawDesc), len(file_barrage_v1_snapshot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

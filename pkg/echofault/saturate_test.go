@@ -1,0 +1,63 @@
+package echofault
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestParseSaturate(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	tests := []struct {
+		in   string
+		want Saturation
+		ok   bool
+	}{
+		{"5ms:2ms", Saturation{5 * ms, 2 * ms}, true},
+		{"0s:1ms", Saturation{0, ms}, true},
+		{"1h:1h", Saturation{time.Second, time.Second}, true}, // clamped to the limit
+		{"5ms", Saturation{}, false},
+		{"5ms:", Saturation{}, false},
+		{"-1ms:2ms", Saturation{}, false},
+		{"5ms:x", Saturation{}, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseSaturate(tt.in, time.Second)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseSaturate(%q) = %+v, %v; want %+v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseSaturate(%q) error %v is not ErrSyntax", tt.in, err)
+		}
+	}
+}
+
+func TestSaturationDelay(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	s := Saturation{Base: 5 * ms, Per: 2 * ms}
+	for _, c := range []struct {
+		n    float64
+		want time.Duration
+	}{{1, 7 * ms}, {10, 25 * ms}, {0, 5 * ms}, {2.5, 10 * ms}, {-1, 5 * ms}, {1000, 100 * ms}, {1e300, 100 * ms}} {
+		if got := s.Delay(c.n, 100*ms); got != c.want {
+			t.Errorf("Delay(%v) = %v, want %v", c.n, got, c.want)
+		}
+	}
+	if got := (Saturation{}).Delay(50, time.Second); got != 0 {
+		t.Errorf("disabled Delay = %v", got)
+	}
+}
+
+func TestParseQuerySaturate(t *testing.T) {
+	t.Parallel()
+	p, err := ParseQuery(map[string][]string{"saturate": {"1ms:3ms"}}, Limits{MaxDelay: time.Second})
+	if err != nil || p.Saturate != (Saturation{time.Millisecond, 3 * time.Millisecond}) || len(p.Ignored) != 0 {
+		t.Fatalf("%+v, %v", p, err)
+	}
+	p, err = ParseQuery(map[string][]string{"saturate": {"lots"}}, Limits{MaxDelay: time.Second})
+	if err != nil || p.Saturate.Enabled() || len(p.Ignored) != 1 || p.Ignored[0] != "saturate" {
+		t.Fatalf("malformed: %+v, %v", p, err)
+	}
+}
