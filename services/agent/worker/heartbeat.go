@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/agent/internal/procs"
 )
 
 // beat writes the agent's heartbeat. A failure is logged when it starts and
@@ -64,7 +65,7 @@ type cpuMeter struct {
 
 // percent is the CPU use since the previous call (0 on the first).
 func (m *cpuMeter) percent(now time.Time) float64 {
-	cpu, ok := processCPU()
+	cpu, ok := procs.ProcessCPU()
 	if !ok {
 		return 0
 	}

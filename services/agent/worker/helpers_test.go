@@ -157,6 +157,8 @@ type shardSpec struct {
 	startIn  time.Duration // start_at = now + startIn
 	slack    time.Duration // deadline = start_at + duration + slack
 	headers  []string
+	// grpc is the spec's grpc block, for grpc:// URLs.
+	grpc map[string]any
 	// allow is the run's target allow-list; nil means loopback (the
 	// targets of these tests), an empty slice refuses everything.
 	allow []string
@@ -170,6 +172,9 @@ func (h *harness) assign(t *testing.T, agentID, run string, shard uint32, s shar
 	sp := map[string]any{"url": s.url, "qps": s.qps, "connections": s.conns, "duration": s.duration.String()}
 	if len(s.headers) > 0 {
 		sp["headers"] = s.headers
+	}
+	if s.grpc != nil {
+		sp["grpc"] = s.grpc
 	}
 	body, err := json.Marshal(sp)
 	if err != nil {

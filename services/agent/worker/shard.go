@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/barrage-dev/barrage/pkg/netguard"
+	"github.com/barrage-dev/barrage/pkg/reqtemplate"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
@@ -51,6 +52,8 @@ type shard struct {
 	deadline time.Time
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
+	// shards is the number of shards of the run (1 when not given).
+	shards int
 }
 
 // stop ends the shard's sending with cause (the first cause wins).
@@ -92,14 +95,14 @@ func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error
 	if err != nil {
 		return nil, err
 	}
-	f, err := plan.NewFactory(s, []byte(s.Payload), guard.DialContext)
+	f, err := plan.NewFactory(s, []byte(s.Payload), guard.DialContext, reqtemplate.NewSeq(a.GetSeqStart(), a.GetSeqStride()))
 	if err != nil {
 		return nil, redact(err, s)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &shard{
 		key: shardKey{run: a.GetRunId(), shard: a.GetShard()}, spec: s, factory: f, guard: guard,
-		startAt: startAt, deadline: deadline, ctx: ctx, cancel: cancel,
+		startAt: startAt, deadline: deadline, ctx: ctx, cancel: cancel, shards: int(max(a.GetShardCount(), 1)),
 	}, nil
 }
 
@@ -121,11 +124,8 @@ func (w *Worker) targetGuard(a *barragev1.Assignment) (netguard.Guard, error) {
 // run's policy before any connection is made: a refused target fails the
 // shard at once with the refusal as its error. Each dial checks again.
 func (sh *shard) checkTarget(ctx context.Context) error {
-	network := "tcp"
-	if sh.spec.Protocol() == spec.ProtocolUDP {
-		network = "udp"
-	}
-	return sh.guard.CheckAddr(ctx, network, sh.spec.Target())
+	network, addr := sh.spec.DialTarget()
+	return sh.guard.CheckAddr(ctx, network, addr)
 }
 
 // validToken reports whether id can be one token of a NATS subject.
@@ -151,6 +151,10 @@ func (w *Worker) runShard(sh *shard, log *slog.Logger) {
 	defer unwatch()
 	opts := plan.EngineOptions(sh.spec, sh.factory)
 	opts.StartAt = sh.startAt
+	if opts.WrittenURLs > 0 {
+		opts.WrittenURLs /= sh.shards
+		opts.URLBytesPerSnapshot = urlBytesPerSnapshot
+	}
 	sink := &snapSink{w: w, key: sh.key, codeName: sh.factory.CodeName, log: log}
 	opts.Sink = sink
 	if err := sh.checkTarget(ctx); err != nil {
@@ -163,9 +167,12 @@ func (w *Worker) runShard(sh *shard, log *slog.Logger) {
 		slog.String("pacing", string(sh.spec.Pacing)), slog.String("protocol", sh.factory.RunType()))
 	final, err := engine.Run(ctx, opts)
 	if err != nil {
-		log.Error("shard failed", slog.Any("error", redact(err, sh.spec)))
+		err = redact(err, sh.spec)
+		log.Error("shard failed", slog.Any("error", err))
 		if sink.published == 0 {
-			sink.publishEmpty()
+			// The reason goes to the run: a gRPC method the target lacks,
+			// say, fails every connection before a request is sent.
+			sink.publishFailed(err)
 		}
 		return
 	}

@@ -26,6 +26,12 @@ const (
 	finalAttempt    = 2 * time.Second
 )
 
+// urlBytesPerSnapshot bounds the written URLs of one snapshot, well within
+// NATS's default 1 MiB message: at 50 bytes a URL, 10,000 writes a second
+// per shard go through, and a burst above that waits for the next
+// snapshots.
+const urlBytesPerSnapshot = 512 << 10
+
 // snapSink publishes a shard's engine snapshots to JetStream.
 type snapSink struct {
 	w        *Worker
@@ -60,12 +66,6 @@ func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
 	}
 }
 
-// publishEmpty sends an empty final snapshot for a shard that failed before
-// it measured anything, so the API need not wait for its deadline.
-func (s *snapSink) publishEmpty() {
-	s.publishFailed(nil)
-}
-
 // publishFailed sends the final snapshot of a shard that failed before it
 // sent anything, with cause (when not nil) as its error for the run.
 func (s *snapSink) publishFailed(cause error) {
@@ -96,22 +96,74 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 	for code, n := range snap.Codes {
 		codes[s.codeName(code)] += uint64(n)
 	}
-	var hdrs [3][]byte
-	for i, h := range [3]*hist.Histogram{snap.Service, snap.Response, snap.Lag} {
+	var hdrs [4][]byte
+	for i, h := range [4]*hist.Histogram{snap.Service, snap.Response, snap.Lag, snap.Server} {
+		if h == nil {
+			continue // no latency header: no server histogram
+		}
 		b, err := h.Encode()
 		if err != nil {
 			return nil, fmt.Errorf("encode histogram: %w", err)
 		}
 		hdrs[i] = b
 	}
+	entries, err := s.encodeEntries(snap.Entries)
+	if err != nil {
+		return nil, err
+	}
 	return proto.Marshal(&barragev1.Snapshot{
 		RunId: s.key.run, Shard: s.key.shard, AgentId: s.w.id, Seq: snap.Seq, Final: snap.Final,
 		IntervalStart: timestamppb.New(snap.Start), IntervalEnd: timestamppb.New(snap.End),
 		Count: uint64(snap.Count), Errors: uint64(snap.Errors), RetCodes: codes,
 		BytesSent: uint64(snap.Sent), BytesReceived: uint64(snap.Received),
-		ServiceHdr: hdrs[0], ResponseHdr: hdrs[1], LagHdr: hdrs[2],
-		Error: s.errorFor(snap),
+		ServiceHdr: hdrs[0], ResponseHdr: hdrs[1], LagHdr: hdrs[2], ServerHdr: hdrs[3],
+		Error: s.errorFor(snap), Entries: entries,
+		Timeline: s.encodeTimeline(snap.Timeline), TimelineSeen: uint64(max(snap.TimelineSeen, 0)),
+		WrittenUrls: snap.WrittenURLs,
 	})
+}
+
+// encodeTimeline turns the final snapshot's timeline into its wire form.
+func (s *snapSink) encodeTimeline(samples []engine.TimelineSample) []*barragev1.TimelineSample {
+	if len(samples) == 0 {
+		return nil
+	}
+	out := make([]*barragev1.TimelineSample, len(samples))
+	buf := make([]barragev1.TimelineSample, len(samples)) // one allocation for them all
+	for i, t := range samples {
+		m := &buf[i]
+		m.IntendedUs, m.SentUs, m.LatencyUs = t.Intended.Microseconds(), t.Sent.Microseconds(), t.Latency.Microseconds()
+		m.Code, m.Ok = s.codeName(t.Code), t.OK
+		if t.Entry >= 0 {
+			m.Entry = uint32(t.Entry) + 1
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// encodeEntries turns a request mix's entries into their wire form.
+func (s *snapSink) encodeEntries(entries []*engine.EntrySnapshot) ([]*barragev1.EntryResult, error) {
+	out := make([]*barragev1.EntryResult, 0, len(entries))
+	for i, e := range entries {
+		codes := make(map[string]uint64, len(e.Codes))
+		for code, n := range e.Codes {
+			codes[s.codeName(code)] += uint64(n)
+		}
+		service, err := e.Service.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("encode entry %d histogram: %w", i, err)
+		}
+		response, err := e.Response.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("encode entry %d histogram: %w", i, err)
+		}
+		out = append(out, &barragev1.EntryResult{
+			Index: uint32(i), Count: uint64(e.Count), Errors: uint64(e.Errors), RetCodes: codes,
+			BytesSent: uint64(e.Sent), BytesReceived: uint64(e.Received), ServiceHdr: service, ResponseHdr: response,
+		})
+	}
+	return out, nil
 }
 
 // publishSnap publishes one snapshot, retrying for up to budget (each

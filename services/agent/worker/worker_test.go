@@ -157,6 +157,9 @@ func TestRunPublishesIntervalAndFinalSnapshots(t *testing.T) {
 			t.Fatalf("%s hdr holds %d values, final count %d", name, hd.Count(), final.GetCount())
 		}
 	}
+	if len(final.GetServerHdr()) != 0 {
+		t.Fatalf("server hdr of %d bytes without a latency header in the spec", len(final.GetServerHdr()))
+	}
 	first, _, _ := tg.span("/full")
 	if first.Before(startAt) {
 		t.Fatalf("first request at %s, before start_at %s", first.Format(time.StampMicro), startAt.Format(time.StampMicro))
@@ -422,5 +425,26 @@ func TestRefusedTargetFailsTheShard(t *testing.T) {
 				t.Errorf("target reached %d times, want 0", n)
 			}
 		})
+	}
+}
+
+// TestClientSetupFailureReachesTheRun: when the protocol client cannot be
+// set up (here a gRPC method looked up by reflection on a target that is no
+// gRPC server), the shard's final snapshot carries the reason.
+func TestClientSetupFailureReachesTheRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tg := newTarget(t)
+	r := h.startWorker(t, worker.Config{Capacity: 1})
+	const run = "run-grpc-method"
+	h.putState(t, run, barragev1.RunPhase_RUN_PHASE_RUNNING)
+	h.assign(t, r.w.ID(), run, 0, shardSpec{url: "grpc://" + strings.TrimPrefix(tg.srv.URL, "http://"), qps: 50, conns: 1,
+		duration: time.Second, grpc: map[string]any{"mode": "method", "method": "fgrpc.PingServer/Ping"}})
+	snaps, _ := h.snapshots(t, run, 0, 10*time.Second)
+	final := snaps[len(snaps)-1]
+	const want = "open connection 0: grpc method fgrpc.PingServer/Ping: server reflection:"
+	if len(snaps) != 1 || final.GetCount() != 0 || !strings.Contains(final.GetError(), want) {
+		t.Fatalf("%d snapshots, final count %d error %q; want one final with count 0 and an error containing %q",
+			len(snaps), final.GetCount(), final.GetError(), want)
 	}
 }

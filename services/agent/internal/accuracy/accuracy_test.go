@@ -13,16 +13,23 @@ import (
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
 	"github.com/barrage-dev/barrage/services/agent/internal/plan"
 	"github.com/barrage-dev/barrage/services/agent/internal/report"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // load runs a spec through the same wiring as `barrage-agent load`.
 func load(t *testing.T, s spec.Spec, sink engine.Sink) *engine.Snapshot {
 	t.Helper()
+	return loadDialing(t, s, nil, sink)
+}
+
+// loadDialing is load with every connection dialed by dial (nil: directly).
+func loadDialing(t *testing.T, s spec.Spec, dial request.DialFunc, sink engine.Sink) *engine.Snapshot {
+	t.Helper()
 	s.Normalize()
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := plan.NewFactory(s, []byte(s.Payload), nil)
+	f, err := plan.NewFactory(s, []byte(s.Payload), dial, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +80,11 @@ func TestCoordinatedOmission(t *testing.T) {
 	// ends well before the 4 s deadline has a backlog behind it (requests still
 	// queued at the deadline are dropped, not sent), so run again (at most 5
 	// times) until a stalled request completed within the first 3 seconds.
+	// Stalls can also come in a row (one early in each backlog), leaving few
+	// completed requests beside them; a run whose stalls are more than 5 % of
+	// its requests is not the scenario either, and is run again. When the
+	// service time wrongly took in the wait, every run has more than 5 % of
+	// slow requests and the test fails.
 	var final *engine.Snapshot
 	const attempts = 5
 	for attempt := 0; attempt < attempts; attempt++ {
@@ -88,11 +100,13 @@ func TestCoordinatedOmission(t *testing.T) {
 			return nil
 		})
 		final = load(t, spec.Spec{URL: httpURL(a, "delay=1s:2"), QPS: 50, Connections: 1, Duration: spec.Duration(4 * time.Second)}, watch)
-		if early {
+		few := final.Service.Percentile(95) < 500*time.Millisecond
+		if early && few {
 			break
 		}
 		if attempt == attempts-1 {
-			t.Fatalf("no request stalled within the first 3 s in %d runs (service max of the last %v)", attempts, final.Service.Max())
+			t.Fatalf("no run in %d had one early stall among >= 95 %% fast requests (last: service max %v, p95 %v, count %d)",
+				attempts, final.Service.Max(), final.Service.Percentile(95), final.Count)
 		}
 	}
 	if p99 := final.Response.Percentile(99); p99 < 500*time.Millisecond {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ import (
 )
 
 // echoAddrs are the addresses a barrage-echo process bound.
-type echoAddrs struct{ http, grpc, tcp, udp, h3 string }
+type echoAddrs struct{ http, grpc, tcp, udp, h3, redirect string }
 
 // buildOnce builds the barrage-echo binary once for the whole test binary.
 var buildOnce = sync.OnceValues(func() (string, error) {
@@ -61,11 +62,12 @@ func startEcho(t *testing.T, extra ...string) echoAddrs {
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 	})
-	return readAddrs(t, stderr)
+	return readAddrs(t, stderr, slices.Contains(extra, "-redirect-addr"))
 }
 
 // readAddrs reads the "listening" log lines until all four addresses are known.
-func readAddrs(t *testing.T, r io.Reader) echoAddrs {
+// With redirect it also waits for the redirector's.
+func readAddrs(t *testing.T, r io.Reader, redirect bool) echoAddrs {
 	t.Helper()
 	found := make(chan echoAddrs, 1)
 	go func() {
@@ -87,8 +89,10 @@ func readAddrs(t *testing.T, r io.Reader) echoAddrs {
 				a.udp = line.Addr
 			case "h3": // logged before the others when -h3-addr is given
 				a.h3 = line.Addr
+			case "https-redirect": // with -redirect-addr
+				a.redirect = line.Addr
 			}
-			if a.http != "" && a.grpc != "" && a.tcp != "" && a.udp != "" {
+			if a.http != "" && a.grpc != "" && a.tcp != "" && a.udp != "" && (!redirect || a.redirect != "") {
 				found <- a
 				_, _ = io.Copy(io.Discard, r) // keep draining the log
 				return

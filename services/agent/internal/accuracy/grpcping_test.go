@@ -19,16 +19,26 @@ import (
 
 // TestGRPCPingInterop: Fortio's grpcping against barrage-echo and ours
 // against `fortio server` both work, and on loopback the mean RTTs that
-// the two tools measure of one server agree within 1 ms.
+// the two tools measure of one server agree within 1 ms. A mean of 20 pings
+// moves by 5 ms when one ping meets a 100 ms scheduling stall of a loaded
+// machine, and stalls only ever add, so each pair gets up to 3 tries.
 func TestGRPCPingInterop(t *testing.T) {
 	ours := startEcho(t).grpc
 	fortioServer := startFortioServer(t)
 	for name, target := range map[string]string{"barrage-echo": ours, "fortio server": fortioServer} {
-		theirs := fortioPingRTT(t, target)
-		mine := ourPingRTT(t, target)
-		t.Logf("%s: fortio grpcping avg %.1f µs, barrage-agent grpcping avg %.1f µs", name, theirs, mine)
-		if math.Abs(theirs-mine) > 1000 {
-			t.Errorf("%s: mean RTT %.1f µs (fortio) vs %.1f µs (barrage), want within 1 ms", name, theirs, mine)
+		var tries []string
+		for range 3 {
+			theirs := fortioPingRTT(t, target)
+			mine := ourPingRTT(t, target)
+			t.Logf("%s: fortio grpcping avg %.1f µs, barrage-agent grpcping avg %.1f µs", name, theirs, mine)
+			if math.Abs(theirs-mine) <= 1000 {
+				tries = nil
+				break
+			}
+			tries = append(tries, fmt.Sprintf("%.1f µs (fortio) vs %.1f µs (barrage)", theirs, mine))
+		}
+		if tries != nil {
+			t.Errorf("%s: mean RTTs %s, want within 1 ms", name, strings.Join(tries, "; "))
 		}
 	}
 }

@@ -10,8 +10,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,6 +59,18 @@ func TestFlagsToSpec(t *testing.T) {
 				t.Fatalf("%+v %+v", s, s.GRPC)
 			}
 		}},
+		{"grpc streams", []string{"-grpc", "-s", "4", "-c", "2", "127.0.0.1:8079"}, func(t *testing.T, s spec.Spec) {
+			if s.GRPC.Mode != spec.GRPCHealth || s.GRPC.Streams != 4 || s.Connections != 2 || s.Streams() != 4 {
+				t.Fatalf("%+v %+v", s, s.GRPC)
+			}
+		}},
+		{"grpc method implies grpc", []string{"-grpc-method", "fgrpc.PingServer/Ping", "-payload", `{"seq": 1}`, "127.0.0.1:8079"},
+			func(t *testing.T, s spec.Spec) {
+				if s.URL != "grpc://127.0.0.1:8079" || s.GRPC.Mode != spec.GRPCMethod || s.GRPC.Method != "fgrpc.PingServer/Ping" ||
+					s.Payload != `{"seq": 1}` || s.GRPC.Streams != 1 {
+					t.Fatalf("%+v %+v", s, s.GRPC)
+				}
+			}},
 		{"h2 over http is h2c", []string{"-h2", "http://h:1/"}, func(t *testing.T, s spec.Spec) {
 			if s.URL != "h2c://h:1/" || !s.HTTP2() {
 				t.Fatalf("%+v", s)
@@ -63,6 +78,17 @@ func TestFlagsToSpec(t *testing.T) {
 		}},
 		{"ramp replaces default qps", []string{"-ramp", "10:100:2s", "-t", "3s", "http://h/"}, func(t *testing.T, s spec.Spec) {
 			if s.QPS != 0 || s.Ramp == nil || s.Ramp.To != 100 || s.Ramp.Over.Std() != 2*time.Second {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"stages set the rate and length", []string{"-stages", "100:10s, 200:5s", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			want := []spec.Stage{{QPS: 100, Duration: spec.Duration(10 * time.Second)}, {QPS: 200, Duration: spec.Duration(5 * time.Second)}}
+			if s.QPS != 0 || !slices.Equal(s.Stages, want) || s.Duration.Std() != 15*time.Second || s.Pacing != spec.PacingOpen {
+				t.Fatalf("%+v", s)
+			}
+		}},
+		{"stages with a longer -t", []string{"-stages", "5:1s", "-t", "3s", "http://h/"}, func(t *testing.T, s spec.Spec) {
+			if len(s.Stages) != 1 || s.Duration.Std() != 3*time.Second {
 				t.Fatalf("%+v", s)
 			}
 		}},
@@ -107,8 +133,28 @@ func TestBadFlagsExit2WithOneLineError(t *testing.T) {
 		{[]string{"load", "-qps", "-5", "http://h/"}, "qps"},
 		{[]string{"load", "-format", "xml", "http://h/"}, "-format"},
 		{[]string{"load", "-ramp", "1:2", "http://h/"}, "-ramp"},
+		{[]string{"load", "-stages", "100:10s,200", "http://h/"}, `-stages "100:10s,200": stage "200"`},
+		{[]string{"load", "-stages", "100:10s,-1:1s", "http://h/"}, "stages[1].qps: must be at least 0"},
+		{[]string{"load", "-stages", "100:10s", "-t", "5s", "http://h/"}, "stages: last 10s in total"},
 		{[]string{"load", "-ping", "http://h/"}, "need -grpc"},
+		{[]string{"load", "-s", "2", "http://h/"}, "need -grpc"},
+		{[]string{"load", "-grpc", "-s", "0", "h:1"}, "-s 0: need at least 1 stream"},
+		{[]string{"load", "-grpc", "-s", "1001", "h:1"}, "grpc.streams: must be from 1 to 1000"},
+		{[]string{"load", "-grpc", "-c", "20", "-s", "1000", "h:1"}, "connections × streams"},
+		{[]string{"load", "-grpc-method", "fgrpc.PingServer.Ping", "h:1"}, `grpc.method: "fgrpc.PingServer.Ping": want package.Service/Method`},
+		{[]string{"load", "-grpc-method", "fgrpc.PingServer/Ping", "-payload", "{seq: 1}", "h:1"}, "payload: must be the request message as a JSON object"},
+		{[]string{"load", "-grpc-method", "fgrpc.PingServer/Ping", "-ping", "h:1"}, "does not combine with -ping"},
+		{[]string{"load", "-grpc-method", "fgrpc.PingServer/Ping", "-payload-size", "10", "h:1"}, "not -payload-size"},
 		{[]string{"load", "ftp://h/"}, "url"},
+		{[]string{"load", "-latency-header", "X Time", "http://h/"}, "latency_header"},
+		{[]string{"load", "-latency-header", "X-Time", "tcp://h:1"}, "latency_header"},
+		{[]string{"load", "-url-file", "/nonexistent/urls.txt"}, "-url-file"},
+		{[]string{"load", "-url-file", "/nonexistent/urls.txt", "http://h/"}, "replaces the URL"},
+		{[]string{"load", "-url-random", "http://h/"}, "-url-random needs -url-file"},
+		{[]string{"load", "http://h/{rand:0}"}, "url: bad template"},
+		{[]string{"load", "-record-urls", "urls.txt", "-grpc", "h:1"}, "record_written_urls: only applies to http and https URLs"},
+		{[]string{"load", "-record-urls", "urls.txt", "-h2", "https://h/"}, "record_written_urls: is supported on HTTP/1.1 targets only"},
+		{[]string{"load", "-record-urls", "/nonexistent/dir/urls.txt", "http://127.0.0.1:9/"}, "-record-urls: open /nonexistent/dir/urls.txt"},
 		{[]string{"nosuch"}, "unknown command"},
 		{[]string{"load", "-json", "-", "-format", "fortio", "http://h/"}, "both write to stdout"},
 		{[]string{"load", "-pacing", "fortio", "-qps", "0", "-n", "0", "-c", "-1", "http://h/"}, "-c -1"},
@@ -165,6 +211,70 @@ func TestLoadEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "qps") {
 		t.Fatalf("no progress lines on stderr: %q", stderr.String())
+	}
+}
+
+// TestLoadLatencyHeader: -latency-header records what the target reports,
+// one sample per response that carries the header, in the native JSON and
+// the text summary.
+func TestLoadLatencyHeader(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if n.Add(1)%2 == 0 {
+			w.Header().Set("Server-Timing", "app;dur=1.5")
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	native := filepath.Join(t.TempDir(), "native.json")
+	var stdout, stderr strings.Builder
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-n", "20",
+		"-latency-header", "server-timing", "-json", native, srv.URL}, nil, &stdout, &stderr)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var res report.Result
+	mustReadJSON(t, native, &res)
+	if res.Count != 20 || res.Server == nil || res.Server.Count != 10 || res.Server.Min != 0.0015 || res.Spec.LatencyHeader != "server-timing" {
+		t.Fatalf("count %d, server %+v; want 20 requests and 10 server samples of 1.5 ms", res.Count, res.Server)
+	}
+	if !strings.Contains(stdout.String(), "Server time (reported in server-timing by 10 of 20 responses):") {
+		t.Errorf("text summary without the server line:\n%s", stdout.String())
+	}
+}
+
+// TestLoadURLFileAndTemplates runs `load -url-file` with a templated
+// entry: the target sees every listed path in turn, and {seq} numbers the
+// requests 1..N.
+func TestLoadURLFileAndTemplates(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.RequestURI()]++
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	file := filepath.Join(t.TempDir(), "urls.txt")
+	list := "# reads\n" + srv.URL + "/a\n\n" + srv.URL + "/b?id={seq}\n"
+	if err := os.WriteFile(file, []byte(list), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-n", "20", "-url-file", file}, nil, io.Discard, &stderr)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if hits["/a"] != 10 {
+		t.Errorf("/a hit %d times, want 10 of 20: %v", hits["/a"], hits)
+	}
+	// The b entries take the even sequence numbers: 2, 4, ... 20.
+	for n := 2; n <= 20; n += 2 {
+		if p := "/b?id=" + strconv.Itoa(n); hits[p] != 1 {
+			t.Errorf("%s hit %d times, want 1: %v", p, hits[p], hits)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/agent/internal/h2client"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
@@ -45,7 +46,7 @@ func runCurl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.method, "X", "", "HTTP method (default GET, or POST with a payload)")
 	fs.StringVar(&f.payload, "payload", "", "request body")
 	fs.BoolVar(&f.insecure, "k", false, "do not verify TLS certificates")
-	fs.BoolVar(&f.follow, "L", false, "follow redirects (up to 10)")
+	fs.BoolVar(&f.follow, "L", false, fmt.Sprintf("follow redirects (up to %d)", h2client.MaxRedirects))
 	fs.StringVar(&f.user, "user", "", `basic auth "user:password"`)
 	fs.StringVar(&f.resolve, "resolve", "", "connect to this IP address instead of resolving the URL's host")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on the whole exchange")
@@ -130,9 +131,7 @@ func (f *curlFlags) request(ctx context.Context, args []string) (*http.Request, 
 		DialContext:     dial,
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: f.insecure, MinVersion: tls.VersionTLS12}, //nolint:gosec // the user asked for -k
 	}}
-	if !f.follow {
-		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	}
+	client.CheckRedirect = h2client.CheckRedirect(f.follow)
 	return req, client, nil
 }
 

@@ -41,12 +41,15 @@ type loadFlags struct {
 	ping          bool
 	grpcPingDelay time.Duration
 	healthService string
+	grpcMethod    string
+	streams       int
 	abortOn       int
 	jitter        bool
 	uniform       bool
 	noCatchUp     bool
 	pacing        string
 	ramp          string
+	stages        string
 	format        string
 	output        string
 	quiet         bool
@@ -56,6 +59,18 @@ type loadFlags struct {
 	resolve       string
 	autoSave      bool
 	dataDir       string
+	latencyHeader string
+	urlFile       string
+	urlRandom     bool
+	urls          []string // read from urlFile
+	http10        bool
+	compression   bool
+	unixSocket    string
+	maxPerConn    int64
+	prefetch      bool
+	burst         int
+	follow        bool
+	recordURLs    string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -87,6 +102,9 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.Var(&f.headers, "H", `request header "Name: value" (repeatable)`)
 	fs.StringVar(&f.payload, "payload", "", "request body / message (makes HTTP a POST)")
 	fs.StringVar(&f.payloadFile, "payload-file", "", "read the request body / message from this file")
+	fs.StringVar(&f.urlFile, "url-file", "", "send the URLs of this file (one per line, same scheme and host; instead of URL)")
+	fs.BoolVar(&f.urlRandom, "url-random", false, "with -url-file: pick a URL at random for every request (default in turn)")
+	fs.StringVar(&f.recordURLs, "record-urls", "", "write the URLs of the successful writes (not GET, HEAD or OPTIONS; 2xx) to this file at the end, one per line: a -url-file for reading them back")
 	fs.StringVar(&f.contentType, "content-type", "", "HTTP Content-Type of the payload")
 	fs.StringVar(&f.method, "X", "", "HTTP method (default GET, or POST with a payload)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 3s, 750ms for UDP)")
@@ -99,12 +117,15 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&f.ping, "ping", false, "with -grpc: call fgrpc.PingServer/Ping instead of the health check")
 	fs.DurationVar(&f.grpcPingDelay, "grpc-ping-delay", 0, "with -ping: delay the server waits before replying")
 	fs.StringVar(&f.healthService, "healthservice", "", "with -grpc: service name to health-check")
+	fs.StringVar(&f.grpcMethod, "grpc-method", "", `gRPC: call this unary method, "package.Service/Method", found by server reflection, with -payload as the request in JSON (implies -grpc)`)
+	fs.IntVar(&f.streams, "s", 1, "with -grpc: calls in flight per connection (connections × streams callers)")
 	fs.IntVar(&f.abortOn, "abort-on", 0, "stop the run at the first HTTP status equal to this (-1 = socket error)")
 	fs.BoolVar(&f.jitter, "jitter", false, "move each send time by up to ±10% of the interval")
 	fs.BoolVar(&f.uniform, "uniform", false, "spread connection starts over one interval (fortio pacing)")
 	fs.BoolVar(&f.noCatchUp, "nocatchup", false, "do not catch up after a late send (fortio pacing)")
 	fs.StringVar(&f.pacing, "pacing", "", "open (default with -qps > 0), closed (default with -qps 0) or fortio")
 	fs.StringVar(&f.ramp, "ramp", "", `linear qps ramp "FROM:TO:OVER", e.g. 100:1000:30s`)
+	fs.StringVar(&f.stages, "stages", "", `stepped qps "QPS:DURATION,...", e.g. 100:10s,200:10s (the last holds; -t defaults to their sum)`)
 	fs.StringVar(&f.format, "format", "text", "result format: "+formatNames)
 	fs.StringVar(&f.output, "o", "", "write the result to this file instead of stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-second progress lines on stderr")
@@ -114,7 +135,21 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.resolve, "resolve", "", "connect to this IP address instead of resolving the URL's host (which stays the Host and TLS name)")
 	fs.BoolVar(&f.autoSave, "a", false, "also save the result as Fortio JSON, <ID>.json in -data-dir")
 	fs.StringVar(&f.dataDir, "data-dir", ".", "where -a saves results")
+	fs.StringVar(&f.latencyHeader, "latency-header", "", "record the latency the target reports in this response header as a fourth (server) histogram: Server-Timing dur= (ms), or µs, or a number with a unit (ns, us, ms, s)")
+	addConnFlags(fs, f)
 	return fs
+}
+
+// addConnFlags adds the connection and HTTP behaviour flags of Fortio and
+// Nighthawk.
+func addConnFlags(fs *flag.FlagSet, f *loadFlags) {
+	fs.BoolVar(&f.http10, "http1.0", false, "send HTTP/1.0 requests: a new connection per request unless the server keeps it alive")
+	fs.BoolVar(&f.compression, "compression", false, "ask for gzip (Accept-Encoding: gzip); bytes are counted compressed")
+	fs.StringVar(&f.unixSocket, "unix-socket", "", "send HTTP over this Unix domain socket; the URL's host is only the Host header")
+	fs.Int64Var(&f.maxPerConn, "max-requests-per-connection", 0, "close a connection after this many requests and open a new one (0 = no limit)")
+	fs.BoolVar(&f.prefetch, "prefetch", false, "reopen a closed connection right after its response, outside the measured times")
+	fs.IntVar(&f.burst, "burst", 0, "send in bursts of N requests due at once; the average rate stays -qps")
+	fs.BoolVar(&f.follow, "L", false, "follow redirects (up to 10); HTTP/1.1 then uses the standard library's client")
 }
 
 // parseLoad parses args into a validated spec (payload file already read).
@@ -132,11 +167,26 @@ func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, err
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if fs.NArg() != 1 {
+	target := fs.Arg(0)
+	switch {
+	case f.urlFile != "" && fs.NArg() == 0:
+		urls, err := readURLFile(f.urlFile)
+		if err != nil {
+			return nil, spec.Spec{}, nil, err
+		}
+		f.urls, target = urls, urls[0]
+	case f.urlFile != "":
+		return nil, spec.Spec{}, nil, errors.New("-url-file replaces the URL argument: give one")
+	case f.urlRandom:
+		return nil, spec.Spec{}, nil, errors.New("-url-random needs -url-file")
+	case fs.NArg() != 1:
 		return nil, spec.Spec{}, nil, fmt.Errorf("want exactly one URL, got %d arguments", fs.NArg())
 	}
 	if f.conns < 1 {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-c %d: need at least 1 connection", f.conns)
+	}
+	if f.streams < 1 {
+		return nil, spec.Spec{}, nil, fmt.Errorf("-s %d: need at least 1 stream", f.streams)
 	}
 	if _, ok := resultWriter(f.format); !ok {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-format %q: want %s", f.format, formatNames)
@@ -144,7 +194,7 @@ func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, err
 	if f.jsonFile == "-" && f.output == "" && f.format != "text" {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-json - and -format %s would both write to stdout: give -o FILE", f.format)
 	}
-	s, err := f.spec(fs.Arg(0))
+	s, err := f.spec(target)
 	if err != nil {
 		return nil, spec.Spec{}, nil, err
 	}
@@ -169,6 +219,9 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 	if f.user != "" {
 		f.headers = append(f.headers, "Authorization: Basic "+base64.StdEncoding.EncodeToString([]byte(f.user)))
 	}
+	if f.grpcMethod != "" {
+		f.grpc = true
+	}
 	if f.payloadSize > 0 && f.method == "" && !f.grpc {
 		f.method = http.MethodPost
 	}
@@ -179,16 +232,33 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 		Payload: f.payload, PayloadFile: f.payloadFile, ContentType: f.contentType,
 		Timeout: spec.Duration(f.timeout), Insecure: f.insecure, AbortOn: f.abortOn,
 		H2: f.h2 && strings.HasPrefix(target, "https://") && !f.grpc,
-		H3: f.h3 && !f.grpc,
+		H3: f.h3 && !f.grpc, LatencyHeader: f.latencyHeader,
+		URLs:   f.urls,
+		HTTP10: f.http10, Compression: f.compression, UnixSocket: f.unixSocket,
+		MaxRequestsPerConnection: f.maxPerConn, Prefetch: f.prefetch, Burst: f.burst, FollowRedirects: f.follow,
+		RecordWrittenURLs: f.recordURLs != "",
+	}
+	if f.urlRandom {
+		s.URLOrder = spec.URLRandom
 	}
 	switch {
 	case f.count > 0:
 	case f.duration == 0 && f.set["t"]:
 		s.UntilStopped = true
+	case f.stages != "" && !f.set["t"]:
+		// Normalize makes the run as long as the stages.
 	default:
 		s.Duration = spec.Duration(f.duration)
 	}
 	var err error
+	if f.stages != "" {
+		if s.Stages, err = parseStages(f.stages); err != nil {
+			return s, err
+		}
+		if !f.set["qps"] {
+			s.QPS = 0 // the stages set the rate
+		}
+	}
 	if s.Percentiles, err = parsePercentiles(f.percentiles); err != nil {
 		return s, err
 	}
@@ -200,18 +270,34 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 			s.QPS = 0 // the ramp sets the rate
 		}
 	}
-	s.Labels = parseLabels(f.labels)
-	if f.grpc {
-		mode := spec.GRPCHealth
-		if f.ping {
-			mode = spec.GRPCPing
-		}
-		s.GRPC = &spec.GRPC{Mode: mode, Service: f.healthService, PingDelay: spec.Duration(f.grpcPingDelay)}
-	} else if f.ping || f.healthService != "" || f.grpcPingDelay != 0 {
-		return s, errors.New("-ping, -healthservice and -grpc-ping-delay need -grpc")
+	s.Labels = spec.ParseFortioLabels(f.labels)
+	if s.GRPC, err = f.grpcSpec(); err != nil {
+		return s, err
 	}
 	s.Normalize()
 	return s, s.Validate()
+}
+
+// grpcSpec is the grpc block of the spec, nil without -grpc.
+func (f *loadFlags) grpcSpec() (*spec.GRPC, error) {
+	if !f.grpc {
+		if f.ping || f.healthService != "" || f.grpcPingDelay != 0 || f.set["s"] {
+			return nil, errors.New("-ping, -healthservice, -grpc-ping-delay and -s need -grpc")
+		}
+		return nil, nil
+	}
+	g := &spec.GRPC{Mode: spec.GRPCHealth, Service: f.healthService, PingDelay: spec.Duration(f.grpcPingDelay), Streams: f.streams}
+	switch {
+	case f.grpcMethod != "" && (f.ping || f.healthService != "" || f.grpcPingDelay != 0):
+		return nil, errors.New("-grpc-method calls one method: it does not combine with -ping, -healthservice or -grpc-ping-delay")
+	case f.grpcMethod != "" && f.payloadSize > 0:
+		return nil, errors.New("-grpc-method takes the request as JSON in -payload or -payload-file, not -payload-size")
+	case f.grpcMethod != "":
+		g.Mode, g.Method = spec.GRPCMethod, f.grpcMethod
+	case f.ping:
+		g.Mode = spec.GRPCPing
+	}
+	return g, nil
 }
 
 // targetURL maps Fortio's target forms to spec URLs: "-grpc host:port" →
@@ -263,20 +349,19 @@ func parseRamp(v string) (*spec.Ramp, error) {
 	return &spec.Ramp{From: from, To: to, Over: spec.Duration(over)}, nil
 }
 
-// parseLabels reads "k=v,k2=v2"; anything else is kept whole as the title label.
-func parseLabels(v string) map[string]string {
-	if v == "" {
-		return nil
-	}
-	labels := map[string]string{}
+// parseStages reads "QPS:DURATION,QPS:DURATION,...".
+func parseStages(v string) ([]spec.Stage, error) {
+	var out []spec.Stage
 	for item := range strings.SplitSeq(v, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(item), "=")
-		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return map[string]string{"title": v}
+		q, d, ok := strings.Cut(strings.TrimSpace(item), ":")
+		qps, err1 := strconv.ParseFloat(q, 64)
+		length, err2 := time.ParseDuration(d)
+		if !ok || errors.Join(err1, err2) != nil {
+			return nil, fmt.Errorf("-stages %q: stage %q: want QPS:DURATION, e.g. 100:10s,200:10s", v, item)
 		}
-		labels[k] = val
+		out = append(out, spec.Stage{QPS: qps, Duration: spec.Duration(length)})
 	}
-	return labels
+	return out, nil
 }
 
 // maxPayloadSize bounds -payload-size (the payload is held in memory).
@@ -295,6 +380,8 @@ func (f *loadFlags) checkExtras() error {
 		return fmt.Errorf("-resolve %q: want an IP address", f.resolve)
 	case f.autoSave && f.dataDir == "":
 		return errors.New("-a: -data-dir must not be empty")
+	case f.resolve != "" && f.unixSocket != "":
+		return errors.New("-resolve and -unix-socket both say where to connect: give one")
 	}
 	return nil
 }
@@ -309,4 +396,28 @@ func dialResolved(dial request.DialFunc, ip string) request.DialFunc {
 		}
 		return dial(ctx, network, net.JoinHostPort(ip, port))
 	}
+}
+
+// readURLFile reads a -url-file: one URL per line; blank lines and lines
+// starting with # are skipped.
+func readURLFile(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-url-file: %w", err)
+	}
+	var urls []string
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if len(urls) == spec.MaxURLs {
+			return nil, fmt.Errorf("-url-file %s: more than %d URLs", path, spec.MaxURLs)
+		}
+		urls = append(urls, line)
+	}
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("-url-file %s: no URL in it", path)
+	}
+	return urls, nil
 }

@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
 	"github.com/barrage-dev/barrage/services/agent/internal/plan"
+	"github.com/barrage-dev/barrage/services/agent/internal/procs"
 	"github.com/barrage-dev/barrage/services/agent/internal/report"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
@@ -37,32 +39,54 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.resolve != "" {
 		dial = dialResolved(dial, f.resolve)
 	}
-	factory, err := plan.NewFactory(s, payload, dial)
+	factory, err := plan.NewFactory(s, payload, dial, nil)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitUsage
 	}
 	progress := &report.Progress{Response: s.Pacing == spec.PacingOpen}
+	urls, err := newURLRecorder(f.recordURLs, progress)
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: -record-urls: %v\n", err)
+		return ExitUsage
+	}
 	if !f.quiet {
-		progress.Out = stderr
-		progress.InPlace = isTerminal(stderr)
-		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %s %s, %s pacing, %d connections, %s\n",
-			factory.RunType(), s.Redacted().URL, s.Pacing, s.Connections, describeRate(s))
+		announce(stderr, s, factory, progress)
 	}
 	opts := plan.EngineOptions(s, factory)
 	opts.Sink = progress
+	opts.Timeline = -1 // no output of load shows a timeline: keep its memory and draws off
+	if urls != nil {
+		opts.Sink = urls
+	}
 	stopProfile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
+		urls.discard()
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: -cpuprofile: %v\n", err)
 		return ExitUsage
 	}
+	stopProcs := procs.Start(ctx, procs.InitialFor(s.PeakQPS()), nil)
 	final, err := engine.Run(ctx, opts)
+	stopProcs()
 	stopProfile()
 	if err != nil {
+		urls.discard()
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitFailure
 	}
-	res, err := report.New(final, report.Meta{Spec: s, RunType: factory.RunType(), CodeName: factory.CodeName, Intervals: progress.Intervals()})
+	if err := urls.save(final, f.quiet, stderr); err != nil {
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: -record-urls: %v\n", err)
+		return ExitFailure
+	}
+	return writeOutputs(f, s, factory, final, progress.Intervals(), stdout, stderr)
+}
+
+// writeOutputs writes the result of a finished load as the flags ask and
+// returns the exit code.
+func writeOutputs(f *loadFlags, s spec.Spec, factory request.Factory, final *engine.Snapshot, intervals []report.Interval,
+	stdout, stderr io.Writer,
+) int {
+	res, err := report.New(final, report.Meta{Spec: s, RunType: factory.RunType(), CodeName: factory.CodeName, Intervals: intervals})
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitFailure
@@ -83,6 +107,19 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// announce says on stderr what the load is about to do and makes progress
+// print there.
+func announce(stderr io.Writer, s spec.Spec, factory request.Factory, progress *report.Progress) {
+	progress.Out = stderr
+	progress.InPlace = isTerminal(stderr)
+	conns := fmt.Sprintf("%d connections", s.Connections)
+	if n := s.Streams(); n > 1 {
+		conns += fmt.Sprintf(" × %d streams", n)
+	}
+	_, _ = fmt.Fprintf(stderr, "barrage-agent load: %s %s, %s pacing, %s, %s\n",
+		factory.RunType(), s.Redacted().URL, s.Pacing, conns, describeRate(s))
 }
 
 // startCPUProfile starts a pprof CPU profile into name ("" = none) and
@@ -120,6 +157,12 @@ func describeRate(s spec.Spec) string {
 	switch {
 	case s.Ramp != nil:
 		rate = fmt.Sprintf("ramp %g→%g qps over %v", s.Ramp.From, s.Ramp.To, s.Ramp.Over.Std())
+	case len(s.Stages) > 0:
+		parts := make([]string, len(s.Stages))
+		for i, st := range s.Stages {
+			parts[i] = fmt.Sprintf("%g qps for %v", st.QPS, st.Duration.Std())
+		}
+		rate = "stages " + strings.Join(parts, ", then ")
 	case s.QPS > 0:
 		rate = fmt.Sprintf("%g qps", s.QPS)
 	}

@@ -13,8 +13,10 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
 	"github.com/barrage-dev/barrage/pkg/natsauth"
+	"github.com/barrage-dev/barrage/pkg/pprofserve"
 	"github.com/barrage-dev/barrage/pkg/svclog"
 	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/agent/internal/procs"
 	"github.com/barrage-dev/barrage/services/agent/worker"
 )
 
@@ -27,12 +29,23 @@ type serveConfig struct {
 	Capacity int    `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
 	Creds    string `env:"BARRAGE_AGENT_CREDS"`
 	CredsDir string `env:"BARRAGE_AGENT_CREDS_DIR"`
+	// DebugAddr serves net/http/pprof (goroutine counts, heap profiles)
+	// when set: for soak runs and leak hunts, never on a public address.
+	DebugAddr string `env:"BARRAGE_AGENT_DEBUG_ADDR"`
+}
+
+// serveSettings is what parseServe reads: the worker's config and the
+// process's own settings.
+type serveSettings struct {
+	worker    worker.Config
+	debugAddr string
 }
 
 // runServe is `barrage-agent serve`: the worker runs until ctx is done
 // (SIGTERM, Ctrl-C), then shuts down gracefully.
 func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
-	wcfg, err := parseServe(args, environ, stdout)
+	set, err := parseServe(args, environ, stdout)
+	wcfg := set.worker
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
@@ -46,11 +59,20 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		return ExitUsage
 	}
 	wcfg.Version = version.String()
+	if set.debugAddr != "" {
+		stopDebug, err := pprofserve.Start(ctx, set.debugAddr, wcfg.Logger)
+		if err != nil {
+			_, _ = fmt.Fprintf(stderr, "barrage-agent serve: -debug-addr: %v\n", err)
+			return ExitUsage
+		}
+		defer stopDebug()
+	}
 	w, err := worker.New(wcfg)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
 		return ExitUsage
 	}
+	defer procs.Start(ctx, 1, wcfg.Logger)()
 	if err := w.Run(ctx); err != nil {
 		wcfg.Logger.Error("agent failed", slog.Any("error", err))
 		return ExitFailure
@@ -60,10 +82,10 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 
 // parseServe reads the environment, then the flags, into a worker config.
 // -h prints the usage to help and returns flag.ErrHelp.
-func parseServe(args, environ []string, help io.Writer) (worker.Config, error) {
+func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 	var c serveConfig
 	if err := envconf.Parse(&c, environ); err != nil {
-		return worker.Config{}, err
+		return serveSettings{}, err
 	}
 	fs := flag.NewFlagSet("barrage-agent serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by the caller
@@ -73,57 +95,59 @@ func parseServe(args, environ []string, help io.Writer) (worker.Config, error) {
 	fs.IntVar(&c.Capacity, "capacity", c.Capacity, "shards this agent runs at once (BARRAGE_AGENT_CAPACITY)")
 	fs.StringVar(&c.Creds, "creds", c.Creds, "this agent's own NATS credentials, from `barrage-api agent-credentials create` (BARRAGE_AGENT_CREDS)")
 	fs.StringVar(&c.CredsDir, "creds-dir", c.CredsDir, "take the first free credentials file of this directory, from `barrage-api nats-auth bootstrap` (BARRAGE_AGENT_CREDS_DIR)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060; empty = off (BARRAGE_AGENT_DEBUG_ADDR)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(help)
 		_, _ = fmt.Fprintln(help, "Usage: barrage-agent serve [flags]\n\nFlags:")
 		fs.PrintDefaults()
-		return worker.Config{}, err
+		return serveSettings{}, err
 	}
 	if err != nil {
-		return worker.Config{}, err
+		return serveSettings{}, err
 	}
 	if fs.NArg() > 0 {
-		return worker.Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return serveSettings{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if c.NATSURL == "" {
-		return worker.Config{}, errors.New("-nats-url: must not be empty")
+		return serveSettings{}, errors.New("-nats-url: must not be empty")
 	}
 	if c.Capacity < 1 {
-		return worker.Config{}, fmt.Errorf("-capacity %d: must be at least 1", c.Capacity)
+		return serveSettings{}, fmt.Errorf("-capacity %d: must be at least 1", c.Capacity)
 	}
 	labels, err := parseAgentLabels(c.Labels)
 	if err != nil {
-		return worker.Config{}, err
+		return serveSettings{}, err
 	}
 	if c.Name == "" {
 		if c.Name, err = os.Hostname(); err != nil || c.Name == "" {
-			return worker.Config{}, errors.New("-name: the hostname is unknown, give a name")
+			return serveSettings{}, errors.New("-name: the hostname is unknown, give a name")
 		}
 	}
 	var creds []byte
 	switch {
 	case c.Creds != "" && c.CredsDir != "":
-		return worker.Config{}, errors.New("-creds and -creds-dir: give one")
+		return serveSettings{}, errors.New("-creds and -creds-dir: give one")
 	case c.Creds != "":
 		if creds, err = os.ReadFile(c.Creds); err != nil {
-			return worker.Config{}, fmt.Errorf("-creds: %w", err)
+			return serveSettings{}, fmt.Errorf("-creds: %w", err)
 		}
 	case c.CredsDir != "":
 		if c.Creds, creds, err = claimCredentials(c.CredsDir); err != nil {
-			return worker.Config{}, err
+			return serveSettings{}, err
 		}
 		// The healthcheck, another process, reads which file was taken.
 		if err := os.WriteFile(claimRecord(), []byte(c.Creds), 0o600); err != nil {
-			return worker.Config{}, fmt.Errorf("-creds-dir: record the claim: %w", err)
+			return serveSettings{}, fmt.Errorf("-creds-dir: record the claim: %w", err)
 		}
 	}
 	if creds != nil {
 		if _, _, err := natsauth.ParseCredentials(creds); err != nil {
-			return worker.Config{}, fmt.Errorf("-creds %s: %w", c.Creds, err)
+			return serveSettings{}, fmt.Errorf("-creds %s: %w", c.Creds, err)
 		}
 	}
-	return worker.Config{NATSURL: c.NATSURL, Name: c.Name, Labels: labels, Capacity: c.Capacity, Credentials: creds}, nil
+	wcfg := worker.Config{NATSURL: c.NATSURL, Name: c.Name, Labels: labels, Capacity: c.Capacity, Credentials: creds}
+	return serveSettings{worker: wcfg, debugAddr: c.DebugAddr}, nil
 }
 
 // parseAgentLabels reads "k=v,k2=v2"; empty means no labels.

@@ -62,7 +62,7 @@ func TestServeConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
+			if !reflect.DeepEqual(got.worker, tt.want) {
 				t.Fatalf("config %+v, want %+v", got, tt.want)
 			}
 		})

@@ -9,7 +9,7 @@ import (
 	"github.com/barrage-dev/barrage/services/agent/internal/httpclient"
 )
 
-const okResponse = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+const okResponse = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nServer-Timing: app;dur=1.25\r\n\r\nok"
 
 // BenchmarkEngineHTTP1 measures the whole request path (engine loop, recorder,
 // histograms, HTTP/1.1 client) per request; allocs/op tends to 0 as b.N grows
@@ -32,16 +32,20 @@ func BenchmarkEngineHTTP1(b *testing.B) {
 
 // TestEngineRequestPathAllocations bounds the allocations of a whole run: the
 // fixed setup (clients, recorders, histograms, snapshots) must not grow with
-// the number of requests.
+// the number of requests, reading a latency header included.
 func TestEngineRequestPathAllocations(t *testing.T) {
-	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedhttp.Serve(t, okResponse) + "/"})
+	f, err := httpclient.New(httpclient.Options{URL: "http://" + cannedhttp.Serve(t, okResponse) + "/", LatencyHeader: "server-timing"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := func(n int64) float64 {
 		return testing.AllocsPerRun(1, func() {
-			if _, err := engine.Run(context.Background(), engine.Options{Factory: f, Connections: 2, Pacing: engine.Closed, Count: n}); err != nil {
+			final, err := engine.Run(context.Background(), engine.Options{Factory: f, Connections: 2, Pacing: engine.Closed, Count: n, ServerLatency: true})
+			if err != nil {
 				t.Fatal(err)
+			}
+			if final.Server.Count() != n {
+				t.Fatalf("%d server samples, want %d", final.Server.Count(), n)
 			}
 		})
 	}

@@ -43,10 +43,13 @@ type collector struct {
 	total    *Snapshot
 	seq      uint64
 	from     time.Time
+	// backlog is the written URLs waiting for a snapshot (fillURLs).
+	backlog []string
 }
 
 func newCollector(ctx context.Context, r *run) *collector {
-	c := &collector{r: r, ctx: ctx, interval: newSnapshot(), total: newSnapshot(), from: r.start}
+	server, n := r.opts.ServerLatency, len(r.opts.Mix)
+	c := &collector{r: r, ctx: ctx, interval: newSnapshot(server, n), total: newSnapshot(server, n), from: r.start}
 	c.total.Start = r.start
 	c.total.Connections = r.opts.Connections
 	c.interval.Connections = r.opts.Connections
@@ -66,6 +69,7 @@ func (c *collector) publishInterval(end time.Time) error {
 	if err := c.total.add(iv); err != nil {
 		return fmt.Errorf("collect interval %d: %w", c.seq, err)
 	}
+	c.fillURLs(iv)
 	err := c.r.opts.Sink.Publish(c.ctx, iv)
 	iv.reset()
 	c.from = end
@@ -83,6 +87,8 @@ func (c *collector) publishFinal(end time.Time) (*Snapshot, error) {
 	c.seq++
 	t := c.total
 	t.Seq, t.End, t.Final, t.Aborted, t.Dropped = c.seq, end, true, c.r.aborted.Load(), c.r.dropped.Load()
+	t.URLsDropped = c.urlsDropped()
+	c.r.mergeTimelines(t, timelineSize(&c.r.opts))
 	if err := c.r.opts.Sink.Publish(c.ctx, t); err != nil {
 		return nil, fmt.Errorf("publish final snapshot: %w", err)
 	}

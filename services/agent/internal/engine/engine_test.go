@@ -17,6 +17,8 @@ type sleepFactory struct {
 	n       atomic.Int64
 	latency func(i int64) time.Duration
 	code    func(i int64) int32
+	// server is the latency the target reports for request i, if any.
+	server func(i int64) (time.Duration, bool)
 }
 
 func (f *sleepFactory) NewClient(context.Context, int) (request.Client, error) {
@@ -42,7 +44,11 @@ func (c *sleepClient) Do(ctx context.Context) request.Result {
 	if c.f.code != nil {
 		code = c.f.code(i)
 	}
-	return request.Result{Code: code, OK: code == 200, Sent: 10, Received: 20}
+	res := request.Result{Code: code, OK: code == 200, Sent: 10, Received: 20}
+	if c.f.server != nil {
+		res.ServerTime, res.HasServerTime = c.f.server(i)
+	}
+	return res
 }
 func (c *sleepClient) Close() error { return nil }
 
@@ -56,7 +62,7 @@ func (s *collectSink) Publish(_ context.Context, snap *Snapshot) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cp := *snap
-	cp.Service, cp.Response, cp.Lag = nil, nil, nil
+	cp.Service, cp.Response, cp.Lag, cp.Server = nil, nil, nil, nil
 	cp.Codes = map[int32]int64{}
 	for k, v := range snap.Codes {
 		cp.Codes[k] = v
@@ -223,13 +229,14 @@ func TestDurationBoundsAnOverloadedRun(t *testing.T) {
 	tests := []struct {
 		name string
 		opts Options
-		// sent bounds the requests that fit: 50 ms each on one connection in 500 ms.
+		// sent bounds the requests that fit: 50 ms each on one connection in
+		// 500 ms, at most 11; a loaded machine oversleeps, so fewer may fit.
 		minSent, maxSent int64
 		dropped          bool
 	}{
-		{"open", Options{Pacing: Open, QPS: 100}, 8, 11, true},
-		{"fortio catch-up", Options{Pacing: Fortio, QPS: 100}, 8, 11, true},
-		{"fortio no catch-up skips missed slots", Options{Pacing: Fortio, QPS: 100, NoCatchUp: true}, 8, 11, false},
+		{"open", Options{Pacing: Open, QPS: 100}, 4, 11, true},
+		{"fortio catch-up", Options{Pacing: Fortio, QPS: 100}, 4, 11, true},
+		{"fortio no catch-up skips missed slots", Options{Pacing: Fortio, QPS: 100, NoCatchUp: true}, 4, 11, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -304,5 +311,28 @@ func TestConnectionSetupIsNotMeasured(t *testing.T) {
 	}
 	if worst := final.Response.Max(); worst >= 200*time.Millisecond {
 		t.Fatalf("response max %v includes the 200 ms connection set-up", worst)
+	}
+}
+
+// TestServerLatencyHistogram: with ServerLatency, the server time each
+// response reports is recorded, and a response without one is no sample;
+// without it there is no server histogram at all.
+func TestServerLatencyHistogram(t *testing.T) {
+	t.Parallel()
+	server := func(i int64) (time.Duration, bool) {
+		return time.Duration(1+i%10) * time.Millisecond, i%4 != 0 // every 4th response has no header
+	}
+	final := mustRun(t, context.Background(), Options{
+		Factory: &sleepFactory{server: server}, Connections: 3, Pacing: Closed, Count: 400, ServerLatency: true,
+	})
+	if final.Count != 400 || final.Server == nil || final.Server.Count() != 300 {
+		t.Fatalf("count %d, server histogram %v; want 400 requests and 300 server samples", final.Count, final.Server)
+	}
+	if lo, hi := final.Server.Min(), final.Server.Max(); lo != time.Millisecond || hi < 10*time.Millisecond || hi > 10010*time.Microsecond {
+		t.Fatalf("server min %v max %v, want 1ms and 10ms", lo, hi)
+	}
+	without := mustRun(t, context.Background(), Options{Factory: &sleepFactory{server: server}, Connections: 1, Pacing: Closed, Count: 10})
+	if without.Server != nil {
+		t.Fatalf("server histogram without ServerLatency: %d samples", without.Server.Count())
 	}
 }

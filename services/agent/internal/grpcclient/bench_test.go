@@ -10,8 +10,10 @@ func BenchmarkDo(b *testing.B) {
 	}{
 		{"health", Options{Target: addr}},
 		{"ping", Options{Target: addr, Mode: ModePing}},
+		{"method ping", Options{Target: addr, Mode: ModeMethod, Method: "fgrpc.PingServer/Ping", Payload: `{"seq": 1}`}},
 	}
-	for _, tt := range tests {
+	for i := range tests {
+		tt := &tests[i]
 		b.Run(tt.name, func(b *testing.B) {
 			_, c := mustClient(b, tt.opts)
 			ctx := b.Context()

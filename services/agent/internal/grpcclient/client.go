@@ -1,8 +1,9 @@
-// Package grpcclient is the agent's gRPC client for Fortio's two gRPC loads: the
-// standard health check (grpc.health.v1.Health/Check) and Fortio's ping
-// (fgrpc.PingServer/Ping). Each Client owns one grpc.ClientConn, so one engine
-// connection is one HTTP/2 connection, as with Fortio's -c. Calling arbitrary
-// unary methods (by reflection) is not its job.
+// Package grpcclient is the agent's gRPC client for Fortio's two gRPC loads,
+// the standard health check (grpc.health.v1.Health/Check) and Fortio's ping
+// (fgrpc.PingServer/Ping), and for any unary method found by server
+// reflection. Each Client makes one call at a time; Options.Streams clients
+// share one grpc.ClientConn, so the engine's connections × streams callers
+// use that many HTTP/2 connections, as with Fortio's -c and -s.
 package grpcclient
 
 import (
@@ -11,14 +12,18 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/barrage-dev/barrage/pkg/version"
@@ -47,6 +52,12 @@ type Factory struct {
 	opts     Options
 	runType  string
 	dialOpts []grpc.DialOption
+	pool     *connPool
+	md       metadata.MD // nil without metadata
+
+	methodMu  sync.Mutex
+	method    *methodCall // method mode: resolved by the first NewClient
+	methodErr error
 }
 
 var _ request.Factory = (*Factory)(nil)
@@ -69,7 +80,7 @@ func New(opts Options) (*Factory, error) {
 			return dial(ctx, "tcp", addr)
 		}))
 	}
-	return &Factory{
+	f := &Factory{
 		opts:    opts,
 		runType: opts.runType(),
 		dialOpts: append(dialOpts,
@@ -82,32 +93,82 @@ func New(opts Options) (*Factory, error) {
 				MinConnectTimeout: opts.Timeout,
 			}),
 		),
-	}, nil
+	}
+	f.pool = newConnPool(opts.Streams, f.dial)
+	for _, h := range opts.Metadata {
+		if strings.EqualFold(h.Name, "host") {
+			// As Fortio does: Host sets the HTTP/2 :authority.
+			f.dialOpts = append(f.dialOpts, grpc.WithAuthority(h.Value))
+			continue
+		}
+		if f.md == nil {
+			f.md = metadata.MD{}
+		}
+		f.md.Append(h.Name, h.Value)
+	}
+	return f, nil
 }
 
-// NewClient implements request.Factory. The client's connection is made on its
-// first request; an unreachable target shows as ERROR results, not here.
-func (f *Factory) NewClient(_ context.Context, _ int) (request.Client, error) {
+// dial makes one connection (lazily: it connects on its first call).
+func (f *Factory) dial() (*grpc.ClientConn, error) {
 	// passthrough: the address goes to the dialer as is, as in Fortio (no gRPC
 	// DNS resolver per connection).
 	cc, err := grpc.NewClient("passthrough:///"+f.opts.Target, f.dialOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("grpc client for %s: %w", f.opts.Target, err)
 	}
-	c := &client{timeout: f.opts.Timeout, cc: cc}
-	if f.opts.Mode == ModePing {
-		c.ping = fgrpc.NewPingServerClient(cc)
+	return cc, nil
+}
+
+// NewClient implements request.Factory. Clients conn/Streams share one
+// connection, made on its first request; an unreachable target shows as
+// ERROR results, not here. In method mode the first call looks the method up
+// by server reflection and encodes the request, once for the factory: a
+// method or payload the server does not accept is an error here.
+func (f *Factory) NewClient(ctx context.Context, conn int) (request.Client, error) {
+	sc, err := f.pool.acquire(conn)
+	if err != nil {
+		return nil, err
+	}
+	c := &client{timeout: f.opts.Timeout, cc: sc.cc, shared: sc, pool: f.pool, md: f.md}
+	switch f.opts.Mode {
+	case ModePing:
+		c.ping = fgrpc.NewPingServerClient(sc.cc)
 		c.pingReq = &fgrpc.PingMessage{Payload: f.opts.Payload, DelayNanos: f.opts.PingDelay.Nanoseconds()}
-	} else {
-		c.health = healthpb.NewHealthClient(cc)
+	case ModeMethod:
+		if c.method, err = f.resolve(ctx, sc.cc); err != nil {
+			_ = c.Close()
+			return nil, err
+		}
+	default:
+		c.health = healthpb.NewHealthClient(sc.cc)
 		c.healthReq = &healthpb.HealthCheckRequest{Service: f.opts.Service}
 		c.healthSent = framedSize(c.healthReq)
 	}
 	return c, nil
 }
 
-// CodeName implements request.Factory: "SERVING" or "ERROR".
+// resolve returns the method call, looking it up on cc the first time.
+func (f *Factory) resolve(ctx context.Context, cc *grpc.ClientConn) (*methodCall, error) {
+	f.methodMu.Lock()
+	defer f.methodMu.Unlock()
+	if f.method == nil && f.methodErr == nil {
+		ctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
+		defer cancel()
+		if f.md != nil { // servers that want credentials may want them here too
+			ctx = metadata.NewOutgoingContext(ctx, f.md)
+		}
+		f.method, f.methodErr = resolveMethod(ctx, cc, f.opts.Method, f.opts.Payload)
+	}
+	return f.method, f.methodErr
+}
+
+// CodeName implements request.Factory: "SERVING" or "ERROR", or in method
+// mode the gRPC status code's name ("OK", "Unavailable", ...).
 func (f *Factory) CodeName(code int32) string {
+	if f.opts.Mode == ModeMethod {
+		return codes.Code(code).String() //nolint:gosec // codes are small and not negative
+	}
 	switch code {
 	case CodeServing:
 		return "SERVING"
@@ -122,10 +183,13 @@ func (f *Factory) CodeName(code int32) string {
 // when there is a payload.
 func (f *Factory) RunType() string { return f.runType }
 
-// client is one gRPC connection.
+// client is one caller on a (possibly shared) gRPC connection.
 type client struct {
 	timeout time.Duration
 	cc      *grpc.ClientConn
+	shared  *sharedConn
+	pool    *connPool
+	md      metadata.MD
 
 	health     healthpb.HealthClient
 	healthReq  *healthpb.HealthCheckRequest // sent by every request
@@ -135,6 +199,9 @@ type client struct {
 	pingReq *fgrpc.PingMessage // reused: Seq and Ts change per request
 	seq     int64
 
+	method *methodCall
+	reply  rawReply // method mode: the size of the last response
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -143,10 +210,26 @@ type client struct {
 func (c *client) Do(ctx context.Context) request.Result {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	if c.ping != nil {
+	if c.md != nil {
+		ctx = metadata.NewOutgoingContext(ctx, c.md)
+	}
+	switch {
+	case c.ping != nil:
 		return c.doPing(ctx)
+	case c.method != nil:
+		return c.doMethod(ctx)
 	}
 	return c.doHealth(ctx)
+}
+
+// doMethod calls the resolved method with the request encoded once; the
+// result code is the call's gRPC status code.
+func (c *client) doMethod(ctx context.Context) request.Result {
+	err := c.cc.Invoke(ctx, c.method.path, &c.method.req, &c.reply, c.method.opts...)
+	if err != nil {
+		return request.Result{Code: int32(status.Code(err))} //nolint:gosec // codes are small
+	}
+	return request.Result{Code: int32(codes.OK), OK: true, Sent: c.method.sent, Received: int64(grpcMessageHeader + c.reply.n)}
 }
 
 func (c *client) doHealth(ctx context.Context) request.Result {
@@ -180,13 +263,10 @@ func (c *client) doPing(ctx context.Context) request.Result {
 // framedSize is the size of m as a gRPC length-prefixed message.
 func framedSize(m proto.Message) int64 { return int64(grpcMessageHeader + proto.Size(m)) }
 
-// Close implements request.Client: it closes the connection, failing an RPC in
-// progress. Later calls return the first call's result.
+// Close implements request.Client: it leaves the shared connection, which the
+// last of its clients closes, failing the RPCs in progress. Later calls return
+// the first call's result.
 func (c *client) Close() error {
-	c.closeOnce.Do(func() {
-		if err := c.cc.Close(); err != nil {
-			c.closeErr = fmt.Errorf("close grpc connection: %w", err)
-		}
-	})
+	c.closeOnce.Do(func() { c.closeErr = c.pool.release(c.shared) })
 	return c.closeErr
 }

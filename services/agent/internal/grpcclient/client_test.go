@@ -130,6 +130,33 @@ func TestCloseInterruptsDo(t *testing.T) {
 	}
 }
 
+// TestMetadata: the metadata goes with every call, in every mode, with its
+// name in lower case.
+func TestMetadata(t *testing.T) {
+	t.Parallel()
+	ts := startTestServer(t, serverOptions{})
+	md := []Header{{"X-Tenant", "a"}, {"x-tenant", "b"}, {"Host", "svc.test"}}
+	for _, opts := range []Options{
+		{Target: ts.addr, Mode: ModePing, Metadata: md},
+		{Target: ts.addr, Mode: ModeMethod, Method: "fgrpc.PingServer/Ping", Metadata: md},
+	} {
+		f, c := mustClient(t, opts)
+		for range 2 {
+			if res := c.Do(t.Context()); !res.OK {
+				t.Fatalf("%s: %s", opts.Mode, f.CodeName(res.Code))
+			}
+		}
+	}
+	ts.ping.mu.Lock()
+	defer ts.ping.mu.Unlock()
+	if want := []string{"a,b", "a,b", "a,b", "a,b"}; !slices.Equal(ts.ping.tenants, want) {
+		t.Fatalf("x-tenant of each ping %q, want %q", ts.ping.tenants, want)
+	}
+	if want := []string{"svc.test", "svc.test", "svc.test", "svc.test"}; !slices.Equal(ts.ping.authorities, want) {
+		t.Fatalf(":authority of each ping %q, want %q", ts.ping.authorities, want)
+	}
+}
+
 func TestRunType(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -142,6 +169,7 @@ func TestRunType(t *testing.T) {
 		{Options{Mode: ModePing, PingDelay: time.Second}, "GRPC Ping Delay=1s"},
 		{Options{Mode: ModePing, PingDelay: 250 * time.Millisecond, Payload: "abc"}, "GRPC Ping Delay=250ms PayloadLength=3"},
 		{Options{Mode: ModePing, Payload: "abc"}, "GRPC Ping PayloadLength=3"},
+		{Options{Mode: ModeMethod, Method: "/a.B/C", Payload: "{}"}, "GRPC Method a.B/C"},
 	}
 	for _, tt := range tests {
 		tt.opts.Target = "localhost:8079"
@@ -175,6 +203,13 @@ func TestNewRejects(t *testing.T) {
 		{"delay in health mode", Options{Target: "localhost:1", PingDelay: time.Second}, "ping mode only"},
 		{"service in ping mode", Options{Target: "localhost:1", Mode: ModePing, Service: "x"}, "health mode only"},
 		{"negative delay", Options{Target: "localhost:1", Mode: ModePing, PingDelay: -time.Second}, "negative"},
+		{"reserved metadata", Options{Target: "localhost:1", Metadata: []Header{{"grpc-timeout", "1S"}}}, `metadata "grpc-timeout"`},
+		{"metadata name", Options{Target: "localhost:1", Metadata: []Header{{"X!", "1"}}}, `metadata "X!"`},
+		{"negative streams", Options{Target: "localhost:1", Streams: -1}, "streams -1"},
+		{"method in health mode", Options{Target: "localhost:1", Method: "a.B/C"}, "method mode only"},
+		{"method mode without method", Options{Target: "localhost:1", Mode: ModeMethod}, "want package.Service/Method"},
+		{"method shape", Options{Target: "localhost:1", Mode: ModeMethod, Method: "a.B.C"}, `method "a.B.C"`},
+		{"service in method mode", Options{Target: "localhost:1", Mode: ModeMethod, Method: "a.B/C", Service: "x"}, "method mode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,9 @@ import (
 	"crypto/x509/pkix"
 	"math/big"
 	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +20,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/barrage-dev/barrage/proto/fgrpc"
 )
@@ -28,9 +32,14 @@ type pingServer struct {
 	fgrpc.UnimplementedPingServerServer
 	got chan struct{} // signalled (without blocking) on each ping
 
-	mu   sync.Mutex
-	seqs []int64
-	ts   []int64
+	mu          sync.Mutex
+	seqs        []int64
+	ts          []int64
+	payloads    []string
+	tenants     []string // the x-tenant metadata of each ping
+	authorities []string // the :authority of each ping
+	inFlight    int
+	maxInFlight int
 }
 
 func (s *pingServer) Ping(ctx context.Context, in *fgrpc.PingMessage) (*fgrpc.PingMessage, error) {
@@ -38,7 +47,18 @@ func (s *pingServer) Ping(ctx context.Context, in *fgrpc.PingMessage) (*fgrpc.Pi
 	s.mu.Lock()
 	s.seqs = append(s.seqs, in.GetSeq())
 	s.ts = append(s.ts, in.GetTs())
+	s.payloads = append(s.payloads, in.GetPayload())
+	md, _ := metadata.FromIncomingContext(ctx)
+	s.tenants = append(s.tenants, strings.Join(md.Get("x-tenant"), ","))
+	s.authorities = append(s.authorities, strings.Join(md.Get(":authority"), ","))
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	select {
 	case s.got <- struct{}{}:
 	default:
@@ -61,33 +81,80 @@ func (s *pingServer) received() (seqs, ts []int64) {
 	return append([]int64(nil), s.seqs...), append([]int64(nil), s.ts...)
 }
 
-// startServer runs a gRPC server with the ping service and a health service
-// where "" and "ping" are SERVING and "down" is NOT_SERVING; cert, when not
-// nil, makes it a TLS server.
+// startServer runs a gRPC server with the ping service, server reflection and
+// a health service where "" and "ping" are SERVING and "down" is NOT_SERVING;
+// cert, when not nil, makes it a TLS server.
 func startServer(tb testing.TB, cert *tls.Certificate) (string, *pingServer) {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts := startTestServer(tb, serverOptions{cert: cert})
+	return ts.addr, ts.ping
+}
+
+// serverOptions configure startTestServer.
+type serverOptions struct {
+	cert         *tls.Certificate
+	noReflection bool
+}
+
+// testServer is a running test server and what it counted.
+type testServer struct {
+	addr string
+	ping *pingServer
+	// accepted counts the TCP connections the server accepted.
+	accepted atomic.Int64
+	// reflections counts the server reflection streams opened.
+	reflections atomic.Int64
+}
+
+// countingListener counts accepted connections.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// startTestServer is startServer with options and counters.
+func startTestServer(tb testing.TB, so serverOptions) *testServer {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatalf("listen: %v", err)
 	}
-	var opts []grpc.ServerOption
-	if cert != nil {
-		opts = append(opts, grpc.Creds(credentials.NewServerTLSFromCert(cert)))
+	ts := &testServer{addr: l.Addr().String()}
+	ln := countingListener{Listener: l, n: &ts.accepted}
+	opts := []grpc.ServerOption{grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		if strings.HasSuffix(info.FullMethod, "/ServerReflectionInfo") {
+			ts.reflections.Add(1)
+		}
+		return h(srv, ss)
+	})}
+	if so.cert != nil {
+		opts = append(opts, grpc.Creds(credentials.NewServerTLSFromCert(so.cert)))
 	}
 	srv := grpc.NewServer(opts...)
 	hs := health.NewServer()
 	hs.SetServingStatus("ping", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus("down", healthpb.HealthCheckResponse_NOT_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
-	ps := &pingServer{got: make(chan struct{}, 1)}
-	fgrpc.RegisterPingServerServer(srv, ps)
+	ts.ping = &pingServer{got: make(chan struct{}, 1)}
+	fgrpc.RegisterPingServerServer(srv, ts.ping)
+	if !so.noReflection {
+		reflection.Register(srv)
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = srv.Serve(ln) })
 	tb.Cleanup(func() {
 		srv.Stop()
 		wg.Wait()
 	})
-	return ln.Addr().String(), ps
+	return ts
 }
 
 // selfSigned returns a certificate for 127.0.0.1 that no root vouches for.

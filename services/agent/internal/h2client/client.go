@@ -3,7 +3,10 @@
 // standard library's transport, or HTTP/3 over QUIC (quic-go) for https://
 // targets with Options.H3. Each Client owns its own transport limited to one
 // connection, so one engine connection is one HTTP/2 connection or one QUIC
-// connection. HTTP/1.1 is package httpclient; gRPC is package grpcclient.
+// connection. It also follows redirects (Options.FollowRedirects), and for
+// that alone speaks HTTP/1.1 on the standard transport (Options.HTTP1).
+// The agent's fast HTTP/1.1 client is package httpclient; gRPC is package
+// grpcclient.
 package h2client
 
 import (
@@ -14,10 +17,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"sync"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
+	"github.com/barrage-dev/barrage/services/agent/internal/servertime"
 )
 
 // CodeSocketError is the code of a request that failed below HTTP: connect,
@@ -35,6 +40,8 @@ const readBufferSize = 32 << 10
 type Factory struct {
 	opts Options
 	tmpl *template
+	// latency is the canonical latency header name; "" for none.
+	latency string
 }
 
 var _ request.Factory = (*Factory)(nil)
@@ -49,7 +56,11 @@ func New(opts Options) (*Factory, error) {
 		return nil, fmt.Errorf("h2client: %w", err)
 	}
 	opts.Payload = bytes.Clone(opts.Payload)
-	return &Factory{opts: opts, tmpl: t}, nil
+	f := &Factory{opts: opts, tmpl: t}
+	if opts.LatencyHeader != "" {
+		f.latency = textproto.CanonicalMIMEHeaderKey(opts.LatencyHeader)
+	}
+	return f, nil
 }
 
 // NewClient implements request.Factory; the client connects on its first request.
@@ -60,6 +71,10 @@ func (f *Factory) NewClient(context.Context, int) (request.Client, error) {
 		tr = f.newH3Transport()
 	}
 	c := &client{f: f, tr: tr, buf: make([]byte, readBufferSize)}
+	c.do = tr.RoundTrip
+	if f.opts.FollowRedirects {
+		c.do = (&http.Client{Transport: tr, CheckRedirect: CheckRedirect(true)}).Do
+	}
 	c.base = &http.Request{
 		Method:        f.opts.Method,
 		URL:           t.url,
@@ -84,21 +99,27 @@ func (f *Factory) body() (io.ReadCloser, error) {
 // newTransport returns a transport that speaks only HTTP/2 over at most one connection.
 func (f *Factory) newTransport() *http.Transport {
 	var p http.Protocols
-	if f.opts.H2C {
+	switch {
+	case f.opts.HTTP1:
+		p.SetHTTP1(true)
+	case f.opts.H2C:
 		p.SetUnencryptedHTTP2(true)
-	} else {
+	default:
 		p.SetHTTP2(true)
 	}
 	dial := f.opts.Dial
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 	}
-	timeout := f.opts.Timeout
+	timeout, socket := f.opts.Timeout, f.opts.UnixSocket
 	return &http.Transport{
 		Protocols: &p,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
+			if socket != "" {
+				network, addr = "unix", socket
+			}
 			return dial(ctx, network, addr)
 		},
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: f.opts.Insecure, MinVersion: tls.VersionTLS12}, //nolint:gosec // the user asked for -k
@@ -119,7 +140,8 @@ func (f *Factory) RunType() string { return "HTTP" }
 type client struct {
 	f    *Factory
 	tr   roundTripper
-	base *http.Request // shallow-copied per request with its context
+	do   func(*http.Request) (*http.Response, error) // tr.RoundTrip, or a redirect-following http.Client's Do
+	base *http.Request                               // shallow-copied per request with its context
 	buf  []byte
 
 	mu     sync.Mutex
@@ -142,13 +164,16 @@ func (c *client) Do(ctx context.Context) request.Result {
 		// previous one when it returns early with a response.
 		req.Body, _ = req.GetBody()
 	}
-	resp, err := c.tr.RoundTrip(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return res
 	}
 	defer resp.Body.Close()
 	res.Sent = c.f.tmpl.sentHead + req.ContentLength
 	res.Received = int64(len("HTTP/2.0 \r\n")+len(resp.Status)) + headBytes(resp.Header)
+	if vs := resp.Header[c.f.latency]; c.f.latency != "" && len(vs) > 0 {
+		res.ServerTime, res.HasServerTime = servertime.Parse([]byte(vs[0]))
+	}
 	for range maxBodyReads {
 		n, err := resp.Body.Read(c.buf)
 		res.Received += int64(n)

@@ -164,6 +164,9 @@ func TestNewRejects(t *testing.T) {
 		{"header name", Options{URL: "https://localhost/", Headers: []Header{{"X Bad", "1"}}}, "header"},
 		{"header value", Options{URL: "https://localhost/", Headers: []Header{{"X-Bad", "1\r\n"}}}, "header"},
 		{"method", Options{URL: "https://localhost/", Method: "GET /"}, "method"},
+		{"h3 over http1", Options{URL: "https://localhost/", H3: true, HTTP1: true}, "HTTP/3"},
+		{"h3 over a socket", Options{URL: "https://localhost/", H3: true, UnixSocket: "/a.sock"}, "unix socket"},
+		{"h2c and http1", Options{URL: "http://localhost/", H2C: true, HTTP1: true}, "not both"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

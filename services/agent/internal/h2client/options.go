@@ -42,6 +42,25 @@ type Options struct {
 	// Dial connects to the target; nil means a plain net.Dialer. Called once
 	// per connection, never per request.
 	Dial request.DialFunc
+	// LatencyHeader names a response header whose value is the target's own
+	// latency (package servertime), reported in Result.ServerTime; "" for none.
+	LatencyHeader string
+	// HTTP1 speaks HTTP/1.1 on the standard library's transport instead of
+	// HTTP/2, for http:// and https:// URLs: the client behind
+	// FollowRedirects for runs the agent's own HTTP/1.1 client cannot serve
+	// (Fortio's -L implies -stdclient too).
+	HTTP1 bool
+	// FollowRedirects follows 3xx answers, up to MaxRedirects, and reports
+	// the final answer; Sent and Received then count the first request and
+	// the final response.
+	FollowRedirects bool
+	// Compression sends Accept-Encoding: gzip (unless Headers has an
+	// Accept-Encoding); bodies are counted as received, compressed.
+	Compression bool
+	// UnixSocket, when set, is the path of the Unix domain socket every
+	// connection is dialed to; the URL then only gives the Host and the TLS
+	// name. Not with H3.
+	UnixSocket string
 }
 
 // Header is one request header.
@@ -61,11 +80,15 @@ func (o *Options) Normalize() error {
 	switch {
 	case u.Host == "":
 		return fmt.Errorf("url %q: no host", o.URL)
-	case o.H3 && (u.Scheme != "https" || o.H2C):
+	case o.H3 && (u.Scheme != "https" || o.H2C || o.HTTP1):
 		return fmt.Errorf("url %q: HTTP/3 needs an https:// URL", o.URL)
+	case o.H3 && o.UnixSocket != "":
+		return errors.New("HTTP/3 runs over UDP, not a unix socket")
+	case o.H2C && o.HTTP1:
+		return errors.New("give h2c or HTTP/1.1, not both")
 	case u.Scheme == "https" && o.H2C:
 		return fmt.Errorf("url %q: h2c is for http:// URLs", o.URL)
-	case u.Scheme == "http" && !o.H2C:
+	case u.Scheme == "http" && !o.H2C && !o.HTTP1:
 		return fmt.Errorf("url %q: HTTP/2 over http:// needs h2c (prior knowledge); HTTP/1.1 is another client", o.URL)
 	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Errorf("url %q: scheme must be http or https", o.URL)
@@ -89,6 +112,9 @@ func (o *Options) Normalize() error {
 	}
 	if strings.ContainsAny(o.ContentType, "\r\n\x00") {
 		return errors.New("content type: invalid")
+	}
+	if strings.ContainsAny(o.LatencyHeader, " \t:\r\n\x00") {
+		return fmt.Errorf("latency header %q: invalid name", o.LatencyHeader)
 	}
 	return nil
 }
@@ -122,6 +148,9 @@ func newTemplate(o *Options) (*template, error) {
 	}
 	if o.ContentType != "" {
 		t.header.Set("Content-Type", o.ContentType)
+	}
+	if o.Compression && len(t.header.Values("Accept-Encoding")) == 0 {
+		t.header.Set("Accept-Encoding", "gzip")
 	}
 	authority := u.Host
 	if t.host != "" {

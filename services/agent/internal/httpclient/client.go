@@ -7,6 +7,7 @@ package httpclient
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -14,9 +15,11 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
@@ -32,9 +35,16 @@ type Factory struct {
 	addr      string
 	tlsConfig *tls.Config
 	req       []byte
-	noBody    bool // HEAD: responses carry no body whatever their headers say
-	timeout   time.Duration
-	dial      request.DialFunc
+	dyn       *dynamic   // set when the target or body is a template
+	variants  []*dynamic // the entries of a request mix (DoEntry)
+	noBody    bool       // HEAD: responses carry no body whatever their headers say
+	// latency is the lower-cased name of the latency header; "" for none.
+	latency string
+	timeout time.Duration
+	dial    request.DialFunc
+	network string // "tcp", or "unix" with Options.UnixSocket
+	// maxPerConn is Options.MaxRequestsPerConnection (0: no limit).
+	maxPerConn int64
 }
 
 var (
@@ -52,11 +62,21 @@ func New(opts Options) (*Factory, error) {
 		return nil, err
 	}
 	f := &Factory{
-		addr:    t.addr,
-		req:     buildRequest(&opts, t),
-		noBody:  opts.Method == "HEAD",
-		timeout: opts.Timeout,
-		dial:    opts.Dial,
+		addr:       t.addr,
+		req:        buildRequest(&opts, t),
+		dyn:        newDynamic(&opts, t),
+		noBody:     opts.Method == "HEAD",
+		latency:    strings.ToLower(opts.LatencyHeader),
+		timeout:    opts.Timeout,
+		dial:       opts.Dial,
+		network:    "tcp",
+		maxPerConn: opts.MaxRequestsPerConnection,
+	}
+	if opts.UnixSocket != "" {
+		f.network, f.addr = "unix", opts.UnixSocket
+	}
+	if err := f.buildVariants(&opts, t); err != nil {
+		return nil, err
 	}
 	if f.dial == nil {
 		f.dial = (&net.Dialer{}).DialContext
@@ -94,10 +114,56 @@ type client struct {
 	// reused is true when conn has already carried a response, so a failure
 	// before any response byte may be a stale keep-alive and is retried once.
 	reused bool
+	// req is the request being sent: the Factory's bytes, or this client's
+	// rendering of its templates.
+	req    []byte
+	noBody bool // the request being sent is a HEAD
+	rnd    renderer
+	// served counts the responses conn has carried.
+	served int64
 }
+
+var (
+	_ request.EntryClient   = (*client)(nil)
+	_ request.WriteReporter = (*client)(nil)
+)
 
 // Do implements request.Client.
 func (c *client) Do(ctx context.Context) request.Result {
+	c.req, c.noBody = c.f.req, c.f.noBody
+	if c.f.dyn != nil {
+		c.req = c.f.dyn.render(&c.rnd)
+	}
+	return c.send(ctx)
+}
+
+// DoEntry implements request.EntryClient: it sends entry e of the mix
+// (Options.Variants).
+func (c *client) DoEntry(ctx context.Context, e int) request.Result {
+	v := c.f.variants[e]
+	c.req, c.noBody = v.render(&c.rnd), v.opts.Method == "HEAD"
+	return c.send(ctx)
+}
+
+// LastWrite implements request.WriteReporter: the request target of the
+// request being or last sent, read from its request line, when its method
+// writes. It is worked out only when asked, so a run that records nothing
+// pays nothing per request.
+func (c *client) LastWrite() []byte {
+	method, rest, ok := bytes.Cut(c.req, []byte{' '})
+	if !ok || !spec.IsWriteMethod(string(method)) {
+		return nil
+	}
+	target, _, ok := bytes.Cut(rest, []byte{' '})
+	if !ok {
+		return nil
+	}
+	return target
+}
+
+// send sends c.req, once more on a new connection when a kept-alive one
+// turns out to be closed.
+func (c *client) send(ctx context.Context) request.Result {
 	res, retry := c.try(ctx)
 	if retry {
 		// The server closed an idle keep-alive connection: send again on a new one.
@@ -122,21 +188,23 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
 		c.drop()
 		return res, reused
 	}
-	n, err := c.slot.Conn().Write(c.f.req)
+	n, err := c.slot.Conn().Write(c.req)
 	res.Sent = int64(n)
 	if err != nil {
 		c.drop()
 		return res, reused && closedByPeer(err)
 	}
-	code, received, keepAlive, err := readResponse(c.br, c.f.noBody)
+	h, received, err := readResponse(c.br, c.noBody, c.f.latency)
 	res.Received = received
 	if err != nil {
 		c.drop()
 		return res, reused && received == 0 && closedByPeer(err)
 	}
-	res.Code = int32(code)
-	res.OK = code >= 200 && code < 300
-	if keepAlive {
+	res.Code = int32(h.code)
+	res.OK = h.code >= 200 && h.code < 300
+	res.ServerTime, res.HasServerTime = h.serverTime, h.hasServerTime
+	c.served++
+	if h.keepAlive && (c.f.maxPerConn == 0 || c.served < c.f.maxPerConn) {
 		c.reused = true
 	} else {
 		c.drop()
@@ -162,7 +230,7 @@ func (c *client) Connect(ctx context.Context) error {
 func (c *client) dial(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.f.timeout)
 	defer cancel()
-	conn, err := c.f.dial(ctx, "tcp", c.f.addr)
+	conn, err := c.f.dial(ctx, c.f.network, c.f.addr)
 	if err == nil && c.f.tlsConfig != nil {
 		tc := tls.Client(conn, c.f.tlsConfig)
 		if err = tc.HandshakeContext(ctx); err != nil {
@@ -176,7 +244,7 @@ func (c *client) dial(ctx context.Context) error {
 	if err := c.slot.Set(conn); err != nil {
 		return err
 	}
-	c.reused = false
+	c.reused, c.served = false, 0
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(conn, readBufferSize)
 	} else {

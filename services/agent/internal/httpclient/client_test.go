@@ -122,6 +122,36 @@ func TestResponseFraming(t *testing.T) {
 	}
 }
 
+// TestLatencyHeader: the latency header is read whatever its case, only
+// from the final response (not a 100 Continue), and a response without it
+// or with junk in it reports no server time.
+func TestLatencyHeader(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, resp string
+		want       time.Duration
+		ok         bool
+	}{
+		{"microseconds", "HTTP/1.1 200 OK\r\nx-server-time: 20345\r\nContent-Length: 0\r\n\r\n", 20345 * time.Microsecond, true},
+		{"server-timing", "HTTP/1.1 503 No\r\nX-Server-Time: db;dur=3, app;dur=9\r\nContent-Length: 0\r\n\r\n", 3 * time.Millisecond, true},
+		{"after interim", "HTTP/1.1 100 Continue\r\nX-Server-Time: 1\r\n\r\nHTTP/1.1 200 OK\r\nX-Server-Time: 7ms\r\nContent-Length: 0\r\n\r\n", 7 * time.Millisecond, true},
+		{"missing", "HTTP/1.1 200 OK\r\nX-Other: 5\r\nContent-Length: 0\r\n\r\n", 0, false},
+		{"junk", "HTTP/1.1 200 OK\r\nX-Server-Time: soon\r\nContent-Length: 0\r\n\r\n", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startRaw(t, func(int) (string, bool) { return tt.resp, false })
+			c := mustClient(t, mustFactory(t, Options{URL: "http://" + srv.ln.Addr().String() + "/", LatencyHeader: "X-Server-Time"}))
+			for i := range 2 {
+				if res := c.Do(context.Background()); res.ServerTime != tt.want || res.HasServerTime != tt.ok || res.Code < 200 {
+					t.Fatalf("request %d: %+v, want server time %v (%v)", i, res, tt.want, tt.ok)
+				}
+			}
+		})
+	}
+}
+
 func TestMalformedResponsesAreSocketErrors(t *testing.T) {
 	t.Parallel()
 	for _, resp := range []string{
@@ -286,11 +316,11 @@ func TestCloseInterruptsDo(t *testing.T) {
 }
 
 func TestDoDoesNotAllocate(t *testing.T) {
-	addr := cannedhttp.Serve(t, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Pad: 1\r\n\r\nhello")
-	c := mustClient(t, mustFactory(t, Options{URL: "http://" + addr + "/", Payload: []byte("ping")}))
+	addr := cannedhttp.Serve(t, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Pad: 1\r\nserver-timing: app;dur=12.5\r\n\r\nhello")
+	c := mustClient(t, mustFactory(t, Options{URL: "http://" + addr + "/", Payload: []byte("ping"), LatencyHeader: "Server-Timing"}))
 	c.Do(context.Background()) // connect
 	allocs := testing.AllocsPerRun(2000, func() {
-		if res := c.Do(context.Background()); res.Code != 200 {
+		if res := c.Do(context.Background()); res.Code != 200 || !res.HasServerTime || res.ServerTime != 12500*time.Microsecond {
 			t.Fatalf("%+v", res)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/reqtemplate"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
@@ -33,6 +34,61 @@ type Options struct {
 	// Dial connects to the target (TLS goes on top); nil means a plain
 	// net.Dialer. Called once per connection, bounded by Timeout.
 	Dial request.DialFunc
+	// LatencyHeader names a response header whose value is the target's own
+	// latency (package servertime), reported in Result.ServerTime; "" for none.
+	LatencyHeader string
+	// Targets, when there are several or one has placeholders, replace
+	// the URL's path and query: each request takes the next (or, with
+	// RandomTarget, a random one) and renders it (see package reqtemplate).
+	Targets []*reqtemplate.Template
+	// RandomTarget picks a random entry of Targets for every request
+	// instead of going round them in order.
+	RandomTarget bool
+	// Body, when it has placeholders, replaces Payload and is rendered for
+	// every request.
+	Body *reqtemplate.Template
+	// Seq numbers the requests for {seq}; nil means 1, 2, 3...
+	Seq *reqtemplate.Seq
+	// Variants are the entries of a request mix, sent by DoEntry: each
+	// with its own method, target, extra headers and body, on the same
+	// connection (same scheme and host as URL).
+	Variants []Variant
+	// HTTP10 sends "HTTP/1.0" requests: the server closes the connection
+	// after each response unless it answers with Connection: keep-alive.
+	HTTP10 bool
+	// Compression sends Accept-Encoding: gzip (unless Headers has an
+	// Accept-Encoding); bodies are counted as received, compressed.
+	Compression bool
+	// UnixSocket, when set, is the path of the Unix domain socket every
+	// connection is dialed to (network "unix"); the URL then only gives the
+	// Host header and the TLS name.
+	UnixSocket string
+	// MaxRequestsPerConnection closes a connection after this many
+	// responses, so the next request opens a new one; 0 means no limit.
+	MaxRequestsPerConnection int64
+}
+
+// Variant is one entry of a request mix.
+type Variant struct {
+	// Method defaults to GET, or POST with a body.
+	Method string
+	// Target is the path and query, possibly a template.
+	Target *reqtemplate.Template
+	// Headers are sent after Options.Headers.
+	Headers []Header
+	// Body is the body template; nil means none (or BodySize).
+	Body *reqtemplate.Template
+	// BodySize, when Max > 0, sends random bytes of a random size instead.
+	BodySize BodySize
+}
+
+// BodySize is a range of random body sizes.
+type BodySize struct {
+	// Min and Max bound the size in bytes, inclusive.
+	Min, Max int
+	// Fair draws sizes with density 1/size, so each size range carries
+	// the same share of the bytes (Goader's fair random).
+	Fair bool
 }
 
 // Header is one request header.
@@ -52,6 +108,9 @@ func (o *Options) normalize() error {
 		if h.Name == "" || strings.ContainsAny(h.Name+h.Value, "\r\n\x00") || strings.ContainsAny(h.Name, " :") {
 			return fmt.Errorf("header %q: invalid name or value", h.Name)
 		}
+	}
+	if strings.ContainsAny(o.LatencyHeader, " :\t\r\n\x00") {
+		return fmt.Errorf("latency header %q: invalid name", o.LatencyHeader)
 	}
 	if strings.ContainsAny(o.Method, " \r\n") {
 		return fmt.Errorf("method %q: invalid", o.Method)
@@ -112,12 +171,38 @@ func cmpOr(a, b string) string {
 // buildRequest renders the request once; every client sends these bytes.
 func buildRequest(o *Options, t target) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", o.Method, t.path)
-	hasHost, hasAgent, hasAuth := false, false, false
+	b.WriteString(o.Method + " " + t.path)
+	b.WriteString(headerBlock(o, t))
+	if needsLength(o, len(o.Payload)) {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(o.Payload))
+	}
+	b.WriteString("\r\n")
+	b.Write(o.Payload)
+	return []byte(b.String())
+}
+
+// needsLength reports whether a request with a body of n bytes carries a
+// Content-Length header.
+func needsLength(o *Options, n int) bool {
+	return n > 0 || o.Method == "POST" || o.Method == "PUT" || o.Method == "PATCH"
+}
+
+// headerBlock renders what follows the request target: the protocol, Host,
+// User-Agent, Authorization, the headers and Content-Type, each line ended
+// with CRLF (no Content-Length, no blank line).
+func headerBlock(o *Options, t target) string {
+	var b strings.Builder
+	if o.HTTP10 {
+		b.WriteString(" HTTP/1.0\r\n")
+	} else {
+		b.WriteString(" HTTP/1.1\r\n")
+	}
+	hasHost, hasAgent, hasAuth, hasEncoding := false, false, false, false
 	for _, h := range o.Headers {
 		hasHost = hasHost || strings.EqualFold(h.Name, "Host")
 		hasAgent = hasAgent || strings.EqualFold(h.Name, "User-Agent")
 		hasAuth = hasAuth || strings.EqualFold(h.Name, "Authorization")
+		hasEncoding = hasEncoding || strings.EqualFold(h.Name, "Accept-Encoding")
 	}
 	if !hasHost {
 		fmt.Fprintf(&b, "Host: %s\r\n", t.host)
@@ -128,16 +213,14 @@ func buildRequest(o *Options, t target) []byte {
 	if !hasAuth && t.basicAuth != "" {
 		fmt.Fprintf(&b, "Authorization: %s\r\n", t.basicAuth)
 	}
+	if o.Compression && !hasEncoding {
+		b.WriteString("Accept-Encoding: gzip\r\n")
+	}
 	for _, h := range o.Headers {
 		fmt.Fprintf(&b, "%s: %s\r\n", h.Name, h.Value)
 	}
 	if o.ContentType != "" {
 		fmt.Fprintf(&b, "Content-Type: %s\r\n", o.ContentType)
 	}
-	if len(o.Payload) > 0 || o.Method == "POST" || o.Method == "PUT" || o.Method == "PATCH" {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(o.Payload))
-	}
-	b.WriteString("\r\n")
-	b.Write(o.Payload)
-	return []byte(b.String())
+	return b.String()
 }

@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"time"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/servertime"
 )
 
 // Parse errors. They end the connection and count as socket errors.
@@ -20,31 +23,39 @@ type respHead struct {
 	contentLength int64 // -1 when absent
 	chunked       bool
 	keepAlive     bool
+	// latency is the lower-cased latency header name ("" for none);
+	// serverTime its value when hasServerTime.
+	latency       string
+	serverTime    time.Duration
+	hasServerTime bool
 }
 
 // readResponse reads one whole response (skipping 1xx interim ones) and
-// discards its body. It returns the status, the bytes read and whether the
-// connection may carry another request.
-func readResponse(br *bufio.Reader, noBody bool) (code int, n int64, keepAlive bool, err error) {
+// discards its body. It returns the final head (status, whether the
+// connection may carry another request, the latency header's value when
+// latency names one) and the bytes read.
+func readResponse(br *bufio.Reader, noBody bool, latency string) (h respHead, n int64, err error) {
 	for {
-		h, hn, err := readHead(br)
+		h, hn, err := readHead(br, latency)
 		n += hn
 		if err != nil {
-			return 0, n, false, err
+			return respHead{}, n, err
 		}
 		if h.code >= 100 && h.code < 200 && h.code != 101 {
 			continue // interim response: the real one follows
 		}
 		bn, toEOF, err := discardBody(br, h, noBody)
 		n += bn
+		h.keepAlive = h.keepAlive && !toEOF && h.code != 101
 		if err != nil {
-			return h.code, n, false, err
+			h.keepAlive = false
 		}
-		return h.code, n, h.keepAlive && !toEOF && h.code != 101, nil
+		return h, n, err
 	}
 }
 
-func readHead(br *bufio.Reader) (h respHead, n int64, err error) {
+func readHead(br *bufio.Reader, latency string) (h respHead, n int64, err error) {
+	h.latency = latency
 	line, err := br.ReadSlice('\n')
 	n += int64(len(line))
 	if err != nil {
@@ -95,7 +106,7 @@ func (h *respHead) header(line []byte) error {
 	}
 	name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
 	switch {
-	case asciiEqualFold(name, "content-length"):
+	case servertime.EqualFold(name, "content-length"):
 		var v int64
 		if len(value) == 0 || len(value) > 18 {
 			return errLength
@@ -107,14 +118,16 @@ func (h *respHead) header(line []byte) error {
 			v = v*10 + int64(c-'0')
 		}
 		h.contentLength = v
-	case asciiEqualFold(name, "transfer-encoding"):
+	case servertime.EqualFold(name, "transfer-encoding"):
 		h.chunked = hasToken(value, "chunked")
-	case asciiEqualFold(name, "connection"):
+	case servertime.EqualFold(name, "connection"):
 		if hasToken(value, "close") {
 			h.keepAlive = false
 		} else if hasToken(value, "keep-alive") {
 			h.keepAlive = true
 		}
+	case h.latency != "" && !h.hasServerTime && servertime.EqualFold(name, h.latency):
+		h.serverTime, h.hasServerTime = servertime.Parse(value)
 	}
 	return nil
 }
@@ -208,23 +221,6 @@ func chunkSize(line []byte) (int64, error) {
 	return 0, errChunk
 }
 
-// asciiEqualFold compares b with the lower-case ASCII string s, ignoring case.
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // hasToken reports whether the comma-separated list v holds token (lower-case), ignoring case.
 func hasToken(v []byte, token string) bool {
 	for len(v) > 0 {
@@ -235,7 +231,7 @@ func hasToken(v []byte, token string) bool {
 		} else {
 			item, v = v[:i], v[i+1:]
 		}
-		if asciiEqualFold(bytes.TrimSpace(item), token) {
+		if servertime.EqualFold(bytes.TrimSpace(item), token) {
 			return true
 		}
 	}

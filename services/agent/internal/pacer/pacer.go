@@ -137,3 +137,28 @@ func PerConnection(qps float64, conns, conn int, uniform, jitter bool, limits Li
 	}
 	return NewConstant(perConn, offset, jitter, limits)
 }
+
+// Burst groups the requests of a schedule in bursts (Nighthawk's burst
+// size): every request of a burst is due when the burst's first one is, so
+// a burst goes out at once, and the schedule's average rate is unchanged.
+type Burst struct {
+	s    Schedule
+	size int64
+}
+
+// NewBurst returns s in bursts of size requests; s itself when size < 2.
+func NewBurst(s Schedule, size int) Schedule {
+	if size < 2 {
+		return s
+	}
+	return &Burst{s: s, size: int64(size)}
+}
+
+// At implements Schedule: request i is due with request i - i%size. It ends
+// where s does, so a burst cut by the end or count of s is sent in part.
+func (b *Burst) At(i int64) (time.Duration, bool) {
+	if _, ok := b.s.At(i); !ok {
+		return 0, false
+	}
+	return b.s.At(i - i%b.size)
+}

@@ -136,3 +136,58 @@ func BenchmarkConstantAt(b *testing.B) {
 		i++
 	}
 }
+
+func TestBurst(t *testing.T) {
+	t.Parallel()
+	const qps, size = 100, 10
+	s := NewBurst(NewConstant(qps, 0, false, Limits{End: 3 * time.Second}), size)
+	perSecond := map[int64]int64{}
+	groups := map[time.Duration]int64{}
+	var n int64
+	for ; ; n++ {
+		at, ok := s.At(n)
+		if !ok {
+			break
+		}
+		if want := time.Duration(n/size) * size * time.Second / qps; at != want {
+			t.Fatalf("request %d at %v, want %v (with the first of its burst)", n, at, want)
+		}
+		perSecond[int64(at/time.Second)]++
+		groups[at]++
+	}
+	if n != 3*qps {
+		t.Fatalf("scheduled %d, want %d", n, 3*qps)
+	}
+	for sec, c := range perSecond {
+		if c != qps {
+			t.Errorf("second %d has %d requests, want %d", sec, c, qps)
+		}
+	}
+	for at, c := range groups {
+		if c != size {
+			t.Errorf("%d requests due at %v, want bursts of %d", c, at, size)
+		}
+	}
+	if len(groups) != 3*qps/size {
+		t.Errorf("%d bursts, want %d", len(groups), 3*qps/size)
+	}
+}
+
+func TestBurstLimits(t *testing.T) {
+	t.Parallel()
+	cut := NewBurst(NewConstant(100, 0, false, Limits{Count: 25}), 10)
+	if got := countUntil(cut, time.Hour); got != 25 {
+		t.Fatalf("count-limited burst schedule has %d, want 25", got)
+	}
+	if at, _ := cut.At(24); at != 200*time.Millisecond {
+		t.Fatalf("last request at %v, want 200ms with its partial burst", at)
+	}
+	ramp := NewRamp(0, 100, 2*time.Second, Limits{End: 3 * time.Second})
+	if got, want := countUntil(NewBurst(ramp, 7), time.Hour), countUntil(ramp, time.Hour); got != want {
+		t.Fatalf("burst ramp schedules %d, the ramp %d", got, want)
+	}
+	plain := NewConstant(10, 0, false, Limits{})
+	if NewBurst(plain, 1) != Schedule(plain) || NewBurst(plain, 0) != Schedule(plain) {
+		t.Fatal("a burst of 0 or 1 is not the schedule itself")
+	}
+}

@@ -8,19 +8,34 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/barrage-dev/barrage/pkg/hist"
 	"github.com/barrage-dev/barrage/pkg/spec"
 )
 
+// formatsResult is a result with a server histogram: 90 of the 100
+// responses reported 500 µs.
 func formatsResult(t *testing.T) Result {
 	t.Helper()
-	return mustResult(t, spec.Spec{URL: "http://u:secret@h/", QPS: 50, Percentiles: []float64{50, 90, 99.9},
-		Labels: map[string]string{"team": "edge", "app.tier": "x"}})
+	sp := spec.Spec{URL: "http://u:secret@h/", QPS: 50, Percentiles: []float64{50, 90, 99.9},
+		Labels: map[string]string{"team": "edge", "app.tier": "x"}, LatencyHeader: "X-Server-Time"}
+	sp.Normalize()
+	final := finalSnapshot(100)
+	final.Server = hist.New()
+	for range 90 {
+		final.Server.Record(500 * time.Microsecond)
+	}
+	r, err := New(final, Meta{Spec: sp, RunType: "HTTP", CodeName: func(c int32) string { return strconv.Itoa(int(c)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestWriteCSV: a header and one row per percentile of each histogram,
@@ -39,19 +54,22 @@ func TestWriteCSV(t *testing.T) {
 	if got := strings.Join(rows[0], ","); got != "histogram,percentile,value_seconds,count,min_seconds,mean_seconds,max_seconds,stddev_seconds" {
 		t.Fatalf("header %q", got)
 	}
-	if len(rows) != 1+3*3 {
-		t.Fatalf("%d rows, want a header and 9 (3 histograms × 3 percentiles)", len(rows))
+	if len(rows) != 1+4*3 {
+		t.Fatalf("%d rows, want a header and 12 (4 histograms × 3 percentiles)", len(rows))
 	}
-	want := map[string]*Latency{"response": &r.Response, "service": &r.Service, "lag": &r.Lag}
+	want := map[string]*Latency{"response": &r.Response, "service": &r.Service, "lag": &r.Lag, "server": r.Server}
 	for i, row := range rows[1:] {
 		lat := want[row[0]]
 		p := lat.Percentiles[i%3]
 		if v, _ := strconv.ParseFloat(row[2], 64); row[1] != strconv.FormatFloat(p.P, 'g', -1, 64) || v != p.Value {
 			t.Errorf("row %v, want p%g = %g", row, p.P, p.Value)
 		}
-		if row[3] != "100" {
-			t.Errorf("row %v: count %s, want 100", row, row[3])
+		if wantCount := map[bool]string{true: "90", false: "100"}[row[0] == "server"]; row[3] != wantCount {
+			t.Errorf("row %v: count %s, want %s", row, row[3], wantCount)
 		}
+	}
+	if v, _ := strconv.ParseFloat(rows[10][2], 64); rows[10][0] != "server" || math.Abs(v-0.0005) > 1e-6 {
+		t.Errorf("server p50 row %v, want 0.0005 s", rows[10])
 	}
 	// p99.9 of service times 1..100 ms is 100 ms (HDR precision).
 	if v, _ := strconv.ParseFloat(rows[6][2], 64); rows[6][0] != "service" || math.Abs(v-0.1) > 0.0001 {
@@ -98,10 +116,13 @@ func TestWritePrometheus(t *testing.T) {
 		t.Errorf("errors %g, want 1", got)
 	}
 	sums := families["barrage_latency_seconds"]
-	if sums.GetType() != dto.MetricType_SUMMARY || len(sums.GetMetric()) != 3 {
+	if sums.GetType() != dto.MetricType_SUMMARY || len(sums.GetMetric()) != 4 {
 		t.Fatalf("latency family %v, want a summary per histogram", sums)
 	}
 	for _, m := range sums.GetMetric() {
+		if label(m, "histogram") == "server" && m.GetSummary().GetSampleCount() != 90 {
+			t.Errorf("server summary count %d, want 90", m.GetSummary().GetSampleCount())
+		}
 		if label(m, "histogram") != "response" {
 			continue
 		}
@@ -143,5 +164,27 @@ func TestWriteYAML(t *testing.T) {
 	}
 	if !strings.Contains(y.String(), "actual_qps: 50") {
 		t.Errorf("yaml keys are not the json ones:\n%s", y.String())
+	}
+}
+
+// TestTextShowsServerTime: the summary has a server line with the share of
+// responses that reported it, and none without a latency header.
+func TestTextShowsServerTime(t *testing.T) {
+	t.Parallel()
+	r := formatsResult(t)
+	var buf bytes.Buffer
+	if err := WriteText(&buf, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "Server time (reported in X-Server-Time by 90 of 100 responses):\n  min 500µs") {
+		t.Errorf("no server line:\n%s", buf.String())
+	}
+	plain := mustResult(t, spec.Spec{URL: "http://h/"})
+	buf.Reset()
+	if err := WriteText(&buf, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if plain.Server != nil || strings.Contains(buf.String(), "Server time") {
+		t.Errorf("server latency without a latency header:\n%s", buf.String())
 	}
 }

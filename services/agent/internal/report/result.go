@@ -6,12 +6,11 @@ package report
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"sort"
 	"time"
 
-	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/pkg/resultformat"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
@@ -26,7 +25,9 @@ type Result struct {
 	End     time.Time `json:"end"`
 	// DurationSeconds is End − Start.
 	DurationSeconds float64 `json:"duration_seconds"`
-	Connections     int     `json:"connections"`
+	// Connections counts connections, not callers: a gRPC run has
+	// Connections × spec.grpc.streams callers.
+	Connections int `json:"connections"`
 	// RequestedQPS is the target rate; 0 means as fast as possible.
 	RequestedQPS  float64          `json:"requested_qps"`
 	ActualQPS     float64          `json:"actual_qps"`
@@ -41,31 +42,22 @@ type Result struct {
 	Dropped int64 `json:"dropped,omitempty"`
 	// Primary names the latency shown by default: "response" in open loop,
 	// "service" otherwise (DESIGN §4).
-	Primary   string     `json:"primary"`
-	Response  Latency    `json:"response"`
-	Service   Latency    `json:"service"`
-	Lag       Latency    `json:"lag"`
+	Primary  string  `json:"primary"`
+	Response Latency `json:"response"`
+	Service  Latency `json:"service"`
+	Lag      Latency `json:"lag"`
+	// Server is the latency the target reported in the spec's latency
+	// header, one sample per response that carried a readable value (its
+	// count may be below Count); absent without a latency header.
+	Server    *Latency   `json:"server,omitempty"`
 	Intervals []Interval `json:"intervals,omitempty"`
 }
 
 // Latency summarises one histogram; values are in seconds.
-type Latency struct {
-	Count       int64        `json:"count"`
-	Min         float64      `json:"min"`
-	Max         float64      `json:"max"`
-	Mean        float64      `json:"mean"`
-	StdDev      float64      `json:"stddev"`
-	Percentiles []Percentile `json:"percentiles"`
-	// HDR is the HdrHistogram V2 compressed encoding, as base64 text (the
-	// format of HdrHistogram logs; pkg/hist.Decode reads it).
-	HDR string `json:"hdr"`
-}
+type Latency = resultformat.Latency
 
 // Percentile is the value in seconds at percentile P.
-type Percentile struct {
-	P     float64 `json:"p"`
-	Value float64 `json:"value"`
-}
+type Percentile = resultformat.Percentile
 
 // Meta is what a Result needs besides the final snapshot.
 type Meta struct {
@@ -90,7 +82,7 @@ func New(final *engine.Snapshot, m Meta) (Result, error) {
 		Start:           final.Start,
 		End:             final.End,
 		DurationSeconds: final.End.Sub(final.Start).Seconds(),
-		Connections:     final.Connections,
+		Connections:     final.Connections / m.Spec.Streams(), // the engine counts callers
 		RequestedQPS:    m.Spec.PeakQPS(),
 		Count:           final.Count,
 		Errors:          final.Errors,
@@ -113,37 +105,23 @@ func New(final *engine.Snapshot, m Meta) (Result, error) {
 	}
 	var err error
 	ps := m.Spec.Percentiles
-	if r.Response, err = latency(final.Response, ps); err != nil {
+	if r.Response, err = resultformat.NewLatency(final.Response, ps); err != nil {
 		return Result{}, err
 	}
-	if r.Service, err = latency(final.Service, ps); err != nil {
+	if r.Service, err = resultformat.NewLatency(final.Service, ps); err != nil {
 		return Result{}, err
 	}
-	if r.Lag, err = latency(final.Lag, ps); err != nil {
+	if r.Lag, err = resultformat.NewLatency(final.Lag, ps); err != nil {
 		return Result{}, err
+	}
+	if final.Server != nil {
+		l, err := resultformat.NewLatency(final.Server, ps)
+		if err != nil {
+			return Result{}, err
+		}
+		r.Server = &l
 	}
 	return r, nil
-}
-
-func latency(h *hist.Histogram, ps []float64) (Latency, error) {
-	enc, err := h.Encode()
-	if err != nil {
-		return Latency{}, fmt.Errorf("encode histogram: %w", err)
-	}
-	l := Latency{
-		Count:  h.Count(),
-		Min:    h.Min().Seconds(),
-		Max:    h.Max().Seconds(),
-		Mean:   h.Mean().Seconds(),
-		StdDev: h.StdDev().Seconds(),
-		HDR:    string(enc),
-	}
-	if h.Count() > 0 {
-		for _, q := range h.Percentiles(ps) {
-			l.Percentiles = append(l.Percentiles, Percentile{P: q.P, Value: q.Value.Seconds()})
-		}
-	}
-	return l, nil
 }
 
 // PrimaryLatency returns the headline latency of r.

@@ -11,7 +11,7 @@ import (
 // barWidth is the width of the longest bar of the text histogram.
 const barWidth = 40
 
-// WriteText writes the human summary of r: rate achieved, the three latencies,
+// WriteText writes the human summary of r: rate achieved, the latencies,
 // a compact histogram of the primary one, result codes and bytes.
 func WriteText(w io.Writer, r *Result) error {
 	var b strings.Builder
@@ -19,8 +19,12 @@ func WriteText(w io.Writer, r *Result) error {
 	if r.RequestedQPS > 0 {
 		target = fmt.Sprintf("%g", r.RequestedQPS)
 	}
-	fmt.Fprintf(&b, "Ended after %.3fs: %d calls, %.1f qps (target %s), %d connections, %d errors (%.2f %%)\n",
-		r.DurationSeconds, r.Count, r.ActualQPS, target, r.Connections, r.Errors, percent(r.Errors, r.Count))
+	conns := fmt.Sprintf("%d connections", r.Connections)
+	if n := r.Spec.Streams(); n > 1 {
+		conns += fmt.Sprintf(" × %d streams", n)
+	}
+	fmt.Fprintf(&b, "Ended after %.3fs: %d calls, %.1f qps (target %s), %s, %d errors (%.2f %%)\n",
+		r.DurationSeconds, r.Count, r.ActualQPS, target, conns, r.Errors, percent(r.Errors, r.Count))
 	if r.Aborted {
 		fmt.Fprintf(&b, "Aborted on code %d\n", r.Spec.AbortOn)
 	}
@@ -31,6 +35,10 @@ func WriteText(w io.Writer, r *Result) error {
 	writeLatency(&b, "Response time (from intended send; coordinated omission corrected)", &r.Response, r.Primary == "response")
 	writeLatency(&b, "Service time (from actual send)", &r.Service, r.Primary == "service")
 	writeLatency(&b, "Lag (intended → actual send)", &r.Lag, false)
+	if r.Server != nil {
+		writeLatency(&b, fmt.Sprintf("Server time (reported in %s by %d of %d responses)", r.Spec.LatencyHeader, r.Server.Count, r.Count),
+			r.Server, false)
+	}
 	if err := writeHistogram(&b, r.PrimaryLatency(), r.Primary); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ package request
 import (
 	"context"
 	"net"
+	"time"
 )
 
 // DialFunc connects to addr ("host:port") on network. The agent's is a
@@ -27,6 +28,11 @@ type Result struct {
 	OK bool
 	// Sent and Received count the bytes written and read, headers included.
 	Sent, Received int64
+	// ServerTime is the latency the target reported in the response header
+	// the run names (see package servertime); valid when HasServerTime.
+	ServerTime time.Duration
+	// HasServerTime is set when the response carried a readable latency header.
+	HasServerTime bool
 }
 
 // Client performs requests on one connection. It is used by one goroutine at a
@@ -59,4 +65,23 @@ type Factory interface {
 type Connector interface {
 	// Connect dials (and handshakes) if the client has no connection yet.
 	Connect(ctx context.Context) error
+}
+
+// EntryClient is implemented by Clients that can send each entry of a
+// request mix; the engine picks the entry of every request and keeps each
+// entry's results apart.
+type EntryClient interface {
+	// DoEntry sends one request of entry e (0-based) and waits for its
+	// whole response, as Do does.
+	DoEntry(ctx context.Context, e int) Result
+}
+
+// WriteReporter is implemented by HTTP/1.1 Clients, which can tell what the
+// request they just sent wrote to, for a run that records its written URLs.
+type WriteReporter interface {
+	// LastWrite returns the request target (path and query) of the request
+	// the last Do or DoEntry sent when its method writes (not GET, HEAD or
+	// OPTIONS), else nil. The bytes are the client's and valid until its
+	// next request: a caller that keeps them copies them.
+	LastWrite() []byte
 }

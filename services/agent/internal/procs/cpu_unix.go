@@ -1,14 +1,14 @@
 //go:build unix
 
-package worker
+package procs
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the user and system CPU time the process has used.
-func processCPU() (time.Duration, bool) {
+// ProcessCPU is the user and system CPU time the process has used.
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
