@@ -22,15 +22,16 @@ import (
 
 	"github.com/quic-go/quic-go/http3"
 
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/echo/internal/connsplit"
 	"github.com/barrage-dev/barrage/services/echo/internal/fanout"
-	"github.com/barrage-dev/barrage/services/echo/internal/fault"
 	"github.com/barrage-dev/barrage/services/echo/internal/httpecho"
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
 	"github.com/barrage-dev/barrage/services/echo/internal/netecho"
 	"github.com/barrage-dev/barrage/services/echo/internal/ping"
 	"github.com/barrage-dev/barrage/services/echo/internal/redirect"
+	"github.com/barrage-dev/barrage/services/echo/internal/saturation"
 	"github.com/barrage-dev/barrage/services/echo/internal/tcpproxy"
 )
 
@@ -63,6 +64,8 @@ type App struct {
 	// redirectSrv is the HTTP to HTTPS redirector on redirectLn.
 	redirectSrv *http.Server
 	redirectLn  net.Listener
+	// handlers are the HTTP echo handlers, whose defaults a managed echo sets.
+	handlers []*httpecho.Handler
 }
 
 // New binds every enabled listener and builds the servers; it does not serve yet.
@@ -98,7 +101,7 @@ func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 		if a.tcpLn, err = a.listen("tcp", cfg.TCPAddr); err != nil {
 			return nil, err
 		}
-		a.tcp = netecho.NewTCP(a.tcpLn, m, log)
+		a.tcp = netecho.NewTCP(a.tcpLn, m, log, a.delayer(m, "tcp"))
 	}
 	for _, r := range cfg.TCPProxies {
 		route, _ := tcpproxy.ParseRoute(r) // Validate checked it
@@ -134,7 +137,7 @@ func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 			return nil, fmt.Errorf("listen udp %s: %w", cfg.UDPAddr, err)
 		}
 		log.Info("listening", slog.String("protocol", "udp"), slog.String("addr", a.udpPC.LocalAddr().String()))
-		a.udp = netecho.NewUDP(a.udpPC, m, log)
+		a.udp = netecho.NewUDP(a.udpPC, m, log, a.delayer(m, "udp"))
 	}
 	return a, nil
 }
@@ -168,6 +171,7 @@ func (a *App) echoHandler(m *metrics.Metrics) (*httpecho.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("http echo: %w", err)
 	}
+	a.handlers = append(a.handlers, h)
 	return h, nil
 }
 
@@ -261,18 +265,32 @@ func (a *App) setupGRPC(m *metrics.Metrics, tlsCfg *tls.Config) error {
 	if a.cfg.GRPCAddr == "" {
 		return nil
 	}
-	var opts []grpc.ServerOption
+	opts := []grpc.ServerOption{grpc.StatsHandler(ping.NewConnStats(m))}
 	if tlsCfg != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsCfg)))
 	}
 	if a.cfg.GRPCMaxStreams > 0 {
 		opts = append(opts, grpc.MaxConcurrentStreams(a.cfg.GRPCMaxStreams))
 	}
+	if d := a.delayer(m, "grpc"); d != nil {
+		opts = append(opts, grpc.ChainUnaryInterceptor(ping.Saturate(d)))
+	}
 	a.grpcSrv = grpc.NewServer(opts...)
 	ping.Register(a.grpcSrv, ping.NewServer(a.cfg.MaxDelay, m))
 	var err error
 	a.grpcLn, err = a.listen("grpc", a.cfg.GRPCAddr)
 	return err
+}
+
+// delayer returns the saturation of -saturate for one listener of
+// protocol (each listener averages its own requests in flight), nil
+// without -saturate.
+func (a *App) delayer(m *metrics.Metrics, protocol string) *saturation.Delayer {
+	if a.cfg.Saturate == "" {
+		return nil
+	}
+	s, _ := fault.ParseSaturate(a.cfg.Saturate, a.cfg.MaxDelay) // Validate checked it
+	return saturation.NewDelayer(s, a.cfg.MaxDelay, func(d time.Duration) { m.InjectedDelay(protocol, d.Seconds()) })
 }
 
 // HTTPAddr returns the bound HTTP address, "" when disabled.
@@ -347,6 +365,9 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	for i, srv := range a.multi {
 		g.Go(func() error { return a.servePlain(gctx, "multi", srv, a.multiLns[i]) })
+	}
+	if a.cfg.NATSURL != "" {
+		g.Go(func() error { return a.runManaged(gctx) })
 	}
 	err := g.Wait()
 	a.log.Info("stopped")

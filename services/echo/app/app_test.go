@@ -154,6 +154,21 @@ func TestGRPC(t *testing.T) {
 	if !strings.Contains(strings.Join(names, ","), "fgrpc.PingServer") {
 		t.Fatalf("reflection lists %v, want fgrpc.PingServer", names)
 	}
+	// Every call above went over the one connection.
+	if m := metricsText(t, a); !strings.Contains(m, "\nbarrage_echo_grpc_connections_total 1\n") {
+		t.Fatalf("metrics do not count 1 gRPC connection:\n%s", grepLines(m, "grpc_"))
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.Contains(line, sub) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func TestTCPAndUDPEcho(t *testing.T) {

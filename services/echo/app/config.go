@@ -12,7 +12,9 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/services/echo/internal/fanout"
 	"github.com/barrage-dev/barrage/services/echo/internal/tcpproxy"
 )
@@ -50,9 +52,28 @@ type Config struct {
 	MultiMirrorOrigin bool `env:"BARRAGE_ECHO_MULTI_MIRROR_ORIGIN" envDefault:"true"`
 	// RedirectAddr serves an HTTP to HTTPS redirector; empty disables it.
 	RedirectAddr string `env:"BARRAGE_ECHO_REDIRECT_ADDR"`
+	// Saturate is "BASE:PER": the gRPC calls, TCP reads and UDP datagrams
+	// wait BASE + PER × the average in flight on their listener over the
+	// last 200 ms (the HTTP saturate parameter's model); empty: no wait.
+	Saturate string `env:"BARRAGE_ECHO_SATURATE"`
 	// ServerTimeHeader names a response header carrying the echo
 	// handler's own time in microseconds; empty sends none.
 	ServerTimeHeader string `env:"BARRAGE_ECHO_SERVER_TIME_HEADER"`
+	// NATSURL makes the echo managed (issue #12): it registers itself and
+	// applies the profile the API activates for it. Empty: unmanaged.
+	NATSURL string `env:"BARRAGE_ECHO_NATS_URL"`
+	// Creds is the echo's NATS credentials file (`barrage-api echo-credentials create`).
+	Creds string `env:"BARRAGE_ECHO_CREDS"`
+	// Credentials are the echo's NATS credentials given in process (by
+	// `barrage-api -all-in-one`), instead of a Creds file.
+	Credentials *natsauth.Credentials `env:"-"`
+	// Name is the echo's name in the control plane; default the hostname.
+	Name string `env:"BARRAGE_ECHO_NAME"`
+	// Project is the project (id or slug) whose profiles the echo takes.
+	Project string `env:"BARRAGE_ECHO_PROJECT"`
+	// Advertise are the host:port addresses runs reach the HTTP echo on;
+	// default the hostname, localhost and 127.0.0.1 with the HTTP port.
+	Advertise []string `env:"BARRAGE_ECHO_ADVERTISE" envSeparator:","`
 }
 
 // maxPayloadLimit caps -max-payload: the payload is generated in memory at start.
@@ -111,6 +132,8 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.MultiMirrorOrigin, "multi-mirror-origin", cfg.MultiMirrorOrigin, "-multi appends the request's path and query to each target URL (BARRAGE_ECHO_MULTI_MIRROR_ORIGIN)")
 	fs.StringVar(&cfg.RedirectAddr, "redirect-addr", cfg.RedirectAddr, "address of an HTTP to HTTPS redirector (301, 308 for non-GET); empty disables (BARRAGE_ECHO_REDIRECT_ADDR)")
 	fs.StringVar(&cfg.ServerTimeHeader, "server-time-header", cfg.ServerTimeHeader, "response header carrying the handler's own time in µs, e.g. X-Server-Time; empty sends none (BARRAGE_ECHO_SERVER_TIME_HEADER)")
+	fs.StringVar(&cfg.Saturate, "saturate", cfg.Saturate, "BASE:PER, e.g. 20ms:20ms: gRPC calls, TCP reads and UDP datagrams wait BASE + PER × the average in flight on their listener over 200 ms; HTTP takes the saturate parameter (BARRAGE_ECHO_SATURATE)")
+	managedFlags(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -151,6 +174,12 @@ func (c Config) Validate() error {
 	if c.ServerTimeHeader != "" && !httpguts.ValidHeaderFieldName(c.ServerTimeHeader) {
 		errs = append(errs, fmt.Errorf("-server-time-header %q: not a valid header name", c.ServerTimeHeader))
 	}
+	if c.Saturate != "" {
+		if _, err := fault.ParseSaturate(c.Saturate, c.MaxDelay); err != nil {
+			errs = append(errs, fmt.Errorf("-saturate: %w", err))
+		}
+	}
+	errs = append(errs, c.validateManaged()...)
 	if c.HTTPAddr == "" && c.H3Addr == "" && c.GRPCAddr == "" && c.TCPAddr == "" && c.UDPAddr == "" && len(c.TCPProxies) == 0 && len(c.Multi) == 0 && c.RedirectAddr == "" {
 		errs = append(errs, errors.New("every listener is disabled"))
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/barrage-dev/barrage/pkg/natsauth"
 )
 
 func TestParseConfigDefaults(t *testing.T) {
@@ -50,6 +52,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"cert without key", []string{"-cert", "c.pem"}, nil, "-cert and -key"},
 		{"all disabled", []string{"-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", ""}, nil, "every listener"},
 		{"stray argument", []string{"extra"}, nil, "unexpected argument"},
+		{"bad saturate", []string{"-saturate", "20ms"}, nil, "-saturate: saturate \"20ms\""},
+		{"bad saturate env", nil, []string{"BARRAGE_ECHO_SATURATE=1:2"}, "-saturate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,5 +105,21 @@ func TestMainExitCodes(t *testing.T) {
 	code := Main(t.Context(), []string{"barrage-echo", "-http-addr", "256.0.0.1:1", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", ""}, nil, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "start failed") {
 		t.Fatalf("unbindable address: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestValidateRefusesTwoCredentials(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseConfig([]string{"-nats", "nats://127.0.0.1:4222", "-project", "p", "-creds", "echo.creds"}, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Credentials = &natsauth.Credentials{JWT: "jwt", Seed: []byte("seed")}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "-creds and in-process credentials are exclusive") {
+		t.Fatalf("Validate = %v, want the credentials refused", err)
+	}
+	cfg.Creds = ""
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("in-process credentials alone: %v", err)
 	}
 }

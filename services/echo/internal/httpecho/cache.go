@@ -3,7 +3,7 @@ package httpecho
 import (
 	"sync"
 
-	"github.com/barrage-dev/barrage/services/echo/internal/fault"
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 )
 
 // maxCachedQueries bounds the parsed-query cache; load tests reuse a handful of URLs.

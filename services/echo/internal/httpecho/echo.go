@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/barrage-dev/barrage/services/echo/internal/fault"
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 )
 
 // headerValues are header values shared by every response (net/http only reads

@@ -10,7 +10,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"github.com/barrage-dev/barrage/pkg/delay"
-	"github.com/barrage-dev/barrage/services/echo/internal/fault"
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 )
 
 // FastHandler returns the HTTP/1.x handler for fasthttp: the echo natively,
@@ -25,7 +25,9 @@ func (h *Handler) FastHandler() fasthttp.RequestHandler {
 		default:
 			m := h.opts.Metrics
 			m.HTTPInFlight.Inc()
+			tracked := h.load.Arrive(ctx.Time())
 			code := h.fastEcho(ctx)
+			h.load.Depart(time.Now(), tracked)
 			if h.opts.TimeHeader != "" { // the response goes out after this returns
 				ctx.Response.Header.Set(h.opts.TimeHeader, strconv.FormatInt(time.Since(ctx.Time()).Microseconds(), 10))
 			}
@@ -39,7 +41,7 @@ func (h *Handler) FastHandler() fasthttp.RequestHandler {
 func (h *Handler) fastParams(ctx *fasthttp.RequestCtx) (*fault.Params, error) {
 	raw := ctx.URI().QueryString()
 	if len(raw) == 0 {
-		return &h.defaults, nil
+		return h.defaults.Load(), nil
 	}
 	if p := h.cache.getBytes(raw); p != nil {
 		return p, nil
@@ -67,6 +69,7 @@ func (h *Handler) fastEcho(ctx *fasthttp.RequestCtx) int {
 		m.IgnoredParam(name)
 	}
 	o := p.Draw(rand.Float64)
+	o.Delay = h.saturate(p, o.Delay)
 	if o.Delay > 0 {
 		m.InjectedDelay("http", o.Delay.Seconds())
 		delay.Sleep(ctx, o.Delay)

@@ -10,13 +10,15 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/barrage-dev/barrage/pkg/delay"
-	"github.com/barrage-dev/barrage/services/echo/internal/fault"
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
+	"github.com/barrage-dev/barrage/services/echo/internal/saturation"
 )
 
 // Options configure a Handler.
@@ -42,8 +44,11 @@ type Options struct {
 
 // Handler serves the echo server's HTTP endpoints.
 type Handler struct {
-	opts     Options
-	defaults fault.Params
+	opts Options
+	// base is the defaults of -default-params; defaults is what requests
+	// without a query get now: base, or a managed profile (SetDefaults).
+	base     *fault.Params
+	defaults atomic.Pointer[fault.Params]
 	cache    paramCache
 	payload  []byte
 	started  time.Time
@@ -52,6 +57,9 @@ type Handler struct {
 	log      *slog.Logger
 	hv       headerValues
 	gzips    gzipPool
+	// load tracks the echo and debug requests in flight, for the saturate
+	// parameter.
+	load *saturation.Tracker
 }
 
 // New validates opts and builds a Handler.
@@ -70,21 +78,40 @@ func New(opts Options) (*Handler, error) {
 		log:      opts.Logger,
 		payload:  randomPayload(opts.Limits.MaxPayload),
 		hv:       newHeaderValues(),
+		load:     saturation.NewTracker(),
 	}
+	h.base = new(fault.Params)
 	if opts.DefaultParams != "" {
 		q, err := url.ParseQuery(opts.DefaultParams)
 		if err != nil {
 			return nil, fmt.Errorf("default params %q: %w", opts.DefaultParams, err)
 		}
-		h.defaults, err = fault.ParseQuery(q, opts.Limits)
+		*h.base, err = fault.ParseQuery(q, opts.Limits)
 		if err != nil {
 			return nil, fmt.Errorf("default params %q: %w", opts.DefaultParams, err)
 		}
-		if len(h.defaults.Ignored) > 0 {
-			return nil, fmt.Errorf("default params %q: malformed %v", opts.DefaultParams, h.defaults.Ignored)
+		if len(h.base.Ignored) > 0 {
+			return nil, fmt.Errorf("default params %q: malformed %v", opts.DefaultParams, h.base.Ignored)
 		}
 	}
+	h.defaults.Store(h.base)
 	return h, nil
+}
+
+// SetDefaults replaces the parameters of requests without a query by those
+// of raw (a managed echo profile); "" restores -default-params. The swap is
+// atomic: a request sees the old or the new defaults, never a mix.
+func (h *Handler) SetDefaults(raw string) error {
+	if raw == "" {
+		h.defaults.Store(h.base)
+		return nil
+	}
+	p, err := fault.ParseDefaults(raw, h.opts.Limits)
+	if err != nil {
+		return fmt.Errorf("echo profile %q: %w", raw, err)
+	}
+	h.defaults.Store(&p)
+	return nil
 }
 
 // ServeHTTP routes /healthz, /metrics and /debug, and echoes everything else.
@@ -114,10 +141,13 @@ func (h *Handler) healthz(w http.ResponseWriter) {
 func (h *Handler) serveTracked(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) int) {
 	m := h.opts.Metrics
 	m.HTTPInFlight.Inc()
+	start := time.Now()
+	tracked := h.load.Arrive(start)
 	if h.opts.TimeHeader != "" {
-		w = &timedWriter{ResponseWriter: w, name: h.opts.TimeHeader, start: time.Now()}
+		w = &timedWriter{ResponseWriter: w, name: h.opts.TimeHeader, start: start}
 	}
 	code := serve(w, r)
+	h.load.Depart(time.Now(), tracked)
 	m.HTTPInFlight.Dec()
 	m.HTTPRequest(code)
 }
@@ -126,7 +156,7 @@ func (h *Handler) serveTracked(w http.ResponseWriter, r *http.Request, serve fun
 func (h *Handler) params(r *http.Request) (*fault.Params, error) {
 	raw := r.URL.RawQuery
 	if raw == "" {
-		return &h.defaults, nil
+		return h.defaults.Load(), nil
 	}
 	if p := h.cache.get(raw); p != nil {
 		return p, nil
@@ -154,7 +184,18 @@ func (h *Handler) draw(r *http.Request) (*fault.Params, fault.Outcome, error) {
 		h.opts.Metrics.IgnoredParam(name)
 	}
 	o := p.Draw(rand.Float64)
+	o.Delay = h.saturate(p, o.Delay)
 	return p, o, nil
+}
+
+// saturate adds the saturate parameter's delay, which depends on the
+// average number of requests in flight over the last saturation.Window, to the
+// drawn delay d, within the delay limit.
+func (h *Handler) saturate(p *fault.Params, d time.Duration) time.Duration {
+	if !p.Saturate.Enabled() {
+		return d
+	}
+	return min(d+p.Saturate.Delay(h.load.Average(time.Now()), h.opts.Limits.MaxDelay), h.opts.Limits.MaxDelay)
 }
 
 // sleep waits d unless the client goes away first; it reports whether it slept fully.

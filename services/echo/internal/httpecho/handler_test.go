@@ -12,7 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/barrage-dev/barrage/services/echo/internal/fault"
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 	"github.com/barrage-dev/barrage/services/echo/internal/metrics"
 )
 

@@ -21,6 +21,7 @@ import (
 type fortioResult struct {
 	RunType           string
 	ActualQPS         float64
+	NumThreads        int
 	RetCodes          map[string]int64
 	DurationHistogram struct {
 		Count       int64
@@ -161,6 +162,39 @@ func TestFortioGRPC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFortioGRPCStreams: `fortio load -grpc -c 2 -s 4` makes 8 callers on 2
+// connections to barrage-echo, the meaning Barrage's -s copies.
+func TestFortioGRPCStreams(t *testing.T) {
+	t.Parallel()
+	a := startEcho(t)
+	res := load(t, a.GRPCAddr(), "-grpc", "-ping", "-c", "2", "-s", "4", "-qps", "0", "-n", "80")
+	if res.NumThreads != 8 || res.RetCodes["SERVING"] != res.DurationHistogram.Count || res.DurationHistogram.Count < 80 {
+		t.Fatalf("NumThreads %d, codes %v over %d calls; want 8 threads, all SERVING", res.NumThreads, res.RetCodes, res.DurationHistogram.Count)
+	}
+	if got := metric(t, a, "barrage_echo_grpc_connections_total"); got != 2 {
+		t.Errorf("the echo accepted %d gRPC connections, want 2", got)
+	}
+}
+
+// metric reads one unlabelled counter of the echo's /metrics.
+func metric(t *testing.T, a *app.App, name string) int {
+	t.Helper()
+	resp, err := http.Get("http://" + a.HTTPAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return int(n)
+		}
+	}
+	t.Fatalf("no %s in the echo's metrics", name)
+	return 0
 }
 
 func TestFortioTCPAndUDP(t *testing.T) {

@@ -29,6 +29,8 @@ type Metrics struct {
 	HTTPResponseBytes prometheus.Counter
 	// GRPCPings counts fgrpc pings answered.
 	GRPCPings prometheus.Counter
+	// GRPCConnections counts gRPC (HTTP/2) connections accepted.
+	GRPCConnections prometheus.Counter
 	// TCPConnections counts accepted TCP echo connections.
 	TCPConnections prometheus.Counter
 	// TCPBytes counts bytes echoed over TCP.
@@ -66,6 +68,10 @@ func New() *Metrics {
 			Namespace: namespace, Name: "grpc_pings_total",
 			Help: "fgrpc.PingServer/Ping calls answered.",
 		}),
+		GRPCConnections: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "grpc_connections_total",
+			Help: "gRPC connections accepted.",
+		}),
 		TCPConnections: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace, Name: "tcp_connections_total",
 			Help: "TCP echo connections accepted.",
@@ -99,7 +105,7 @@ func New() *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.HTTPInFlight, m.HTTPRequestBytes, m.HTTPResponseBytes, m.GRPCPings,
+		m.HTTPInFlight, m.HTTPRequestBytes, m.HTTPResponseBytes, m.GRPCPings, m.GRPCConnections,
 		m.TCPConnections, m.TCPBytes, m.UDPPackets, m.UDPBytes,
 		m.httpRequests, m.injectedDelay, m.ignoredParams,
 	)

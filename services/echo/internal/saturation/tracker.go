@@ -1,0 +1,92 @@
+// Package saturation is the echo server's load-dependent latency (the
+// saturate model of pkg/echofault): a Tracker keeps the time average of the
+// requests in flight on one listener, and a Delayer delays each request of
+// a listener by one fixed saturation of that average. The HTTP echo reads
+// its Tracker with each request's own saturate parameter; the gRPC, TCP
+// and UDP echoes share the Delayer of -saturate. It is not a rate limiter:
+// nothing is refused, requests only wait longer.
+package saturation
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Window is the span the average of the requests in flight is taken over.
+const Window = 200 * time.Millisecond
+
+// Tracker keeps the time integral of the requests in flight, so that a
+// saturating request can read their time average over the last Window.
+// The integral to t is Σ departures + n·t − Σ arrivals (times since start,
+// n in flight now): two sums and a count, kept with atomics so the
+// requests that do not saturate pay three atomic adds. Tracking starts
+// with the first call to Average; a request counts when it arrived while
+// tracking was on.
+type Tracker struct {
+	start          time.Time
+	on             atomic.Bool
+	sumArr, sumDep atomic.Int64 // nanoseconds since start
+	n              atomic.Int64 // tracked requests in flight
+
+	mu      sync.Mutex
+	samples []loadSample // oldest first, one every Window/8 at most
+}
+
+// loadSample is the integral at an instant.
+type loadSample struct{ at, integral float64 }
+
+// NewTracker returns a Tracker that is off until the first Average.
+func NewTracker() *Tracker { return &Tracker{start: time.Now()} }
+
+// Arrive records an arrival at now and reports whether it is tracked.
+func (l *Tracker) Arrive(now time.Time) bool {
+	if !l.on.Load() {
+		return false
+	}
+	l.sumArr.Add(int64(now.Sub(l.start)))
+	l.n.Add(1)
+	return true
+}
+
+// Depart records the departure of a tracked request.
+func (l *Tracker) Depart(now time.Time, tracked bool) {
+	if tracked {
+		l.sumDep.Add(int64(now.Sub(l.start)))
+		l.n.Add(-1)
+	}
+}
+
+// integral returns the integral of the requests in flight from the start
+// to now, in request·nanoseconds.
+func (l *Tracker) integral(now time.Time) float64 {
+	t := float64(now.Sub(l.start))
+	return float64(l.sumDep.Load()) + float64(l.n.Load())*t - float64(l.sumArr.Load())
+}
+
+// Average returns the time average of the requests in flight over the
+// last Window (over what there is, right after tracking started), and
+// turns tracking on.
+func (l *Tracker) Average(now time.Time) float64 {
+	if !l.on.Load() {
+		l.on.Store(true)
+		return 0
+	}
+	cur := loadSample{at: float64(now.Sub(l.start)), integral: l.integral(now)}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if k := len(l.samples); k == 0 || cur.at-l.samples[k-1].at >= float64(Window/8) {
+		l.samples = append(l.samples, cur)
+	}
+	// Keep one sample at least a window old, and drop the older ones.
+	drop := 0
+	for drop+1 < len(l.samples) && cur.at-l.samples[drop+1].at >= float64(Window) {
+		drop++
+	}
+	l.samples = l.samples[drop:]
+	base := l.samples[0]
+	if cur.at <= base.at {
+		return float64(max(l.n.Load(), 0))
+	}
+	return max((cur.integral-base.integral)/(cur.at-base.at), 0)
+}
