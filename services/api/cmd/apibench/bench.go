@@ -56,6 +56,13 @@ func measure(ctx context.Context, rep *report, srv *server, cl *client, db *pgx.
 		return err
 	}
 	progress(logw, "seeded %d runs (%d in project default) in %v", rep.seed.total, rep.seed.inDefault, rep.seed.took.Round(time.Millisecond))
+	if cfg.compareSamples > 0 {
+		progress(logw, "seeding run_results for the completed runs")
+		if rep.compare.seed, err = seedResults(ctx, db); err != nil {
+			return err
+		}
+		progress(logw, "seeded %d results in %v", rep.compare.seed.rows, rep.compare.seed.took.Round(time.Millisecond))
+	}
 	pr := newProbe(srv.pid)
 	project := rep.seed.projectID
 	if rep.lists, err = measureLists(ctx, cfg, cl, db, pr, logw, project); err != nil {
@@ -65,6 +72,14 @@ func measure(ctx context.Context, rep *report, srv *server, cl *client, db *pgx.
 	progress(logw, "explaining the list queries")
 	if rep.plans, err = explainCases(ctx, db, rep.lists.cases, cfg.limit, project); err != nil {
 		return err
+	}
+	if cfg.compareSamples > 0 {
+		progress(logw, "timing GET /runs/compare: %d warm-up + %d timed requests per case", cfg.warmup, cfg.compareSamples)
+		seeded := rep.compare.seed
+		if rep.compare, err = measureCompare(ctx, cfg, cl, db, pr, project); err != nil {
+			return err
+		}
+		rep.compare.seed = seeded
 	}
 	if cfg.postFor > 0 {
 		progress(logw, "POST /runs: %d workers for %v", cfg.postWorkers, cfg.postFor)

@@ -49,9 +49,12 @@ type config struct {
 	limit       int
 	postFor     time.Duration
 	postWorkers int
-	out         string
-	note        string
-	cpuProfile  string
+	// compareSamples is the timed GET /runs/compare requests per case;
+	// 0 seeds no results and skips the phase.
+	compareSamples int
+	out            string
+	note           string
+	cpuProfile     string
 }
 
 // run is the whole command: it returns the exit code.
@@ -106,6 +109,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.limit, "limit", 50, "page size of the list requests")
 	fs.Float64Var(&postSeconds, "post-seconds", 10, "length of the POST /runs phase, in seconds")
 	fs.IntVar(&cfg.postWorkers, "post-workers", 8, "concurrent POST /runs clients (one shared connection pool)")
+	fs.IntVar(&cfg.compareSamples, "compare-samples", 0,
+		"timed GET /runs/compare requests per case (2, 5, 10 runs); 0 = no compare phase and no run_results rows seeded")
 	fs.StringVar(&cfg.out, "out", "", "write the Markdown report to this file too")
 	fs.StringVar(&cfg.note, "note", "", "a remark printed in the report header (e.g. what else ran on the machine)")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of apibench (which includes the API when in-process) to this file")
@@ -118,6 +123,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case cfg.runs < 1000:
 		return config{}, errors.New("-runs must be at least 1000")
+	case cfg.compareSamples < 0:
+		return config{}, errors.New("-compare-samples must not be negative")
 	case cfg.samples < 1 || cfg.warmup < 0:
 		return config{}, errors.New("-samples must be at least 1 and -warmup not negative")
 	case cfg.limit < 1 || cfg.limit > 200:

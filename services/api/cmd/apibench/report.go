@@ -33,6 +33,7 @@ type report struct {
 	seed      seedInfo
 	lists     lists
 	posts     posts
+	compare   compares
 	plans     []plan
 	listDials int64
 	dials     int64
@@ -85,6 +86,7 @@ func (r *report) markdown() string {
 	r.header(&b)
 	r.listSection(&b)
 	r.walkSection(&b)
+	r.compareSection(&b)
 	r.postSection(&b)
 	r.cpuSection(&b)
 	r.planSection(&b)
@@ -110,6 +112,11 @@ func (r *report) header(b *strings.Builder) {
 	st := make([]string, len(s.statuses))
 	for i, c := range s.statuses {
 		st[i] = fmt.Sprintf("%s %d", c.status, c.n)
+	}
+	if c := r.compare.seed; r.cfg.compareSamples > 0 {
+		fmt.Fprintf(b, "- Results: every completed run has a `run_results` row (%d rows; response and service HDR histograms of %d values each, "+
+			"%d bytes per row, %d distinct pairs; return codes and totals from the run), one `INSERT ... SELECT`, then `VACUUM (ANALYZE)`; %s\n",
+			c.rows, resultValues, c.rowBytes, resultVariants, c.took.Round(time.Millisecond))
 	}
 	fmt.Fprintf(b, "- Project `default` by status: %s; with label bench=api: %d\n", strings.Join(st, ", "), s.labelledAPI)
 	fmt.Fprintf(b, "- Client: Go net/http, one `http.Transport` (keep-alive, no proxy) for every request; list requests one at a time; "+
@@ -172,6 +179,25 @@ func (r *report) walkSection(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
+// compareSection writes the compare latencies.
+func (r *report) compareSection(b *strings.Builder) {
+	if r.cfg.compareSamples <= 0 {
+		return
+	}
+	c := r.compare
+	b.WriteString("## Compare latency: `GET /api/v1/runs/compare?ids=...`\n\n")
+	fmt.Fprintf(b, "Each request compares 2, 5 or 10 completed runs of project `default` drawn at random from %d of them "+
+		"(`ORDER BY random()`), the cases taking turns: %d untimed then %d timed requests each, over one keep-alive connection. "+
+		"The API reads each run and its `run_results` row and decodes its histograms. Every answer is checked: "+
+		"the runs asked, in order, each with a count and a p99.\n\n", c.pool, r.cfg.warmup, r.cfg.compareSamples)
+	b.WriteString("| runs compared | requests | p50 ms | p90 ms | p99 ms | max ms |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, cc := range c.cases {
+		st := summarize(cc.lat)
+		fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %s |\n", cc.runs, st.n, ms(st.p50), ms(st.p90), ms(st.p99), ms(st.max))
+	}
+	b.WriteString("\n")
+}
+
 // postSection writes the run-creation throughput.
 func (r *report) postSection(b *strings.Builder) {
 	p := r.posts
@@ -220,6 +246,9 @@ func (r *report) cpuSection(b *strings.Builder) {
 	b.WriteString("| phase | wall s | requests | API CPU s | API µs/request | apibench CPU s | rest CPU s | machine busy % | steal % |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	phases := []phaseUsage{r.lists.walkUsage, r.lists.sampleUsage}
+	if r.cfg.compareSamples > 0 {
+		phases = append(phases, r.compare.usage)
+	}
 	if r.cfg.postFor > 0 {
 		phases = append(phases, r.posts.usage)
 	}

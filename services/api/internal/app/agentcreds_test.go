@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"os"
@@ -68,23 +67,9 @@ func TestAgentWithOwnCredentials(t *testing.T) { // serial: see heavyTests
 		t.Errorf("connect without credentials: %v, want an authorization error", err)
 	}
 
-	w, err := worker.New(worker.Config{NATSURL: e.NATSURL, Name: "agent-1", Capacity: 2, Credentials: file,
-		Logger: slog.New(slog.NewTextHandler(testLogWriter(t), nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.ID() != id {
+	if w := startCredentialedAgent(t, e.NATSURL, "agent-1", file); w.ID() != id {
 		t.Errorf("worker id %s, want the credentials' %s", w.ID(), id)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("agent: %v", err)
-		}
-	})
 
 	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
@@ -101,4 +86,17 @@ func TestAgentWithOwnCredentials(t *testing.T) { // serial: see heavyTests
 	if len(agents.Items) != 1 || agents.Items[0].Id.String() != id || agents.Items[0].Name != "agent-1" {
 		t.Errorf("agents = %+v, want agent-1 with id %s", agents.Items, id)
 	}
+}
+
+// startCredentialedAgent runs an agent worker named name in this process
+// with its NATS credentials file content, until the test ends.
+func startCredentialedAgent(t *testing.T, natsURL, name string, creds []byte) *worker.Worker {
+	t.Helper()
+	w, err := worker.New(worker.Config{NATSURL: natsURL, Name: name, Capacity: 2, Credentials: creds,
+		Logger: slog.New(slog.NewTextHandler(testLogWriter(t), nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUntilCleanup(t, "agent", w.Run)
+	return w
 }

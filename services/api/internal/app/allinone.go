@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,12 +25,34 @@ type companions struct {
 	echo  *echoapp.App
 }
 
+// allInOneEcho is the name of the all-in-one echo in the control plane,
+// and allInOneProject the project whose profiles it takes.
+const (
+	allInOneEcho    = "all-in-one"
+	allInOneProject = "default"
+)
+
 // startCompanions builds the agent and the echo server; the echo reads its
-// BARRAGE_ECHO_* settings from environ.
+// BARRAGE_ECHO_* settings from environ. Unless BARRAGE_ECHO_NATS_URL says
+// otherwise, the echo is a managed echo on the API's NATS, named
+// all-in-one (or BARRAGE_ECHO_NAME), taking the profiles of the default
+// project (or BARRAGE_ECHO_PROJECT), so that a profile activated in the
+// dashboard applies to it.
 func startCompanions(cfg Config, natsURL string, keys *natsauth.Keys, log *slog.Logger) (*companions, error) {
 	ecfg, err := echoapp.ParseConfig(nil, cfg.Environ, io.Discard)
 	if err != nil {
 		return nil, fmt.Errorf("all-in-one echo: %w", err)
+	}
+	if ecfg.NATSURL == "" && ecfg.HTTPAddr != "" {
+		ecfg.NATSURL = natsURL
+		ecfg.Name, ecfg.Project = cmp.Or(ecfg.Name, allInOneEcho), cmp.Or(ecfg.Project, allInOneProject)
+		if keys != nil && ecfg.Creds == "" {
+			c, err := keys.EchoUser(ecfg.Name)
+			if err != nil {
+				return nil, fmt.Errorf("all-in-one echo: %w", err)
+			}
+			ecfg.Credentials = &c
+		}
 	}
 	echo, err := echoapp.New(ecfg, log.With(slog.String("component", "echo")))
 	if err != nil {

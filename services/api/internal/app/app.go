@@ -20,10 +20,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/barrage-dev/barrage/pkg/pprofserve"
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/audit"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/dispatch"
+	"github.com/barrage-dev/barrage/services/api/internal/echoprofiles"
 	"github.com/barrage-dev/barrage/services/api/internal/export"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/imports"
@@ -37,6 +39,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/schedule"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
+	"github.com/barrage-dev/barrage/services/api/internal/searches"
 	"github.com/barrage-dev/barrage/services/api/internal/sso"
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
@@ -58,6 +61,8 @@ type App struct {
 	syncer *resultsync.Syncer
 	// scheduler starts the runs of tests whose cron schedule is due.
 	scheduler *schedule.Scheduler
+	// searches drives the capacity searches this process started.
+	searches *searches.Service
 	// companions run beside the API with -all-in-one; nil otherwise.
 	companions *companions
 	listener   net.Listener
@@ -97,7 +102,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
-	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local}); err != nil {
+	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local, Redactor: cfg.Redactor()}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
 	if cfg.AllInOne {
@@ -122,7 +127,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 			return nil, errors.Join(err, a.closeBackends())
 		}
 	}
-	handler, err := newHandler(cfg, log, st, b, a.hub, a.syncer, seal, targets, provider)
+	handler, err := newHandler(cfg, log, st, b, a, seal, targets, provider)
 	if err != nil {
 		_ = a.listener.Close()
 		return nil, errors.Join(err, a.closeBackends())
@@ -169,13 +174,18 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, seal *sealer.S
 }
 
 // newHandler builds the services and the router over st.
-func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live.Hub, syncer *resultsync.Syncer, seal *sealer.Sealer,
+func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, seal *sealer.Sealer,
 	targets runs.TargetPolicy, provider *sso.Provider,
 ) (http.Handler, error) {
+	hub, syncer := a.hub, a.syncer
 	limits := cfg.Limits()
 	projectSvc := projects.NewService(st, limits)
 	testSvc := testdefs.NewService(st, projectSvc, limits)
 	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal, targets, cfg.Redactor())
+	echoSvc := echoprofiles.NewService(echoprofiles.Options{Store: st, Projects: projectSvc, Registry: echoprofiles.NewKV(b.js), Log: log})
+	runSvc.SetEchoLookup(echoSvc)
+	measures := runs.NewMeasures(runSvc, st)
+	a.searches = searches.NewService(searches.Options{Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log})
 	reg := prometheus.NewRegistry()
 	var limiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {
@@ -190,13 +200,16 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 			Runs:     runSvc,
 			Tokens:   tokens.NewService(st, projectSvc),
 			Agents:   agents.NewService(st),
-			Measures: runs.NewMeasures(runSvc, st),
+			Measures: measures,
+			Searches: a.searches,
 			Live:     hub,
 			Imports:  imports.NewService(projectSvc, st, cfg.Redactor()),
 			Sync:     resultsync.NewService(projectSvc, st, syncer),
 			Export:   export.NewService(st),
 			Audit:    audit.NewService(st, projectSvc),
 			Members:  members.NewService(st, projectSvc),
+
+			EchoProfiles: echoSvc,
 		},
 		BaseURL: cfg.BaseURL,
 		Metrics: metrics.New(reg, st.DB()),
@@ -213,6 +226,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, hub *live
 		Dashboard:    web.Dist(),
 		SSO:          provider,
 		Redactor:     cfg.Redactor(),
+		ReadOnly:     cfg.ReadOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build router: %w", err)
@@ -238,6 +252,13 @@ func (a *App) Handler() http.Handler { return a.server.Handler }
 // requests finish for up to the shutdown timeout, stops the background
 // workers and closes NATS and the store.
 func (a *App) Run(ctx context.Context) error {
+	if a.cfg.DebugAddr != "" {
+		stopDebug, err := pprofserve.Start(ctx, a.cfg.DebugAddr, a.log)
+		if err != nil {
+			return errors.Join(fmt.Errorf("-debug-addr: %w", err), a.Close())
+		}
+		defer stopDebug()
+	}
 	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
 	workers.Go(func() {
@@ -251,11 +272,14 @@ func (a *App) Run(ctx context.Context) error {
 		}
 	})
 	workers.Go(func() { runs.NewAborter(a.store, a.log).Loop(wctx, time.Second) })
-	if a.cfg.SyncTick > 0 {
+	if a.cfg.SyncTick > 0 && !a.cfg.ReadOnly {
 		workers.Go(func() { a.syncer.Loop(wctx, a.cfg.SyncTick) })
 	}
-	if a.cfg.ScheduleTick > 0 {
+	if a.cfg.ScheduleTick > 0 && !a.cfg.ReadOnly {
 		workers.Go(func() { a.scheduler.Loop(wctx) })
+	}
+	if err := a.searches.FailStale(ctx); err != nil {
+		a.log.Error("end stale searches", slog.Any("error", err))
 	}
 	if a.companions != nil {
 		workers.Go(func() {
@@ -265,6 +289,7 @@ func (a *App) Run(ctx context.Context) error {
 		})
 	}
 	defer func() {
+		a.searches.Close()
 		stopWorkers()
 		workers.Wait()
 	}()
@@ -272,6 +297,7 @@ func (a *App) Run(ctx context.Context) error {
 	go func() { errc <- a.server.Serve(a.listener) }()
 	select {
 	case err := <-errc:
+		a.searches.Close()
 		stopWorkers()
 		workers.Wait()
 		return errors.Join(fmt.Errorf("serve: %w", err), a.closeBackends())
@@ -284,6 +310,7 @@ func (a *App) Run(ctx context.Context) error {
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
+	a.searches.Close()
 	stopWorkers()
 	workers.Wait()
 	a.syncer.Close()
@@ -292,6 +319,7 @@ func (a *App) Run(ctx context.Context) error {
 
 // Close releases the listener, NATS and the store of an App that was not Run.
 func (a *App) Close() error {
+	a.searches.Close()
 	a.hub.Close()
 	a.syncer.Close()
 	return errors.Join(a.listener.Close(), a.closeBackends())

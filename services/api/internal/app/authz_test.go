@@ -47,6 +47,8 @@ type authzEnv struct {
 	defRun, otherRun    httpapi.Run
 	defSource, otherSrc httpapi.SyncSource
 	defSync             httpapi.SyncRun
+	defSearch           httpapi.Search
+	otherSearch         httpapi.Search
 	defTokenIDsByRecent []uuid.UUID // default's project tokens, newest first
 }
 
@@ -91,6 +93,8 @@ func startAuthz(t *testing.T) *authzEnv {
 	f.defSource = freshSource(t, f, "default", "default source")
 	f.otherSrc = freshSource(t, f, "other", "other source")
 	f.defSync = e.syncNow(t, f.defSource.Id.String())
+	f.defSearch = e.mustSearch(t, e.AdminToken, "default", "default search")
+	f.otherSearch = e.mustSearch(t, e.AdminToken, "other", "other search")
 	return f
 }
 
@@ -124,6 +128,14 @@ func freshSource(t *testing.T, f *authzEnv, project, name string) httpapi.SyncSo
 	t.Helper()
 	return decode[httpapi.SyncSource](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", f.AdminToken, map[string]any{
 		"project": project, "name": name, "url": "http://127.0.0.1:9/" + strings.ReplaceAll(name, " ", "-") + "/index.tsv",
+	}))
+}
+
+// freshEchoProfile adds an echo profile to project.
+func freshEchoProfile(t *testing.T, f *authzEnv, project, name string) httpapi.EchoProfile {
+	t.Helper()
+	return decode[httpapi.EchoProfile](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/echo-profiles", f.AdminToken, map[string]any{
+		"project": project, "name": name, "content": "status=503:5",
 	}))
 }
 
@@ -355,6 +367,40 @@ func authzCases() []authzCase {
 			done: counted("SELECT count(*) FROM runs WHERE id = $1::uuid AND status = 'canceled' AND ended_at IS NOT NULL"),
 		},
 
+		{route: "GET /searches", target: fixedPath("/searches"), want: [5]int{ok, ok, ok, ok, ok}},
+		{route: "GET /searches", variant: "?project=default", target: fixedPath("/searches?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			route: "POST /searches",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/searches", searchBody("default", key), key
+			},
+			want: [5]int{forbidden, created, created, notFound, created},
+			done: counted("SELECT count(*) FROM searches WHERE name = $1"),
+		},
+		{
+			route: "GET /searches/{search}",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/searches/" + f.defSearch.Id.String(), nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /searches/{search}", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/searches/" + f.otherSearch.Id.String(), nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "POST /searches/{search}/cancel",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := f.mustSearch(t, f.AdminToken, "default", "fixture "+key).Id.String()
+				return "/searches/" + id + "/cancel", nil, id
+			},
+			want: [5]int{forbidden, ok, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM searches WHERE id = $1::uuid AND status = 'canceled'"),
+		},
+
 		{
 			route: "GET /runs/{run}/intervals",
 			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
@@ -395,6 +441,51 @@ func authzCases() []authzCase {
 			want: [5]int{http.StatusConflict, http.StatusConflict, http.StatusConflict, notFound, http.StatusConflict},
 		},
 		{
+			// A queued run has no timeline yet: a conflict, once the caller may see it.
+			route: "GET /runs/{run}/timeline",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.defRun.Id.String() + "/timeline", nil, ""
+			},
+			want: [5]int{http.StatusConflict, http.StatusConflict, http.StatusConflict, notFound, http.StatusConflict},
+		},
+		{
+			// A canceled run's timeline is empty, in either format.
+			route: "GET /runs/{run}/timeline", variant: "ended, csv",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshRun(t, f, key).Id.String()
+				f.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", f.AdminToken, nil)
+				return "/runs/" + id + "/timeline?format=csv", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /runs/{run}/timeline", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.otherRun.Id.String() + "/timeline", nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, http.StatusConflict, http.StatusConflict},
+		},
+		{
+			// A run that records its written URLs serves what is stored so
+			// far: none while it is queued.
+			route: "GET /runs/{run}/written-urls",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				sp := testSpec()
+				sp["method"], sp["record_written_urls"] = "POST", true
+				run := decode[httpapi.Run](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", f.AdminToken,
+					map[string]any{"project": "default", "name": "fixture " + key, "spec": sp}))
+				return "/runs/" + run.Id.String() + "/written-urls", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /runs/{run}/written-urls", variant: "not recorded",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.defRun.Id.String() + "/written-urls", nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, notFound, notFound},
+		},
+		{
 			route: "GET /runs/compare",
 			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
 				return "/runs/compare?ids=" + f.defRun.Id.String() + "," + freshRun(t, f, key).Id.String(), nil, ""
@@ -417,6 +508,59 @@ func authzCases() []authzCase {
 			want: [5]int{forbidden, created, created, notFound, created},
 			done: counted("SELECT count(*) FROM runs WHERE name = $1 AND source = 'import'"),
 		},
+		{route: "GET /echo-profiles", target: fixedPath("/echo-profiles?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			route: "POST /echo-profiles",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/echo-profiles", map[string]any{"project": "default", "name": key, "content": "status=503:5"}, key
+			},
+			want: [5]int{forbidden, forbidden, created, notFound, created},
+			done: counted("SELECT count(*) FROM echo_profiles WHERE name = $1"),
+		},
+		{
+			route: "GET /echo-profiles/{profile}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/echo-profiles/" + freshEchoProfile(t, f, "default", key).Id.String(), nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /echo-profiles/{profile}", variant: "of other",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/echo-profiles/" + freshEchoProfile(t, f, "other", key).Id.String(), nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
+			route: "PATCH /echo-profiles/{profile}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/echo-profiles/" + freshEchoProfile(t, f, "default", "fixture "+key).Id.String(), map[string]any{"name": key}, key
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM echo_profiles WHERE name = $1"),
+		},
+		{
+			route: "DELETE /echo-profiles/{profile}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshEchoProfile(t, f, "default", key).Id.String()
+				return "/echo-profiles/" + id, nil, id
+			},
+			want: [5]int{forbidden, forbidden, gone, notFound, gone},
+			done: func(t *testing.T, f *authzEnv, ref string) bool {
+				t.Helper()
+				return f.count(t, "SELECT count(*) FROM echo_profiles WHERE id = $1::uuid", ref) == 0
+			},
+		},
+		{
+			// No echo is registered in this server: a caller who may
+			// activate gets 409 (see TestEchoProfiles for the 200).
+			route: "POST /echo-profiles/{profile}/activate",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/echo-profiles/" + freshEchoProfile(t, f, "default", key).Id.String() + "/activate", map[string]any{}, ""
+			},
+			want: [5]int{forbidden, http.StatusConflict, http.StatusConflict, notFound, http.StatusConflict},
+		},
+		{route: "GET /echo-servers", target: fixedPath("/echo-servers?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},
 		{route: "GET /sync-sources", target: fixedPath("/sync-sources"), want: [5]int{ok, ok, ok, ok, ok}},
 		{
 			route: "POST /sync-sources",
@@ -649,19 +793,24 @@ func TestListsShowOnlyVisibleRows(t *testing.T) {
 	f := startAuthz(t)
 	both := func(newer, older uuid.UUID) []uuid.UUID { return []uuid.UUID{newer, older} }
 	otherTok := f.tokenIDs[callerOther]
+	// Each search's first step is a run of its project, newer than the fixture runs.
+	defRuns := both(*f.defSearch.Steps[0].RunId, f.defRun.Id)
+	otherRuns := both(*f.otherSearch.Steps[0].RunId, f.otherRun.Id)
 	tests := []struct {
 		caller                        string
 		projects, tests, runs, tokens []uuid.UUID
+		searches                      []uuid.UUID
 		meRole                        httpapi.Role
 		meScope                       *uuid.UUID
 	}{
-		{caller: callerViewer, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: []uuid.UUID{f.defRun.Id}, tokens: nil, meRole: httpapi.Viewer, meScope: &f.def.Id},
-		{caller: callerRunner, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: []uuid.UUID{f.defRun.Id}, tokens: nil, meRole: httpapi.Runner, meScope: &f.def.Id},
-		{caller: callerAdmin, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: []uuid.UUID{f.defRun.Id}, tokens: f.defTokenIDsByRecent, meRole: httpapi.Admin, meScope: &f.def.Id},
-		{caller: callerOther, projects: []uuid.UUID{f.other.Id}, tests: []uuid.UUID{f.otherTest.Id}, runs: []uuid.UUID{f.otherRun.Id}, tokens: []uuid.UUID{otherTok}, meRole: httpapi.Admin, meScope: &f.other.Id},
+		{caller: callerViewer, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: nil, meRole: httpapi.Viewer, meScope: &f.def.Id},
+		{caller: callerRunner, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: nil, meRole: httpapi.Runner, meScope: &f.def.Id},
+		{caller: callerAdmin, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: f.defTokenIDsByRecent, meRole: httpapi.Admin, meScope: &f.def.Id},
+		{caller: callerOther, projects: []uuid.UUID{f.other.Id}, tests: []uuid.UUID{f.otherTest.Id}, runs: otherRuns, searches: []uuid.UUID{f.otherSearch.Id}, tokens: []uuid.UUID{otherTok}, meRole: httpapi.Admin, meScope: &f.other.Id},
 		{
 			caller: callerOrg, projects: both(f.other.Id, f.def.Id), tests: both(f.otherTest.Id, f.defTest.Id),
-			runs: both(f.otherRun.Id, f.defRun.Id), tokens: append([]uuid.UUID{otherTok}, f.defTokenIDsByRecent...), meRole: httpapi.Admin,
+			runs: []uuid.UUID{otherRuns[0], defRuns[0], otherRuns[1], defRuns[1]}, searches: both(f.otherSearch.Id, f.defSearch.Id),
+			tokens: append([]uuid.UUID{otherTok}, f.defTokenIDsByRecent...), meRole: httpapi.Admin,
 		},
 	}
 	for _, tt := range tests {
@@ -674,6 +823,8 @@ func TestListsShowOnlyVisibleRows(t *testing.T) {
 			wantIDs(t, "GET /tests", ids(testPage.Items, func(x httpapi.Test) uuid.UUID { return x.Id }), tt.tests)
 			runPage := decode[httpapi.RunPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/runs", token, nil))
 			wantIDs(t, "GET /runs", ids(runPage.Items, func(r httpapi.Run) uuid.UUID { return r.Id }), tt.runs)
+			searchPage := decode[httpapi.SearchPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/searches", token, nil))
+			wantIDs(t, "GET /searches", ids(searchPage.Items, func(x httpapi.Search) uuid.UUID { return x.Id }), tt.searches)
 			tokenPage := decode[httpapi.TokenPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/tokens", token, nil))
 			wantIDs(t, "GET /tokens", ids(tokenPage.Items, func(x httpapi.Token) uuid.UUID { return x.Id }), tt.tokens)
 

@@ -48,10 +48,14 @@ type Config struct {
 	// nats-auth init`): with it the API connects as its own user and
 	// issues agent credentials; unset, only the all-in-one embedded
 	// server runs in operator mode (with keys of this process only).
-	NATSKeys      string        `env:"BARRAGE_NATS_KEYS"`
-	DispatchWait  time.Duration `env:"BARRAGE_DISPATCH_WAIT" envDefault:"10s"`
-	AllInOne      bool          `env:"BARRAGE_ALL_IN_ONE"`
-	AgentCapacity int           `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
+	NATSKeys     string        `env:"BARRAGE_NATS_KEYS"`
+	DispatchWait time.Duration `env:"BARRAGE_DISPATCH_WAIT" envDefault:"10s"`
+	AllInOne     bool          `env:"BARRAGE_ALL_IN_ONE"`
+	// ReadOnly serves results only: every write is 403, nobody signs in,
+	// the projects with public_results are browsable without credentials,
+	// and no schedule or sync starts here.
+	ReadOnly      bool `env:"BARRAGE_READ_ONLY"`
+	AgentCapacity int  `env:"BARRAGE_AGENT_CAPACITY" envDefault:"4"`
 	// Environ is the environment the configuration was read from; the
 	// all-in-one echo server reads its BARRAGE_ECHO_* settings from it.
 	Environ []string `env:"-"`
@@ -70,11 +74,14 @@ type Config struct {
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
-	OIDCIssuer         string        `env:"BARRAGE_OIDC_ISSUER"`
-	OIDCClientID       string        `env:"BARRAGE_OIDC_CLIENT_ID"`
-	OIDCClientSecret   string        `env:"BARRAGE_OIDC_CLIENT_SECRET"`
-	OIDCRedirectURL    string        `env:"BARRAGE_OIDC_REDIRECT_URL"`
-	OIDCEmailDomain    string        `env:"BARRAGE_OIDC_EMAIL_DOMAIN"`
+	// DebugAddr serves net/http/pprof when set (pkg/pprofserve): for soak
+	// runs and leak hunts, on loopback only.
+	DebugAddr        string `env:"BARRAGE_DEBUG_ADDR"`
+	OIDCIssuer       string `env:"BARRAGE_OIDC_ISSUER"`
+	OIDCClientID     string `env:"BARRAGE_OIDC_CLIENT_ID"`
+	OIDCClientSecret string `env:"BARRAGE_OIDC_CLIENT_SECRET"`
+	OIDCRedirectURL  string `env:"BARRAGE_OIDC_REDIRECT_URL"`
+	OIDCEmailDomain  string `env:"BARRAGE_OIDC_EMAIL_DOMAIN"`
 	// Clock is the time source of sign-in lockout and session rotation;
 	// nil means time.Now. Tests inject one.
 	Clock func() time.Time `env:"-"`
@@ -148,6 +155,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("barrage-api", flag.ContinueOnError)
 	fs.SetOutput(output)
 	cfg.DatabaseFlags(fs)
+	cfg.debugFlags(fs)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "HTTP listen address; :0 picks a free port (BARRAGE_LISTEN)")
 	fs.StringVar(&cfg.AdminToken, "admin-token", cfg.AdminToken, "API token of the first admin, created on first start; unset = generated and printed once (BARRAGE_ADMIN_TOKEN)")
 	fs.StringVar(&cfg.AdminEmail, "admin-email", cfg.AdminEmail, "email of the first admin (BARRAGE_ADMIN_EMAIL)")
@@ -171,6 +179,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.StringVar(&cfg.NATSListen, "nats-listen", cfg.NATSListen, "where the embedded NATS listens; :0 picks a free port (BARRAGE_NATS_LISTEN)")
 	fs.StringVar(&cfg.NATSKeys, "nats-keys", cfg.NATSKeys, "NATS operator-mode keys file from `barrage-api nats-auth init` (BARRAGE_NATS_KEYS)")
 	fs.StringVar(&cfg.NATSDataDir, "nats-data-dir", cfg.NATSDataDir, "JetStream files of the embedded NATS (BARRAGE_NATS_DATA_DIR)")
+	fs.BoolVar(&cfg.ReadOnly, "read-only", cfg.ReadOnly, "serve results only: no sign-in, every write 403, public projects browsable without credentials (BARRAGE_READ_ONLY)")
 	fs.BoolVar(&cfg.AllInOne, "all-in-one", cfg.AllInOne, "also run one agent and the echo server in this process (BARRAGE_ALL_IN_ONE)")
 	fs.IntVar(&cfg.AgentCapacity, "agent-capacity", cfg.AgentCapacity, "shards the all-in-one agent runs at once (BARRAGE_AGENT_CAPACITY)")
 	fs.DurationVar(&cfg.DispatchWait, "dispatch-wait", cfg.DispatchWait, "how long a run waits for a free matching agent before it fails (BARRAGE_DISPATCH_WAIT)")
@@ -197,6 +206,11 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return cfg, cfg.Validate()
+}
+
+// debugFlags declares the flags of the debug listener.
+func (c *Config) debugFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060; empty = off (BARRAGE_DEBUG_ADDR)")
 }
 
 // DatabaseFlags declares the flags every subcommand that talks to Postgres takes.

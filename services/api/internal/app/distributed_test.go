@@ -35,21 +35,42 @@ import (
 // free loopback port until the test ends and returns its base URL.
 func startEcho(t *testing.T) string {
 	t.Helper()
+	return startEchoWith(t, func(*echoapp.Config) {})
+}
+
+// startEchoWith is startEcho with the configuration changed by edit.
+func startEchoWith(t *testing.T, edit func(*echoapp.Config)) string {
+	t.Helper()
+	return "http://" + startEchoApp(t, edit).HTTPAddr()
+}
+
+// startEchoApp is startEchoWith returning the running echo, for the
+// addresses of its other listeners.
+func startEchoApp(t *testing.T, edit func(*echoapp.Config)) *echoapp.App {
+	t.Helper()
 	cfg := echoapp.Config{HTTPAddr: "127.0.0.1:0", MaxDelay: 1500 * time.Millisecond, MaxPayload: 256 << 10, ShutdownTimeout: 5 * time.Second}
+	edit(&cfg)
 	a, err := echoapp.New(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
+	runUntilCleanup(t, "echo", a.Run)
+	return a
+}
+
+// runUntilCleanup runs run in the background until the test ends; its
+// error, named what, fails the test.
+func runUntilCleanup(t *testing.T, what string, run func(context.Context) error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	go func() { done <- run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("echo: %v", err)
+			t.Errorf("%s: %v", what, err)
 		}
 	})
-	return "http://" + a.HTTPAddr()
 }
 
 // echoRequests reads the echo server's count of HTTP requests answered,
@@ -88,10 +109,16 @@ func startAgents(t *testing.T, natsURL string, n int) {
 // level on.
 func startAgentsLogged(t *testing.T, natsURL string, n int, logTo io.Writer, level slog.Level) {
 	t.Helper()
+	startAgentPool(t, natsURL, n, 2, logTo, level)
+}
+
+// startAgentPool is startAgentsLogged with capacity shards on each agent.
+func startAgentPool(t *testing.T, natsURL string, n, capacity int, logTo io.Writer, level slog.Level) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, n)
 	for i := range n {
-		w, err := worker.New(worker.Config{NATSURL: natsURL, Name: fmt.Sprintf("agent-%d", i), Capacity: 2,
+		w, err := worker.New(worker.Config{NATSURL: natsURL, Name: fmt.Sprintf("agent-%d", i), Capacity: capacity,
 			Logger: slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level}))})
 		if err != nil {
 			t.Fatal(err)

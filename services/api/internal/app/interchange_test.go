@@ -151,10 +151,16 @@ func TestImportFortioDocument(t *testing.T) {
 			t.Errorf("the export holds %q", secret)
 		}
 	}
-	csv := string(e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String()+"/result?format=csv", e.AdminToken, nil))
+	csv := string(e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String()+"/result?format=fortio-csv", e.AdminToken, nil))
 	if lines := strings.Split(strings.TrimSpace(csv), "\n"); lines[0] != "StartMs,EndMs,Percent,Count" || len(lines) != len(val(res.Buckets))+1 ||
 		!strings.HasSuffix(lines[len(lines)-1], ",100,"+strconv.FormatInt(val(res.Buckets)[len(val(res.Buckets))-1].Count, 10)) {
-		t.Errorf("csv:\n%s", csv)
+		t.Errorf("fortio-csv:\n%s", csv)
+	}
+	// format=csv of an imported run: its one (service) histogram at the default percentiles.
+	csv = string(e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String()+"/result?format=csv", e.AdminToken, nil))
+	if lines := strings.Split(strings.TrimSpace(csv), "\n"); len(lines) != 6 || !strings.HasPrefix(lines[1], "service,50,") ||
+		!strings.HasPrefix(lines[5], "service,99.9,") || !strings.Contains(lines[1], ","+strconv.FormatInt(res.Count, 10)+",") {
+		t.Errorf("csv of an imported run:\n%s", csv)
 	}
 
 	t.Run("bad documents", func(t *testing.T) {

@@ -32,6 +32,8 @@ const usage = `usage:
                                               print the nats-server configuration that trusts those keys
   barrage-api agent-credentials create NAME [-o FILE] [-nats-keys FILE]
                                               issue an agent's own NATS credentials (.creds)
+  barrage-api echo-credentials create NAME [-o FILE] [-nats-keys FILE]
+                                              issue a managed echo's NATS credentials (.creds)
   barrage-api healthcheck [-url URL]          exit 0 when the local server's /healthz answers 200 (container HEALTHCHECK)
 `
 
@@ -64,6 +66,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		err = natsAuth(rest, environ, stdout, stderr)
 	case "agent-credentials":
 		err = agentCredentials(rest, environ, stdout, stderr)
+	case "echo-credentials":
+		err = echoCredentials(rest, environ, stdout, stderr)
 	case "healthcheck":
 		err = healthcheck(ctx, rest, environ, stderr)
 	case "help":

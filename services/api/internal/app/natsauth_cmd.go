@@ -51,24 +51,46 @@ func natsAuth(args, environ []string, stdout, stderr io.Writer) error {
 
 // agentCredentials runs `agent-credentials create NAME [-o FILE]`.
 func agentCredentials(args, environ []string, stdout, stderr io.Writer) error {
+	return issueCredentials("agent-credentials", args, environ, stdout, stderr,
+		func(keys natsauth.Keys, name string) (natsauth.Credentials, string, error) {
+			creds, id, err := keys.AgentUser(name)
+			return creds, fmt.Sprintf("agent %q has id %s; start it with `barrage-agent serve -creds FILE`", name, id), err
+		})
+}
+
+// echoCredentials runs `echo-credentials create NAME [-o FILE]`: a managed
+// echo's credentials (natsauth.EchoPermissions).
+func echoCredentials(args, environ []string, stdout, stderr io.Writer) error {
+	return issueCredentials("echo-credentials", args, environ, stdout, stderr,
+		func(keys natsauth.Keys, name string) (natsauth.Credentials, string, error) {
+			creds, err := keys.EchoUser(name)
+			return creds, fmt.Sprintf("start the echo with `barrage-echo -nats URL -creds FILE -name %s -project PROJECT`", name), err
+		})
+}
+
+// issueCredentials parses `create NAME [-o FILE] [-nats-keys FILE]` and
+// writes the credentials issue returns, then its note on stderr.
+func issueCredentials(cmd string, args, environ []string, stdout, stderr io.Writer,
+	issue func(natsauth.Keys, string) (natsauth.Credentials, string, error),
+) error {
 	if len(args) < 2 || args[0] != "create" || strings.HasPrefix(args[1], "-") {
-		return usageError{errors.New("agent-credentials needs create NAME")}
+		return usageError{fmt.Errorf("%s needs create NAME", cmd)}
 	}
 	name := args[1]
 	if err := natsauth.CheckName(name); err != nil {
 		return usageError{err}
 	}
 	var out string
-	keys, fs, err := keysFlag("agent-credentials create", args[2:], environ, stderr, func(fs *flag.FlagSet) {
+	keys, fs, err := keysFlag(cmd+" create", args[2:], environ, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&out, "o", "", "write the credentials to this new file (owner-only) instead of stdout")
 	})
 	if err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("agent-credentials create: unexpected %q", fs.Arg(0))}
+		return usageError{fmt.Errorf("%s create: unexpected %q", cmd, fs.Arg(0))}
 	}
-	creds, id, err := keys.AgentUser(name)
+	creds, note, err := issue(keys, name)
 	if err != nil {
 		return err //nolint:wrapcheck // natsauth's errors say what failed
 	}
@@ -83,7 +105,7 @@ func agentCredentials(args, environ []string, stdout, stderr io.Writer) error {
 	} else if err := natsauth.WriteSecretFile(out, file); err != nil {
 		return err //nolint:wrapcheck // natsauth's errors name the file
 	}
-	_, err = fmt.Fprintf(stderr, "agent %q has id %s; start it with `barrage-agent serve -creds FILE`\n", name, id)
+	_, err = fmt.Fprintln(stderr, note)
 	return err //nolint:wrapcheck // a write to stderr
 }
 

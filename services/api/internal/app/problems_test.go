@@ -133,6 +133,19 @@ func TestProblems(t *testing.T) {
 			status: 409, slug: "conflict",
 		},
 		{
+			name: "grpc method not package.Service/Method", method: "POST", path: "/tests",
+			body: map[string]any{"project": "default", "name": "m", "spec": map[string]any{"url": "grpc://t.test:9000", "duration": "1s",
+				"grpc": map[string]any{"mode": "method", "method": "a.B.C"}}},
+			status: 422, slug: "validation", fields: []string{"spec.grpc.method"},
+			messages: map[string]string{"spec.grpc.method": "want package.Service/Method"},
+		},
+		{
+			name: "grpc streams above the maximum", method: "POST", path: "/tests",
+			body: map[string]any{"project": "default", "name": "s", "spec": map[string]any{"url": "grpc://t.test:9000", "duration": "1s",
+				"grpc": map[string]any{"streams": 1001}}},
+			status: 422, slug: "validation", fields: []string{"spec.grpc.streams"},
+		},
+		{
 			name: "project slug breaking its rule", method: "POST", path: "/projects", body: map[string]any{"slug": "Not_A_Slug", "name": "x"},
 			status: 422, slug: "validation", fields: []string{"slug"},
 		},
@@ -163,6 +176,31 @@ func TestProblems(t *testing.T) {
 				t.Errorf("Allow = %q, want GET, POST", header.Get("Allow"))
 			}
 		})
+	}
+}
+
+// TestGRPCMethodAndStreamsSpec: a stored test keeps grpc.method, the JSON
+// payload and grpc.streams.
+func TestGRPCMethodAndStreamsSpec(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t)
+	body := map[string]any{"project": "default", "name": "reflect", "spec": map[string]any{
+		"url": "grpc://t.test:9000", "duration": "1s", "connections": 2, "payload": `{"seq": 1}`,
+		"grpc": map[string]any{"mode": "method", "method": "fgrpc.PingServer/Ping", "streams": 4},
+	}}
+	raw := e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, body)
+	got := decode[struct {
+		Spec struct {
+			Payload string `json:"payload"`
+			GRPC    struct {
+				Mode, Method string
+				Streams      int
+			} `json:"grpc"`
+		} `json:"spec"`
+	}](t, raw)
+	g := got.Spec.GRPC
+	if g.Mode != "method" || g.Method != "fgrpc.PingServer/Ping" || g.Streams != 4 || got.Spec.Payload != `{"seq": 1}` {
+		t.Fatalf("stored spec: %s", raw)
 	}
 }
 

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -123,20 +122,12 @@ func TestRunTargetPolicyAtSubmit(t *testing.T) {
 // names with r, until the test ends, and waits for its heartbeat.
 func startAgentResolving(t *testing.T, natsURL string, r *net.Resolver) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
 	w, err := worker.New(worker.Config{NATSURL: natsURL, Name: "agent-dns", Capacity: 2, Resolver: r,
 		Logger: slog.New(slog.NewTextHandler(testLogWriter(t), nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("agent: %v", err)
-		}
-	})
+	runUntilCleanup(t, "agent", w.Run)
 	waitHeartbeats(t, natsURL, 1)
 }
 

@@ -50,6 +50,8 @@ type apiEnv struct {
 	Out string
 	// NATSURL is the server's NATS (the embedded one), for agents.
 	NATSURL string
+	// Handler is the server's HTTP handler (its gin engine).
+	Handler http.Handler
 	// db is a database/sql pool on DBURL, for checking rows.
 	db     *sql.DB
 	client *http.Client
@@ -161,7 +163,7 @@ func serveAPI(tb testing.TB, e *apiEnv, environ []string) func() {
 		cancel()
 		tb.Fatalf("New: %v", err)
 	}
-	e.URL, e.Out, e.NATSURL = "http://"+a.Addr(), out.String(), a.NATSURL()
+	e.URL, e.Out, e.NATSURL, e.Handler = "http://"+a.Addr(), out.String(), a.NATSURL(), a.Handler()
 	e.connect(tb)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()

@@ -93,6 +93,15 @@ type sessionState struct {
 	replaced  bool
 }
 
+// AnonymousName is the name of the anonymous visitors of a read-only server.
+const AnonymousName = "anonymous"
+
+// Anonymous reports whether p is a read-only server's anonymous visitor
+// rather than a user.
+func (p *Principal) Anonymous() bool {
+	return p.UserID == uuid.Nil && p.TokenID == uuid.Nil && p.SessionID == uuid.Nil
+}
+
 // Scoped reports whether the credentials are limited to one project.
 func (p *Principal) Scoped() bool { return p.TokenProject != uuid.Nil }
 

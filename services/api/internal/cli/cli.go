@@ -4,7 +4,8 @@
 // run error, 2 usage or validation error, 1 API unreachable). It also has
 // small `runs list|show|stop|compare` commands, `tests list|apply`, which
 // keeps stored tests in step with a YAML file, `import`, which turns Fortio
-// result files into runs, and `sync list|add|run` for result sync sources.
+// result files into runs, `sync list|add|run` for result sync sources, and
+// `search`, which runs a capacity search and prints its steps.
 //
 // It talks only to the REST API (never to Postgres or NATS) and holds no
 // rules of its own beyond mapping a run's outcome to an exit code.
@@ -61,6 +62,10 @@ commands:
                sync results from an index.tsv or a bucket listing
   sync run SOURCE-ID [-wait 10m]
                sync now, print each object's outcome (exit 97 unless all synced)
+  search -url URL|-spec FILE -objective EXPR -min QPS -max QPS [-c N]
+         [-step 10s] [-warmup 2s] [-resolution 0.02] [-project P] [-name N]
+               find the highest qps that meets the objective, step by step
+               (exit 0 found, 99 not met even at -min, 97 failed or canceled)
 
 The API URL and token come from -url and -token or BARRAGE_URL (default
 http://127.0.0.1:8080) and BARRAGE_TOKEN. Exit codes: 0 pass, 99 thresholds
@@ -131,6 +136,8 @@ func Run(ctx context.Context, o Options) int {
 		return e.importFiles(ctx, args[1:])
 	case "sync":
 		return e.sync(ctx, args[1:])
+	case "search":
+		return e.search(ctx, args[1:])
 	default:
 		p.errorf("barrage: unknown command %q", args[0])
 		fs.Usage()

@@ -288,6 +288,7 @@ func (d *Dispatcher) send(ctx context.Context, run runs.Run, sp spec.Spec, tp ta
 			QpsShare: sh.QPS, ConnectionsShare: uint32(sh.Connections),
 			StartAt: timestamppb.New(run.StartAt), Deadline: timestamppb.New(run.Deadline),
 			TargetAllow: tp.allow, TargetDeny: tp.deny,
+			SeqStart: uint64(sh.Index) + 1, SeqStride: uint64(len(shards)),
 		})
 		if err != nil {
 			return fmt.Errorf("encode assignment: %w", err)

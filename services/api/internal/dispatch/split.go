@@ -16,8 +16,10 @@ type share struct {
 // count are integers: each shard gets the quotient and the first ones one
 // more, so they add up exactly. No shard gets zero connections, so a run
 // with fewer connections than agents uses fewer shards. The target rate
-// (and a ramp's ends) are split in proportion to connections, so every
-// connection carries the same rate.
+// (and a ramp's ends, and every stage's rate) are split in proportion to
+// connections, so every connection carries the same rate. Stages keep their
+// lengths: every shard starts at the run's one start_at, so all of them
+// change stage at the same instants.
 func split(s spec.Spec, agents int) []share {
 	n := min(agents, s.Connections)
 	if n < 1 {
@@ -33,9 +35,15 @@ func split(s spec.Spec, agents int) []share {
 		sh := s.Clone()
 		sh.Connections = int(conns)
 		sh.QPS = s.QPS * frac
+		for j := range sh.Requests {
+			sh.Requests[j].QPS *= frac // own rates split like the run's
+		}
 		if s.Ramp != nil {
 			sh.Ramp.From = s.Ramp.From * frac
 			sh.Ramp.To = s.Ramp.To * frac
+		}
+		for k := range sh.Stages {
+			sh.Stages[k].QPS = s.Stages[k].QPS * frac
 		}
 		if s.Count > 0 {
 			sh.Count = spread(s.Count, n, i)

@@ -141,3 +141,33 @@ func TestPick(t *testing.T) {
 		t.Errorf("busy: err = %v", err)
 	}
 }
+
+func TestSplitStages(t *testing.T) {
+	sec := spec.Duration(time.Second)
+	s := spec.Spec{URL: "http://127.0.0.1:1/", Connections: 5,
+		Stages: []spec.Stage{{QPS: 100, Duration: 2 * sec}, {QPS: 0, Duration: sec}, {QPS: 250, Duration: 3 * sec}}}
+	s.Normalize()
+	got := split(s, 2)
+	if len(got) != 2 {
+		t.Fatalf("%d shards, want 2", len(got))
+	}
+	// 3 and 2 of 5 connections: 60 % and 40 % of every stage.
+	want := [][]float64{{60, 0, 150}, {40, 0, 100}}
+	for i, sh := range got {
+		for k, st := range sh.Spec.Stages {
+			if math.Abs(st.QPS-want[i][k]) > 1e-9 || st.Duration != s.Stages[k].Duration {
+				t.Errorf("shard %d stage %d: %v qps for %v, want %v for %v", i, k, st.QPS, st.Duration.Std(),
+					want[i][k], s.Stages[k].Duration.Std())
+			}
+		}
+		if sh.QPS != 0 {
+			t.Errorf("shard %d qps share %v: the stages set the rate", i, sh.QPS)
+		}
+		if err := sh.Spec.Validate(); err != nil {
+			t.Errorf("shard %d spec invalid: %v", i, err)
+		}
+	}
+	if s.Stages[0].QPS != 100 {
+		t.Error("split changed the caller's stages")
+	}
+}

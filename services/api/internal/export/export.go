@@ -118,6 +118,9 @@ func (s *Service) Document(ctx context.Context, p *auth.Principal, id string) ([
 		return nil, runs.Run{}, fmt.Errorf("find result %q: %w", id, err)
 	}
 	readable := public || (p != nil && p.RoleIn(run.ProjectID) != "")
+	if readable && run.Status == runs.Completed && id != ResultID(run) && id == ProvisionalID(run) {
+		return nil, run, &MovedError{ID: ResultID(run)}
+	}
 	if !readable || run.Status != runs.Completed || ResultID(run) != id {
 		return nil, runs.Run{}, missing
 	}
@@ -170,6 +173,23 @@ func (s *Service) make(ctx context.Context, run runs.Run) ([]byte, []byte, error
 func ResultID(run runs.Run) string {
 	return fortiojson.ID(startOf(run), run.Seq, fortiojson.Labels(run.Labels))
 }
+
+// ProvisionalID is the result ID a run is known by before it starts, made
+// from its creation time: the ID Fortio's REST API replies to async=on
+// with. Once the run completes, Document answers it with a MovedError
+// naming the run's ResultID, which has the time the run really started.
+func ProvisionalID(run runs.Run) string {
+	return fortiojson.ID(run.CreatedAt.UTC(), run.Seq, fortiojson.Labels(run.Labels))
+}
+
+// MovedError says that a result is served under another ID.
+type MovedError struct {
+	// ID is the result's ID.
+	ID string
+}
+
+// Error says where the result is.
+func (e *MovedError) Error() string { return "the result is " + e.ID }
 
 // seqOf reads the run number of a result ID made by ResultID.
 func seqOf(id string) (int64, bool) {

@@ -1,4 +1,4 @@
-//go:build faults
+//go:build faults || soak
 
 package faultsuite
 
@@ -18,8 +18,12 @@ import (
 	"time"
 )
 
-// bins holds the binaries TestMain builds.
-var bins struct{ api, agent, echo string }
+// bins holds the binaries TestMain builds. nats is nats-server at the
+// version this module embeds (go.mod), the one `make run` and the tests
+// run: Debian's 2.9.10 now and then leaves a short pull request's expiry
+// unanswered, and nats.go then waits a second more for it, which ingest
+// saw as one-second stalls.
+var bins struct{ api, agent, echo, nats string }
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "barrage-faults-bin-")
@@ -28,10 +32,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bins.api, bins.agent, bins.echo = filepath.Join(dir, "barrage-api"), filepath.Join(dir, "barrage-agent"), filepath.Join(dir, "barrage-echo")
+	bins.nats = filepath.Join(dir, "nats-server")
 	for out, pkg := range map[string]string{
 		bins.api:   "github.com/barrage-dev/barrage/services/api/cmd/barrage-api",
 		bins.agent: "github.com/barrage-dev/barrage/services/agent/cmd/barrage-agent",
 		bins.echo:  "github.com/barrage-dev/barrage/services/echo/cmd/barrage-echo",
+		bins.nats:  "github.com/nats-io/nats-server/v2",
 	} {
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
@@ -133,6 +139,16 @@ func (p *proc) exitCode() int {
 	default:
 		return -1
 	}
+}
+
+// pid is the running process's id, 0 when it never started.
+func (p *proc) pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
 }
 
 // kill kills the process if it runs and waits for it.

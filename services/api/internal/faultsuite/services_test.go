@@ -1,4 +1,4 @@
-//go:build faults
+//go:build faults || soak
 
 package faultsuite
 
@@ -100,20 +100,13 @@ func (c *pgCluster) url() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
 }
 
-// natsServerBin finds nats-server.
+// natsServerBin is NATS_SERVER_BIN, or else the nats-server TestMain built.
 func natsServerBin(t *testing.T) string {
 	t.Helper()
 	if b := os.Getenv("NATS_SERVER_BIN"); b != "" {
 		return b
 	}
-	if b, err := exec.LookPath("nats-server"); err == nil {
-		return b
-	}
-	if _, err := os.Stat("/usr/sbin/nats-server"); err == nil {
-		return "/usr/sbin/nats-server"
-	}
-	t.Fatal("no nats-server: apt-get install nats-server, or set NATS_SERVER_BIN")
-	return ""
+	return bins.nats
 }
 
 // newNATS is a nats-server of the test's own with a JetStream file store,

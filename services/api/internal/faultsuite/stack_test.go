@@ -1,4 +1,4 @@
-//go:build faults
+//go:build faults || soak
 
 package faultsuite
 
@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,17 +23,41 @@ type stack struct {
 	nats    *proc
 	natsURL string
 	apis    []*proc
-	apiURL  string // of the first API replica
+	apiURL  string   // of the replica the helpers call, the first at start
+	apiURLs []string // of every replica
 	token   string
 	agents  []*proc
-	echo    *proc
-	echoURL string
+	// agentDebug holds each agent's pprof base URL and apiDebug the first
+	// API replica's, with stackConfig.debug.
+	agentDebug []string
+	apiDebug   string
+	echo       *proc
+	echoURL    string
+}
+
+// stackConfig shapes a stack: how many API replicas and agents, the
+// agents' capacity (default 2), whether agents serve pprof, and extra
+// environment of the API processes (later entries win).
+type stackConfig struct {
+	replicas, agents, capacity int
+	debug                      bool
+	apiEnv                     []string
 }
 
 // startStack starts Postgres, NATS, replicas API processes, n agents and
 // the echo server, and waits until the agents are registered.
 func startStack(t *testing.T, replicas, n int) *stack {
 	t.Helper()
+	return startStackWith(t, stackConfig{replicas: replicas, agents: n})
+}
+
+// startStackWith starts the stack cfg describes.
+func startStackWith(t *testing.T, cfg stackConfig) *stack {
+	t.Helper()
+	replicas, n := cfg.replicas, cfg.agents
+	if cfg.capacity == 0 {
+		cfg.capacity = 2
+	}
 	s := &stack{pg: newPG(t)}
 	s.nats, s.natsURL = newNATS(t)
 	token := strings.TrimSpace(output(t, bins.api, "token", "new"))
@@ -40,15 +65,22 @@ func startStack(t *testing.T, replicas, n int) *stack {
 	s.token = token
 	for i := range replicas {
 		port := freePort(t)
-		api := newProc(t, fmt.Sprintf("barrage-api-%d", i), bins.api, []string{"serve"}, []string{
+		apiEnv := cfg.apiEnv
+		if cfg.debug && i == 0 {
+			addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+			apiEnv = append(slices.Clone(apiEnv), "BARRAGE_DEBUG_ADDR="+addr)
+			s.apiDebug = "http://" + addr
+		}
+		api := newProc(t, fmt.Sprintf("barrage-api-%d", i), bins.api, []string{"serve"}, append([]string{
 			"DATABASE_URL=" + s.pg.url(), "NATS_URL=" + s.natsURL, "BARRAGE_LISTEN=127.0.0.1:" + strconv.Itoa(port),
 			"BARRAGE_ADMIN_TOKEN=" + token, "BARRAGE_SECRET_KEY=" + secret, "BARRAGE_RATE_LIMIT=0",
 			"BARRAGE_LOG_FORMAT=json", "BARRAGE_DISPATCH_WAIT=20s", "BARRAGE_DB_MAX_CONNS=10",
-		})
+		}, apiEnv...))
 		api.start(t)
 		url := "http://127.0.0.1:" + strconv.Itoa(port)
 		waitFor(t, 60*time.Second, api.name+" ready", func() error { return s.ready(url) })
 		s.apis = append(s.apis, api)
+		s.apiURLs = append(s.apiURLs, url)
 		if i == 0 {
 			s.apiURL = url
 		}
@@ -63,10 +95,16 @@ func startStack(t *testing.T, replicas, n int) *stack {
 		return err
 	})
 	for i := range n {
-		a := newProc(t, fmt.Sprintf("agent-%d", i), bins.agent, []string{"serve"}, []string{
+		env := []string{
 			"NATS_URL=" + s.natsURL, "BARRAGE_AGENT_NAME=" + fmt.Sprintf("agent-%d", i), "BARRAGE_LOG_FORMAT=json",
-			"BARRAGE_AGENT_CAPACITY=2",
-		})
+			"BARRAGE_AGENT_CAPACITY=" + strconv.Itoa(cfg.capacity),
+		}
+		if cfg.debug {
+			addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+			env = append(env, "BARRAGE_AGENT_DEBUG_ADDR="+addr)
+			s.agentDebug = append(s.agentDebug, "http://"+addr)
+		}
+		a := newProc(t, fmt.Sprintf("agent-%d", i), bins.agent, []string{"serve"}, env)
 		a.start(t)
 		s.agents = append(s.agents, a)
 	}
@@ -139,7 +177,12 @@ type run struct {
 	ID       string
 	Status   string
 	Degraded bool
-	Summary  *struct{ Count, Errors int64 }
+	Summary  *struct {
+		Count, Errors int64
+		QPS           float64 `json:"qps"`
+		P50US         float64 `json:"p50_us"`
+		P99US         float64 `json:"p99_us"`
+	}
 }
 
 type shard struct {
@@ -153,16 +196,19 @@ type shard struct {
 // submit starts a run of the echo at qps for length on n agents.
 func (s *stack) submit(t *testing.T, qps, n int, length time.Duration) run {
 	t.Helper()
-	var r run
-	err := s.do(http.MethodPost, "/runs", map[string]any{
-		"project": "default",
-		"spec": map[string]any{"url": s.echoURL + "/?delay=2ms", "qps": qps, "connections": 2 * n,
-			"duration": length.String(), "agents": map[string]any{"count": n}},
-	}, &r)
+	r, err := s.submitSpec(map[string]any{"url": s.echoURL + "/?delay=2ms", "qps": qps, "connections": 2 * n,
+		"duration": length.String(), "agents": map[string]any{"count": n}})
 	if err != nil {
 		t.Fatalf("submit: %v", err)
 	}
 	return r
+}
+
+// submitSpec starts a run of spec in project default.
+func (s *stack) submitSpec(spec map[string]any) (run, error) {
+	var r run
+	err := s.do(http.MethodPost, "/runs", map[string]any{"project": "default", "spec": spec}, &r)
+	return r, err
 }
 
 // waitRunning waits until every shard of the run has sent a snapshot.
@@ -212,18 +258,26 @@ func (s *stack) shards(t *testing.T, id string) []shard {
 	return sh.Items
 }
 
-// intervalTotal sums the run's per-second counts.
+// intervalTotal sums the run's per-second counts, page by page.
 func (s *stack) intervalTotal(t *testing.T, id string) int64 {
 	t.Helper()
-	var page struct{ Items []struct{ Count int64 } }
-	if err := s.get("/runs/"+id+"/intervals?limit=1000", &page); err != nil {
-		t.Fatal(err)
-	}
 	var n int64
-	for _, it := range page.Items {
-		n += it.Count
+	for from := 0; ; {
+		var page struct {
+			Items    []struct{ Count int64 }
+			NextFrom *int `json:"next_from"`
+		}
+		if err := s.get(fmt.Sprintf("/runs/%s/intervals?limit=1000&from=%d", id, from), &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			n += it.Count
+		}
+		if page.NextFrom == nil {
+			return n
+		}
+		from = *page.NextFrom
 	}
-	return n
 }
 
 // echoCount reads how many requests the echo answered 200.

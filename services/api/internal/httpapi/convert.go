@@ -159,6 +159,9 @@ func runOut(r runs.Run) Run {
 		out.ThresholdResults = &list
 	}
 	out.BaselineRunId = optID(r.BaselineRunID)
+	if e := r.EchoProfile; e != nil {
+		out.EchoProfile = &RunEchoProfile{Echo: e.Echo, ProfileId: e.ProfileID, Name: e.Name, Content: e.Content}
+	}
 	if s := r.Summary; s != nil {
 		out.Summary = &RunSummary{
 			Count: s.Count, Errors: s.Errors, Qps: &s.QPS, MinUs: &s.MinUS, AvgUs: &s.AvgUS,

@@ -10,7 +10,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-// csvOut renders a run's headline latency histogram as Fortio's -csv
+// csvOut (format=fortio-csv) renders a run's headline latency histogram as Fortio's -csv
 // output: StartMs,EndMs,Percent,Count, one row per non-empty bucket,
 // Percent cumulative.
 func csvOut(run runs.Run, res runs.Result) ([]byte, error) {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
@@ -37,10 +40,10 @@ const (
 	// snapshots stored after the end (ingest workers run in parallel)
 	// before it sends the result.
 	endGrace = 3 * time.Second
-	// replayPage is the seconds read at once when replaying.
-	replayPage = 300
+	// replayPage is the seconds' marks read at once when replaying.
+	replayPage = runs.MaxIntervals
 	// maxReplayPages bounds one replay (a day of seconds).
-	maxReplayPages = 24 * 3600 / replayPage
+	maxReplayPages = 24*3600/replayPage + 1
 )
 
 // StreamRunEvents implements GET /runs/{run}/events: it checks access and
@@ -64,7 +67,7 @@ func (s *server) StreamRunEvents(ctx context.Context, req StreamRunEventsRequest
 		return nil, apperr.New(apperr.Unavailable, "live streams are not enabled on this server")
 	}
 	return &eventStream{
-		ctx: ctx, log: s.log, watch: w, run: run, sub: s.svc.Live.Subscribe(req.Run), resume: resume,
+		ctx: ctx, log: s.log, watch: w, run: run, sub: s.svc.Live.Subscribe(req.Run), resume: resume, renders: s.renders,
 	}, nil
 }
 
@@ -105,15 +108,40 @@ type eventStream struct {
 	run    runs.Run
 	sub    *live.Subscription
 	resume cursor
+	// renders shares rendered seconds with the run's other streams.
+	renders *renders
 
 	w      http.ResponseWriter
 	flush  func()
 	cur    cursor
 	status runs.Status
 	// from is the first second this stream replayed; sent holds, per
-	// second sent, the snapshots it held.
+	// second sent, the snapshots it held plus one (0: not sent). A slice
+	// indexed by second: a stream lives as long as its run and sends every
+	// second, and a map of them grew by tens of bytes per second and
+	// stream (make soak, 200 streams).
 	from int
-	sent map[int]int
+	sent []int32
+}
+
+// maxSentSecond bounds sent: a run lasts at most spec.MaxDuration; a
+// second beyond it is sent every time it changes or not.
+const maxSentSecond = int(spec.MaxDuration / time.Second)
+
+// sentWith reports whether second was sent with snapshots.
+func (es *eventStream) sentWith(second, snapshots int) bool {
+	return second < len(es.sent) && int(es.sent[second]) == snapshots+1
+}
+
+// markSent records that second was sent with snapshots.
+func (es *eventStream) markSent(second, snapshots int) {
+	if second < 0 || second > maxSentSecond {
+		return
+	}
+	if second >= len(es.sent) {
+		es.sent = slices.Grow(es.sent, second+1-len(es.sent))[:second+1]
+	}
+	es.sent[second] = int32(min(snapshots, math.MaxInt32-1) + 1)
 }
 
 // errEnded tells the stream loop that the run's end was sent.
@@ -124,7 +152,7 @@ var errEnded = errors.New("run ended")
 // behind or the server shuts down.
 func (es *eventStream) VisitStreamRunEventsResponse(w http.ResponseWriter) error {
 	defer es.sub.Close()
-	es.w, es.sent, es.cur = w, map[int]int{}, es.resume
+	es.w, es.cur = w, es.resume
 	es.flush = func() {}
 	if f, ok := w.(http.Flusher); ok {
 		es.flush = f.Flush
@@ -156,7 +184,7 @@ func (es *eventStream) serve() error {
 	}
 	if es.resume.set {
 		es.from = max(0, es.resume.second-resumeOverlap)
-		es.sent[es.resume.second] = es.resume.snapshots
+		es.markSent(es.resume.second, es.resume.snapshots)
 	}
 	if _, err := es.catchUp(es.from); err != nil {
 		return err
@@ -280,63 +308,61 @@ func (es *eventStream) end(r runs.Run) error {
 
 // catchUp sends every stored second from second from on that changed
 // since this stream sent it, and returns the count of all stored seconds.
+// It reads the seconds' marks, and a second's figures only when this
+// stream has not sent them and no other stream of the run rendered them.
 func (es *eventStream) catchUp(from int) (int64, error) {
 	var total int64
-	if from > 0 { // seconds before the replay are the client's already; count them
-		before, err := es.sum(0, from)
-		if err != nil {
-			return 0, err
-		}
-		total += before
-	}
-	next := from
+	next := 0
 	for range maxReplayPages {
-		ivs, err := es.watch.Intervals(es.ctx, next, replayPage)
+		marks, err := es.watch.Marks(es.ctx, next, replayPage)
 		if err != nil {
 			return 0, err
 		}
-		for i := range ivs {
-			total += ivs[i].Count
-			if err := es.sendInterval(&ivs[i]); err != nil {
+		for _, m := range marks {
+			total += m.Count
+			if m.Second < from { // the client's already: counted only
+				continue
+			}
+			if err := es.sendMark(m); err != nil {
 				return 0, err
 			}
 		}
-		if len(ivs) < replayPage {
+		if len(marks) < replayPage {
 			break
 		}
-		next = ivs[len(ivs)-1].Second + 1
+		next = marks[len(marks)-1].Second + 1
 	}
 	return total, nil
 }
 
-// sum returns the count of the stored seconds in [from, to).
-func (es *eventStream) sum(from, to int) (int64, error) {
-	var total int64
-	for next := from; next < to; {
-		ivs, err := es.watch.Intervals(es.ctx, next, min(replayPage, to-next))
-		if err != nil {
-			return 0, err
-		}
-		for i := range ivs {
-			if ivs[i].Second < to {
-				total += ivs[i].Count
-			}
-		}
-		if len(ivs) == 0 {
-			break
-		}
-		next = ivs[len(ivs)-1].Second + 1
-	}
-	return total, nil
-}
-
-// sendSecond reads one second and sends it when it changed.
+// sendSecond sends one second when it changed.
 func (es *eventStream) sendSecond(second int) error {
-	ivs, err := es.watch.Intervals(es.ctx, second, 1)
+	marks, err := es.watch.Marks(es.ctx, second, 1)
 	if err != nil {
 		return err
 	}
-	if len(ivs) == 0 || ivs[0].Second != second {
+	if len(marks) == 0 || marks[0].Second != second {
+		return nil
+	}
+	return es.sendMark(marks[0])
+}
+
+// sendMark sends the second m names unless the stream sent it with the
+// same snapshots: rendered by another stream when the cache holds it, else
+// read whole.
+func (es *eventStream) sendMark(m runs.IntervalMark) error {
+	if es.sentWith(m.Second, m.Snapshots) {
+		return nil
+	}
+	if data, ok := es.renders.cached(es.run.ID, m.Second, m.Snapshots); ok {
+		es.advance(m.Second, m.Snapshots)
+		return es.sendData("interval", data)
+	}
+	ivs, err := es.watch.Intervals(es.ctx, m.Second, 1)
+	if err != nil {
+		return err
+	}
+	if len(ivs) == 0 || ivs[0].Second != m.Second {
 		return nil
 	}
 	return es.sendInterval(&ivs[0])
@@ -345,18 +371,24 @@ func (es *eventStream) sendSecond(second int) error {
 // sendInterval sends one second unless the stream sent it with the same
 // snapshots, and moves the cursor.
 func (es *eventStream) sendInterval(iv *runs.Interval) error {
-	if n, ok := es.sent[iv.Second]; ok && n == iv.Snapshots {
+	if es.sentWith(iv.Second, iv.Snapshots) {
 		return nil
 	}
-	es.sent[iv.Second] = iv.Snapshots
-	if !es.cur.set || iv.Second >= es.cur.second {
-		es.cur = cursor{second: iv.Second, snapshots: iv.Snapshots, set: true}
-	}
-	out, err := intervalOut(iv)
+	es.advance(iv.Second, iv.Snapshots)
+	data, err := es.renders.interval(es.run.ID, iv)
 	if err != nil {
 		return err
 	}
-	return es.send("interval", out)
+	return es.sendData("interval", data)
+}
+
+// advance records that second is being sent with snapshots and moves the
+// cursor to it when it is the latest.
+func (es *eventStream) advance(second, snapshots int) {
+	es.markSent(second, snapshots)
+	if !es.cur.set || second >= es.cur.second {
+		es.cur = cursor{second: second, snapshots: snapshots, set: true}
+	}
 }
 
 // sendStatus sends a status event.
@@ -371,12 +403,25 @@ func (es *eventStream) send(event string, data any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", event, err)
 	}
-	return es.write("event: " + event + "\nid: " + es.cur.String() + "\ndata: " + string(b) + "\n\n")
+	return es.sendData(event, b)
+}
+
+// sendData writes one event of JSON data with the stream's cursor as its
+// id. data may be shared with other streams: it is only read.
+func (es *eventStream) sendData(event string, data []byte) error {
+	head := "event: " + event + "\nid: " + es.cur.String() + "\ndata: "
+	if _, err := io.WriteString(es.w, head); err != nil {
+		return fmt.Errorf("write event: %w", err)
+	}
+	if _, err := es.w.Write(data); err != nil {
+		return fmt.Errorf("write event: %w", err)
+	}
+	return es.write("\n\n")
 }
 
 // write writes and flushes.
 func (es *eventStream) write(s string) error {
-	if _, err := es.w.Write([]byte(s)); err != nil {
+	if _, err := io.WriteString(es.w, s); err != nil {
 		return fmt.Errorf("write event: %w", err)
 	}
 	es.flush()

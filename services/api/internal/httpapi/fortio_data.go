@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/md5" //nolint:gosec // ETags of Fortio data; not a security use
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/fortiojson"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/export"
 )
 
 // FortioDataPath is where the Fortio-compatible results are served:
@@ -44,6 +46,11 @@ func fortioData(o Options) gin.HandlerFunc {
 			return
 		}
 		body, run, err := o.Services.Export.Document(ctx, p, id)
+		var moved *export.MovedError
+		if errors.As(err, &moved) {
+			c.Redirect(http.StatusFound, moved.ID+".json")
+			return
+		}
 		if err != nil {
 			writeProblem(c, o.Log, err)
 			return

@@ -66,12 +66,14 @@ func (s *server) GetRunResult(ctx context.Context, req GetRunResultRequestObject
 			return nil, err
 		}
 		return rawResponse{contentType: "application/json", body: body}, nil
-	case Csv:
+	case FortioCsv:
 		body, err := csvOut(run, res)
 		if err != nil {
 			return nil, err
 		}
 		return rawResponse{contentType: "text/csv; charset=utf-8", body: body}, nil
+	case Csv, Prometheus, Yaml:
+		return formatOut(run, res, deref(req.Params.Format))
 	}
 	out, err := resultOut(run, res)
 	if err != nil {
@@ -229,6 +231,62 @@ func resultOut(run runs.Run, res runs.Result) (RunResult, error) {
 		*k.dst = latencyOut(l)
 	}
 	out.Response, out.Lag = &response, &lag
+	if res.Server != nil {
+		l, err := runs.LatencyOf(res.Server)
+		if err != nil {
+			return RunResult{}, fmt.Errorf("result of run %s: server: %w", run.ID, err)
+		}
+		server := latencyOut(l)
+		out.Server = &server
+	}
+	if len(res.Entries) > 0 {
+		entries, err := entriesOut(run, res)
+		if err != nil {
+			return RunResult{}, err
+		}
+		out.Entries = &entries
+	}
+	if c := res.WrittenURLs; c != nil {
+		out.WrittenUrls = &WrittenURLCounts{Stored: c.Stored, Dropped: c.Dropped}
+	}
+	return out, nil
+}
+
+// entriesOut maps the results of a request mix's entries, named from the
+// run's (redacted) spec.
+func entriesOut(run runs.Run, res runs.Result) ([]EntryResult, error) {
+	out := make([]EntryResult, 0, len(res.Entries))
+	sp := run.Spec
+	for _, e := range res.Entries {
+		o := EntryResult{
+			Index: e.Index, Name: fmt.Sprintf("entry %d", e.Index), Count: e.Count, Errors: e.Errors, RetCodes: codesOf(e.RetCodes),
+			BytesSent: e.BytesSent, BytesReceived: e.BytesReceived,
+		}
+		if e.Index < len(sp.Requests) {
+			r := sp.Requests[e.Index]
+			o.Name, o.Method = sp.EntryName(e.Index), r.Method
+			if r.QPS > 0 {
+				o.TargetQps = &r.QPS
+			} else {
+				o.Weight = &r.Weight
+			}
+		}
+		if res.Duration > 0 {
+			q := float64(e.Count) / res.Duration.Seconds()
+			o.Qps = &q
+		}
+		for _, k := range []struct {
+			enc []byte
+			dst *LatencySummary
+		}{{e.Response, &o.Response}, {e.Service, &o.Service}} {
+			l, err := runs.LatencyOf(k.enc)
+			if err != nil {
+				return nil, fmt.Errorf("result of run %s entry %d: %w", run.ID, e.Index, err)
+			}
+			*k.dst = latencyOut(l)
+		}
+		out = append(out, o)
+	}
 	return out, nil
 }
 

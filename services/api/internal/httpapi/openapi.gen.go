@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -211,6 +212,75 @@ func (e RunStatus) Valid() bool {
 	}
 }
 
+// Defines values for SearchOutcome.
+const (
+	OutcomeAboveMax SearchOutcome = "above_max"
+	OutcomeFound    SearchOutcome = "found"
+	OutcomeNotMet   SearchOutcome = "not_met"
+)
+
+// Valid indicates whether the value is a known member of the SearchOutcome enum.
+func (e SearchOutcome) Valid() bool {
+	switch e {
+	case OutcomeAboveMax:
+		return true
+	case OutcomeFound:
+		return true
+	case OutcomeNotMet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchStatus.
+const (
+	SearchCanceled  SearchStatus = "canceled"
+	SearchCompleted SearchStatus = "completed"
+	SearchFailed    SearchStatus = "failed"
+	SearchRunning   SearchStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the SearchStatus enum.
+func (e SearchStatus) Valid() bool {
+	switch e {
+	case SearchCanceled:
+		return true
+	case SearchCompleted:
+		return true
+	case SearchFailed:
+		return true
+	case SearchRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchStepStatus.
+const (
+	StepError   SearchStepStatus = "error"
+	StepFailed  SearchStepStatus = "failed"
+	StepPassed  SearchStepStatus = "passed"
+	StepRunning SearchStepStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the SearchStepStatus enum.
+func (e SearchStepStatus) Valid() bool {
+	switch e {
+	case StepError:
+		return true
+	case StepFailed:
+		return true
+	case StepPassed:
+		return true
+	case StepRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ShardStatus.
 const (
 	ShardAssigned ShardStatus = "assigned"
@@ -348,10 +418,13 @@ func (e ThresholdResultUnit) Valid() bool {
 
 // Defines values for GetRunResultParamsFormat.
 const (
-	Barrage GetRunResultParamsFormat = "barrage"
-	Csv     GetRunResultParamsFormat = "csv"
-	Fortio  GetRunResultParamsFormat = "fortio"
-	Junit   GetRunResultParamsFormat = "junit"
+	Barrage    GetRunResultParamsFormat = "barrage"
+	Csv        GetRunResultParamsFormat = "csv"
+	Fortio     GetRunResultParamsFormat = "fortio"
+	FortioCsv  GetRunResultParamsFormat = "fortio-csv"
+	Junit      GetRunResultParamsFormat = "junit"
+	Prometheus GetRunResultParamsFormat = "prometheus"
+	Yaml       GetRunResultParamsFormat = "yaml"
 )
 
 // Valid indicates whether the value is a known member of the GetRunResultParamsFormat enum.
@@ -363,11 +436,43 @@ func (e GetRunResultParamsFormat) Valid() bool {
 		return true
 	case Fortio:
 		return true
+	case FortioCsv:
+		return true
 	case Junit:
+		return true
+	case Prometheus:
+		return true
+	case Yaml:
 		return true
 	default:
 		return false
 	}
+}
+
+// Defines values for GetRunTimelineParamsFormat.
+const (
+	TimelineCSV  GetRunTimelineParamsFormat = "csv"
+	TimelineJSON GetRunTimelineParamsFormat = "json"
+)
+
+// Valid indicates whether the value is a known member of the GetRunTimelineParamsFormat enum.
+func (e GetRunTimelineParamsFormat) Valid() bool {
+	switch e {
+	case TimelineCSV:
+		return true
+	case TimelineJSON:
+		return true
+	default:
+		return false
+	}
+}
+
+// ActiveEchoProfile defines model for ActiveEchoProfile.
+type ActiveEchoProfile struct {
+	ActivatedAt time.Time `json:"activated_at"`
+	Content     string    `json:"content"`
+	Name        string    `json:"name"`
+	ProfileId   string    `json:"profile_id"`
 }
 
 // Agent defines model for Agent.
@@ -425,6 +530,9 @@ type AuthMethods struct {
 
 	// Password Email and password at /auth/login.
 	Password bool `json:"password"`
+
+	// ReadOnly The server is read-only (barrage-api -read-only): nobody signs in, every write is 403, and the results of projects with public_results can be browsed without credentials.
+	ReadOnly bool `json:"read_only"`
 }
 
 // ComparedRun One run's figures in a comparison; figures are absent until it has a result.
@@ -462,6 +570,103 @@ type Duration0 = string
 
 // Duration1 defines model for Duration.1.
 type Duration1 = float64
+
+// EchoActivation defines model for EchoActivation.
+type EchoActivation struct {
+	// Echoes Names of the echoes the profile was written to.
+	Echoes []string `json:"echoes"`
+}
+
+// EchoProfile A named set of barrage-echo default parameters (the echo's query grammar).
+type EchoProfile struct {
+	// Content Query string such as status=503:5&delay=100ms:10.
+	Content   string             `json:"content"`
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+	ProjectId openapi_types.UUID `json:"project_id"`
+	UpdatedAt time.Time          `json:"updated_at"`
+}
+
+// EchoProfileActivate defines model for EchoProfileActivate.
+type EchoProfileActivate struct {
+	// Echo One echo's name; every echo of the project when absent.
+	Echo *string `json:"echo,omitempty"`
+}
+
+// EchoProfileCreate defines model for EchoProfileCreate.
+type EchoProfileCreate struct {
+	Content string `json:"content"`
+	Name    string `json:"name"`
+
+	// Project Project id or slug; defaults to the token's project.
+	Project *string `json:"project,omitempty"`
+}
+
+// EchoProfilePage defines model for EchoProfilePage.
+type EchoProfilePage struct {
+	Items      []EchoProfile `json:"items"`
+	NextCursor *string       `json:"next_cursor,omitempty"`
+}
+
+// EchoProfileUpdate defines model for EchoProfileUpdate.
+type EchoProfileUpdate struct {
+	Content *string `json:"content,omitempty"`
+	Name    *string `json:"name,omitempty"`
+}
+
+// EchoServer defines model for EchoServer.
+type EchoServer struct {
+	Active *ActiveEchoProfile `json:"active,omitempty"`
+
+	// Addrs host:port addresses its HTTP echo answers on.
+	Addrs []string `json:"addrs"`
+
+	// AppliedProfile Name of the profile the echo says it applies.
+	AppliedProfile *string `json:"applied_profile,omitempty"`
+	Name           string  `json:"name"`
+
+	// Project The project id or slug the echo was started with.
+	Project   string    `json:"project"`
+	StartedAt time.Time `json:"started_at"`
+	Version   string    `json:"version"`
+}
+
+// EchoServerList defines model for EchoServerList.
+type EchoServerList struct {
+	Items []EchoServer `json:"items"`
+}
+
+// EntryResult The merged result of one entry of a request mix.
+type EntryResult struct {
+	BytesReceived int64 `json:"bytes_received"`
+	BytesSent     int64 `json:"bytes_sent"`
+	Count         int64 `json:"count"`
+	Errors        int64 `json:"errors"`
+
+	// Index Position in the spec's requests.
+	Index  int    `json:"index"`
+	Method string `json:"method"`
+
+	// Name The entry's name, or "METHOD path" of its URL (redacted).
+	Name string   `json:"name"`
+	Qps  *float64 `json:"qps,omitempty"`
+
+	// Response Figures of one latency over the whole run, microseconds.
+	Response LatencySummary `json:"response"`
+
+	// RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
+	RetCodes RetCodes `json:"ret_codes"`
+
+	// Service Figures of one latency over the whole run, microseconds.
+	Service LatencySummary `json:"service"`
+
+	// TargetQps The entry's own rate (spec requests[].qps), when it has one.
+	TargetQps *float64 `json:"target_qps,omitempty"`
+
+	// Weight The entry's weight, when it has no own rate.
+	Weight *float64 `json:"weight,omitempty"`
+}
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -724,7 +929,7 @@ type Role string
 
 // Run defines model for Run.
 type Run struct {
-	// AbortedBy The `abort` threshold that stopped the run while it went on (its verdict is fail); absent otherwise.
+	// AbortedBy The `abort` threshold that stopped the run while it went on (its verdict is fail), or `abort_if_rate_not_held` when the spec's rate was not held (the run then fails); absent otherwise.
 	AbortedBy *string `json:"aborted_by,omitempty"`
 
 	// AllowPartial A run that lost a shard is judged by its thresholds rather than given verdict error.
@@ -736,7 +941,10 @@ type Run struct {
 	CreatedBy     *openapi_types.UUID `json:"created_by,omitempty"`
 
 	// Degraded A shard was lost: the result lacks its part.
-	Degraded     bool               `json:"degraded"`
+	Degraded bool `json:"degraded"`
+
+	// EchoProfile The profile active on the managed echo a run targeted, when the run was submitted.
+	EchoProfile  *RunEchoProfile    `json:"echo_profile,omitempty"`
 	EndedAt      *time.Time         `json:"ended_at,omitempty"`
 	Error        *string            `json:"error,omitempty"`
 	Id           openapi_types.UUID `json:"id"`
@@ -811,6 +1019,14 @@ type RunCreate struct {
 // RunCreateSource defines model for RunCreate.Source.
 type RunCreateSource string
 
+// RunEchoProfile The profile active on the managed echo a run targeted, when the run was submitted.
+type RunEchoProfile struct {
+	Content   string `json:"content"`
+	Echo      string `json:"echo"`
+	Name      string `json:"name"`
+	ProfileId string `json:"profile_id"`
+}
+
 // RunPage defines model for RunPage.
 type RunPage struct {
 	Items      []Run   `json:"items"`
@@ -826,7 +1042,10 @@ type RunResult struct {
 	Count           int64              `json:"count"`
 	Degraded        bool               `json:"degraded"`
 	DurationSeconds float64            `json:"duration_seconds"`
-	Errors          int64              `json:"errors"`
+
+	// Entries The result of each entry of the run's request mix (spec requests), in the spec's order; they add up to the totals. Absent without a mix.
+	Entries *[]EntryResult `json:"entries,omitempty"`
+	Errors  int64          `json:"errors"`
 
 	// Imported The run was imported from a Fortio result: `service` holds the document's figures, `response` and `lag` are absent, `buckets` is its histogram; it has no HDR histograms and does not merge losslessly.
 	Imported bool `json:"imported"`
@@ -849,12 +1068,18 @@ type RunResult struct {
 	RetCodes RetCodes           `json:"ret_codes"`
 	RunId    openapi_types.UUID `json:"run_id"`
 
+	// Server The latency the target reported in the spec's `latency_header`, merged over the shards; absent when the spec names none. Its count is the responses that carried a readable value, so it may be below `count`.
+	Server *LatencySummary `json:"server,omitempty"`
+
 	// Service Figures of one latency over the whole run, microseconds.
 	Service LatencySummary `json:"service"`
 
 	// Shards Shards merged into the result.
 	Shards int       `json:"shards"`
 	Status RunStatus `json:"status"`
+
+	// WrittenUrls What became of the successful writes of a run with record_written_urls (absent for other runs): `stored` URLs are served by GET /runs/{run}/written-urls; `dropped` writes got a 2xx but have no URL (over the bound of 1,000,000, longer than 2048 bytes, or in a snapshot that was lost).
+	WrittenUrls *WrittenURLCounts `json:"written_urls,omitempty"`
 }
 
 // RunResultPrimary The latency shown by default: response time in open loop, service time otherwise.
@@ -910,6 +1135,127 @@ type RunSummary struct {
 	P99Us  *float64 `json:"p99_us,omitempty"`
 	Qps    *float64 `json:"qps,omitempty"`
 }
+
+// RunTimeline defines model for RunTimeline.
+type RunTimeline struct {
+	RunId   openapi_types.UUID `json:"run_id"`
+	Samples []TimelineSample   `json:"samples"`
+
+	// Seen The number of requests the sample was drawn from.
+	Seen int64 `json:"seen"`
+}
+
+// Search defines model for Search.
+type Search struct {
+	// BestQps The highest rate that met the objective.
+	BestQps    *float64   `json:"best_qps,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	FinishedAt *time.Time `json:"finished_at,omitempty"`
+
+	// FirstFailQps The lowest rate that failed it.
+	FirstFailQps *float64           `json:"first_fail_qps,omitempty"`
+	Id           openapi_types.UUID `json:"id"`
+	MaxQps       float64            `json:"max_qps"`
+
+	// Message What the search found or why it stopped, in words.
+	Message string  `json:"message"`
+	MinQps  float64 `json:"min_qps"`
+	Name    string  `json:"name"`
+
+	// Objective The objective in canonical form.
+	Objective string `json:"objective"`
+
+	// Outcome Set once completed: `found` (best_qps met the objective and first_fail_qps did not), `not_met` (even min_qps failed), `above_max` (max_qps met it).
+	Outcome    *SearchOutcome     `json:"outcome,omitempty"`
+	ProjectId  openapi_types.UUID `json:"project_id"`
+	Resolution float64            `json:"resolution"`
+
+	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
+	Spec   RunSpec      `json:"spec"`
+	Status SearchStatus `json:"status"`
+
+	// StepDuration Measured length of each step, a Go duration.
+	StepDuration string `json:"step_duration"`
+
+	// Steps Every step so far, in order (empty in lists).
+	Steps     []SearchStep `json:"steps"`
+	UpdatedAt time.Time    `json:"updated_at"`
+
+	// Warmup Unmeasured start of each step, a Go duration.
+	Warmup string `json:"warmup"`
+}
+
+// SearchOutcome Set once completed: `found` (best_qps met the objective and first_fail_qps did not), `not_met` (even min_qps failed), `above_max` (max_qps met it).
+type SearchOutcome string
+
+// SearchCreate defines model for SearchCreate.
+type SearchCreate struct {
+	// MaxQps The highest rate tried; at least min_qps.
+	MaxQps float64 `json:"max_qps"`
+
+	// MinQps The first rate tried; greater than 0.
+	MinQps float64 `json:"min_qps"`
+	Name   *string `json:"name,omitempty"`
+
+	// Objective Threshold expressions (the grammar of `thresholds`) joined by `and`, all of which must hold, e.g. `p(99) < 50ms and error_rate < 0.1%`. Latencies without a kind are response times. No baseline or abort.
+	Objective string `json:"objective"`
+
+	// Project Project id or slug; optional with a project token.
+	Project *string `json:"project,omitempty"`
+
+	// Resolution Stop when the failing rate is within this fraction above the passing one; default 0.02.
+	Resolution *float64 `json:"resolution,omitempty"`
+
+	// Spec What one load test sends, to which target, at what rate and for how long (pkg/spec).
+	Spec RunSpec `json:"spec"`
+
+	// StepDuration A Go duration string ("1m30s", "250ms") or a number of seconds.
+	StepDuration *Duration `json:"step_duration,omitempty"`
+
+	// Warmup A Go duration string ("1m30s", "250ms") or a number of seconds.
+	Warmup *Duration `json:"warmup,omitempty"`
+}
+
+// SearchPage defines model for SearchPage.
+type SearchPage struct {
+	Items      []Search `json:"items"`
+	NextCursor *string  `json:"next_cursor,omitempty"`
+}
+
+// SearchStatus defines model for SearchStatus.
+type SearchStatus string
+
+// SearchStep defines model for SearchStep.
+type SearchStep struct {
+	AchievedQps float64 `json:"achieved_qps"`
+
+	// Count Requests completed in the measured seconds, all shards.
+	Count int64 `json:"count"`
+
+	// Detail Why the step failed or erred.
+	Detail     string            `json:"detail"`
+	Errors     int64             `json:"errors"`
+	FinishedAt *time.Time        `json:"finished_at,omitempty"`
+	MaxUs      float64           `json:"max_us"`
+	Outcomes   []ThresholdResult `json:"outcomes"`
+
+	// P50Us Response time (coordinated-omission corrected).
+	P50Us float64 `json:"p50_us"`
+	P90Us float64 `json:"p90_us"`
+	P99Us float64 `json:"p99_us"`
+
+	// Qps The target rate of the step.
+	Qps       float64             `json:"qps"`
+	RunId     *openapi_types.UUID `json:"run_id,omitempty"`
+	StartedAt time.Time           `json:"started_at"`
+	Status    SearchStepStatus    `json:"status"`
+
+	// Step From 0.
+	Step int `json:"step"`
+}
+
+// SearchStepStatus defines model for SearchStep.Status.
+type SearchStepStatus string
 
 // ShardList defines model for ShardList.
 type ShardList struct {
@@ -1143,6 +1489,25 @@ type ThresholdResultUnit string
 // Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
 type Thresholds = []string
 
+// TimelineSample One request of a run's timeline; times in microseconds from the run's start.
+type TimelineSample struct {
+	// Code Its result code, as in ret_codes.
+	Code string `json:"code"`
+
+	// Entry Its request-mix entry's index; absent without a mix.
+	Entry *int `json:"entry,omitempty"`
+
+	// IntendedUs When it was meant to be sent (equal to sent_us in a closed loop).
+	IntendedUs int64 `json:"intended_us"`
+
+	// LatencyUs Its service time: sent to response done.
+	LatencyUs int64 `json:"latency_us"`
+	Ok        bool  `json:"ok"`
+
+	// SentUs When it was sent.
+	SentUs int64 `json:"sent_us"`
+}
+
 // Token defines model for Token.
 type Token struct {
 	CreatedAt time.Time  `json:"created_at"`
@@ -1246,11 +1611,20 @@ type UserCreated struct {
 	User     User    `json:"user"`
 }
 
+// WrittenURLCounts What became of the successful writes of a run with record_written_urls (absent for other runs): `stored` URLs are served by GET /runs/{run}/written-urls; `dropped` writes got a 2xx but have no URL (over the bound of 1,000,000, longer than 2048 bytes, or in a snapshot that was lost).
+type WrittenURLCounts struct {
+	Dropped int64 `json:"dropped"`
+	Stored  int64 `json:"stored"`
+}
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
 // Limit defines model for Limit.
 type Limit = int
+
+// ProfilePath defines model for ProfilePath.
+type ProfilePath = openapi_types.UUID
 
 // ProjectPath defines model for ProjectPath.
 type ProjectPath = string
@@ -1260,6 +1634,9 @@ type ProjectQuery = string
 
 // RunPath defines model for RunPath.
 type RunPath = openapi_types.UUID
+
+// SearchPath defines model for SearchPath.
+type SearchPath = openapi_types.UUID
 
 // SourcePath defines model for SourcePath.
 type SourcePath = openapi_types.UUID
@@ -1280,6 +1657,24 @@ type ListAuditParams struct {
 
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListEchoProfilesParams defines parameters for ListEchoProfiles.
+type ListEchoProfilesParams struct {
+	// Project A project id or slug; lists cover every project the caller can see when absent.
+	Project *ProjectQuery `form:"project,omitempty" json:"project,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListEchoServersParams defines parameters for ListEchoServers.
+type ListEchoServersParams struct {
+	// Project A project id or slug.
+	Project string `form:"project" json:"project"`
 }
 
 // CreateImportParams defines parameters for CreateImport.
@@ -1359,7 +1754,7 @@ type ListRunIntervalsParams struct {
 
 // GetRunResultParams defines parameters for GetRunResult.
 type GetRunResultParams struct {
-	// Format `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none) or `csv` (the headline latency histogram as Fortio's `-csv` columns: StartMs,EndMs,Percent,Count). The fortio form is the same bytes as /fortio/data/<ID>.json; for an imported run it is the redacted original document.
+	// Format `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none), `fortio-csv` (the headline latency histogram as Fortio's `-csv` columns: StartMs,EndMs,Percent,Count), or the formats of `barrage-agent load -format`: `csv` (one row per percentile of each latency histogram: histogram,percentile,value_seconds,count,min_seconds,mean_seconds,max_seconds,stddev_seconds; the spec's percentiles), `prometheus` (the text exposition of the final figures: barrage_requests_total by code, barrage_errors_total, bytes, rates, and the summary barrage_latency_seconds by histogram) or `yaml` (this RunResult as YAML, with the same keys). The fortio form is the same bytes as /fortio/data/<ID>.json; for an imported run it is the redacted original document. An imported run has only the `service` histogram, from its document's percentiles.
 	Format *GetRunResultParamsFormat `form:"format,omitempty" json:"format,omitempty"`
 }
 
@@ -1369,6 +1764,27 @@ type GetRunResultParamsFormat string
 // GetRunResult200JSONResponseBody defines parameters for GetRunResult.
 type GetRunResult200JSONResponseBody struct {
 	union json.RawMessage
+}
+
+// GetRunTimelineParams defines parameters for GetRunTimeline.
+type GetRunTimelineParams struct {
+	// Format `json` (a RunTimeline) or `csv` (a header `intended_us,sent_us,latency_us,code,ok,entry`, then one row per request; `entry` is empty without a request mix).
+	Format *GetRunTimelineParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+}
+
+// GetRunTimelineParamsFormat defines parameters for GetRunTimeline.
+type GetRunTimelineParamsFormat string
+
+// ListSearchesParams defines parameters for ListSearches.
+type ListSearchesParams struct {
+	// Project A project id or slug; lists cover every project the caller can see when absent.
+	Project *ProjectQuery `form:"project,omitempty" json:"project,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListSyncSourcesParams defines parameters for ListSyncSources.
@@ -1421,6 +1837,15 @@ type ListTokensParams struct {
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
 
+// CreateEchoProfileJSONRequestBody defines body for CreateEchoProfile for application/json ContentType.
+type CreateEchoProfileJSONRequestBody = EchoProfileCreate
+
+// UpdateEchoProfileJSONRequestBody defines body for UpdateEchoProfile for application/json ContentType.
+type UpdateEchoProfileJSONRequestBody = EchoProfileUpdate
+
+// ActivateEchoProfileJSONRequestBody defines body for ActivateEchoProfile for application/json ContentType.
+type ActivateEchoProfileJSONRequestBody = EchoProfileActivate
+
 // CreateImportJSONRequestBody defines body for CreateImport for application/json ContentType.
 type CreateImportJSONRequestBody = FortioDocument
 
@@ -1435,6 +1860,9 @@ type PutMemberJSONRequestBody = MemberPut
 
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = RunCreate
+
+// CreateSearchJSONRequestBody defines body for CreateSearch for application/json ContentType.
+type CreateSearchJSONRequestBody = SearchCreate
 
 // CreateSyncSourceJSONRequestBody defines body for CreateSyncSource for application/json ContentType.
 type CreateSyncSourceJSONRequestBody = SyncSourceCreate
@@ -1666,6 +2094,27 @@ type ServerInterface interface {
 	// GetAuthMethods How one may sign in here, for the sign-in page.
 	// (GET /auth/methods)
 	GetAuthMethods(c *gin.Context)
+	// ListEchoProfiles Managed echo fault profiles, newest first.
+	// (GET /echo-profiles)
+	ListEchoProfiles(c *gin.Context, params ListEchoProfilesParams)
+	// CreateEchoProfile Add an echo fault profile (project admins); 422 naming content when the echo would refuse it.
+	// (POST /echo-profiles)
+	CreateEchoProfile(c *gin.Context)
+	// DeleteEchoProfile Remove a profile (project admins); echoes it was active on go back to no profile.
+	// (DELETE /echo-profiles/{profile})
+	DeleteEchoProfile(c *gin.Context, profile ProfilePath)
+
+	// (GET /echo-profiles/{profile})
+	GetEchoProfile(c *gin.Context, profile ProfilePath)
+	// UpdateEchoProfile Change a profile (project admins); echoes it is active on get the new content.
+	// (PATCH /echo-profiles/{profile})
+	UpdateEchoProfile(c *gin.Context, profile ProfilePath)
+	// ActivateEchoProfile Make a profile the active one of an echo, or of every echo registered for its project (project runners).
+	// (POST /echo-profiles/{profile}/activate)
+	ActivateEchoProfile(c *gin.Context, profile ProfilePath)
+	// ListEchoServers The managed echo servers registered for a project, with their active profile.
+	// (GET /echo-servers)
+	ListEchoServers(c *gin.Context, params ListEchoServersParams)
 	// CreateImport Import a Fortio result JSON (or Nighthawk's fortio-format output) as a completed run with source `import` (project runners). The body is the document itself.
 	// (POST /imports)
 	CreateImport(c *gin.Context, params CreateImportParams)
@@ -1723,6 +2172,24 @@ type ServerInterface interface {
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(c *gin.Context, run RunPath)
+	// GetRunTimeline A uniform sample of the run's requests (at most 10,000), ordered by send time; 409 until the run ended.
+	// (GET /runs/{run}/timeline)
+	GetRunTimeline(c *gin.Context, run RunPath, params GetRunTimelineParams)
+	// GetRunWrittenUrls The URLs of the run's successful writes (spec record_written_urls), one per line, by shard then in send order.
+	// (GET /runs/{run}/written-urls)
+	GetRunWrittenUrls(c *gin.Context, run RunPath)
+	// ListSearches Capacity searches, newest first (without their steps).
+	// (GET /searches)
+	ListSearches(c *gin.Context, params ListSearchesParams)
+	// CreateSearch Start a capacity search (runners).
+	// (POST /searches)
+	CreateSearch(c *gin.Context)
+	// GetSearch A search with every step's figures.
+	// (GET /searches/{search})
+	GetSearch(c *gin.Context, search SearchPath)
+	// CancelSearch Cancel a running search and stop its current run (runners).
+	// (POST /searches/{search}/cancel)
+	CancelSearch(c *gin.Context, search SearchPath)
 	// GetSyncRun One sync with the outcome of each object it saw, in listing order.
 	// (GET /sync-runs/{sync_run})
 	GetSyncRun(c *gin.Context, syncRun openapi_types.UUID)
@@ -1902,6 +2369,189 @@ func (siw *ServerInterfaceWrapper) GetAuthMethods(c *gin.Context) {
 	}
 
 	siw.Handler.GetAuthMethods(c)
+}
+
+// ListEchoProfiles operation middleware
+func (siw *ServerInterfaceWrapper) ListEchoProfiles(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEchoProfilesParams
+
+	// ------------- Optional query parameter "project" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "project", c.Request.URL.Query(), &params.Project, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", c.Request.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter cursor: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListEchoProfiles(c, params)
+}
+
+// CreateEchoProfile operation middleware
+func (siw *ServerInterfaceWrapper) CreateEchoProfile(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.CreateEchoProfile(c)
+}
+
+// DeleteEchoProfile operation middleware
+func (siw *ServerInterfaceWrapper) DeleteEchoProfile(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "profile" -------------
+	var profile ProfilePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "profile", c.Param("profile"), &profile, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter profile: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.DeleteEchoProfile(c, profile)
+}
+
+// GetEchoProfile operation middleware
+func (siw *ServerInterfaceWrapper) GetEchoProfile(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "profile" -------------
+	var profile ProfilePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "profile", c.Param("profile"), &profile, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter profile: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetEchoProfile(c, profile)
+}
+
+// UpdateEchoProfile operation middleware
+func (siw *ServerInterfaceWrapper) UpdateEchoProfile(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "profile" -------------
+	var profile ProfilePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "profile", c.Param("profile"), &profile, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter profile: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.UpdateEchoProfile(c, profile)
+}
+
+// ActivateEchoProfile operation middleware
+func (siw *ServerInterfaceWrapper) ActivateEchoProfile(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "profile" -------------
+	var profile ProfilePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "profile", c.Param("profile"), &profile, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter profile: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ActivateEchoProfile(c, profile)
+}
+
+// ListEchoServers operation middleware
+func (siw *ServerInterfaceWrapper) ListEchoServers(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEchoServersParams
+
+	// ------------- Required query parameter "project" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "project", c.Request.URL.Query(), &params.Project, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListEchoServers(c, params)
 }
 
 // CreateImport operation middleware
@@ -2526,6 +3176,173 @@ func (siw *ServerInterfaceWrapper) StopRun(c *gin.Context) {
 	siw.Handler.StopRun(c, run)
 }
 
+// GetRunTimeline operation middleware
+func (siw *ServerInterfaceWrapper) GetRunTimeline(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "run" -------------
+	var run RunPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run", c.Param("run"), &run, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetRunTimelineParams
+
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", c.Request.URL.Query(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter format: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetRunTimeline(c, run, params)
+}
+
+// GetRunWrittenUrls operation middleware
+func (siw *ServerInterfaceWrapper) GetRunWrittenUrls(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "run" -------------
+	var run RunPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run", c.Param("run"), &run, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetRunWrittenUrls(c, run)
+}
+
+// ListSearches operation middleware
+func (siw *ServerInterfaceWrapper) ListSearches(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSearchesParams
+
+	// ------------- Optional query parameter "project" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "project", c.Request.URL.Query(), &params.Project, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", c.Request.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter cursor: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListSearches(c, params)
+}
+
+// CreateSearch operation middleware
+func (siw *ServerInterfaceWrapper) CreateSearch(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.CreateSearch(c)
+}
+
+// GetSearch operation middleware
+func (siw *ServerInterfaceWrapper) GetSearch(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "search" -------------
+	var search SearchPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "search", c.Param("search"), &search, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter search: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetSearch(c, search)
+}
+
+// CancelSearch operation middleware
+func (siw *ServerInterfaceWrapper) CancelSearch(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "search" -------------
+	var search SearchPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "search", c.Param("search"), &search, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter search: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.CancelSearch(c, search)
+}
+
 // GetSyncRun operation middleware
 func (siw *ServerInterfaceWrapper) GetSyncRun(c *gin.Context) {
 
@@ -3057,6 +3874,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/runs/:run", wrapper.GetRun)
 	router.POST(options.BaseURL+"/runs/:run/stop", wrapper.StopRun)
 	router.GET(options.BaseURL+"/runs/:run/intervals", wrapper.ListRunIntervals)
+	router.GET(options.BaseURL+"/runs/:run/timeline", wrapper.GetRunTimeline)
+	router.GET(options.BaseURL+"/runs/:run/written-urls", wrapper.GetRunWrittenUrls)
 	router.GET(options.BaseURL+"/runs/:run/shards", wrapper.ListRunShards)
 	router.GET(options.BaseURL+"/runs/:run/events", wrapper.StreamRunEvents)
 	router.GET(options.BaseURL+"/runs/:run/result", wrapper.GetRunResult)
@@ -3069,6 +3888,17 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.POST(options.BaseURL+"/sync-sources/:source/run", wrapper.RunSyncSource)
 	router.GET(options.BaseURL+"/sync-sources/:source/runs", wrapper.ListSyncRuns)
 	router.GET(options.BaseURL+"/sync-runs/:sync_run", wrapper.GetSyncRun)
+	router.GET(options.BaseURL+"/echo-profiles", wrapper.ListEchoProfiles)
+	router.POST(options.BaseURL+"/echo-profiles", wrapper.CreateEchoProfile)
+	router.DELETE(options.BaseURL+"/echo-profiles/:profile", wrapper.DeleteEchoProfile)
+	router.GET(options.BaseURL+"/echo-profiles/:profile", wrapper.GetEchoProfile)
+	router.PATCH(options.BaseURL+"/echo-profiles/:profile", wrapper.UpdateEchoProfile)
+	router.POST(options.BaseURL+"/echo-profiles/:profile/activate", wrapper.ActivateEchoProfile)
+	router.GET(options.BaseURL+"/echo-servers", wrapper.ListEchoServers)
+	router.GET(options.BaseURL+"/searches", wrapper.ListSearches)
+	router.POST(options.BaseURL+"/searches", wrapper.CreateSearch)
+	router.GET(options.BaseURL+"/searches/:search", wrapper.GetSearch)
+	router.POST(options.BaseURL+"/searches/:search/cancel", wrapper.CancelSearch)
 	router.GET(options.BaseURL+"/agents", wrapper.ListAgents)
 	router.GET(options.BaseURL+"/tokens", wrapper.ListTokens)
 	router.POST(options.BaseURL+"/tokens", wrapper.CreateToken)
@@ -3285,6 +4115,275 @@ func (response GetAuthMethods200JSONResponse) VisitGetAuthMethodsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEchoProfilesRequestObject struct {
+	Params ListEchoProfilesParams
+}
+
+type ListEchoProfilesResponseObject interface {
+	VisitListEchoProfilesResponse(w http.ResponseWriter) error
+}
+
+type ListEchoProfiles200JSONResponse EchoProfilePage
+
+func (response ListEchoProfiles200JSONResponse) VisitListEchoProfilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEchoProfilesdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListEchoProfilesdefaultApplicationProblemPlusJSONResponse) VisitListEchoProfilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEchoProfileRequestObject struct {
+	Body *CreateEchoProfileJSONRequestBody
+}
+
+type CreateEchoProfileResponseObject interface {
+	VisitCreateEchoProfileResponse(w http.ResponseWriter) error
+}
+
+type CreateEchoProfile201JSONResponse EchoProfile
+
+func (response CreateEchoProfile201JSONResponse) VisitCreateEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEchoProfiledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateEchoProfiledefaultApplicationProblemPlusJSONResponse) VisitCreateEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEchoProfileRequestObject struct {
+	Profile ProfilePath `json:"profile"`
+}
+
+type DeleteEchoProfileResponseObject interface {
+	VisitDeleteEchoProfileResponse(w http.ResponseWriter) error
+}
+
+type DeleteEchoProfile204Response struct {
+}
+
+func (response DeleteEchoProfile204Response) VisitDeleteEchoProfileResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteEchoProfiledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteEchoProfiledefaultApplicationProblemPlusJSONResponse) VisitDeleteEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEchoProfileRequestObject struct {
+	Profile ProfilePath `json:"profile"`
+}
+
+type GetEchoProfileResponseObject interface {
+	VisitGetEchoProfileResponse(w http.ResponseWriter) error
+}
+
+type GetEchoProfile200JSONResponse EchoProfile
+
+func (response GetEchoProfile200JSONResponse) VisitGetEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEchoProfiledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetEchoProfiledefaultApplicationProblemPlusJSONResponse) VisitGetEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEchoProfileRequestObject struct {
+	Profile ProfilePath `json:"profile"`
+	Body    *UpdateEchoProfileJSONRequestBody
+}
+
+type UpdateEchoProfileResponseObject interface {
+	VisitUpdateEchoProfileResponse(w http.ResponseWriter) error
+}
+
+type UpdateEchoProfile200JSONResponse EchoProfile
+
+func (response UpdateEchoProfile200JSONResponse) VisitUpdateEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEchoProfiledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateEchoProfiledefaultApplicationProblemPlusJSONResponse) VisitUpdateEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ActivateEchoProfileRequestObject struct {
+	Profile ProfilePath `json:"profile"`
+	Body    *ActivateEchoProfileJSONRequestBody
+}
+
+type ActivateEchoProfileResponseObject interface {
+	VisitActivateEchoProfileResponse(w http.ResponseWriter) error
+}
+
+type ActivateEchoProfile200JSONResponse EchoActivation
+
+func (response ActivateEchoProfile200JSONResponse) VisitActivateEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ActivateEchoProfiledefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ActivateEchoProfiledefaultApplicationProblemPlusJSONResponse) VisitActivateEchoProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEchoServersRequestObject struct {
+	Params ListEchoServersParams
+}
+
+type ListEchoServersResponseObject interface {
+	VisitListEchoServersResponse(w http.ResponseWriter) error
+}
+
+type ListEchoServers200JSONResponse EchoServerList
+
+func (response ListEchoServers200JSONResponse) VisitListEchoServersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEchoServersdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListEchoServersdefaultApplicationProblemPlusJSONResponse) VisitListEchoServersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4032,6 +5131,26 @@ func (response GetRunResult200ApplicationxmlResponse) VisitGetRunResultResponse(
 	return err
 }
 
+type GetRunResult200ApplicationyamlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetRunResult200ApplicationyamlResponse) VisitGetRunResultResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/yaml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
 type GetRunResult200TextcsvResponse struct {
 	Body          io.Reader
 	ContentLength int64
@@ -4049,6 +5168,17 @@ func (response GetRunResult200TextcsvResponse) VisitGetRunResultResponse(w http.
 		defer closer.Close()
 	}
 	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetRunResult200TextResponse string
+
+func (response GetRunResult200TextResponse) VisitGetRunResultResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response)))
 	return err
 }
 
@@ -4136,6 +5266,278 @@ type StopRundefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response StopRundefaultApplicationProblemPlusJSONResponse) VisitStopRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRunTimelineRequestObject struct {
+	Run    RunPath `json:"run"`
+	Params GetRunTimelineParams
+}
+
+type GetRunTimelineResponseObject interface {
+	VisitGetRunTimelineResponse(w http.ResponseWriter) error
+}
+
+type GetRunTimeline200JSONResponse RunTimeline
+
+func (response GetRunTimeline200JSONResponse) VisitGetRunTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRunTimeline200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetRunTimeline200TextcsvResponse) VisitGetRunTimelineResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetRunTimelinedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetRunTimelinedefaultApplicationProblemPlusJSONResponse) VisitGetRunTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRunWrittenUrlsRequestObject struct {
+	Run RunPath `json:"run"`
+}
+
+type GetRunWrittenUrlsResponseObject interface {
+	VisitGetRunWrittenUrlsResponse(w http.ResponseWriter) error
+}
+
+type GetRunWrittenUrls200ResponseHeaders struct {
+	ContentDisposition *string
+}
+
+type GetRunWrittenUrls200TextResponse struct {
+	Body    string
+	Headers GetRunWrittenUrls200ResponseHeaders
+}
+
+func (response GetRunWrittenUrls200TextResponse) VisitGetRunWrittenUrlsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response.Body)))
+	return err
+}
+
+type GetRunWrittenUrlsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetRunWrittenUrlsdefaultApplicationProblemPlusJSONResponse) VisitGetRunWrittenUrlsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSearchesRequestObject struct {
+	Params ListSearchesParams
+}
+
+type ListSearchesResponseObject interface {
+	VisitListSearchesResponse(w http.ResponseWriter) error
+}
+
+type ListSearches200JSONResponse SearchPage
+
+func (response ListSearches200JSONResponse) VisitListSearchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSearchesdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListSearchesdefaultApplicationProblemPlusJSONResponse) VisitListSearchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSearchRequestObject struct {
+	Body *CreateSearchJSONRequestBody
+}
+
+type CreateSearchResponseObject interface {
+	VisitCreateSearchResponse(w http.ResponseWriter) error
+}
+
+type CreateSearch201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSearch201JSONResponse struct {
+	Body    Search
+	Headers CreateSearch201ResponseHeaders
+}
+
+func (response CreateSearch201JSONResponse) VisitCreateSearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSearchdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CreateSearchdefaultApplicationProblemPlusJSONResponse) VisitCreateSearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSearchRequestObject struct {
+	Search SearchPath `json:"search"`
+}
+
+type GetSearchResponseObject interface {
+	VisitGetSearchResponse(w http.ResponseWriter) error
+}
+
+type GetSearch200JSONResponse Search
+
+func (response GetSearch200JSONResponse) VisitGetSearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSearchdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetSearchdefaultApplicationProblemPlusJSONResponse) VisitGetSearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSearchRequestObject struct {
+	Search SearchPath `json:"search"`
+}
+
+type CancelSearchResponseObject interface {
+	VisitCancelSearchResponse(w http.ResponseWriter) error
+}
+
+type CancelSearch200JSONResponse Search
+
+func (response CancelSearch200JSONResponse) VisitCancelSearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSearchdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response CancelSearchdefaultApplicationProblemPlusJSONResponse) VisitCancelSearchResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4865,6 +6267,27 @@ type StrictServerInterface interface {
 	// GetAuthMethods How one may sign in here, for the sign-in page.
 	// (GET /auth/methods)
 	GetAuthMethods(ctx context.Context, request GetAuthMethodsRequestObject) (GetAuthMethodsResponseObject, error)
+	// ListEchoProfiles Managed echo fault profiles, newest first.
+	// (GET /echo-profiles)
+	ListEchoProfiles(ctx context.Context, request ListEchoProfilesRequestObject) (ListEchoProfilesResponseObject, error)
+	// CreateEchoProfile Add an echo fault profile (project admins); 422 naming content when the echo would refuse it.
+	// (POST /echo-profiles)
+	CreateEchoProfile(ctx context.Context, request CreateEchoProfileRequestObject) (CreateEchoProfileResponseObject, error)
+	// DeleteEchoProfile Remove a profile (project admins); echoes it was active on go back to no profile.
+	// (DELETE /echo-profiles/{profile})
+	DeleteEchoProfile(ctx context.Context, request DeleteEchoProfileRequestObject) (DeleteEchoProfileResponseObject, error)
+
+	// (GET /echo-profiles/{profile})
+	GetEchoProfile(ctx context.Context, request GetEchoProfileRequestObject) (GetEchoProfileResponseObject, error)
+	// UpdateEchoProfile Change a profile (project admins); echoes it is active on get the new content.
+	// (PATCH /echo-profiles/{profile})
+	UpdateEchoProfile(ctx context.Context, request UpdateEchoProfileRequestObject) (UpdateEchoProfileResponseObject, error)
+	// ActivateEchoProfile Make a profile the active one of an echo, or of every echo registered for its project (project runners).
+	// (POST /echo-profiles/{profile}/activate)
+	ActivateEchoProfile(ctx context.Context, request ActivateEchoProfileRequestObject) (ActivateEchoProfileResponseObject, error)
+	// ListEchoServers The managed echo servers registered for a project, with their active profile.
+	// (GET /echo-servers)
+	ListEchoServers(ctx context.Context, request ListEchoServersRequestObject) (ListEchoServersResponseObject, error)
 	// CreateImport Import a Fortio result JSON (or Nighthawk's fortio-format output) as a completed run with source `import` (project runners). The body is the document itself.
 	// (POST /imports)
 	CreateImport(ctx context.Context, request CreateImportRequestObject) (CreateImportResponseObject, error)
@@ -4922,6 +6345,24 @@ type StrictServerInterface interface {
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(ctx context.Context, request StopRunRequestObject) (StopRunResponseObject, error)
+	// GetRunTimeline A uniform sample of the run's requests (at most 10,000), ordered by send time; 409 until the run ended.
+	// (GET /runs/{run}/timeline)
+	GetRunTimeline(ctx context.Context, request GetRunTimelineRequestObject) (GetRunTimelineResponseObject, error)
+	// GetRunWrittenUrls The URLs of the run's successful writes (spec record_written_urls), one per line, by shard then in send order.
+	// (GET /runs/{run}/written-urls)
+	GetRunWrittenUrls(ctx context.Context, request GetRunWrittenUrlsRequestObject) (GetRunWrittenUrlsResponseObject, error)
+	// ListSearches Capacity searches, newest first (without their steps).
+	// (GET /searches)
+	ListSearches(ctx context.Context, request ListSearchesRequestObject) (ListSearchesResponseObject, error)
+	// CreateSearch Start a capacity search (runners).
+	// (POST /searches)
+	CreateSearch(ctx context.Context, request CreateSearchRequestObject) (CreateSearchResponseObject, error)
+	// GetSearch A search with every step's figures.
+	// (GET /searches/{search})
+	GetSearch(ctx context.Context, request GetSearchRequestObject) (GetSearchResponseObject, error)
+	// CancelSearch Cancel a running search and stop its current run (runners).
+	// (POST /searches/{search}/cancel)
+	CancelSearch(ctx context.Context, request CancelSearchRequestObject) (CancelSearchResponseObject, error)
 	// GetSyncRun One sync with the outcome of each object it saw, in listing order.
 	// (GET /sync-runs/{sync_run})
 	GetSyncRun(ctx context.Context, request GetSyncRunRequestObject) (GetSyncRunResponseObject, error)
@@ -5192,6 +6633,243 @@ func (sh *strictHandler) GetAuthMethods(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetAuthMethodsResponseObject); ok {
 		if err := validResponse.VisitGetAuthMethodsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListEchoProfiles operation middleware
+func (sh *strictHandler) ListEchoProfiles(ctx *gin.Context, params ListEchoProfilesParams) {
+	var request ListEchoProfilesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEchoProfiles(ctx, request.(ListEchoProfilesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEchoProfiles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListEchoProfilesResponseObject); ok {
+		if err := validResponse.VisitListEchoProfilesResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateEchoProfile operation middleware
+func (sh *strictHandler) CreateEchoProfile(ctx *gin.Context) {
+	var request CreateEchoProfileRequestObject
+
+	var body CreateEchoProfileJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEchoProfile(ctx, request.(CreateEchoProfileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEchoProfile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(CreateEchoProfileResponseObject); ok {
+		if err := validResponse.VisitCreateEchoProfileResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// DeleteEchoProfile operation middleware
+func (sh *strictHandler) DeleteEchoProfile(ctx *gin.Context, profile ProfilePath) {
+	var request DeleteEchoProfileRequestObject
+
+	request.Profile = profile
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteEchoProfile(ctx, request.(DeleteEchoProfileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteEchoProfile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(DeleteEchoProfileResponseObject); ok {
+		if err := validResponse.VisitDeleteEchoProfileResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetEchoProfile operation middleware
+func (sh *strictHandler) GetEchoProfile(ctx *gin.Context, profile ProfilePath) {
+	var request GetEchoProfileRequestObject
+
+	request.Profile = profile
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEchoProfile(ctx, request.(GetEchoProfileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEchoProfile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetEchoProfileResponseObject); ok {
+		if err := validResponse.VisitGetEchoProfileResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// UpdateEchoProfile operation middleware
+func (sh *strictHandler) UpdateEchoProfile(ctx *gin.Context, profile ProfilePath) {
+	var request UpdateEchoProfileRequestObject
+
+	request.Profile = profile
+
+	var body UpdateEchoProfileJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateEchoProfile(ctx, request.(UpdateEchoProfileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateEchoProfile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(UpdateEchoProfileResponseObject); ok {
+		if err := validResponse.VisitUpdateEchoProfileResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ActivateEchoProfile operation middleware
+func (sh *strictHandler) ActivateEchoProfile(ctx *gin.Context, profile ProfilePath) {
+	var request ActivateEchoProfileRequestObject
+
+	request.Profile = profile
+
+	var body ActivateEchoProfileJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ActivateEchoProfile(ctx, request.(ActivateEchoProfileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ActivateEchoProfile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ActivateEchoProfileResponseObject); ok {
+		if err := validResponse.VisitActivateEchoProfileResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListEchoServers operation middleware
+func (sh *strictHandler) ListEchoServers(ctx *gin.Context, params ListEchoServersParams) {
+	var request ListEchoServersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEchoServers(ctx, request.(ListEchoServersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEchoServers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListEchoServersResponseObject); ok {
+		if err := validResponse.VisitListEchoServersResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {
@@ -5775,6 +7453,179 @@ func (sh *strictHandler) StopRun(ctx *gin.Context, run RunPath) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(StopRunResponseObject); ok {
 		if err := validResponse.VisitStopRunResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetRunTimeline operation middleware
+func (sh *strictHandler) GetRunTimeline(ctx *gin.Context, run RunPath, params GetRunTimelineParams) {
+	var request GetRunTimelineRequestObject
+
+	request.Run = run
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRunTimeline(ctx, request.(GetRunTimelineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRunTimeline")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetRunTimelineResponseObject); ok {
+		if err := validResponse.VisitGetRunTimelineResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetRunWrittenUrls operation middleware
+func (sh *strictHandler) GetRunWrittenUrls(ctx *gin.Context, run RunPath) {
+	var request GetRunWrittenUrlsRequestObject
+
+	request.Run = run
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRunWrittenUrls(ctx, request.(GetRunWrittenUrlsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRunWrittenUrls")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetRunWrittenUrlsResponseObject); ok {
+		if err := validResponse.VisitGetRunWrittenUrlsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListSearches operation middleware
+func (sh *strictHandler) ListSearches(ctx *gin.Context, params ListSearchesParams) {
+	var request ListSearchesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSearches(ctx, request.(ListSearchesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSearches")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListSearchesResponseObject); ok {
+		if err := validResponse.VisitListSearchesResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateSearch operation middleware
+func (sh *strictHandler) CreateSearch(ctx *gin.Context) {
+	var request CreateSearchRequestObject
+
+	var body CreateSearchJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSearch(ctx, request.(CreateSearchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSearch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(CreateSearchResponseObject); ok {
+		if err := validResponse.VisitCreateSearchResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetSearch operation middleware
+func (sh *strictHandler) GetSearch(ctx *gin.Context, search SearchPath) {
+	var request GetSearchRequestObject
+
+	request.Search = search
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSearch(ctx, request.(GetSearchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSearch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetSearchResponseObject); ok {
+		if err := validResponse.VisitGetSearchResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CancelSearch operation middleware
+func (sh *strictHandler) CancelSearch(ctx *gin.Context, search SearchPath) {
+	var request CancelSearchRequestObject
+
+	request.Search = search
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelSearch(ctx, request.(CancelSearchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelSearch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(CancelSearchResponseObject); ok {
+		if err := validResponse.VisitCancelSearchResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -57,6 +57,10 @@ type Options struct {
 	// Redactor redacts the specs of tests in responses; the zero value
 	// knows the built-in secret names only.
 	Redactor spec.Redactor
+	// ReadOnly serves results only (barrage-api -read-only): every write
+	// is 403, nobody signs in, and callers without a token browse the
+	// projects that publish their results (readonly.go).
+	ReadOnly bool
 }
 
 // publicRoutes need no credentials.
@@ -82,6 +86,9 @@ func NewRouter(o Options) (http.Handler, error) {
 		r.GET("/metrics", gin.WrapH(o.Metrics.Handler()))
 	}
 	r.Use(recovery(o.Log), collectErrors(o.Log))
+	if o.ReadOnly {
+		r.Use(readOnlyGuard(o.Log))
+	}
 	serveUI := func(*gin.Context) bool { return false }
 	if o.Dashboard != nil {
 		serveUI = dashboard(o.Dashboard)
@@ -103,7 +110,8 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.HEAD(FortioDataPath+"/:file", data)
 
 	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second),
-		sso: o.SSO != nil, redactor: o.Redactor}
+		sso: o.SSO != nil, redactor: o.Redactor, readOnly: o.ReadOnly, renders: newRenders(nil)}
+	registerFortioREST(r, o, s)
 	if o.SSO != nil {
 		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}
 		r.GET(OIDCLoginPath, rateLimit(o.Limiter), sr.login)
@@ -193,6 +201,13 @@ func authenticate(o Options) gin.HandlerFunc {
 		}
 		authz := c.GetHeader("Authorization")
 		cookie, _ := c.Cookie(auth.SessionCookie)
+		if o.ReadOnly {
+			if authz == "" {
+				anonymous(c, o)
+				return
+			}
+			cookie = "" // nobody signs in: sessions are not used
+		}
 		p, err := o.Services.Auth.Authenticate(c.Request.Context(), authz, cookie)
 		if err != nil {
 			writeProblem(c, o.Log, err)
@@ -215,10 +230,17 @@ func authenticate(o Options) gin.HandlerFunc {
 				})
 			}
 		}
-		c.Set(principalKey, p)
-		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), principalCtxKey{}, p))
-		c.Set(reqlog.PrincipalKey, p.UserID.String())
+		setPrincipal(c, p)
 		c.Next()
+	}
+}
+
+// setPrincipal stores the caller of the request c serves.
+func setPrincipal(c *gin.Context, p *auth.Principal) {
+	c.Set(principalKey, p)
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), principalCtxKey{}, p))
+	if !p.Anonymous() {
+		c.Set(reqlog.PrincipalKey, p.UserID.String())
 	}
 }
 

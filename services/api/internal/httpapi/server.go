@@ -24,6 +24,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/audit"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/echoprofiles"
 	"github.com/barrage-dev/barrage/services/api/internal/export"
 	"github.com/barrage-dev/barrage/services/api/internal/imports"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
@@ -31,6 +32,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/searches"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
 )
@@ -57,6 +59,10 @@ type Services struct {
 	Audit *audit.Service
 	// Members manages project members and users.
 	Members *members.Service
+	// Searches starts and reads capacity searches.
+	Searches *searches.Service
+	// EchoProfiles manages echo fault profiles and the registered echoes.
+	EchoProfiles *echoprofiles.Service
 }
 
 // server implements StrictServerInterface.
@@ -67,6 +73,9 @@ type server struct {
 	sessionTTL   int  // seconds
 	sso          bool // OIDC sign-in is configured
 	redactor     spec.Redactor
+	readOnly     bool // barrage-api -read-only
+	// renders caches the seconds rendered for live streams.
+	renders *renders
 }
 
 var _ StrictServerInterface = (*server)(nil)
@@ -155,6 +164,9 @@ func (s *server) Logout(ctx context.Context, _ LogoutRequestObject) (LogoutRespo
 
 // GetAuthMethods implements GET /auth/methods.
 func (s *server) GetAuthMethods(context.Context, GetAuthMethodsRequestObject) (GetAuthMethodsResponseObject, error) {
+	if s.readOnly {
+		return GetAuthMethods200JSONResponse{ReadOnly: true}, nil
+	}
 	return GetAuthMethods200JSONResponse{Password: true, Oidc: s.sso}, nil
 }
 

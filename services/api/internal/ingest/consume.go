@@ -102,6 +102,9 @@ func (in *Ingester) handleBatch(ctx context.Context, msgs []jetstream.Msg) {
 	)
 	for _, m := range msgs {
 		snap, err := decodeSnapshot(m.Subject(), m.Data())
+		if err == nil {
+			snap.redactURLs(in.cfg.Redactor)
+		}
 		switch {
 		case err != nil:
 			in.terminate(m, err)

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/barrage-dev/barrage/pkg/hist"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -64,7 +65,8 @@ func (in *Ingester) putDone(ctx context.Context, id uuid.UUID) error {
 // ends (DESIGN.md §4): failed when every shard was lost or failed (a
 // final snapshot with an error, whose message becomes the run's error), canceled when it
 // was stopped before any request completed, completed otherwise, and
-// degraded when a shard is missing; then judges it by its thresholds
+// degraded when a shard is missing, failed with its result when
+// abort_if_rate_not_held stopped it; then judges it by its thresholds
 // (judge). The summary's latencies are of the
 // response time when the run paced an open loop (a target rate), of the
 // service time when it ran as fast as it could.
@@ -110,11 +112,15 @@ func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 	if f.StartedAt.IsZero() {
 		f.StartedAt = m.all.start
 	}
+	f.Timeline = mergeTimelines(st.Run.ID, f.StartedAt, m.timelines)
 	if st.Run.Status == runs.Stopping && m.count == 0 {
 		f.Status = runs.Canceled
 		return f, nil
 	}
 	f.Status = runs.Completed
+	if st.Run.AbortedBy == runs.RateNotHeld { // stopped for not holding its rate: a failure, with what ran
+		f.Status, f.Error = runs.Failed, st.Run.Error
+	}
 	f.Summary = m.summary(st.Run.Spec.PeakQPS() > 0)
 	judge(st, &m, &f)
 	return f, nil
@@ -143,13 +149,20 @@ func (sp *span) length() time.Duration {
 
 // merged is the sum of a run's final snapshots.
 type merged struct {
-	lat                                 latencies
+	lat latencies
+	// server is the merge of the finals' server histograms; nil when none
+	// had one.
+	server                              *hist.Histogram
 	codes                               map[string]int64
 	count, errors, bytesSent, bytesRecv int64
 	shards, lost                        int
 	// busy covers the finals that counted requests; all covers every final
 	// (an agent whose shard failed at once sends an empty final).
 	busy, all span
+	// entries merges the request mix's entries, by index.
+	entries map[int]*entry
+	// timelines are the finals' samples of their requests.
+	timelines []timelinePart
 }
 
 // add merges one final snapshot.
@@ -159,7 +172,22 @@ func (m *merged) add(s *snapshot) error {
 			return err
 		}
 	}
+	if s.server != nil {
+		if m.server == nil {
+			m.server = hist.New()
+		}
+		if err := m.server.Merge(s.server); err != nil {
+			return err
+		}
+	}
 	addCodes(m.codes, s.retCodes)
+	var err error
+	if m.entries, err = mergeEntries(m.entries, s.entries); err != nil {
+		return err
+	}
+	if len(s.timeline) > 0 {
+		m.timelines = append(m.timelines, timelinePart{start: s.rec.IntervalStart, samples: s.timeline, seen: s.timelineSeen})
+	}
 	m.count += s.rec.Count
 	m.errors += s.rec.Errors
 	m.bytesSent += s.bytesSent
@@ -191,10 +219,22 @@ func (m *merged) result(id uuid.UUID) (*runs.Result, error) {
 		}
 		enc[i] = b
 	}
+	var server []byte
+	if m.server != nil {
+		b, err := m.server.Encode()
+		if err != nil {
+			return nil, err
+		}
+		server = b
+	}
+	entries, err := entryResults(m.entries)
+	if err != nil {
+		return nil, err
+	}
 	return &runs.Result{
-		RunID: id, Response: enc[response], Service: enc[service], Lag: enc[lag], RetCodes: m.codes,
+		RunID: id, Response: enc[response], Service: enc[service], Lag: enc[lag], Server: server, RetCodes: m.codes,
 		Count: m.count, Errors: m.errors, BytesSent: m.bytesSent, BytesReceived: m.bytesRecv,
-		Duration: m.duration(), Shards: m.shards, LostShards: m.lost,
+		Duration: m.duration(), Shards: m.shards, LostShards: m.lost, Entries: entries,
 	}, nil
 }
 

@@ -158,3 +158,46 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideMergesServerLatency: the finals' server histograms merge into
+// the result's; a run whose finals have none has no server histogram.
+func TestDecideMergesServerLatency(t *testing.T) {
+	t.Parallel()
+	id := uuid.New()
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	in := &Ingester{cfg: Config{Now: func() time.Time { return t0.Add(time.Hour) }}}
+	in.cfg.Normalize()
+	withServer := func(shard uint32, server ...int64) runs.ShardState {
+		var m barragev1.Snapshot
+		if err := proto.Unmarshal(finalOf(t, id, shard, t0, time.Second, []int64{100, 200, 300}, []int64{90, 180, 270}), &m); err != nil {
+			t.Fatal(err)
+		}
+		if server != nil {
+			m.ServerHdr = encode(t, server...)
+		}
+		b, err := proto.Marshal(&m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs.ShardState{Index: int(shard), Status: runs.ShardDone, Final: b}
+	}
+	f, err := in.decide(runs.Settlement{Run: runs.Run{ID: id, Status: runs.Running}, Shards: []runs.ShardState{
+		withServer(0, 50, 60, 70), withServer(1, 80, 90)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hist.Decode(f.Result.Server)
+	if err != nil {
+		t.Fatalf("server histogram %q: %v", f.Result.Server, err)
+	}
+	if h.Count() != 5 || h.Min() != 50*time.Microsecond || h.Max() != 90*time.Microsecond {
+		t.Errorf("merged server histogram: count %d min %v max %v; want 5 values 50..90 µs", h.Count(), h.Min(), h.Max())
+	}
+	f, err = in.decide(runs.Settlement{Run: runs.Run{ID: id, Status: runs.Running}, Shards: []runs.ShardState{withServer(0), withServer(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Result.Server != nil {
+		t.Errorf("server histogram of %d bytes without any in the finals", len(f.Result.Server))
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -97,6 +98,10 @@ type Config struct {
 	// RetryDelay is how long a snapshot that could not be stored (Postgres
 	// unreachable) waits before it is redelivered; default 2 s.
 	RetryDelay time.Duration
+	// Redactor redacts the secret query parameters of written URLs before
+	// they are stored, as stored specs are; the zero value knows the
+	// built-in names.
+	Redactor spec.Redactor
 }
 
 // Normalize fills the zero fields of c with the defaults.

@@ -32,9 +32,18 @@ type snapshot struct {
 	end time.Time
 	// lat holds the response, service and lag histograms, in that order.
 	lat latencies
+	// server is the latency the target reported (server_hdr); nil when the
+	// snapshot has none (the spec names no latency header).
+	server *hist.Histogram
 	// failure says why the shard failed before sending (a final snapshot
 	// only; at most maxFailure bytes); "" when it did not.
 	failure string
+	// entries are the request mix's entries, by index; nil without a mix.
+	entries map[int]*entry
+	// timeline is a final snapshot's sample of the shard's requests, times
+	// from the shard's start (rec.IntervalStart), drawn from timelineSeen.
+	timeline     []runs.TimelineSample
+	timelineSeen int64
 }
 
 // maxFailure bounds the failure message kept from a snapshot.
@@ -133,6 +142,20 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 		if s.lat[i], err = decodeHist(b); err != nil {
 			return nil, fmt.Errorf("%s histogram: %w", latencyName(i), err)
 		}
+	}
+	if b := m.GetServerHdr(); len(b) > 0 {
+		if s.server, err = hist.Decode(b); err != nil {
+			return nil, fmt.Errorf("server_hdr histogram: %w", err)
+		}
+	}
+	if s.entries, err = entriesFromProto(m.GetEntries()); err != nil {
+		return nil, err
+	}
+	if s.timeline, s.timelineSeen, err = timelineFromProto(m); err != nil {
+		return nil, err
+	}
+	if s.rec.WrittenURLs, err = writtenURLsFromProto(m.GetWrittenUrls()); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -71,6 +71,7 @@ func TestDecodeSnapshot(t *testing.T) {
 		{name: "corrupt response", edit: func(s *barragev1.Snapshot) { s.ResponseHdr = []byte("HISTFAAA") }, err: "response_hdr histogram"},
 		{name: "corrupt service", edit: func(s *barragev1.Snapshot) { s.ServiceHdr = []byte{1, 2, 3} }, err: "service_hdr histogram"},
 		{name: "corrupt lag", edit: func(s *barragev1.Snapshot) { s.LagHdr = []byte("x") }, err: "lag_hdr histogram"},
+		{name: "corrupt server", edit: func(s *barragev1.Snapshot) { s.ServerHdr = []byte("x") }, err: "server_hdr histogram"},
 		{name: "interval without start", edit: func(s *barragev1.Snapshot) { s.IntervalStart = nil }, err: "without interval_start"},
 		{name: "invalid start", edit: func(s *barragev1.Snapshot) { s.IntervalStart.Nanos = -1 }, err: "interval_start"},
 		{name: "invalid end", edit: func(s *barragev1.Snapshot) { s.IntervalEnd.Seconds = math.MaxInt64 }, err: "interval_end"},

@@ -59,6 +59,9 @@ type Store interface {
 	// ListProjects returns up to page.Limit+1 of the projects (every project
 	// when all), newest first.
 	ListProjects(ctx context.Context, ids []uuid.UUID, all bool, page paging.Request) ([]Project, error)
+	// PublicProjects returns the ids of the projects that publish their
+	// results (public_results).
+	PublicProjects(ctx context.Context) ([]uuid.UUID, error)
 	// ProjectLimits returns the limits project id sets; NotFound when
 	// there is no such project.
 	ProjectLimits(ctx context.Context, id uuid.UUID) (policy.Overrides, error)

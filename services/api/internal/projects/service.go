@@ -287,6 +287,21 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, page paging.Reque
 	return items, next, nil
 }
 
+// PublicViewer returns the caller of a read-only server's anonymous
+// visitors: no user, the viewer role in every project that publishes its
+// results, and in no other.
+func (s *Service) PublicViewer(ctx context.Context) (*auth.Principal, error) {
+	ids, err := s.store.PublicProjects(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("public viewer: %w", err)
+	}
+	p := &auth.Principal{Name: auth.AnonymousName, Memberships: make(map[uuid.UUID]auth.Role, len(ids))}
+	for _, id := range ids {
+		p.Memberships[id] = auth.Viewer
+	}
+	return p, nil
+}
+
 // Roles returns each project the caller can see with their role in it, for
 // /me: at most limit projects.
 func (s *Service) Roles(ctx context.Context, p *auth.Principal, limit int) ([]Project, []auth.Role, error) {

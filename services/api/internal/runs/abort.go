@@ -24,8 +24,11 @@ type Totals struct {
 // AbortStore is the storage the abort check needs.
 type AbortStore interface {
 	// AbortCandidates returns up to limit running runs that have an abort
-	// threshold.
+	// threshold or abort_if_rate_not_held.
 	AbortCandidates(ctx context.Context, limit int) ([]Run, error)
+	// RunIntervals returns up to limit seconds of a run from second from
+	// on, in order.
+	RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]Interval, error)
 	// RunTotals sums a run's stored seconds.
 	RunTotals(ctx context.Context, id uuid.UUID) (Totals, error)
 	// MoveRun changes a run's status (see Store).
@@ -82,8 +85,21 @@ func (a *Aborter) Check(ctx context.Context) error {
 	return nil
 }
 
-// checkRun stops r when one of its abort thresholds is crossed.
+// checkRun stops r when one of its abort thresholds is crossed, or when
+// it asked to hold its rate and did not.
 func (a *Aborter) checkRun(ctx context.Context, r *Run) error {
+	if r.Spec.AbortIfRateNotHeld {
+		why, err := a.rateNotHeld(ctx, r)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			return a.move(ctx, r, why, RateNotHeld)
+		}
+	}
+	if len(r.Thresholds) == 0 {
+		return nil
+	}
 	tot, err := a.store.RunTotals(ctx, r.ID)
 	if err != nil {
 		return fmt.Errorf("totals of run %s: %w", r.ID, err)
@@ -105,19 +121,23 @@ func (a *Aborter) checkRun(ctx context.Context, r *Run) error {
 
 // stop moves r to stopping because e failed with outcome o.
 func (a *Aborter) stop(ctx context.Context, r *Run, e threshold.Expr, o threshold.Outcome, count int64) error {
+	why := fmt.Sprintf("aborted: %s was crossed after %d requests (observed %s)", e.String(), count, threshold.FormatValue(o.Observed, o.Unit))
+	return a.move(ctx, r, why, e.String())
+}
+
+// move stops r as a user's stop would, recording why and what stopped it.
+func (a *Aborter) move(ctx context.Context, r *Run, why, by string) error {
 	ctl, err := json.Marshal(ControlMessage{RunID: r.ID, Action: "stop"})
 	if err != nil {
 		return fmt.Errorf("stop run %s: %w", r.ID, err)
 	}
-	why := fmt.Sprintf("aborted: %s was crossed after %d requests (observed %s)", e.String(), count, threshold.FormatValue(o.Observed, o.Unit))
-	_, err = a.store.MoveRun(ctx, Move{RunID: r.ID, To: Stopping, At: a.now().UTC(), Control: ctl, Error: why, AbortedBy: e.String()})
+	_, err = a.store.MoveRun(ctx, Move{RunID: r.ID, To: Stopping, At: a.now().UTC(), Control: ctl, Error: why, AbortedBy: by})
 	if apperr.Is(err, apperr.Conflict) { // stopped or ended meanwhile
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("stop run %s: %w", r.ID, err)
 	}
-	a.log.InfoContext(ctx, "run aborted by a threshold", slog.String("run", r.ID.String()), slog.String("threshold", e.String()),
-		slog.Int64("count", count), slog.Float64("observed", o.Observed))
+	a.log.InfoContext(ctx, "run aborted", slog.String("run", r.ID.String()), slog.String("by", by), slog.String("why", why))
 	return nil
 }

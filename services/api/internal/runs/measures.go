@@ -29,11 +29,21 @@ type MeasureStore interface {
 	// RunIntervals returns up to limit seconds of a run from second from
 	// on, in order.
 	RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]Interval, error)
+	// RunIntervalMarks is RunIntervals without the figures: each second's
+	// snapshot and request counts.
+	RunIntervalMarks(ctx context.Context, runID uuid.UUID, from, limit int) ([]IntervalMark, error)
 	// RunResult returns a run's merged result; NotFound until it has one.
 	RunResult(ctx context.Context, runID uuid.UUID) (Result, error)
+	// RunTimeline returns a run's merged timeline; NotFound when it has none.
+	RunTimeline(ctx context.Context, runID uuid.UUID) (Timeline, error)
 	// ShardProgress returns a run's shards in index order; none before
 	// it is dispatched.
 	ShardProgress(ctx context.Context, runID uuid.UUID) ([]ShardProgress, error)
+	// WrittenURLCount returns the written URLs stored for a run.
+	WrittenURLCount(ctx context.Context, runID uuid.UUID) (int64, error)
+	// WrittenURLs returns up to limit written URLs of a run after the one
+	// at after, in order.
+	WrittenURLs(ctx context.Context, runID uuid.UUID, after WrittenURLKey, limit int) ([]WrittenURL, error)
 }
 
 // Measures reads what runs measured: their per-second series, shards,
@@ -88,6 +98,27 @@ func (w *Watch) Intervals(ctx context.Context, from, limit int) ([]Interval, err
 	return ivs, nil
 }
 
+// IntervalMark names what one stored second holds: how many shard
+// snapshots are merged in it (a second only grows, so the run, second and
+// snapshots name its content) and its request count.
+type IntervalMark struct {
+	Second    int
+	Snapshots int
+	Count     int64
+}
+
+// Marks returns up to limit (at most MaxIntervals) seconds' marks from
+// second from on: a cheap read for a live stream to tell which seconds
+// changed.
+func (w *Watch) Marks(ctx context.Context, from, limit int) ([]IntervalMark, error) {
+	limit = min(max(limit, 1), MaxIntervals)
+	marks, err := w.store.RunIntervalMarks(ctx, w.id, max(from, 0), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read interval marks: %w", err)
+	}
+	return marks, nil
+}
+
 // Shards returns the run's shards in index order.
 func (w *Watch) Shards(ctx context.Context) ([]ShardProgress, error) {
 	shards, err := w.store.ShardProgress(ctx, w.id)
@@ -105,6 +136,9 @@ func (w *Watch) Result(ctx context.Context, r Run) (Result, error) {
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("read result: %w", err)
+	}
+	if res.WrittenURLs, err = writtenURLCounts(ctx, w.store, r, res); err != nil {
+		return Result{}, err
 	}
 	return res, nil
 }
@@ -140,6 +174,26 @@ func (m *Measures) Result(ctx context.Context, p *auth.Principal, id uuid.UUID) 
 		return Run{}, Result{}, err
 	}
 	return r, res, nil
+}
+
+// Timeline returns the merged per-request timeline of a run the caller can
+// see; a Conflict until the run has ended, an empty timeline for an ended
+// run that has none (no request completed, or an imported run).
+func (m *Measures) Timeline(ctx context.Context, p *auth.Principal, id uuid.UUID) (Run, Timeline, error) {
+	_, r, err := m.Watch(ctx, p, id)
+	if err != nil {
+		return Run{}, Timeline{}, err
+	}
+	tl, err := m.store.RunTimeline(ctx, id)
+	switch {
+	case apperr.Is(err, apperr.NotFound) && !r.Status.Terminal():
+		return Run{}, Timeline{}, apperr.New(apperr.Conflict, "run %s is %s and has no timeline yet", id, r.Status)
+	case apperr.Is(err, apperr.NotFound):
+		return r, Timeline{Samples: []TimelineSample{}}, nil
+	case err != nil:
+		return Run{}, Timeline{}, fmt.Errorf("read timeline: %w", err)
+	}
+	return r, tl, nil
 }
 
 // Compared is one run of a comparison; Result is nil until it has one.

@@ -48,6 +48,9 @@ type SnapshotRecord struct {
 	// Encoded is the snapshot as received; a final one is kept with its
 	// shard for the finisher.
 	Encoded []byte
+	// WrittenURLs are the URLs of successful writes the snapshot carries
+	// (record_written_urls), stored once with its key.
+	WrittenURLs []string
 }
 
 // Recorded says what storing a snapshot did.
@@ -173,6 +176,8 @@ type Finish struct {
 	Summary *Summary
 	// Result is the merged result; nil when no shard sent a final snapshot.
 	Result *Result
+	// Timeline is the merged per-request sample; nil stores none.
+	Timeline *Timeline
 	// Verdict is VerdictPass, VerdictFail, VerdictError or "" (none).
 	Verdict string
 	// Thresholds is the outcome of each of the run's thresholds; nil
@@ -218,6 +223,10 @@ type Result struct {
 	Response []byte
 	Service  []byte
 	Lag      []byte
+	// Server is the encoding of the latency the target reported in the
+	// spec's latency header (one value per response that carried it); nil
+	// when the run read no such header.
+	Server   []byte
 	RetCodes map[string]int64
 	Count    int64
 	Errors   int64
@@ -239,6 +248,25 @@ type Result struct {
 	// redacted document from the start).
 	Fortio    []byte
 	FortioMD5 []byte
+	// Entries are the results of each entry of the run's request mix, in
+	// the spec's order; nil without a mix. They add up to the totals.
+	Entries []EntryResult
+	// WrittenURLs counts the URLs a run with record_written_urls stored
+	// and dropped; nil for other runs. Measures fills it when it reads the
+	// result: it is not stored with it.
+	WrittenURLs *WrittenURLCounts
+}
+
+// EntryResult is the merged result of one entry of a request mix.
+type EntryResult struct {
+	// Index is the entry's position in the spec's requests.
+	Index         int
+	Count, Errors int64
+	RetCodes      map[string]int64
+	BytesSent     int64
+	BytesReceived int64
+	// Service and Response are HdrHistogram encodings (pkg/hist).
+	Service, Response []byte
 }
 
 // Sweep is one pass over the active runs' pending shards.
@@ -280,4 +308,26 @@ type Swept struct {
 	// Settled is active runs whose every shard is done or lost: they are
 	// ready to be finished.
 	Settled []uuid.UUID
+}
+
+// TimelineSample is one request of a run's timeline.
+type TimelineSample struct {
+	// IntendedUS and SentUS are when the request was meant to be sent and
+	// was, in microseconds from the run's start.
+	IntendedUS int64 `json:"intended_us"`
+	SentUS     int64 `json:"sent_us"`
+	// LatencyUS is its service time: sent to response done.
+	LatencyUS int64 `json:"latency_us"`
+	// Code is its result code, as in ret codes.
+	Code string `json:"code"`
+	OK   bool   `json:"ok"`
+	// Entry is its request-mix entry's index, -1 without a mix.
+	Entry int `json:"entry"`
+}
+
+// Timeline is a uniform sample of a run's requests, ordered by send time.
+type Timeline struct {
+	// Seen is the number of requests the sample was drawn from.
+	Seen    int64
+	Samples []TimelineSample
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
+	"github.com/barrage-dev/barrage/services/api/internal/projects"
 )
 
 // Source says where a run came from.
@@ -88,6 +89,24 @@ type Run struct {
 	BaselineRequest uuid.UUID
 	// AbortedBy is the abort threshold that stopped the run, or "".
 	AbortedBy string
+	// EchoProfile is the profile active on the managed echo the run
+	// targeted when it was submitted; nil when none.
+	EchoProfile *EchoProfile
+}
+
+// EchoProfile is a managed echo's active profile as a run records it.
+type EchoProfile struct {
+	Echo      string `json:"echo"`
+	ProfileID string `json:"profile_id"`
+	Name      string `json:"name"`
+	Content   string `json:"content"`
+}
+
+// EchoLookup finds the profile active on the managed echo of a project
+// that answers on a target; best effort, nil when there is none or the
+// registry cannot be read.
+type EchoLookup interface {
+	ProfileAt(ctx context.Context, proj projects.Project, target string) *EchoProfile
 }
 
 // Imported reports whether the run came from a Fortio document rather than
@@ -204,10 +223,18 @@ type Store interface {
 	CreateRun(ctx context.Context, n NewRun) (run Run, created bool, err error)
 	// GetRun returns a run by id; NotFound when there is none.
 	GetRun(ctx context.Context, id uuid.UUID) (Run, error)
+	// RunBySeq returns the run numbered seq and whether its project
+	// publishes its results; NotFound when there is none.
+	RunBySeq(ctx context.Context, seq int64) (Run, bool, error)
 	// ListRuns returns up to f.Page.Limit+1 runs matching f, newest first.
 	ListRuns(ctx context.Context, f Filter) ([]Run, error)
 	// MoveRun applies m when the run's status is in From(m.To) and returns
 	// the run after the change; a Conflict when the status was elsewhere,
 	// NotFound when there is no such run.
 	MoveRun(ctx context.Context, m Move) (Run, error)
+	// WrittenURLCount returns the written URLs stored for a run.
+	WrittenURLCount(ctx context.Context, runID uuid.UUID) (int64, error)
+	// WrittenURLs returns up to limit written URLs of a run after the one
+	// at after (the zero key: from the first), in order.
+	WrittenURLs(ctx context.Context, runID uuid.UUID, after WrittenURLKey, limit int) ([]WrittenURL, error)
 }

@@ -39,6 +39,9 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 	if err := s.checkInput(&sp, Input{}, t.Thresholds, o); err != nil {
 		return Run{}, false, err
 	}
+	if err := s.withURLsFromRun(ctx, nil, t.ProjectID, &sp, Input{}, t.Thresholds, o); err != nil {
+		return Run{}, false, err
+	}
 	proj, err := s.projects.Lookup(ctx, t.ProjectID)
 	if err != nil {
 		return Run{}, false, err

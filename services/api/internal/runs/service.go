@@ -36,6 +36,7 @@ type Service struct {
 	seal     *sealer.Sealer
 	targets  TargetPolicy
 	redactor spec.Redactor
+	echoes   EchoLookup
 	now      func() time.Time
 }
 
@@ -51,6 +52,10 @@ func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Servi
 	limits.Normalize()
 	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, targets: targets, redactor: red, now: time.Now}
 }
+
+// SetEchoLookup makes new runs record the managed echo profile their
+// target applies.
+func (s *Service) SetEchoLookup(l EchoLookup) { s.echoes = l }
 
 // Input is a request to start a run: a stored test or an inline spec.
 type Input struct {
@@ -214,6 +219,8 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	var (
 		sp    spec.Spec
 		allow []string
+		proj  projects.Project
+		err   error
 	)
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
@@ -225,8 +232,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		if ref == "" {
 			ref = t.ProjectID.String()
 		}
-		proj, err := s.projects.Resolve(ctx, p, ref, auth.Runner)
-		if err != nil {
+		if proj, err = s.projects.Resolve(ctx, p, ref, auth.Runner); err != nil {
 			return built{}, err
 		}
 		if proj.ID != t.ProjectID {
@@ -245,8 +251,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		}
 		maps.Copy(labels, t.Labels)
 	} else {
-		proj, err := s.projects.Resolve(ctx, p, in.Project, auth.Runner)
-		if err != nil {
+		if proj, err = s.projects.Resolve(ctx, p, in.Project, auth.Runner); err != nil {
 			return built{}, err
 		}
 		r.ProjectID, sp, allow = proj.ID, in.Spec.Clone(), proj.TargetAllowList
@@ -256,6 +261,9 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		return built{}, err
 	}
 	if err := s.checkInput(&sp, in, r.Thresholds, o); err != nil {
+		return built{}, err
+	}
+	if err := s.withURLsFromRun(ctx, p, r.ProjectID, &sp, in, r.Thresholds, o); err != nil {
 		return built{}, err
 	}
 	if err := s.targets.checkTarget(ctx, allow, sp); err != nil {
@@ -275,6 +283,9 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	r.CreatedAt, r.UpdatedAt = now, now
 	if r.Source == "" {
 		r.Source = SourceAPI
+	}
+	if s.echoes != nil {
+		r.EchoProfile = s.echoes.ProfileAt(ctx, proj, sp.URL)
 	}
 	return built{run: r, spec: sp, limits: s.limits.Apply(o), allow: allow}, nil
 }
@@ -340,6 +351,19 @@ func newID() uuid.UUID {
 // Get returns a run the caller can see.
 func (s *Service) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (Run, error) {
 	return s.load(ctx, p, id, auth.Viewer)
+}
+
+// GetBySeq returns the run numbered seq (its Fortio run id) when the
+// caller can see it; NotFound otherwise.
+func (s *Service) GetBySeq(ctx context.Context, p *auth.Principal, seq int64) (Run, error) {
+	r, _, err := s.store.RunBySeq(ctx, seq)
+	if apperr.Is(err, apperr.NotFound) || (err == nil && p.RoleIn(r.ProjectID) == "") {
+		return Run{}, apperr.New(apperr.NotFound, "run number %d not found", seq)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("load run number %d: %w", seq, err)
+	}
+	return r, nil
 }
 
 // load returns a run the caller holds at least need in.

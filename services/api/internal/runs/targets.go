@@ -14,6 +14,12 @@ import (
 // targetField is the problem field of a refused target.
 const targetField = "spec.url"
 
+// socketField is the problem field of a refused Unix socket: a run may
+// send over one only when its project's allow-list names it
+// ("unix:/path"), so an agent never opens a socket on its machine that
+// the project admin did not list.
+const socketField = "spec.unix_socket"
+
 // TargetPolicy is what every run's target is checked against besides its
 // project's target allow-list (package netguard has the rules).
 type TargetPolicy struct {
@@ -49,13 +55,13 @@ func (tp TargetPolicy) checkTarget(ctx context.Context, allow []string, sp spec.
 	if err != nil {
 		return err
 	}
-	addr := sp.Target()
+	network, addr := sp.DialTarget()
+	field := targetField
+	if network == "unix" {
+		field = socketField
+	}
 	if addr == "" {
 		return apperr.Invalidf(targetField, "has no host to reach")
-	}
-	network := "tcp"
-	if sp.Protocol() == spec.ProtocolUDP {
-		network = "udp"
 	}
 	err = g.CheckAddr(ctx, network, addr)
 	var refused *netguard.RefusedError
@@ -63,7 +69,7 @@ func (tp TargetPolicy) checkTarget(ctx context.Context, allow []string, sp spec.
 	case err == nil:
 		return nil
 	case errors.As(err, &refused):
-		return apperr.Invalidf(targetField, "target %s refused: %s", addr, refused.Error())
+		return apperr.Invalidf(field, "target %s refused: %s", addr, refused.Error())
 	case ctx.Err() != nil:
 		return fmt.Errorf("check target %s: %w", addr, err)
 	default:

@@ -10,10 +10,11 @@ import (
 )
 
 // AbortCandidates returns up to limit running runs with an abort
-// threshold, oldest first.
+// threshold or abort_if_rate_not_held, oldest first.
 func (s *Store) AbortCandidates(ctx context.Context, limit int) ([]runs.Run, error) {
 	var rows []runRow
-	err := s.conn(ctx).Where("status = ? AND EXISTS (SELECT 1 FROM unnest(thresholds) AS t (expr) WHERE t.expr LIKE '%abort%')",
+	err := s.conn(ctx).Where(`status = ? AND (EXISTS (SELECT 1 FROM unnest(thresholds) AS t (expr) WHERE t.expr LIKE '%abort%')
+		OR spec->>'abort_if_rate_not_held' = 'true')`,
 		string(runs.Running)).Order("created_at, id").Limit(limit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("find runs with abort thresholds: %w", err)

@@ -108,6 +108,25 @@ func (s *Store) RunIntervals(ctx context.Context, runID uuid.UUID, from, limit i
 	return out, nil
 }
 
+// RunIntervalMarks returns up to limit seconds of a run from second from
+// on, in order, with their snapshot counts and request counts only.
+func (s *Store) RunIntervalMarks(ctx context.Context, runID uuid.UUID, from, limit int) ([]runs.IntervalMark, error) {
+	var rows []struct {
+		Second, Snapshots int
+		Count             int64
+	}
+	if err := s.conn(ctx).Table("run_intervals").Select("second, snapshots, count").
+		Where("run_id = ? AND second >= ?", runID, from).
+		Order("second").Limit(limit).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read interval marks of run %s: %w", runID, err)
+	}
+	out := make([]runs.IntervalMark, len(rows))
+	for i, r := range rows {
+		out[i] = runs.IntervalMark{Second: r.Second, Snapshots: r.Snapshots, Count: r.Count}
+	}
+	return out, nil
+}
+
 // codesJSON encodes return-code counts for a jsonb column; nil is '{}'.
 func codesJSON(codes map[string]int64) []byte {
 	if codes == nil {

@@ -58,12 +58,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 		return out.String()
 	}
 	want := []string{
-		"agents", "api_tokens", "audit_log", "idempotency_keys", "login_failures", "memberships", "orgs", "outbox", "projects",
-		"run_imports", "run_intervals", "run_results", "run_shards", "run_snapshots", "runs", "sessions",
+		"agents", "api_tokens", "audit_log", "echo_profiles", "idempotency_keys", "login_failures", "memberships", "orgs", "outbox", "projects",
+		"run_imports", "run_intervals", "run_results", "run_shards", "run_snapshots", "run_timelines", "run_written_urls", "runs", "search_steps", "searches", "sessions",
 		"sync_run_objects", "sync_runs", "sync_sources", "synced_objects", "tests", "users",
 	}
 	before04 := slices.DeleteFunc(slices.Clone(want), func(name string) bool {
-		return name == "run_imports" || name == "login_failures" || strings.HasPrefix(name, "sync")
+		return name == "run_imports" || name == "echo_profiles" || name == "login_failures" || name == "run_timelines" || name == "run_written_urls" || strings.HasPrefix(name, "sync") || strings.HasPrefix(name, "search")
 	})
 
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "pending  00001_init.sql") {
@@ -90,6 +90,44 @@ func TestMigrateUpDownUp(t *testing.T) {
 	}
 	if !hasColumn(t, s, "login_failures", "locked_until") || !hasColumn(t, s, "sessions", "replaced_by") {
 		t.Error("login_failures.locked_until or sessions.replaced_by of 00008 missing after up")
+	}
+	if !hasColumn(t, s, "run_written_urls", "url") || !hasColumn(t, s, "run_shards", "written_urls") {
+		t.Error("run_written_urls or run_shards.written_urls of 00014 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00014_written_urls.sql") ||
+		slices.Contains(tables(t, s), "run_written_urls") || hasColumn(t, s, "run_shards", "written_urls") {
+		t.Errorf("down of 00014 printed %q, or run_written_urls or run_shards.written_urls is still there", out)
+	}
+	if !hasColumn(t, s, "echo_profiles", "content") || !hasColumn(t, s, "runs", "echo_profile") {
+		t.Error("echo_profiles or runs.echo_profile of 00013 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00013_echo_profiles.sql") ||
+		slices.Contains(tables(t, s), "echo_profiles") || hasColumn(t, s, "runs", "echo_profile") {
+		t.Errorf("down of 00013 printed %q, or echo_profiles or runs.echo_profile is still there", out)
+	}
+	if !hasColumn(t, s, "run_timelines", "samples") {
+		t.Error("run_timelines of 00012 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00012_timelines.sql") || slices.Contains(tables(t, s), "run_timelines") {
+		t.Errorf("down of 00012 printed %q, or run_timelines is still there", out)
+	}
+	if !hasColumn(t, s, "run_results", "server") {
+		t.Error("run_results.server of 00011 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00011_server_latency.sql") || hasColumn(t, s, "run_results", "server") {
+		t.Errorf("down of 00011 printed %q, or run_results.server is still there", out)
+	}
+	if !hasColumn(t, s, "run_results", "entries") {
+		t.Error("run_results lacks entries of 00010 after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00010_entries.sql") || hasColumn(t, s, "run_results", "entries") {
+		t.Errorf("down of 00010 printed %q, or run_results.entries is still there", out)
+	}
+	if !hasColumn(t, s, "searches", "best_qps") || !hasColumn(t, s, "search_steps", "p99_us") {
+		t.Error("searches.best_qps or search_steps.p99_us of 00009 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00009_searches.sql") || hasColumn(t, s, "searches", "id") {
+		t.Errorf("down of 00009 printed %q, or searches is still there", out)
 	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00008_accounts.sql") || hasColumn(t, s, "login_failures", "failures") {
 		t.Errorf("down of 00008 printed %q, or login_failures is still there", out)

@@ -180,6 +180,15 @@ func (s *Store) ListProjects(ctx context.Context, ids []uuid.UUID, all bool, pag
 	return out, nil
 }
 
+// PublicProjects returns the ids of the projects that publish their results.
+func (s *Store) PublicProjects(ctx context.Context) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	if err := s.conn(ctx).Model(&projectRow{}).Where("public_results").Order("created_at").Pluck("id", &ids).Error; err != nil {
+		return nil, fmt.Errorf("list public projects: %w", err)
+	}
+	return ids, nil
+}
+
 // ProjectLimits returns the limits project id sets; NotFound when there is
 // no such project.
 func (s *Store) ProjectLimits(ctx context.Context, id uuid.UUID) (policy.Overrides, error) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -22,6 +23,7 @@ type resultRow struct {
 	Response      []byte    `gorm:"column:response"`
 	Service       []byte    `gorm:"column:service"`
 	Lag           []byte    `gorm:"column:lag"`
+	Server        []byte    `gorm:"column:server"`
 	RetCodes      []byte    `gorm:"column:ret_codes"`
 	Count         int64     `gorm:"column:count"`
 	Errors        int64     `gorm:"column:errors"`
@@ -34,6 +36,50 @@ type resultRow struct {
 	FortioJSON    []byte    `gorm:"column:fortio_json"`
 	FortioMD5     []byte    `gorm:"column:fortio_md5"`
 	FortioSize    *int64    `gorm:"column:fortio_size"`
+	Entries       []byte    `gorm:"column:entries"`
+}
+
+// entryRow is one element of run_results.entries.
+type entryRow struct {
+	Index         int              `json:"index"`
+	Count         int64            `json:"count"`
+	Errors        int64            `json:"errors"`
+	RetCodes      map[string]int64 `json:"ret_codes"`
+	BytesSent     int64            `json:"bytes_sent"`
+	BytesReceived int64            `json:"bytes_received"`
+	Service       string           `json:"service"`
+	Response      string           `json:"response"`
+}
+
+// entriesJSON encodes a result's entries for run_results.entries; nil
+// (SQL NULL) without any.
+func entriesJSON(list []runs.EntryResult) ([]byte, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	rows := make([]entryRow, len(list))
+	for i, e := range list {
+		rows[i] = entryRow{Index: e.Index, Count: e.Count, Errors: e.Errors, RetCodes: e.RetCodes, BytesSent: e.BytesSent,
+			BytesReceived: e.BytesReceived, Service: string(e.Service), Response: string(e.Response)}
+	}
+	return json.Marshal(rows)
+}
+
+// parseEntries decodes run_results.entries.
+func parseEntries(b []byte) ([]runs.EntryResult, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var rows []entryRow
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, fmt.Errorf("entries: %w", err)
+	}
+	out := make([]runs.EntryResult, len(rows))
+	for i, r := range rows {
+		out[i] = runs.EntryResult{Index: r.Index, Count: r.Count, Errors: r.Errors, RetCodes: r.RetCodes, BytesSent: r.BytesSent,
+			BytesReceived: r.BytesReceived, Service: []byte(r.Service), Response: []byte(r.Response)}
+	}
+	return out, nil
 }
 
 // TableName returns the table of resultRow.
@@ -129,13 +175,23 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 		return fmt.Errorf("update run: %w", err)
 	}
 	if r := f.Result; r != nil {
+		entries, err := entriesJSON(r.Entries)
+		if err != nil {
+			return fmt.Errorf("store result entries: %w", err)
+		}
 		res := resultRow{
-			RunID: row.ID, Response: r.Response, Service: r.Service, Lag: r.Lag, RetCodes: codesJSON(r.RetCodes),
+			Entries: entries,
+			RunID:   row.ID, Response: r.Response, Service: r.Service, Lag: r.Lag, Server: r.Server, RetCodes: codesJSON(r.RetCodes),
 			Count: r.Count, Errors: r.Errors, BytesSent: r.BytesSent, BytesReceived: r.BytesReceived,
 			DurationUS: r.Duration.Microseconds(), Shards: r.Shards, LostShards: r.LostShards, CreatedAt: time.Now().UTC(),
 		}
 		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&res).Error; err != nil {
 			return fmt.Errorf("store result: %w", err)
+		}
+	}
+	if f.Timeline != nil {
+		if err := writeTimeline(tx, row.ID, f.Timeline); err != nil {
+			return err
 		}
 	}
 	return audit(tx, auth.Actor{}, auditEntry{
@@ -168,8 +224,13 @@ func resultFromRow(row resultRow) (runs.Result, error) {
 	if err != nil {
 		return runs.Result{}, fmt.Errorf("result of run %s: %w", row.RunID, err)
 	}
+	entries, err := parseEntries(row.Entries)
+	if err != nil {
+		return runs.Result{}, fmt.Errorf("result of run %s: %w", row.RunID, err)
+	}
 	return runs.Result{
-		RunID: row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, RetCodes: codes,
+		Entries: entries,
+		RunID:   row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, Server: row.Server, RetCodes: codes,
 		Count: row.Count, Errors: row.Errors, BytesSent: row.BytesSent, BytesReceived: row.BytesReceived,
 		Duration: time.Duration(row.DurationUS) * time.Microsecond, Shards: row.Shards, LostShards: row.LostShards,
 		CreatedAt: row.CreatedAt.UTC(), Fortio: row.FortioJSON, FortioMD5: row.FortioMD5,

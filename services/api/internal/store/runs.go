@@ -66,6 +66,8 @@ type runRow struct {
 	AllowPartial    bool       `gorm:"column:allow_partial"`
 	BaselineRequest *uuid.UUID `gorm:"column:baseline_request"`
 	AbortedBy       string     `gorm:"column:aborted_by"`
+	// EchoProfile is a jsonb runs.EchoProfile; NULL when none.
+	EchoProfile []byte `gorm:"column:echo_profile"`
 }
 
 // TableName returns the table of runRow.
@@ -114,6 +116,7 @@ func runToRow(r runs.Run) (runRow, error) {
 		Labels: labelsJSON(r.Labels), Target: r.Target, QPSRequested: r.QPSRequested, CreatedBy: nullUUID(r.CreatedBy),
 		CreatedAt: created, UpdatedAt: updated, StartedAt: nullTime(r.StartedAt), EndedAt: nullTime(r.EndedAt), Error: r.Error,
 		AllowPartial: r.AllowPartial, BaselineRequest: nullUUID(r.BaselineRequest), AbortedBy: r.AbortedBy,
+		EchoProfile: echoProfileJSON(r.EchoProfile),
 	}, nil
 }
 
@@ -140,7 +143,32 @@ func runFromRow(r runRow) (runs.Run, error) {
 		StartAt: fromNullTime(r.StartAt), Deadline: fromNullTime(r.Deadline), ShardCount: r.ShardCount, Degraded: r.Degraded,
 		ThresholdResults: outcomes, BaselineRunID: fromNullUUID(r.BaselineRunID), Seq: r.Seq,
 		AllowPartial: r.AllowPartial, BaselineRequest: fromNullUUID(r.BaselineRequest), AbortedBy: r.AbortedBy,
+		EchoProfile: parseEchoProfile(r.EchoProfile),
 	}, nil
+}
+
+// echoProfileJSON encodes a run's echo profile; nil (NULL) when none.
+func echoProfileJSON(p *runs.EchoProfile) []byte {
+	if p == nil {
+		return nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// parseEchoProfile decodes a run's echo profile; nil when none or unreadable.
+func parseEchoProfile(b []byte) *runs.EchoProfile {
+	if len(b) == 0 {
+		return nil
+	}
+	var p runs.EchoProfile
+	if json.Unmarshal(b, &p) != nil {
+		return nil
+	}
+	return &p
 }
 
 // summaryFromRow returns the run's figures, or nil when it has none yet

@@ -54,6 +54,9 @@ func (s *Store) RecordSnapshot(ctx context.Context, rec runs.SnapshotRecord, mer
 			out.Duplicate = true
 			return nil
 		}
+		if err := addWrittenURLs(tx, rec); err != nil {
+			return err
+		}
 		ended := runs.Status(run.Status).Terminal()
 		status := runs.ShardStatus(sh.Status)
 		if rec.Final {

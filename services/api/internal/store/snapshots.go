@@ -60,10 +60,14 @@ func (s *Store) RecordIntervals(ctx context.Context, recs []runs.SnapshotRecord,
 			return err
 		}
 		bySecond := map[secondKey][]int{}
-		for i, rec := range recs {
+		for i := range recs {
+			rec := &recs[i]
 			if !fresh[i] {
 				out[i].Duplicate = true
 				continue
+			}
+			if err := addWrittenURLs(tx, *rec); err != nil {
+				return err
 			}
 			out[i].Second = runs.SecondOf(started[rec.RunID], rec.IntervalStart)
 			k := secondKey{rec.RunID, out[i].Second}
@@ -92,9 +96,9 @@ func (s *Store) RecordIntervals(ctx context.Context, recs []runs.SnapshotRecord,
 // their start times and whether each has ended.
 func lockBatchRuns(tx *gorm.DB, recs []runs.SnapshotRecord) (map[uuid.UUID]time.Time, map[uuid.UUID]bool, error) {
 	var ids []uuid.UUID
-	for _, r := range recs {
-		if !slices.Contains(ids, r.RunID) {
-			ids = append(ids, r.RunID)
+	for i := range recs {
+		if !slices.Contains(ids, recs[i].RunID) {
+			ids = append(ids, recs[i].RunID)
 		}
 	}
 	var rows []runRow
@@ -127,7 +131,8 @@ type shardKey struct {
 func lockBatchShards(tx *gorm.DB, recs []runs.SnapshotRecord) (map[shardKey]runs.ShardStatus, error) {
 	var ids []uuid.UUID
 	var keys []string
-	for _, r := range recs {
+	for i := range recs {
+		r := &recs[i]
 		if !slices.Contains(ids, r.RunID) {
 			ids = append(ids, r.RunID)
 		}
@@ -148,7 +153,8 @@ ORDER BY run_id, shard FOR UPDATE`, uuidArray(ids), textArray(keys)).Scan(&rows)
 			agent[k] = *rows[i].AgentID
 		}
 	}
-	for _, r := range recs {
+	for i := range recs {
+		r := &recs[i]
 		k := shardKey{r.RunID, r.Shard}
 		if _, ok := status[k]; !ok {
 			return nil, notFound("shard", r.Shard)
@@ -166,7 +172,8 @@ ORDER BY run_id, shard FOR UPDATE`, uuidArray(ids), textArray(keys)).Scan(&rows)
 func insertSnapshotKeys(tx *gorm.DB, recs []runs.SnapshotRecord) ([]bool, error) {
 	args := make([]any, 0, 3*len(recs))
 	first := make(map[snapKey]int, len(recs))
-	for i, r := range recs {
+	for i := range recs {
+		r := &recs[i]
 		k := snapKey{r.RunID, r.Shard, r.Seq}
 		if _, ok := first[k]; ok {
 			continue
@@ -197,7 +204,8 @@ func updateBatchShards(tx *gorm.DB, recs []runs.SnapshotRecord, fresh []bool, en
 	}
 	var order []shardKey
 	sum := map[shardKey]*progress{}
-	for i, r := range recs {
+	for i := range recs {
+		r := &recs[i]
 		if !fresh[i] {
 			continue
 		}
