@@ -60,4 +60,35 @@ describe('Layout', () => {
     expect(await screen.findByText('runs page')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Sign out everywhere' })).toBeNull();
   });
+
+  it('shows a read-only server without sign-in, sign-out or pages that change things', async () => {
+    fetchMock.mockImplementation(async (req) =>
+      new URL(req.url).pathname === '/api/v1/auth/methods'
+        ? jsonResponse({ password: false, oidc: false, read_only: true })
+        : jsonResponse(me({ user: { id: '00000000-0000-0000-0000-000000000000', email: '', name: 'anonymous', is_admin: false } })),
+    );
+    const router = renderLayout();
+    expect(await screen.findByText('runs page')).toBeInTheDocument();
+    expect(screen.getByRole('note')).toHaveTextContent('Read-only');
+    expect(screen.getByRole('link', { name: 'Runs' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Compare' })).toBeInTheDocument();
+    for (const name of ['New run', 'Sync', 'Agents', 'Echo profiles', 'Members', 'Settings']) {
+      expect(screen.queryByRole('link', { name })).toBeNull();
+    }
+    expect(screen.queryByRole('button', { name: 'Sign out' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Sign out everywhere' })).toBeNull();
+    expect(router.state.location.pathname).toBe('/runs');
+  });
+
+  it('keeps the sign-in and the writing pages on a normal server', async () => {
+    fetchMock.mockImplementation(async (req) =>
+      new URL(req.url).pathname === '/api/v1/auth/methods'
+        ? jsonResponse({ password: true, oidc: false, read_only: false })
+        : jsonResponse(me()),
+    );
+    renderLayout();
+    expect(await screen.findByRole('button', { name: 'Sign out' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'New run' })).toBeInTheDocument();
+    expect(screen.queryByRole('note')).toBeNull();
+  });
 });

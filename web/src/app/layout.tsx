@@ -2,26 +2,39 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo } from 'react';
 import { NavLink, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { Loading, ErrorState } from '@/components/ui/states';
+import { useAuthMethods } from '@/features/auth/api/get-auth-methods';
 import { useMe } from '@/features/auth/api/get-me';
 import { useLogout } from '@/features/auth/api/logout';
 import { useLogoutAll } from '@/features/auth/api/logout-all';
 import { ApiError, onSignedOut } from '@/lib/api-client';
 import { setProject, useProject } from '@/lib/project';
+import { ReadOnlyContext } from '@/lib/read-only';
 
 const links = [
   ['/runs', 'Runs'],
   ['/runs/new', 'New run'],
   ['/compare', 'Compare'],
   ['/tests', 'Tests'],
+  ['/searches', 'Searches'],
   ['/sync', 'Sync'],
   ['/agents', 'Agents'],
+  ['/echo-profiles', 'Echo profiles'],
   ['/members', 'Members'],
   ['/settings', 'Settings'],
 ] as const;
 
-/** Layout is the signed-in shell: navigation, project choice and the page. */
+/** readOnlyLinks are the pages of a read-only server: browse, results, compare. */
+const readOnlyLinks = new Set<string>(['/runs', '/compare', '/tests']);
+
+/**
+ * Layout is the signed-in shell: navigation, project choice and the page. On
+ * a read-only server nobody signs in: it shows the public projects' results
+ * and no control that would change anything.
+ */
 export function Layout() {
   const me = useMe();
+  const methods = useAuthMethods();
+  const readOnly = methods.data?.read_only === true;
   const project = useProject();
   const location = useLocation();
   const navigate = useNavigate();
@@ -45,7 +58,7 @@ export function Layout() {
     }
   }, [projects, project]);
 
-  if (me.isPending) return <Loading />;
+  if (me.isPending || methods.isPending) return <Loading />;
   if (me.error instanceof ApiError && me.error.status === 401) {
     return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   }
@@ -57,7 +70,12 @@ export function Layout() {
         <div className="brand">
           <img src="/favicon.svg" alt="" width={22} height={22} /> Barrage
         </div>
-        {links.map(([to, text]) => (
+        {readOnly && (
+          <span className="muted" role="note" title="This server serves results only: nothing can be started, stopped or changed here">
+            Read-only
+          </span>
+        )}
+        {links.filter(([to]) => !readOnly || readOnlyLinks.has(to)).map(([to, text]) => (
           <NavLink key={to} to={to} end={to === '/runs'}>
             {text}
           </NavLink>
@@ -75,13 +93,17 @@ export function Layout() {
               </select>
             </label>
           )}
-          <span className="muted" title={me.data.user.email}>
-            {me.data.user.name || me.data.user.email}
-          </span>
+          {!readOnly && (
+            <span className="muted" title={me.data.user.email}>
+              {me.data.user.name || me.data.user.email}
+            </span>
+          )}
+          {!readOnly && (
           <button className="link" onClick={() => logout.mutate(undefined, { onSettled: () => navigate('/sign-in') })}>
             Sign out
           </button>
-          {!me.data.token && (
+          )}
+          {!readOnly && !me.data.token && (
             <button className="link" title="End every session of your account, on every device; API tokens keep working"
               onClick={() => logoutAll.mutate(undefined, { onSettled: () => navigate('/sign-in') })}>
               Sign out everywhere
@@ -89,7 +111,11 @@ export function Layout() {
           )}
         </div>
       </nav>
-      <main className="main">{project ? <Outlet /> : <Loading label="Loading projects…" />}</main>
+      <main className="main">
+        <ReadOnlyContext.Provider value={readOnly}>
+          {project ? <Outlet /> : <Loading label={readOnly ? 'No public project yet…' : 'Loading projects…'} />}
+        </ReadOnlyContext.Provider>
+      </main>
     </div>
   );
 }

@@ -393,6 +393,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/{run}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A uniform sample of the run's requests (at most 10,000), ordered by send time; 409 until the run ended.
+         * @description Each shard keeps a reservoir sample of its requests; when the run ends they are merged into one sample, each shard weighted by the requests it sent. Times are microseconds from the run's start. An ended run without one (no request completed, an imported run) has an empty timeline.
+         */
+        get: operations["getRunTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{run}/written-urls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The URLs of the run's successful writes (spec record_written_urls), one per line, by shard then in send order.
+         * @description Each agent records the URL of every request whose method is not GET, HEAD or OPTIONS and that got a 2xx, at most 1,000,000 per run split across the shards; scheme and host without credentials, secret query parameters redacted. The list may be read while the run goes (what is stored so far) and used as a `-url-file`, or by a later run's `urls_from_run`. The counts stored and dropped are the result's `written_urls`. 404 when the run does not record them.
+         */
+        get: operations["getRunWrittenUrls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/{run}/shards": {
         parameters: {
             query?: never;
@@ -596,6 +640,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/echo-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Managed echo fault profiles, newest first. */
+        get: operations["listEchoProfiles"];
+        put?: never;
+        /** Add an echo fault profile (project admins); 422 naming content when the echo would refuse it. */
+        post: operations["createEchoProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/echo-profiles/{profile}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile: components["parameters"]["ProfilePath"];
+            };
+            cookie?: never;
+        };
+        get: operations["getEchoProfile"];
+        put?: never;
+        post?: never;
+        /** Remove a profile (project admins); echoes it was active on go back to no profile. */
+        delete: operations["deleteEchoProfile"];
+        options?: never;
+        head?: never;
+        /** Change a profile (project admins); echoes it is active on get the new content. */
+        patch: operations["updateEchoProfile"];
+        trace?: never;
+    };
+    "/echo-profiles/{profile}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile: components["parameters"]["ProfilePath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a profile the active one of an echo, or of every echo registered for its project (project runners).
+         * @description Writes the profile into each echo's key of the NATS bucket barrage_echo_profiles; the echoes apply it as their default parameters within about a second. 409 when no echo of the project is registered, 503 without NATS.
+         */
+        post: operations["activateEchoProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/echo-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The managed echo servers registered for a project, with their active profile. */
+        get: operations["listEchoServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Capacity searches, newest first (without their steps). */
+        get: operations["listSearches"];
+        put?: never;
+        /**
+         * Start a capacity search (runners).
+         * @description Finds the highest qps at which `objective` holds. Each step is an ordinary run of `spec` paced
+         *     open-loop at the step's qps for `warmup` + `step_duration`, split over the agents like any run; it
+         *     is judged on its per-second rows merged across all shards, from the end of the warm-up, with the
+         *     response time (which counts the wait of late requests) as the latency. The rate starts at `min_qps`
+         *     and doubles until a step fails or `max_qps` passes, then a binary search narrows the gap between the
+         *     highest passing and lowest failing rate to `resolution` (a fraction of the passing rate). The first
+         *     step's run is started before the answer, so a problem with the spec, its target or the project's
+         *     limits is a 400 naming the field; poll `GET /searches/{search}` for progress.
+         */
+        post: operations["createSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/searches/{search}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                search: components["parameters"]["SearchPath"];
+            };
+            cookie?: never;
+        };
+        /** A search with every step's figures. */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/searches/{search}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                search: components["parameters"]["SearchPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a running search and stop its current run (runners). */
+        post: operations["cancelSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents": {
         parameters: {
             query?: never;
@@ -694,6 +881,8 @@ export interface components {
             password: boolean;
             /** @description Single sign-on: send the browser to /api/v1/auth/oidc/login. */
             oidc: boolean;
+            /** @description The server is read-only (barrage-api -read-only): nobody signs in, every write is 403, and the results of projects with public_results can be browsed without credentials. */
+            read_only: boolean;
         };
         LoginRequest: {
             email: string;
@@ -818,8 +1007,42 @@ export interface components {
         Duration: string | number;
         /** @description What one load test sends, to which target, at what rate and for how long (pkg/spec). */
         RunSpec: {
-            /** @description http, https, h2c, grpc, grpcs, tcp or udp URL. */
+            /** @description http, https, h2c, grpc, grpcs, tcp or udp URL. HTTP/1.1 paths and queries may hold templates ({seq}, {seq:W}, {rand:N}, {alpha:N}, {uuid}, Goader's XXXXX/NNNNN/RRRRR; docs/requests.md). */
             url: string;
+            /** @description HTTP/1.1 URLs sent in turn instead of url's path, each with url's scheme and host, each possibly a template. */
+            urls?: string[];
+            /**
+             * @description Order of urls; default round_robin.
+             * @enum {string}
+             */
+            url_order?: "round_robin" | "random";
+            /** @description A weighted request mix (HTTP/1.1): every request is one of these entries, in proportion to their weight, or at their own qps (then the run's qps is their sum). Each entry's results are kept apart in the result's entries. */
+            requests?: {
+                /** @description Label of the entry's results; default "METHOD path". */
+                name?: string;
+                method?: string;
+                /** @description Same scheme and host as url; path and query may be a template. */
+                url: string;
+                headers?: string[];
+                /** @description Request body, possibly a template. */
+                body?: string;
+                body_size?: {
+                    min?: number;
+                    max: number;
+                    /** @description Goader's fair random: density 1/size, every size range carries the same bytes. */
+                    fair?: boolean;
+                };
+                /**
+                 * Format: double
+                 * @description Share of the run's rate; default 1.
+                 */
+                weight?: number;
+                /**
+                 * Format: double
+                 * @description The entry's own rate; give it for every entry or none.
+                 */
+                qps?: number;
+            }[];
             /**
              * Format: double
              * @description Total target rate; 0 is as fast as possible.
@@ -846,6 +1069,12 @@ export interface components {
                 to: number;
                 over: components["schemas"]["Duration"];
             };
+            /** @description Stepped load shape: each stage holds its total qps for its duration, in order from the shared start; the last stage's rate holds until the run ends. Open pacing only; excludes ramp and qps. Each agent gets its share of every stage and all change stage at the same instants. */
+            stages?: {
+                /** Format: double */
+                qps: number;
+                duration: components["schemas"]["Duration"];
+            }[];
             method?: string;
             headers?: string[];
             payload?: string;
@@ -857,10 +1086,17 @@ export interface components {
             /** @description HTTP/3 over QUIC for an https URL. */
             h3?: boolean;
             grpc?: {
-                /** @enum {string} */
-                mode?: "health" | "ping";
+                /**
+                 * @description Default health, or method when method is set.
+                 * @enum {string}
+                 */
+                mode?: "health" | "ping" | "method";
                 service?: string;
                 ping_delay?: components["schemas"]["Duration"];
+                /** @description Method mode: the unary method to call, `package.Service/Method`, looked up by server reflection; the payload is its request message in protobuf JSON. */
+                method?: string;
+                /** @description Calls in flight per connection (Fortio -s); connections × streams callers in all. Default 1. */
+                streams?: number;
             };
             percentiles?: number[];
             labels?: components["schemas"]["Labels"];
@@ -871,6 +1107,34 @@ export interface components {
             };
             /** @description HTTP status that aborts the run; -1 means socket errors. */
             abort_on?: number;
+            /** @description A response header carrying the target's own latency, recorded as the `server` latency of the result: Server-Timing's `dur=` (milliseconds, of the first metric that has one), a plain number in microseconds (barrage-echo's `-server-time-header`), or a number with a unit (`ns`, `us`, `ms`, `s`). A response without a readable value is no sample. HTTP only. */
+            latency_header?: string;
+            /** @description Stop the run when the achieved rate, merged per second over its shards, stays more than 5 % under the target (qps, the ramp's rate or the stage's at that second) for 5 consecutive seconds (Goader's `-stop-on-bad-rate`). The run then ends `failed` with the reason as its error (e.g. "rate not held: 612 qps against 1000 for 5 s") and keeps its result. Needs a target rate. */
+            abort_if_rate_not_held?: boolean;
+            /** @description Send HTTP/1.0 requests (Fortio -http1.0); HTTP/1.1 client only. */
+            http10?: boolean;
+            /** @description Ask for gzip (Accept-Encoding); bytes are counted compressed. */
+            compression?: boolean;
+            /** @description Absolute path of a Unix domain socket the agent sends the HTTP requests over; the URL's host is then only the Host header. Refused unless the project's target allow-list has the entry `unix:<path>`. */
+            unix_socket?: string;
+            /**
+             * Format: int64
+             * @description Close a connection after this many requests and open a new one (Nighthawk); 0 = no limit. HTTP/1.1 only.
+             */
+            max_requests_per_connection?: number;
+            /** @description Reopen a closed connection right after its response, outside the measured times. */
+            prefetch?: boolean;
+            /** @description Record the URL of every successful write (a method other than GET, HEAD or OPTIONS answered 2xx), at most 1,000,000 per run, served by GET /runs/{run}/written-urls. HTTP/1.1 only. */
+            record_written_urls?: boolean;
+            /**
+             * Format: uuid
+             * @description A run of the same project that recorded its written URLs and has ended: the API fills `urls` with them (at most 10,000), on `url`'s scheme and host, sent exactly as recorded. Replaces any `urls` given.
+             */
+            urls_from_run?: string;
+            /** @description Open pacing: send in bursts of this many requests due at once; the average rate stays qps. */
+            burst?: number;
+            /** @description Follow 3xx answers (up to 10) and record the final one (Fortio -L). */
+            follow_redirects?: boolean;
         };
         /** @description Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position. */
         Thresholds: string[];
@@ -1033,6 +1297,7 @@ export interface components {
             labels: components["schemas"]["Labels"];
             /** @description The target URL with credentials removed. */
             target: string;
+            echo_profile?: components["schemas"]["RunEchoProfile"];
             /** Format: double */
             qps_requested: number;
             /** Format: uuid */
@@ -1065,8 +1330,125 @@ export interface components {
             baseline_run_id?: string;
             /** @description A run that lost a shard is judged by its thresholds rather than given verdict error. */
             allow_partial?: boolean;
-            /** @description The `abort` threshold that stopped the run while it went on (its verdict is fail); absent otherwise. */
+            /** @description The `abort` threshold that stopped the run while it went on (its verdict is fail), or `abort_if_rate_not_held` when the spec's rate was not held (the run then fails); absent otherwise. */
             aborted_by?: string;
+        };
+        SearchCreate: {
+            /** @description Project id or slug; optional with a project token. */
+            project?: string;
+            name?: string;
+            spec: components["schemas"]["RunSpec"];
+            /** @description Threshold expressions (the grammar of `thresholds`) joined by `and`, all of which must hold, e.g. `p(99) < 50ms and error_rate < 0.1%`. Latencies without a kind are response times. No baseline or abort. */
+            objective: string;
+            /**
+             * Format: double
+             * @description The first rate tried; greater than 0.
+             */
+            min_qps: number;
+            /**
+             * Format: double
+             * @description The highest rate tried; at least min_qps.
+             */
+            max_qps: number;
+            step_duration?: components["schemas"]["Duration"];
+            warmup?: components["schemas"]["Duration"];
+            /**
+             * Format: double
+             * @description Stop when the failing rate is within this fraction above the passing one; default 0.02.
+             */
+            resolution?: number;
+        };
+        /** @enum {string} */
+        SearchStatus: "running" | "completed" | "canceled" | "failed";
+        Search: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            spec: components["schemas"]["RunSpec"];
+            /** @description The objective in canonical form. */
+            objective: string;
+            /** Format: double */
+            min_qps: number;
+            /** Format: double */
+            max_qps: number;
+            /** @description Measured length of each step, a Go duration. */
+            step_duration: string;
+            /** @description Unmeasured start of each step, a Go duration. */
+            warmup: string;
+            /** Format: double */
+            resolution: number;
+            status: components["schemas"]["SearchStatus"];
+            /**
+             * @description Set once completed: `found` (best_qps met the objective and first_fail_qps did not), `not_met` (even min_qps failed), `above_max` (max_qps met it).
+             * @enum {string}
+             */
+            outcome?: "found" | "not_met" | "above_max";
+            /**
+             * Format: double
+             * @description The highest rate that met the objective.
+             */
+            best_qps?: number;
+            /**
+             * Format: double
+             * @description The lowest rate that failed it.
+             */
+            first_fail_qps?: number;
+            /** @description What the search found or why it stopped, in words. */
+            message: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            finished_at?: string;
+            /** @description Every step so far, in order (empty in lists). */
+            steps: components["schemas"]["SearchStep"][];
+        };
+        SearchStep: {
+            /** @description From 0. */
+            step: number;
+            /**
+             * Format: double
+             * @description The target rate of the step.
+             */
+            qps: number;
+            /** Format: uuid */
+            run_id?: string;
+            /** @enum {string} */
+            status: "running" | "passed" | "failed" | "error";
+            /**
+             * Format: int64
+             * @description Requests completed in the measured seconds, all shards.
+             */
+            count: number;
+            /** Format: int64 */
+            errors: number;
+            /** Format: double */
+            achieved_qps: number;
+            /**
+             * Format: double
+             * @description Response time (coordinated-omission corrected).
+             */
+            p50_us: number;
+            /** Format: double */
+            p90_us: number;
+            /** Format: double */
+            p99_us: number;
+            /** Format: double */
+            max_us: number;
+            outcomes: components["schemas"]["ThresholdResult"][];
+            /** @description Why the step failed or erred. */
+            detail: string;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at?: string;
+        };
+        SearchPage: {
+            items: components["schemas"]["Search"][];
+            next_cursor?: string;
         };
         /** @description One threshold evaluated on a finished run. Latencies are in microseconds (unit `us`), error rates are fractions (unit `ratio`), counts and rates are plain numbers (unit empty). */
         ThresholdResult: {
@@ -1126,6 +1508,39 @@ export interface components {
             items: components["schemas"]["Interval"][];
             /** @description The `from` of the next page; absent on the last. */
             next_from?: number;
+        };
+        /** @description One request of a run's timeline; times in microseconds from the run's start. */
+        TimelineSample: {
+            /**
+             * Format: int64
+             * @description When it was meant to be sent (equal to sent_us in a closed loop).
+             */
+            intended_us: number;
+            /**
+             * Format: int64
+             * @description When it was sent.
+             */
+            sent_us: number;
+            /**
+             * Format: int64
+             * @description Its service time: sent to response done.
+             */
+            latency_us: number;
+            /** @description Its result code, as in ret_codes. */
+            code: string;
+            ok: boolean;
+            /** @description Its request-mix entry's index; absent without a mix. */
+            entry?: number;
+        };
+        RunTimeline: {
+            /** Format: uuid */
+            run_id: string;
+            /**
+             * Format: int64
+             * @description The number of requests the sample was drawn from.
+             */
+            seen: number;
+            samples: components["schemas"]["TimelineSample"][];
         };
         /**
          * @description `assigned`: sent to its agent, no snapshot yet; `running`: interval
@@ -1228,6 +1643,8 @@ export interface components {
             response?: components["schemas"]["LatencySummary"];
             service: components["schemas"]["LatencySummary"];
             lag?: components["schemas"]["LatencySummary"];
+            /** @description The latency the target reported in the spec's `latency_header`, merged over the shards; absent when the spec names none. Its count is the responses that carried a readable value, so it may be below `count`. */
+            server?: components["schemas"]["LatencySummary"];
             ret_codes: components["schemas"]["RetCodes"];
             /** Format: int64 */
             bytes_sent: number;
@@ -1237,6 +1654,47 @@ export interface components {
             shards: number;
             lost_shards: number;
             degraded: boolean;
+            /** @description The result of each entry of the run's request mix (spec requests), in the spec's order; they add up to the totals. Absent without a mix. */
+            entries?: components["schemas"]["EntryResult"][];
+            written_urls?: components["schemas"]["WrittenURLCounts"];
+        };
+        /** @description What became of the successful writes of a run with record_written_urls (absent for other runs): `stored` URLs are served by GET /runs/{run}/written-urls; `dropped` writes got a 2xx but have no URL (over the bound of 1,000,000, longer than 2048 bytes, or in a snapshot that was lost). */
+        WrittenURLCounts: {
+            /** Format: int64 */
+            stored: number;
+            /** Format: int64 */
+            dropped: number;
+        };
+        /** @description The merged result of one entry of a request mix. */
+        EntryResult: {
+            /** @description Position in the spec's requests. */
+            index: number;
+            /** @description The entry's name, or "METHOD path" of its URL (redacted). */
+            name: string;
+            method: string;
+            /**
+             * Format: double
+             * @description The entry's weight, when it has no own rate.
+             */
+            weight?: number;
+            /**
+             * Format: double
+             * @description The entry's own rate (spec requests[].qps), when it has one.
+             */
+            target_qps?: number;
+            /** Format: int64 */
+            count: number;
+            /** Format: int64 */
+            errors: number;
+            /** Format: double */
+            qps?: number;
+            ret_codes: components["schemas"]["RetCodes"];
+            /** Format: int64 */
+            bytes_sent: number;
+            /** Format: int64 */
+            bytes_received: number;
+            response: components["schemas"]["LatencySummary"];
+            service: components["schemas"]["LatencySummary"];
         };
         /**
          * @description Fortio's result JSON (`fortio load -json`): keys are Fortio's Go field
@@ -1270,6 +1728,72 @@ export interface components {
          * @enum {string}
          */
         SyncKind: "auto" | "tsv" | "s3v1" | "s3v2";
+        /** @description A named set of barrage-echo default parameters (the echo's query grammar). */
+        EchoProfile: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            /** @description Query string such as status=503:5&delay=100ms:10. */
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EchoProfileCreate: {
+            /** @description Project id or slug; defaults to the token's project. */
+            project?: string;
+            name: string;
+            content: string;
+        };
+        EchoProfileUpdate: {
+            name?: string;
+            content?: string;
+        };
+        EchoProfilePage: {
+            items: components["schemas"]["EchoProfile"][];
+            next_cursor?: string;
+        };
+        EchoProfileActivate: {
+            /** @description One echo's name; every echo of the project when absent. */
+            echo?: string;
+        };
+        EchoActivation: {
+            /** @description Names of the echoes the profile was written to. */
+            echoes: string[];
+        };
+        ActiveEchoProfile: {
+            profile_id: string;
+            name: string;
+            content: string;
+            /** Format: date-time */
+            activated_at: string;
+        };
+        EchoServer: {
+            name: string;
+            /** @description The project id or slug the echo was started with. */
+            project: string;
+            /** @description host:port addresses its HTTP echo answers on. */
+            addrs: string[];
+            version: string;
+            /** @description Name of the profile the echo says it applies. */
+            applied_profile?: string;
+            /** Format: date-time */
+            started_at: string;
+            active?: components["schemas"]["ActiveEchoProfile"];
+        };
+        EchoServerList: {
+            items: components["schemas"]["EchoServer"][];
+        };
+        /** @description The profile active on the managed echo a run targeted, when the run was submitted. */
+        RunEchoProfile: {
+            echo: string;
+            profile_id: string;
+            name: string;
+            content: string;
+        };
         SyncSource: {
             /** Format: uuid */
             id: string;
@@ -1526,8 +2050,10 @@ export interface components {
         ProjectPath: string;
         /** @description A user id, or the user's email address (matched case-insensitively). */
         UserPath: string;
+        ProfilePath: string;
         SourcePath: string;
         RunPath: string;
+        SearchPath: string;
     };
     requestBodies: never;
     headers: never;
@@ -2202,6 +2728,58 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    getRunTimeline: {
+        parameters: {
+            query?: {
+                /** @description `json` (a RunTimeline) or `csv` (a header `intended_us,sent_us,latency_us,code,ok,entry`, then one row per request; `entry` is empty without a request mix). */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The timeline. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunTimeline"];
+                    "text/csv": string;
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getRunWrittenUrls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The URLs, one per line. */
+            200: {
+                headers: {
+                    /** @description attachment; filename=barrage-<run>-written-urls.txt */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     listRunShards: {
         parameters: {
             query?: never;
@@ -2253,8 +2831,8 @@ export interface operations {
     getRunResult: {
         parameters: {
             query?: {
-                /** @description `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none) or `csv` (the headline latency histogram as Fortio's `-csv` columns: StartMs,EndMs,Percent,Count). The fortio form is the same bytes as /fortio/data/<ID>.json; for an imported run it is the redacted original document. */
-                format?: "barrage" | "fortio" | "junit" | "csv";
+                /** @description `barrage` (a RunResult), `fortio` (Fortio's result JSON, for `fortio report` and other Fortio tools) or `junit` (JUnit XML for CI: one testcase per threshold, with a failure for a threshold that failed and an error for one that could not be evaluated; one testcase "run completed" when the run has none), `fortio-csv` (the headline latency histogram as Fortio's `-csv` columns: StartMs,EndMs,Percent,Count), or the formats of `barrage-agent load -format`: `csv` (one row per percentile of each latency histogram: histogram,percentile,value_seconds,count,min_seconds,mean_seconds,max_seconds,stddev_seconds; the spec's percentiles), `prometheus` (the text exposition of the final figures: barrage_requests_total by code, barrage_errors_total, bytes, rates, and the summary barrage_latency_seconds by histogram) or `yaml` (this RunResult as YAML, with the same keys). The fortio form is the same bytes as /fortio/data/<ID>.json; for an imported run it is the redacted original document. An imported run has only the `service` histogram, from its document's percentiles. */
+                format?: "barrage" | "fortio" | "junit" | "csv" | "fortio-csv" | "prometheus" | "yaml";
             };
             header?: never;
             path: {
@@ -2273,6 +2851,8 @@ export interface operations {
                     "application/json": components["schemas"]["RunResult"] | components["schemas"]["FortioResult"];
                     "application/xml": string;
                     "text/csv": string;
+                    "text/plain": string;
+                    "application/yaml": string;
                 };
             };
             default: components["responses"]["Problem"];
@@ -2502,6 +3082,281 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SyncRun"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listEchoProfiles: {
+        parameters: {
+            query?: {
+                /** @description A project id or slug; lists cover every project the caller can see when absent. */
+                project?: components["parameters"]["ProjectQuery"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of profiles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EchoProfilePage"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createEchoProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EchoProfileCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EchoProfile"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getEchoProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile: components["parameters"]["ProfilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EchoProfile"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteEchoProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile: components["parameters"]["ProfilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    updateEchoProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile: components["parameters"]["ProfilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EchoProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EchoProfile"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    activateEchoProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profile: components["parameters"]["ProfilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EchoProfileActivate"];
+            };
+        };
+        responses: {
+            /** @description The echoes the profile was written to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EchoActivation"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listEchoServers: {
+        parameters: {
+            query: {
+                /** @description A project id or slug. */
+                project: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registered echoes, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EchoServerList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listSearches: {
+        parameters: {
+            query?: {
+                /** @description A project id or slug; lists cover every project the caller can see when absent. */
+                project?: components["parameters"]["ProjectQuery"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of searches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPage"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchCreate"];
+            };
+        };
+        responses: {
+            /** @description The search, running its first step. */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Search"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                search: components["parameters"]["SearchPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Search"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    cancelSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                search: components["parameters"]["SearchPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search, canceled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Search"];
                 };
             };
             default: components["responses"]["Problem"];

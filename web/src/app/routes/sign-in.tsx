@@ -1,4 +1,5 @@
-import { useNavigate, useSearchParams } from 'react-router';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { useAuthMethods } from '@/features/auth/api/get-auth-methods';
 import { SignInForm } from '@/features/auth/components/sign-in-form';
 
 export function Component() {
@@ -7,6 +8,8 @@ export function Component() {
   const next = params.get('next');
   // Only same-site paths: never bounce to another origin after sign-in.
   const target = next && next.startsWith('/') && !next.startsWith('//') ? next : '/runs';
+  const methods = useAuthMethods();
+  if (methods.data?.read_only) return <Navigate to={target} replace />; // nobody signs in here
   return (
     <div style={{ display: 'grid', placeItems: 'center', minHeight: '100vh', padding: 16 }}>
       <SignInForm onSignedIn={() => navigate(target, { replace: true })} ssoFailed={params.get('sso') === 'failed'} />

@@ -1,7 +1,7 @@
 import type { Schemas } from '@/lib/api-client';
 import { formatCount, formatDuration } from '@/lib/format';
 
-type Kind = 'response' | 'service' | 'lag';
+type Kind = 'response' | 'service' | 'lag' | 'server';
 type Field = Exclude<keyof Schemas['LatencySummary'], 'count'>;
 
 const rows: [string, Field][] = [
@@ -15,12 +15,13 @@ const rows: [string, Field][] = [
   ['avg', 'avg_us'],
   ['stddev', 'stddev_us'],
 ];
-const allKinds: Kind[] = ['response', 'service', 'lag'];
+const allKinds: Kind[] = ['response', 'service', 'lag', 'server'];
 
 /**
  * PercentileTable lists each latency's percentiles side by side; the primary
- * one is highlighted. An imported run has only the document's figures, which
- * the API gives as service time.
+ * one is highlighted. The server column, the latency the target reported in
+ * the spec's latency header, is there only when the run read one. An imported
+ * run has only the document's figures, which the API gives as service time.
  */
 export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
   const cls = (k: Kind) => (k === result.primary ? 'num primary' : 'num');
@@ -78,6 +79,7 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
       <p className="run-chart-note">
         ★ primary, the latency shown by default · response: intended send to done (corrected for coordinated omission) ·
         service: actual send to done · lag: intended to actual send
+        {result.server && ' · server: reported by the target in its latency header (count: the responses that carried it)'}
       </p>
       )}
     </section>

@@ -6,6 +6,7 @@ import { formatAgo, formatTime } from '@/lib/format';
 import { canStop, verdictTone } from '@/lib/run-status';
 import type { LiveState } from '../api/run-events';
 import { StopButton } from './stop-button';
+import { useReadOnly } from '@/lib/read-only';
 
 const liveText: Record<LiveState, string> = {
   connecting: 'connecting…',
@@ -27,6 +28,7 @@ interface Props {
 
 /** RunHeader names the run and what it targets, with its status, actions and downloads. */
 export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
+  const readOnly = useReadOnly();
   const base = `/api/v1/runs/${encodeURIComponent(run.id)}/result`;
   const by = run.created_by ? (run.created_by === currentUserId ? 'you' : run.created_by.slice(0, 8)) : undefined;
   return (
@@ -47,7 +49,7 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
           )}
         </div>
         <div className="run-actions">
-          {canStop(run.status) && <StopButton runId={run.id} />}
+          {canStop(run.status) && !readOnly && <StopButton runId={run.id} />}
           {(hasResult || run.status === 'completed') && (
             <>
               <a href={`${base}?format=barrage`} download={`barrage-${run.id}.json`}>
@@ -56,9 +58,23 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
               <a href={`${base}?format=fortio`} download={`fortio-${run.id}.json`}>
                 Download Fortio JSON
               </a>
-              <a href={`${base}?format=csv`} download={`fortio-${run.id}.csv`}>
-                Download CSV
-              </a>
+              <details className="run-downloads">
+                <summary>More formats</summary>
+                <div className="run-downloads-menu">
+                  <a href={`${base}?format=csv`} download={`barrage-${run.id}.csv`}>
+                    CSV (percentiles)
+                  </a>
+                  <a href={`${base}?format=fortio-csv`} download={`fortio-${run.id}.csv`}>
+                    Fortio CSV (histogram)
+                  </a>
+                  <a href={`${base}?format=prometheus`} download={`barrage-${run.id}.prom`}>
+                    Prometheus text
+                  </a>
+                  <a href={`${base}?format=yaml`} download={`barrage-${run.id}.yaml`}>
+                    YAML
+                  </a>
+                </div>
+              </details>
             </>
           )}
           <Link to={`/compare?ids=${encodeURIComponent(run.id)}`}>Compare with…</Link>
@@ -78,7 +94,20 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
           {run.id}
         </span>
       </div>
+      {run.echo_profile && <EchoProfileLine profile={run.echo_profile} />}
       <Labels labels={run.labels} />
     </header>
+  );
+}
+
+/** EchoProfileLine is the fault profile the managed echo the run targeted had when the run was submitted. */
+function EchoProfileLine({ profile }: { profile: Schemas['RunEchoProfile'] }) {
+  return (
+    <div className="run-meta" data-testid="run-echo-profile">
+      <span>
+        Echo profile: <Link to="/echo-profiles">{profile.name}</Link> (
+        <span className="mono">{profile.content || 'no faults'}</span>) on <span className="mono">{profile.echo}</span>
+      </span>
+    </div>
   );
 }

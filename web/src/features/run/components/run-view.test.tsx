@@ -62,6 +62,9 @@ function stub(r: Schemas['Run'], result: Schemas['RunResult']) {
     const u = new URL(req.url);
     if (u.pathname === `/api/v1/runs/${id}`) return jsonResponse(r);
     if (u.pathname === `/api/v1/runs/${id}/result`) return jsonResponse(result);
+    if (u.pathname === `/api/v1/runs/${id}/timeline`) {
+      return jsonResponse({ run_id: id, seen: 3000, samples: [{ intended_us: 0, sent_us: 10, latency_us: 7000, code: '200', ok: true }] });
+    }
     return jsonResponse({ items: [] });
   });
 }
@@ -91,10 +94,11 @@ describe('RunView of an imported run', () => {
     expect(screen.queryByRole('region', { name: 'Latency histogram' })).toBeNull();
 
     expect(screen.getByRole('link', { name: 'Download Fortio JSON' })).toHaveAttribute('href', `/api/v1/runs/${id}/result?format=fortio`);
-    expect(screen.getByRole('link', { name: 'Download CSV' })).toHaveAttribute('href', `/api/v1/runs/${id}/result?format=csv`);
+    expect(screen.getByRole('link', { name: 'Fortio CSV (histogram)' })).toHaveAttribute('href', `/api/v1/runs/${id}/result?format=fortio-csv`);
 
     const asked = fetchMock.mock.calls.map(([req]) => new URL(req.url).pathname);
     expect(asked).not.toContain(`/api/v1/runs/${id}/shards`);
+    expect(asked).not.toContain(`/api/v1/runs/${id}/timeline`);
   });
 
   it('keeps the per-second charts and no notice for a native run', async () => {
@@ -103,6 +107,14 @@ describe('RunView of an imported run', () => {
     expect(await screen.findByTestId('result-p99')).toHaveTextContent('7 ms');
     expect(await screen.findByRole('region', { name: 'Per-second charts' })).toBeInTheDocument();
     expect(screen.queryByTestId('imported-notice')).toBeNull();
-    expect(screen.getByRole('link', { name: 'Download CSV' })).toHaveAttribute('href', `/api/v1/runs/${id}/result?format=csv`);
+    expect(await screen.findByTestId('timeline-note')).toHaveTextContent('1 of 3,000 requests sampled · 0 errors');
+    for (const [name, format] of [
+      ['CSV (percentiles)', 'csv'],
+      ['Fortio CSV (histogram)', 'fortio-csv'],
+      ['Prometheus text', 'prometheus'],
+      ['YAML', 'yaml'],
+    ]) {
+      expect(screen.getByRole('link', { name, hidden: true })).toHaveAttribute('href', `/api/v1/runs/${id}/result?format=${format}`);
+    }
   });
 });

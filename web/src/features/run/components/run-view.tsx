@@ -8,6 +8,7 @@ import { useRunIntervals } from '../api/list-run-intervals';
 import { useRunEvents } from '../api/run-events';
 import { isImported } from '../utils/imported';
 import type { LatencyKind } from '../utils/series';
+import { EntriesTable } from './entries-table';
 import { ImportedBuckets } from './imported-buckets';
 import { ImportedNotice } from './imported-notice';
 import { LatencyHistogram } from './latency-histogram';
@@ -20,6 +21,8 @@ import { RunHeader } from './run-header';
 import { ShardsTable } from './shards-table';
 import { SpecView } from './spec-view';
 import { ThresholdsCard } from './thresholds-card';
+import { TimelineChart } from './timeline-chart';
+import { WrittenUrls } from './written-urls';
 import './run.css';
 
 /** The latency a run shows first before its result names one: response time in open loop. */
@@ -87,7 +90,10 @@ export function RunView({ runId, currentUserId }: Props) {
       ) : (
         <RunCharts run={r} intervals={intervals.data} primary={primary} live={!ended} />
       )}
+      {res && !fromDocument && <TimelineChart runId={runId} />}
       {!fromDocument && <ShardsTable runId={runId} status={status} now={now} />}
+      {res && <EntriesTable result={res} />}
+      {res && <WrittenUrls runId={runId} result={res} />}
       {res && <RetCodesTable result={res} />}
       <SpecView spec={r.spec} />
     </div>

@@ -27,8 +27,21 @@ type Test = Schemas['Test'];
 
 /** Fields inside each collapsed <details>, so an error there opens it. */
 const sections = {
-  pacing: ['pacing', 'jitter', 'uniform', 'no_catchup', 'ramp.from', 'ramp.to', 'ramp.over'],
-  request: ['payload', 'content_type', 'timeout', 'h2', 'insecure', 'abort_on'],
+  pacing: ['pacing', 'jitter', 'uniform', 'no_catchup', 'burst', 'abort_if_rate_not_held', 'ramp.from', 'ramp.to', 'ramp.over'],
+  request: [
+    'payload',
+    'content_type',
+    'timeout',
+    'h2',
+    'insecure',
+    'abort_on',
+    'http10',
+    'compression',
+    'follow_redirects',
+    'prefetch',
+    'unix_socket',
+    'max_requests_per_connection',
+  ],
 } satisfies Record<string, FormField[]>;
 type Section = keyof typeof sections;
 
@@ -255,8 +268,14 @@ export function NewRunForm({ test }: { test?: Test }) {
                   <CheckField name="jitter" label="Jitter" hint="±10% noise on send times (Fortio -jitter)" />
                   <CheckField name="uniform" label="Uniform" hint="Spread the first sends over one period (Fortio -uniform)" />
                   <CheckField name="no_catchup" label="No catch-up" hint="Fortio pacing only (Fortio -nocatchup)" />
+                  <CheckField
+                    name="abort_if_rate_not_held"
+                    label="Stop if rate not held"
+                    hint="Fail the run when it stays over 5% under the target rate for 5 s (Goader -stop-on-bad-rate)"
+                  />
                 </div>
               </div>
+              <TextField name="burst" label="Burst" inputMode="numeric" hint="Open pacing: requests sent at once; the rate stays qps (Nighthawk)" />
               <TextField name="ramp.from" label="Ramp from (qps)" inputMode="decimal" placeholder="0" className="row-start" />
               <TextField name="ramp.to" label="Ramp to (qps)" inputMode="decimal" />
               <TextField name="ramp.over" label="Ramp over" placeholder="30s" hint="Open pacing only" />
@@ -271,7 +290,7 @@ export function NewRunForm({ test }: { test?: Test }) {
             <AreaField name="headers" label="Headers" placeholder={'X-Request-Source: barrage\nAuthorization: Bearer …'} hint="One per line, “Name: value” (Fortio -H)" />
           </div>
           <details open={open.request} onToggle={(e) => setOpen((o) => ({ ...o, request: (e.target as HTMLDetailsElement).open }))}>
-            <summary>Body, timeout and TLS</summary>
+            <summary>Body, timeout, TLS and connections</summary>
             <div className="form-grid">
               <AreaField name="payload" label="Payload" hint="Request body; the message for TCP, UDP and gRPC ping" />
               <TextField name="content_type" label="Content type" placeholder="application/json" />
@@ -284,6 +303,17 @@ export function NewRunForm({ test }: { test?: Test }) {
                   <CheckField name="insecure" label="Skip certificate check (-k)" />
                 </div>
               </div>
+              <div className="field">
+                <span>HTTP</span>
+                <div className="checks">
+                  <CheckField name="http10" label="HTTP/1.0" hint="Fortio -http1.0" />
+                  <CheckField name="compression" label="Ask for gzip" hint="Bytes counted compressed (Fortio -compression)" />
+                  <CheckField name="follow_redirects" label="Follow redirects" hint="Up to 10 (Fortio -L)" />
+                  <CheckField name="prefetch" label="Prefetch connections" hint="Reopen closed connections outside the measure (Nighthawk)" />
+                </div>
+              </div>
+              <TextField name="max_requests_per_connection" label="Requests per connection" inputMode="numeric" hint="Then a new connection; empty = no limit" />
+              <TextField name="unix_socket" label="Unix socket" placeholder="/run/app.sock" hint="Needs unix:PATH in the project's allow-list" />
             </div>
           </details>
         </fieldset>
@@ -299,13 +329,22 @@ export function NewRunForm({ test }: { test?: Test }) {
                   ['', 'Health check (default)'],
                   ['health', 'Health check'],
                   ['ping', 'Fortio ping'],
+                  ['method', 'Any unary method (server reflection)'],
                 ]}
               />
-              {state['grpc.mode'] !== 'ping' ? (
-                <TextField name="grpc.service" label="Service" placeholder="empty = the server's overall health" />
-              ) : (
+              {state['grpc.mode'] === 'ping' ? (
                 <TextField name="grpc.ping_delay" label="Ping delay" placeholder="0s" hint="The server waits this long before replying" />
+              ) : state['grpc.mode'] === 'method' ? (
+                <TextField
+                  name="grpc.method"
+                  label="Method"
+                  placeholder="package.Service/Method"
+                  hint="Found by server reflection; the payload is its request in JSON"
+                />
+              ) : (
+                <TextField name="grpc.service" label="Service" placeholder="empty = the server's overall health" />
               )}
+              <TextField name="grpc.streams" label="Streams" inputMode="numeric" placeholder="1" hint="Calls in flight per connection (Fortio -s)" />
             </div>
           </fieldset>
         )}

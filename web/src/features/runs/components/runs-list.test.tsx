@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import type { Schemas } from '@/lib/api-client';
 import { jsonResponse } from '@/testing/fetch-stub';
 import { renderRoutes } from '@/testing/render';
+import { ReadOnlyContext } from '@/lib/read-only';
 import { RunsList } from './runs-list';
 
 // vi.hoisted runs before the imports above: openapi-fetch keeps the fetch it
@@ -111,5 +112,19 @@ describe('RunsList', () => {
     fetchMock.mockImplementation(async () => jsonResponse({ items: [] }));
     renderList('/runs');
     expect(await screen.findByRole('link', { name: 'Start a new run' })).toHaveAttribute('href', '/runs/new');
+  });
+
+  it('offers no new run and no import on a read-only server, but still compares', async () => {
+    fetchMock.mockImplementation(async (req) =>
+      new URL(req.url).pathname === '/api/v1/tests' ? jsonResponse({ items: [] }) : jsonResponse({ items: [run(1), run(2)] }),
+    );
+    renderRoutes(
+      [{ path: '/runs', element: <ReadOnlyContext.Provider value><RunsList /></ReadOnlyContext.Provider> }],
+      '/runs',
+    );
+    await screen.findByTestId('runs-table');
+    expect(screen.queryByRole('link', { name: 'New run' })).toBeNull();
+    expect(screen.queryByText(/import/i)).toBeNull();
+    expect(screen.getByRole('button', { name: /Compare/ })).toBeInTheDocument();
   });
 });

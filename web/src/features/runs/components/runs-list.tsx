@@ -10,6 +10,7 @@ import { filtersFromParams, filtersToParams, hasFilters, matchesText, type RunFi
 import { ImportFortio } from './import-fortio';
 import { RunsFilters } from './runs-filters';
 import { RunsTable } from './runs-table';
+import { useReadOnly } from '@/lib/read-only';
 
 /** The compare page takes 2 to 20 runs. */
 const compareMin = 2;
@@ -17,6 +18,7 @@ const compareMax = 20;
 
 /** RunsList is the runs page: filters kept in the URL, the table, paging and Compare. */
 export function RunsList() {
+  const readOnly = useReadOnly();
   const project = useProject();
   const navigate = useNavigate();
   const [params, setParams] = useSearchParams();
@@ -54,10 +56,12 @@ export function RunsList() {
           >
             Compare ({selected.length})
           </button>
-          <ImportFortio />
-          <Link to="/runs/new" className="button primary">
-            New run
-          </Link>
+          {!readOnly && <ImportFortio />}
+          {!readOnly && (
+            <Link to="/runs/new" className="button primary">
+              New run
+            </Link>
+          )}
         </div>
       </div>
       <RunsFilters filters={filters} onChange={setFilters} tests={tests.data?.items ?? []} />
@@ -75,7 +79,7 @@ export function RunsList() {
           </Empty>
         ) : (
           <Empty>
-            No runs yet. <Link to="/runs/new">Start a new run</Link>.
+            No runs yet.{!readOnly && (<> <Link to="/runs/new">Start a new run</Link>.</>)}
           </Empty>
         )
       ) : (

@@ -12,6 +12,8 @@ describe('formFieldOf', () => {
     ['spec.ramp.over', 'ramp.over'],
     ['spec.ramp', 'ramp.to'],
     ['spec.grpc.ping_delay', 'grpc.ping_delay'],
+    ['spec.grpc.method', 'grpc.method'],
+    ['spec.grpc.streams', 'grpc.streams'],
     ['spec.grpc', 'grpc.mode'],
     ['spec.agents.count', 'agents.count'],
     ['spec.agents.selector.zone', 'agents.selector'],

@@ -108,13 +108,40 @@ describe('toRunRequest', () => {
     });
     expect(built({ url: 'grpcs://x:9000', 'grpc.service': 'svc' }).run.spec.grpc).toEqual({ service: 'svc' });
     expect(built({ url: 'grpc://x:9000' }).run.spec).not.toHaveProperty('grpc');
+    expect(
+      built({ url: 'grpc://x:9000', 'grpc.mode': 'method', 'grpc.method': ' fgrpc.PingServer/Ping ', 'grpc.service': 'svc', 'grpc.streams': '4' })
+        .run.spec.grpc,
+    ).toEqual({ mode: 'method', method: 'fgrpc.PingServer/Ping', streams: 4 });
+    expect(errorsOf({ url: 'grpc://x:9000', 'grpc.streams': 'many' })['grpc.streams']).toBeDefined();
   });
 
   it('sends flags only when set', () => {
-    const spec = built({ h2: true, jitter: true, pacing: 'fortio', no_catchup: true, payload: ' {"a":1}', content_type: 'application/json' }).run.spec;
-    expect(spec).toMatchObject({ h2: true, jitter: true, pacing: 'fortio', no_catchup: true, payload: ' {"a":1}', content_type: 'application/json' });
+    const spec = built({ h2: true, jitter: true, pacing: 'fortio', no_catchup: true, abort_if_rate_not_held: true, payload: ' {"a":1}', content_type: 'application/json' })
+      .run.spec;
+    expect(spec).toMatchObject({ h2: true, jitter: true, pacing: 'fortio', no_catchup: true, abort_if_rate_not_held: true, payload: ' {"a":1}', content_type: 'application/json' });
     expect(spec).not.toHaveProperty('uniform');
     expect(spec).not.toHaveProperty('insecure');
+  });
+
+  it('sends the connection and HTTP options (issue #14) and reads them back from a test', () => {
+    const spec = built({
+      qps: '50',
+      burst: '5',
+      http10: true,
+      compression: true,
+      prefetch: true,
+      unix_socket: ' /run/app.sock ',
+      max_requests_per_connection: '100',
+    }).run.spec;
+    expect(spec).toMatchObject({ burst: 5, http10: true, compression: true, prefetch: true, unix_socket: '/run/app.sock', max_requests_per_connection: 100 });
+    expect(spec).not.toHaveProperty('follow_redirects');
+    const back = formFromTest({ spec, labels: {}, thresholds: [] });
+    expect(back).toMatchObject({ burst: '5', http10: true, compression: true, prefetch: true, unix_socket: '/run/app.sock', max_requests_per_connection: '100' });
+    expect(built({ follow_redirects: true }).run.spec.follow_redirects).toBe(true);
+    expect(errorsOf({ burst: 'many', max_requests_per_connection: '1.5' })).toEqual({
+      burst: 'must be a whole number',
+      max_requests_per_connection: 'must be a whole number',
+    });
   });
 
   it('builds the test body too when saving as a test, and needs its name', () => {
@@ -166,6 +193,13 @@ describe('formFromTest and asStoredTestRun', () => {
       thresholds: ['p(99) < 1s'],
       source: 'ui',
     });
+  });
+
+  it('keeps a stored gRPC method and its streams', () => {
+    const grpcTest = { ...test, spec: { url: 'grpc://127.0.0.1:9', duration: '10s', payload: '{"seq": 1}', grpc: { mode: 'method' as const, method: 'fgrpc.PingServer/Ping', streams: 4 } } };
+    const f = formFromTest(grpcTest);
+    expect(f).toMatchObject({ 'grpc.mode': 'method', 'grpc.method': 'fgrpc.PingServer/Ping', 'grpc.streams': '4' });
+    expect(built(f).run.spec.grpc).toEqual(grpcTest.spec.grpc);
   });
 
   it('sends the edited spec inline once it changes or drops a test label', () => {

@@ -28,6 +28,8 @@ export interface RunFormState {
   jitter: boolean;
   uniform: boolean;
   no_catchup: boolean;
+  burst: string;
+  abort_if_rate_not_held: boolean;
   'ramp.from': string;
   'ramp.to': string;
   'ramp.over': string;
@@ -39,9 +41,17 @@ export interface RunFormState {
   h2: boolean;
   insecure: boolean;
   abort_on: string;
-  'grpc.mode': '' | 'health' | 'ping';
+  http10: boolean;
+  compression: boolean;
+  follow_redirects: boolean;
+  prefetch: boolean;
+  unix_socket: string;
+  max_requests_per_connection: string;
+  'grpc.mode': '' | 'health' | 'ping' | 'method';
   'grpc.service': string;
   'grpc.ping_delay': string;
+  'grpc.method': string;
+  'grpc.streams': string;
   'agents.count': string;
   'agents.selector': string;
   percentiles: string;
@@ -67,6 +77,8 @@ export const defaultFormState: RunFormState = {
   jitter: false,
   uniform: false,
   no_catchup: false,
+  burst: '',
+  abort_if_rate_not_held: false,
   'ramp.from': '',
   'ramp.to': '',
   'ramp.over': '',
@@ -78,9 +90,17 @@ export const defaultFormState: RunFormState = {
   h2: false,
   insecure: false,
   abort_on: '',
+  http10: false,
+  compression: false,
+  follow_redirects: false,
+  prefetch: false,
+  unix_socket: '',
+  max_requests_per_connection: '',
   'grpc.mode': '',
   'grpc.service': '',
   'grpc.ping_delay': '',
+  'grpc.method': '',
+  'grpc.streams': '',
   'agents.count': '',
   'agents.selector': '',
   percentiles: '50, 75, 90, 99, 99.9',
@@ -181,6 +201,8 @@ export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
   if (s.jitter) spec.jitter = true;
   if (s.uniform) spec.uniform = true;
   if (s.no_catchup) spec.no_catchup = true;
+  spec.burst = int('burst', s.burst);
+  if (s.abort_if_rate_not_held) spec.abort_if_rate_not_held = true;
   const rampFrom = num('ramp.from', s['ramp.from']);
   const rampTo = num('ramp.to', s['ramp.to']);
   const rampOver = dur('ramp.over', s['ramp.over']);
@@ -199,14 +221,23 @@ export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
   if (s.h2) spec.h2 = true;
   if (s.insecure) spec.insecure = true;
   spec.abort_on = int('abort_on', s.abort_on);
+  if (s.http10) spec.http10 = true;
+  if (s.compression) spec.compression = true;
+  if (s.follow_redirects) spec.follow_redirects = true;
+  if (s.prefetch) spec.prefetch = true;
+  spec.unix_socket = text(s.unix_socket);
+  spec.max_requests_per_connection = int('max_requests_per_connection', s.max_requests_per_connection);
 
   if (isGrpc(spec.url)) {
     const mode = s['grpc.mode'];
     const grpc: NonNullable<RunSpec['grpc']> = {};
     if (mode) grpc.mode = mode;
-    // Service is for health checks, the delay for pings: send only the one the mode uses.
-    if (mode !== 'ping') grpc.service = text(s['grpc.service']);
-    else grpc.ping_delay = dur('grpc.ping_delay', s['grpc.ping_delay']);
+    // Service is for health checks, the delay for pings, the method for
+    // method mode: send only the one the mode uses.
+    if (mode === 'ping') grpc.ping_delay = dur('grpc.ping_delay', s['grpc.ping_delay']);
+    else if (mode === 'method') grpc.method = text(s['grpc.method']);
+    else grpc.service = text(s['grpc.service']);
+    grpc.streams = int('grpc.streams', s['grpc.streams']);
     const g = dropUndefined(grpc);
     if (Object.keys(g).length > 0) spec.grpc = g;
   }
@@ -298,6 +329,8 @@ export function formFromTest(test: Pick<Test, 'spec' | 'labels' | 'thresholds'>)
     jitter: !!sp.jitter,
     uniform: !!sp.uniform,
     no_catchup: !!sp.no_catchup,
+    burst: sp.burst ? String(sp.burst) : '',
+    abort_if_rate_not_held: !!sp.abort_if_rate_not_held,
     'ramp.from': sp.ramp ? str(sp.ramp.from) : '',
     'ramp.to': sp.ramp ? str(sp.ramp.to) : '',
     'ramp.over': sp.ramp ? str(sp.ramp.over) : '',
@@ -309,9 +342,17 @@ export function formFromTest(test: Pick<Test, 'spec' | 'labels' | 'thresholds'>)
     h2: !!sp.h2,
     insecure: !!sp.insecure,
     abort_on: sp.abort_on ? String(sp.abort_on) : '',
+    http10: !!sp.http10,
+    compression: !!sp.compression,
+    follow_redirects: !!sp.follow_redirects,
+    prefetch: !!sp.prefetch,
+    unix_socket: sp.unix_socket ?? '',
+    max_requests_per_connection: sp.max_requests_per_connection ? String(sp.max_requests_per_connection) : '',
     'grpc.mode': sp.grpc?.mode ?? '',
     'grpc.service': sp.grpc?.service ?? '',
     'grpc.ping_delay': str(sp.grpc?.ping_delay),
+    'grpc.method': sp.grpc?.method ?? '',
+    'grpc.streams': sp.grpc?.streams ? String(sp.grpc.streams) : '',
     'agents.count': sp.agents?.count ? String(sp.agents.count) : '',
     'agents.selector': pairs(sp.agents?.selector),
     percentiles: sp.percentiles && sp.percentiles.length > 0 ? sp.percentiles.join(', ') : defaultFormState.percentiles,

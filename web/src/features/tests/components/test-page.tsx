@@ -17,6 +17,7 @@ import { TestRunsTable } from './test-runs-table';
 import { TestSchedule } from './test-schedule';
 import { TestTrend } from './test-trend';
 import './tests.css';
+import { useReadOnly } from '@/lib/read-only';
 
 type Props = {
   testId: string;
@@ -79,6 +80,7 @@ function TestHeader({ test: t, onEdit, onRunStarted, onDeleted }: {
   onRunStarted: (runId: string) => void;
   onDeleted: () => void;
 }) {
+  const readOnly = useReadOnly();
   const run = useRunTest();
   const del = useDeleteTest();
   const [confirming, setConfirming] = useState(false);
@@ -88,6 +90,7 @@ function TestHeader({ test: t, onEdit, onRunStarted, onDeleted }: {
     <header className="stack" style={{ gap: 8 }}>
       <div className="test-head">
         <h1>{t.name}</h1>
+        {!readOnly && (
         <div className="actions">
           <button type="button" className="primary" disabled={run.isPending}
             onClick={() => run.mutate(t.id, { onSuccess: (r) => onRunStarted(r.id) })}>
@@ -116,6 +119,7 @@ function TestHeader({ test: t, onEdit, onRunStarted, onDeleted }: {
             </button>
           )}
         </div>
+        )}
       </div>
       {t.description && <p style={{ margin: 0 }}>{t.description}</p>}
       <div className="test-meta">
