@@ -94,21 +94,21 @@ fmt-check: ## Fail if any Go file needs gofmt.
 
 .PHONY: vet
 vet: ## go vet every module.
-	go vet -tags accuracy,faults $(GO_PKGS)
+	go vet -tags accuracy,faults,soak $(GO_PKGS)
 
 .PHONY: staticcheck
 staticcheck: ## staticcheck every module.
-	staticcheck -tags accuracy,faults $(GO_PKGS)
+	staticcheck -tags accuracy,faults,soak $(GO_PKGS)
 
 .PHONY: lint
 lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 	for m in $(GO_MODULES); do \
-	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy,faults --config $(ROOT)/.golangci.yml ./...); fi; \
+	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy,faults,soak --config $(ROOT)/.golangci.yml ./...); fi; \
 	done
 
 .PHONY: unit
 unit: ## go test -race over every module.
-	go test -race -count=1 $(GO_PKGS)
+	go test -race -count=1 -timeout 25m $(GO_PKGS)
 
 .PHONY: accuracy
 accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -race).
@@ -117,6 +117,10 @@ accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -rac
 .PHONY: faults
 faults: ## Fault-injection suite: API, agents, echo, nats-server and a Postgres cluster as separate processes (FAULTS_OUTAGE, default 5s).
 	cd services/api && go test -count=1 -p 1 -timeout 20m -tags faults ./internal/faultsuite/
+
+.PHONY: soak
+soak: ## Soak and scale (not in make test): a long 5k qps run, 200 SSE subscribers, 50 concurrent runs, 1M stored runs; SOAK_DURATION (default 30m), SOAK_RUNS (default 1000000).
+	bench/soak
 
 .PHONY: fuzz
 fuzz: ## Every fuzz target for FUZZTIME each (default 60s).

@@ -66,16 +66,22 @@ show() {
 built_with() { go version "$1" 2>/dev/null | sed 's/^[^:]*: //' || echo unknown; }
 
 # bench_pin: sets server_pin and client_pin (taskset prefixes: server on CPU 1, client on CPU 0)
-# and pinning (a sentence for the results), or leaves both unpinned with a warning.
+# and pinning (a sentence for the results), or leaves both unpinned: on request (BENCH_PIN=0,
+# how users run the tools: every client sizes its own GOMAXPROCS), or with a warning when
+# taskset is missing. pin_suffix is "" pinned and "-unpinned" otherwise, for result file names.
 bench_pin() {
   # shellcheck disable=SC2034 # read by the sourcing script
-  if command -v taskset >/dev/null && taskset -c 0,1 true 2>/dev/null; then
-    server_pin=(taskset -c 1)
-    client_pin=(taskset -c 0)
-    pinning="server on CPU 1, client on CPU 0 (taskset)"
+  server_pin=() client_pin=() pin_suffix=-unpinned
+  if [[ ${BENCH_PIN:-1} == 0 ]]; then
+    # shellcheck disable=SC2034
+    pinning="unpinned (BENCH_PIN=0): clients and server share every CPU and keep their own GOMAXPROCS"
+  elif command -v taskset >/dev/null && taskset -c 0,1 true 2>/dev/null; then
+    # shellcheck disable=SC2034
+    server_pin=(taskset -c 1) client_pin=(taskset -c 0) pin_suffix=""
+    # shellcheck disable=SC2034
+    pinning="server on CPU 1, client on CPU 0 (taskset); the Go runtime sizes GOMAXPROCS from the CPU affinity mask, so pinned clients and server run with GOMAXPROCS=1"
   else
-    server_pin=()
-    client_pin=()
+    # shellcheck disable=SC2034
     pinning="UNPINNED: taskset missing or CPUs 0 and 1 not both usable; expect more noise"
     echo "${bench_name:-bench}: warning: $pinning" >&2
   fi
