@@ -47,7 +47,7 @@ func (r *soakReport) longSection(b *strings.Builder) {
 func (r *soakReport) memorySection(b *strings.Builder) {
 	sm := r.long.sampler
 	fmt.Fprintf(b, "### RSS and goroutines\n\n")
-	fmt.Fprintf(b, "Every %s while the run ran: VmRSS of /proc/PID/status; goroutines from the API's `/metrics` (`go_goroutines`) and the agents' `/debug/pprof/goroutine?debug=1`. %d samples (%d missed). Growth: the mean of the last fifth of the samples against the mean of the second fifth (the first is warm-up, SSE subscribers connecting); flat = growth ≤ %.0f %%.\n\n",
+	fmt.Fprintf(b, "Every %s while the run ran: VmRSS of /proc/PID/status (for the API also its parts RssAnon, the Go runtime's memory, and RssFile, the binary's pages as they are paged in); goroutines from the API's `/metrics` (`go_goroutines`) and the agents' `/debug/pprof/goroutine?debug=1`. %d samples (%d missed). Growth: the mean of the last fifth of the samples against the mean of the second fifth (the first is warm-up, SSE subscribers connecting); flat = growth ≤ %.0f %%.\n\n",
 		r.cfg.every, sm.samples, sm.missed, maxGrowthPct)
 	b.WriteString("| process | figure | start | end | min | max | growth % | flat |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, s := range sm.series {

@@ -96,7 +96,14 @@ var apiMemory = []struct{ metric, what string }{
 	{"go_memstats_next_gc_bytes", "Go GC goal MB"},
 	{"go_memstats_stack_inuse_bytes", "Go stacks MB"},
 	{"go_memstats_heap_released_bytes", "Go heap released MB"},
+	{"go_memstats_heap_idle_bytes", "Go heap idle MB"},
+	{"go_memstats_heap_sys_bytes", "Go heap from the OS MB"},
 }
+
+// apiResident are the parts of the API's VmRSS read from /proc/PID/status:
+// anonymous memory (the Go heap, stacks, runtime) and file-backed pages
+// (the binary's text and data as they are paged in).
+var apiResident = []string{"RssAnon", "RssFile"}
 
 func newSampler(s *stack, period time.Duration) *sampler {
 	sm := &sampler{s: s, period: period}
@@ -105,6 +112,9 @@ func newSampler(s *stack, period time.Duration) *sampler {
 		if i == 0 {
 			for _, m := range apiMemory {
 				sm.series = append(sm.series, &series{proc: name, what: m.what})
+			}
+			for _, f := range apiResident {
+				sm.series = append(sm.series, &series{proc: name, what: f + " MB"})
 			}
 		}
 	}
@@ -138,7 +148,8 @@ func (sm *sampler) sample() {
 	ok := true
 	procs := append([]*proc{sm.s.apis[0]}, sm.s.agents...)
 	for i, p := range procs {
-		rss, err := rssMB(p.pid())
+		status, err := memStatus(p.pid())
+		rss := status["VmRSS"]
 		if i == 0 {
 			var api []float64
 			if err == nil {
@@ -146,6 +157,9 @@ func (sm *sampler) sample() {
 			}
 			ok = ok && err == nil
 			readings = append(append(readings, rss), api...)
+			for _, f := range apiResident {
+				readings = append(readings, status[f])
+			}
 			continue
 		}
 		var gor float64
@@ -210,20 +224,28 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * clockTick, nil
 }
 
-// rssMB reads VmRSS of /proc/PID/status, in MiB.
-func rssMB(pid int) (float64, error) {
+// memStatus reads the kB figures of /proc/PID/status (VmRSS, RssAnon,
+// RssFile, ...), in MiB.
+func memStatus(pid int) (map[string]float64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	out := map[string]float64{}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest) // "123456 kB"
-			kb, err := strconv.ParseFloat(f[0], 64)
-			return kb / 1024, err
+		name, rest, ok := strings.Cut(line, ":")
+		f := strings.Fields(rest) // "123456 kB"
+		if !ok || len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		if kb, err := strconv.ParseFloat(f[0], 64); err == nil {
+			out[name] = kb / 1024
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	if _, ok := out["VmRSS"]; !ok {
+		return nil, fmt.Errorf("no VmRSS for pid %d", pid)
+	}
+	return out, nil
 }
 
 // apiFigures reads go_goroutines and the apiMemory figures (in MiB) of
