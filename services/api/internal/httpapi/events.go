@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
@@ -115,33 +113,20 @@ type eventStream struct {
 	flush  func()
 	cur    cursor
 	status runs.Status
-	// from is the first second this stream replayed; sent holds, per
-	// second sent, the snapshots it held plus one (0: not sent). A slice
-	// indexed by second: a stream lives as long as its run and sends every
-	// second, and a map of them grew by tens of bytes per second and
-	// stream (make soak, 200 streams).
+	// from is the first second this stream replayed; sent remembers
+	// what it sent of each second.
 	from int
-	sent []int32
+	sent sentLog
 }
-
-// maxSentSecond bounds sent: a run lasts at most spec.MaxDuration; a
-// second beyond it is sent every time it changes or not.
-const maxSentSecond = int(spec.MaxDuration / time.Second)
 
 // sentWith reports whether second was sent with snapshots.
 func (es *eventStream) sentWith(second, snapshots int) bool {
-	return second < len(es.sent) && int(es.sent[second]) == snapshots+1
+	return es.sent.sentWith(second, snapshots)
 }
 
 // markSent records that second was sent with snapshots.
 func (es *eventStream) markSent(second, snapshots int) {
-	if second < 0 || second > maxSentSecond {
-		return
-	}
-	if second >= len(es.sent) {
-		es.sent = slices.Grow(es.sent, second+1-len(es.sent))[:second+1]
-	}
-	es.sent[second] = int32(min(snapshots, math.MaxInt32-1) + 1)
+	es.sent.mark(second, snapshots)
 }
 
 // errEnded tells the stream loop that the run's end was sent.
@@ -182,8 +167,10 @@ func (es *eventStream) serve() error {
 	if err := es.sendStatus(es.run.Status); err != nil {
 		return err
 	}
+	es.sent.setComplete(es.run.ShardCount)
 	if es.resume.set {
 		es.from = max(0, es.resume.second-resumeOverlap)
+		es.sent.skipTo(es.from)
 		es.markSent(es.resume.second, es.resume.snapshots)
 	}
 	if _, err := es.catchUp(es.from); err != nil {
@@ -252,6 +239,7 @@ func (es *eventStream) pollStatus() error {
 	if err != nil {
 		return err
 	}
+	es.sent.setComplete(r.ShardCount)
 	if r.Status.Terminal() {
 		return es.end(r)
 	}
