@@ -21,35 +21,7 @@ import (
 // returns its URL, the keys, and the API's JetStream with the streams set up.
 func secured(t *testing.T) (string, natsauth.Keys, jetstream.JetStream) {
 	t.Helper()
-	keys, err := natsauth.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust, err := keys.Trust()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := natsembed.Start(natsembed.Options{DataDir: t.TempDir(), Port: -1, Trust: &trust})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	api, err := keys.APIUser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(srv.URL(), nats.UserJWTAndSeed(api.JWT, string(api.Seed)))
-	if err != nil {
-		t.Fatalf("api connect: %v", err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wire.Setup(ctx(t), js); err != nil {
-		t.Fatalf("api setup: %v", err)
-	}
+	srv, keys, js := natsembed.StartOperatorT(t)
 	return srv.URL(), keys, js
 }
 

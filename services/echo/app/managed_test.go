@@ -12,10 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
 )
@@ -24,37 +22,7 @@ import (
 // returns its URL, the API's JetStream and an echo credentials file for name.
 func managedNATS(t *testing.T, name string) (string, jetstream.JetStream, string) {
 	t.Helper()
-	keys, err := natsauth.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust, err := keys.Trust()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := natsembed.Start(natsembed.Options{DataDir: t.TempDir(), Port: -1, Trust: &trust})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	api, err := keys.APIUser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(srv.URL(), nats.UserJWTAndSeed(api.JWT, string(api.Seed)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := wire.Setup(ctx, js); err != nil {
-		t.Fatal(err)
-	}
+	srv, keys, js := natsembed.StartOperatorT(t)
 	creds, err := keys.EchoUser(name)
 	if err != nil {
 		t.Fatal(err)
