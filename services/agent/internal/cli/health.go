@@ -67,31 +67,23 @@ func runHealthcheck(ctx context.Context, args, environ []string, stderr io.Write
 
 // checkHeartbeat looks for a fresh heartbeat of the agent called name.
 func checkHeartbeat(ctx context.Context, url, name string) error {
-	kv, closeConn, err := agentsBucket(ctx, url)
+	js, closeConn, err := connectJS(url)
 	if err != nil {
 		return err
 	}
 	defer closeConn()
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	entries, err := wire.Entries(ctx, js, wire.AgentsBucket)
 	if err != nil {
 		return fmt.Errorf("read heartbeats: %w", err)
 	}
-	defer func() { _ = w.Stop() }()
-	for {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("read heartbeats: %w", ctx.Err())
-		case e := <-w.Updates():
-			if e == nil { // every current heartbeat seen
-				return fmt.Errorf("no heartbeat of agent %q in the last %s", name, wire.AgentTTL)
-			}
-			var hb barragev1.Heartbeat
-			if proto.Unmarshal(e.Value(), &hb) == nil && hb.GetName() == name &&
-				time.Since(hb.GetSentAt().AsTime()) < wire.AgentTTL {
-				return nil
-			}
+	for _, e := range entries {
+		var hb barragev1.Heartbeat
+		if proto.Unmarshal(e.Value(), &hb) == nil && hb.GetName() == name &&
+			time.Since(hb.GetSentAt().AsTime()) < wire.AgentTTL {
+			return nil
 		}
 	}
+	return fmt.Errorf("no heartbeat of agent %q in the last %s", name, wire.AgentTTL)
 }
 
 // checkOwnHeartbeat looks for a fresh heartbeat of the agent whose
@@ -125,9 +117,9 @@ func checkOwnHeartbeat(ctx context.Context, url, credsPath string) error {
 	return nil
 }
 
-// agentsBucket connects to NATS at url with opts and binds the heartbeat
-// bucket; the returned function closes the connection.
-func agentsBucket(ctx context.Context, url string, opts ...nats.Option) (jetstream.KeyValue, func(), error) {
+// connectJS connects to NATS at url with opts; the returned function
+// closes the connection.
+func connectJS(url string, opts ...nats.Option) (jetstream.JetStream, func(), error) {
 	nc, err := nats.Connect(url, append([]nats.Option{nats.Name("barrage-agent healthcheck"), nats.Timeout(2 * time.Second)}, opts...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect to NATS: %w", err)
@@ -137,10 +129,20 @@ func agentsBucket(ctx context.Context, url string, opts ...nats.Option) (jetstre
 		nc.Close()
 		return nil, nil, fmt.Errorf("jetstream: %w", err)
 	}
+	return js, nc.Close, nil
+}
+
+// agentsBucket connects to NATS at url with opts and binds the heartbeat
+// bucket; the returned function closes the connection.
+func agentsBucket(ctx context.Context, url string, opts ...nats.Option) (jetstream.KeyValue, func(), error) {
+	js, closeConn, err := connectJS(url, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
 	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
 	if err != nil {
-		nc.Close()
+		closeConn()
 		return nil, nil, fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
 	}
-	return kv, nc.Close, nil
+	return kv, closeConn, nil
 }

@@ -76,7 +76,6 @@ const waitRetry = time.Second
 // Dispatcher publishes the outbox. Several API replicas may run one each.
 type Dispatcher struct {
 	cfg    Config
-	agents jetstream.KeyValue
 	states jetstream.KeyValue
 	assign jetstream.Stream
 	// watchers are the ack watchers Run waits for before it returns.
@@ -102,7 +101,7 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	}
 	d := &Dispatcher{cfg: cfg}
 	var err error
-	if d.agents, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
+	if _, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
 		return nil, fmt.Errorf("dispatch: bucket %s: %w", wire.AgentsBucket, err)
 	}
 	if d.states, err = cfg.JS.KeyValue(ctx, wire.RunsBucket); err != nil {
@@ -399,22 +398,15 @@ func (d *Dispatcher) putState(ctx context.Context, id uuid.UUID, phase barragev1
 
 // live returns the heartbeats in the agents bucket (expired ones are gone).
 func (d *Dispatcher) live(ctx context.Context) ([]*barragev1.Heartbeat, error) {
-	keys, err := d.agents.ListKeys(ctx)
+	entries, err := wire.Entries(ctx, d.cfg.JS, wire.AgentsBucket)
 	if err != nil {
 		return nil, fmt.Errorf("list agents: %w", err)
 	}
-	var out []*barragev1.Heartbeat
-	for k := range keys.Keys() {
-		e, err := d.agents.Get(ctx, k)
-		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read agent %s: %w", k, err)
-		}
+	out := make([]*barragev1.Heartbeat, 0, len(entries))
+	for _, e := range entries {
 		hb := &barragev1.Heartbeat{}
 		if err := proto.Unmarshal(e.Value(), hb); err != nil {
-			d.cfg.Log.Warn("dispatch: unreadable heartbeat; agent skipped", slog.String("key", k), slog.Any("error", err))
+			d.cfg.Log.Warn("dispatch: unreadable heartbeat; agent skipped", slog.String("key", e.Key()), slog.Any("error", err))
 			continue
 		}
 		out = append(out, hb)

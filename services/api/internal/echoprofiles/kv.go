@@ -54,24 +54,12 @@ func (k *KV) ActiveAll(ctx context.Context) (map[string]wire.EchoProfile, error)
 
 // each calls fn with every key and value of a bucket.
 func (k *KV) each(ctx context.Context, bucket string, fn func(key string, v []byte)) error {
-	kv, err := k.bucket(ctx, bucket)
-	if err != nil {
-		return err
-	}
-	lister, err := kv.ListKeys(ctx)
+	entries, err := wire.Entries(ctx, k.js, bucket)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", bucket, err)
 	}
-	defer func() { _ = lister.Stop() }()
-	for key := range lister.Keys() {
-		e, err := kv.Get(ctx, key)
-		switch {
-		case errors.Is(err, jetstream.ErrKeyNotFound):
-		case err != nil:
-			return fmt.Errorf("read %s/%s: %w", bucket, key, err)
-		default:
-			fn(key, e.Value())
-		}
+	for _, e := range entries {
+		fn(e.Key(), e.Value())
 	}
 	return nil
 }

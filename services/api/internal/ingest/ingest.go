@@ -170,7 +170,6 @@ func consumerConfig() jetstream.ConsumerConfig {
 type Ingester struct {
 	cfg    Config
 	cons   jetstream.Consumer
-	agents jetstream.KeyValue
 	states jetstream.KeyValue
 	// mu guards cons, which is recreated when the consumer was deleted.
 	mu sync.Mutex
@@ -184,7 +183,7 @@ func New(ctx context.Context, cfg Config) (*Ingester, error) {
 	cfg.Normalize()
 	in := &Ingester{cfg: cfg}
 	var err error
-	if in.agents, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
+	if _, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
 		return nil, fmt.Errorf("ingest: bucket %s: %w", wire.AgentsBucket, err)
 	}
 	if in.states, err = cfg.JS.KeyValue(ctx, wire.RunsBucket); err != nil {

@@ -103,36 +103,22 @@ func (in *Ingester) queuedShards(ctx context.Context) ([]string, bool) {
 
 // liveAgents returns the ids of the agents with a heartbeat in the agents
 // bucket (expired entries are gone from it), and false when the bucket
-// could not be read to its end.
+// could not be read.
 func (in *Ingester) liveAgents(ctx context.Context) ([]uuid.UUID, bool) {
 	lctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	w, err := in.agents.WatchAll(lctx, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
+	entries, err := wire.Entries(lctx, in.cfg.JS, wire.AgentsBucket, jetstream.MetaOnly())
 	if err != nil {
 		if ctx.Err() == nil {
 			in.cfg.Log.Warn("ingest: read heartbeats; only deadlines are checked", slog.Any("error", err))
 		}
 		return nil, false
 	}
-	defer func() { _ = w.Stop() }()
-	var live []uuid.UUID
-	for {
-		select {
-		case e, open := <-w.Updates():
-			switch {
-			case !open:
-				return nil, false
-			case e == nil: // every current entry has been seen
-				return live, true
-			}
-			if id, err := uuid.Parse(e.Key()); err == nil {
-				live = append(live, id)
-			}
-		case <-lctx.Done():
-			if ctx.Err() == nil {
-				in.cfg.Log.Warn("ingest: read heartbeats timed out; only deadlines are checked")
-			}
-			return nil, false
+	live := make([]uuid.UUID, 0, len(entries))
+	for _, e := range entries {
+		if id, err := uuid.Parse(e.Key()); err == nil {
+			live = append(live, id)
 		}
 	}
+	return live, true
 }
