@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/barrage-dev/barrage/pkg/wire"
@@ -15,8 +16,11 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-// consume fetches snapshots in batches and hands each batch to a worker
-// until ctx ends.
+// consume reads snapshots from a continuous pull, which the client keeps
+// open and renews before it runs out (with heartbeats, so a pull the
+// server dropped is noticed), and hands them to the workers in batches
+// until ctx ends. When the pull fails (the consumer was deleted, NATS
+// stayed away) it makes sure the consumer exists and pulls again.
 func (in *Ingester) consume(ctx context.Context) {
 	batches := make(chan []jetstream.Msg)
 	var workers sync.WaitGroup
@@ -30,32 +34,82 @@ func (in *Ingester) consume(ctx context.Context) {
 	defer workers.Wait()
 	defer close(batches)
 	for ctx.Err() == nil {
-		batch, err := in.consumer().Fetch(in.cfg.BatchSize, jetstream.FetchMaxWait(fetchWait))
+		it, err := in.consumer().Messages(
+			jetstream.PullMaxMessages(in.cfg.BatchSize),
+			jetstream.PullExpiry(pullExpiry),
+			jetstream.WithMessagesErrOnMissingHeartbeat(true),
+		)
+		if err == nil {
+			err = in.pump(ctx, it, batches)
+		}
 		if err != nil {
-			in.fetchFailed(ctx, err)
-			continue
+			in.pullFailed(ctx, err)
 		}
-		// Drain the batch even after ctx ended: its pull request is live
-		// until it expires, and whatever it brings is handed back at once
-		// rather than left to wait out the ack wait.
-		var got []jetstream.Msg
-		for m := range batch.Messages() {
-			got = append(got, m)
+	}
+}
+
+// pump hands what it reads to batches until ctx ends (nil) or the pull
+// fails (its error). A batch is the snapshots that arrived within
+// batchLinger of its first, at most BatchSize. On the way out it hands
+// back to the stream whatever it read and could not pass on, so that
+// another replica gets it at once rather than after the ack wait.
+func (in *Ingester) pump(ctx context.Context, it jetstream.MessagesContext, batches chan<- []jetstream.Msg) (failed error) {
+	var batch []jetstream.Msg
+	defer func() {
+		it.Drain()
+		for {
+			m, err := it.Next(jetstream.NextMaxWait(drainWait))
+			if err != nil {
+				break
+			}
+			batch = append(batch, m)
 		}
-		if len(got) > 0 && ctx.Err() == nil {
-			select {
-			case batches <- got:
-				got = nil
-			case <-ctx.Done():
+		in.handBack(batch)
+	}()
+	for {
+		first, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		batch = append(batch[:0], first)
+		deadline := time.Now().Add(batchLinger)
+	fill:
+		for len(batch) < in.cfg.BatchSize {
+			wait := time.Until(deadline)
+			if wait <= 0 {
+				break
+			}
+			m, err := it.Next(jetstream.NextMaxWait(wait))
+			switch {
+			case err == nil:
+				batch = append(batch, m)
+			case errors.Is(err, nats.ErrTimeout):
+				break fill
+			default:
+				failed = err // the batch in hand is still stored
+				break fill
 			}
 		}
-		for _, m := range got {
-			if err := m.Nak(); err != nil {
-				in.cfg.Log.Debug("ingest: hand back snapshot", slog.String("subject", m.Subject()), slog.Any("error", err))
-			}
+		select {
+		case batches <- batch:
+			batch = nil
+		case <-ctx.Done():
+			return nil
 		}
-		if err := batch.Error(); err != nil { // a pull that simply expired is not an error
-			in.fetchFailed(ctx, err)
+		if failed != nil {
+			return failed
+		}
+	}
+}
+
+// handBack asks for the redelivery of snapshots read but not stored.
+func (in *Ingester) handBack(msgs []jetstream.Msg) {
+	for _, m := range msgs {
+		if err := m.Nak(); err != nil {
+			in.cfg.Log.Debug("ingest: hand back snapshot", slog.String("subject", m.Subject()), slog.Any("error", err))
 		}
 	}
 }
@@ -67,22 +121,23 @@ func (in *Ingester) consumer() jetstream.Consumer {
 	return in.cons
 }
 
-// fetchFailed logs a failed pull, recreates the consumer when it is gone,
-// and waits a little before the next one.
-func (in *Ingester) fetchFailed(ctx context.Context, err error) {
+// pullFailed logs a failed pull, creates the consumer again in case it
+// was deleted (a no-op when it exists as configured), and waits a little
+// before the next pull.
+func (in *Ingester) pullFailed(ctx context.Context, err error) {
 	if ctx.Err() != nil {
 		return
 	}
-	in.cfg.Log.Warn("ingest: fetch snapshots", slog.Any("error", err))
-	if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		cons, cerr := in.cfg.JS.CreateOrUpdateConsumer(cctx, wire.SnapStream, consumerConfig())
-		cancel()
-		if cerr == nil {
-			in.mu.Lock()
-			in.cons = cons
-			in.mu.Unlock()
-		}
+	in.cfg.Log.Warn("ingest: pull snapshots", slog.Any("error", err))
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	cons, cerr := in.cfg.JS.CreateOrUpdateConsumer(cctx, wire.SnapStream, consumerConfig())
+	cancel()
+	if cerr == nil {
+		in.mu.Lock()
+		in.cons = cons
+		in.mu.Unlock()
+	} else {
+		in.cfg.Log.Warn("ingest: create consumer", slog.String("consumer", wire.IngestConsumer), slog.Any("error", cerr))
 	}
 	t := time.NewTimer(time.Second)
 	defer t.Stop()

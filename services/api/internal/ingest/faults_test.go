@@ -145,3 +145,39 @@ func TestIngestDropsMalformedSnapshots(t *testing.T) {
 		t.Errorf("log has %d dropped snapshots, want %d:\n%s", got, len(bad), e.log)
 	}
 }
+
+func TestIngestRecreatesADeletedConsumer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	startAt := time.Now().UTC().Add(-5 * time.Second).Truncate(time.Millisecond)
+	run, agents := e.plannedRun(t, openSpec(), 2, startAt, startAt.Add(time.Minute))
+	e.beat(t, agents...)
+	e.start(t, nil)
+	l := makeLoad(t, run.ID, startAt, 2, 2)
+	for s := range 2 {
+		e.publish(t, l.shards[s].intervals[0], "")
+	}
+	e.drained(t)
+
+	// Someone deletes the durable consumer under the running ingester: the
+	// pull fails, the ingester creates the consumer again and reads on.
+	if err := e.js.DeleteConsumer(ctxT(t), wire.SnapStream, wire.IngestConsumer); err != nil {
+		t.Fatal(err)
+	}
+	for s := range 2 {
+		e.publish(t, l.shards[s].intervals[1], "")
+		e.publish(t, l.shards[s].final, "")
+	}
+	e.waitStatus(t, run.ID, runs.Completed)
+	e.drained(t)
+	if got := e.count(t, "SELECT count(*) FROM run_snapshots WHERE run_id = $1", run.ID); got != 6 {
+		t.Errorf("run_snapshots rows = %d, want 6", got)
+	}
+	total := l.finals(t, 0, 1)
+	if sum := e.checkIntervals(t, run.ID, l, 2); sum != total.count {
+		t.Errorf("seconds count %d requests, the finals %d", sum, total.count)
+	}
+	if !strings.Contains(e.log.String(), "ingest: pull snapshots") {
+		t.Errorf("the ingester did not log the failed pull:\n%s", e.log)
+	}
+}

@@ -148,9 +148,16 @@ const (
 	// ackWait is how long a handed-out snapshot may stay unacked before
 	// it is delivered again (an API replica died holding it).
 	ackWait = 30 * time.Second
-	// fetchWait bounds one pull request, and so how long Run takes to stop
-	// and how long a snapshot waits for its batch to fill.
-	fetchWait = 100 * time.Millisecond
+	// pullExpiry is how long one pull request of the continuous pull lives;
+	// the client renews it before, and the server's heartbeats (every
+	// half of it) tell when it was lost.
+	pullExpiry = 10 * time.Second
+	// batchLinger is how long a batch waits for more snapshots after its
+	// first: the agents publish each second at about the same instant.
+	batchLinger = 20 * time.Millisecond
+	// drainWait bounds each wait for a snapshot still on its way when the
+	// pull stops.
+	drainWait = 200 * time.Millisecond
 	// storeTimeout bounds storing one snapshot; it is below ackWait.
 	storeTimeout = 20 * time.Second
 )
