@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
 )
 
@@ -19,16 +17,7 @@ import (
 // out of some of those listings (8 % of 2,000 here); Entries must never.
 // A deleted key is never listed.
 func TestEntriesMissesNoKeyWhileKeysAreRewritten(t *testing.T) {
-	srv := natsembed.StartT(t)
-	nc, err := nats.Connect(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js := connectJS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := wire.Setup(ctx, js); err != nil {

@@ -12,17 +12,25 @@ import (
 	"github.com/barrage-dev/barrage/pkg/wire"
 )
 
-func TestSetupIsIdempotentAndDedupesByMsgID(t *testing.T) {
+// connectJS starts an embedded server and connects to it; the connection
+// closes when the test ends.
+func connectJS(t *testing.T) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
 	srv := natsembed.StartT(t)
 	nc, err := nats.Connect(srv.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return nc, js
+}
+
+func TestSetupIsIdempotentAndDedupesByMsgID(t *testing.T) {
+	_, js := connectJS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for range 2 {
@@ -72,16 +80,7 @@ func TestSetupIsIdempotentAndDedupesByMsgID(t *testing.T) {
 // with consumers being added), while one whose settings were changed by hand
 // gets them back.
 func TestSetupUpdatesOnlyWhatDiffers(t *testing.T) {
-	srv := natsembed.StartT(t)
-	nc, err := nats.Connect(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, js := connectJS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := wire.Setup(ctx, js); err != nil {
