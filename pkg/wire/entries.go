@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Entries returns the current entries of a KV bucket, one for every key
+// Entries returns the current entries of kv, one for every key
 // that holds a value, ordered by key. opts go to the watcher that reads
 // most of them (jetstream.MetaOnly to skip the values).
 //
@@ -21,11 +21,8 @@ import (
 // every few seconds, so a listing could leave out a live agent. The
 // stream's subject list is exact, so each key it names that the watcher
 // did not deliver is read on its own; a key deleted meanwhile is left out.
-func Entries(ctx context.Context, js jetstream.JetStream, bucket string, opts ...jetstream.WatchOpt) ([]jetstream.KeyValueEntry, error) {
-	kv, err := js.KeyValue(ctx, bucket)
-	if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", bucket, err)
-	}
+func Entries(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValue, opts ...jetstream.WatchOpt) ([]jetstream.KeyValueEntry, error) {
+	bucket := kv.Bucket()
 	keys, err := bucketKeys(ctx, js, bucket)
 	if err != nil {
 		return nil, err

@@ -59,7 +59,7 @@ func TestEntriesMissesNoKeyWhileKeysAreRewritten(t *testing.T) {
 
 	short := 0
 	for range 500 {
-		got, err := wire.Entries(ctx, js, wire.AgentsBucket, jetstream.MetaOnly())
+		got, err := wire.Entries(ctx, js, kv, jetstream.MetaOnly())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,12 +67,12 @@ func runHealthcheck(ctx context.Context, args, environ []string, stderr io.Write
 
 // checkHeartbeat looks for a fresh heartbeat of the agent called name.
 func checkHeartbeat(ctx context.Context, url, name string) error {
-	js, closeConn, err := connectJS(url)
+	js, kv, closeConn, err := agentsBucket(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer closeConn()
-	entries, err := wire.Entries(ctx, js, wire.AgentsBucket)
+	entries, err := wire.Entries(ctx, js, kv)
 	if err != nil {
 		return fmt.Errorf("read heartbeats: %w", err)
 	}
@@ -97,7 +97,7 @@ func checkOwnHeartbeat(ctx context.Context, url, credsPath string) error {
 	if err != nil {
 		return fmt.Errorf("-creds %s: %w", credsPath, err)
 	}
-	kv, closeConn, err := agentsBucket(ctx, url,
+	_, kv, closeConn, err := agentsBucket(ctx, url,
 		nats.UserJWTAndSeed(creds.JWT, string(creds.Seed)), nats.CustomInboxPrefix(natsauth.InboxPrefix(id)))
 	if err != nil {
 		return err
@@ -117,32 +117,22 @@ func checkOwnHeartbeat(ctx context.Context, url, credsPath string) error {
 	return nil
 }
 
-// connectJS connects to NATS at url with opts; the returned function
-// closes the connection.
-func connectJS(url string, opts ...nats.Option) (jetstream.JetStream, func(), error) {
+// agentsBucket connects to NATS at url with opts and binds the heartbeat
+// bucket; the returned function closes the connection.
+func agentsBucket(ctx context.Context, url string, opts ...nats.Option) (jetstream.JetStream, jetstream.KeyValue, func(), error) {
 	nc, err := nats.Connect(url, append([]nats.Option{nats.Name("barrage-agent healthcheck"), nats.Timeout(2 * time.Second)}, opts...)...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect to NATS: %w", err)
+		return nil, nil, nil, fmt.Errorf("connect to NATS: %w", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
-		return nil, nil, fmt.Errorf("jetstream: %w", err)
-	}
-	return js, nc.Close, nil
-}
-
-// agentsBucket connects to NATS at url with opts and binds the heartbeat
-// bucket; the returned function closes the connection.
-func agentsBucket(ctx context.Context, url string, opts ...nats.Option) (jetstream.KeyValue, func(), error) {
-	js, closeConn, err := connectJS(url, opts...)
-	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, fmt.Errorf("jetstream: %w", err)
 	}
 	kv, err := js.KeyValue(ctx, wire.AgentsBucket)
 	if err != nil {
-		closeConn()
-		return nil, nil, fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
+		nc.Close()
+		return nil, nil, nil, fmt.Errorf("bucket %s: %w", wire.AgentsBucket, err)
 	}
-	return kv, closeConn, nil
+	return js, kv, nc.Close, nil
 }

@@ -76,6 +76,7 @@ const waitRetry = time.Second
 // Dispatcher publishes the outbox. Several API replicas may run one each.
 type Dispatcher struct {
 	cfg    Config
+	agents jetstream.KeyValue
 	states jetstream.KeyValue
 	assign jetstream.Stream
 	// watchers are the ack watchers Run waits for before it returns.
@@ -101,7 +102,7 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	}
 	d := &Dispatcher{cfg: cfg}
 	var err error
-	if _, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
+	if d.agents, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
 		return nil, fmt.Errorf("dispatch: bucket %s: %w", wire.AgentsBucket, err)
 	}
 	if d.states, err = cfg.JS.KeyValue(ctx, wire.RunsBucket); err != nil {
@@ -398,7 +399,7 @@ func (d *Dispatcher) putState(ctx context.Context, id uuid.UUID, phase barragev1
 
 // live returns the heartbeats in the agents bucket (expired ones are gone).
 func (d *Dispatcher) live(ctx context.Context) ([]*barragev1.Heartbeat, error) {
-	entries, err := wire.Entries(ctx, d.cfg.JS, wire.AgentsBucket)
+	entries, err := wire.Entries(ctx, d.cfg.JS, d.agents)
 	if err != nil {
 		return nil, fmt.Errorf("list agents: %w", err)
 	}

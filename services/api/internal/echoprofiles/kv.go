@@ -54,7 +54,11 @@ func (k *KV) ActiveAll(ctx context.Context) (map[string]wire.EchoProfile, error)
 
 // each calls fn with every key and value of a bucket.
 func (k *KV) each(ctx context.Context, bucket string, fn func(key string, v []byte)) error {
-	entries, err := wire.Entries(ctx, k.js, bucket)
+	kv, err := k.bucket(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	entries, err := wire.Entries(ctx, k.js, kv)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", bucket, err)
 	}

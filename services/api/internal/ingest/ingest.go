@@ -176,6 +176,7 @@ func consumerConfig() jetstream.ConsumerConfig {
 // API replicas may run one each on the same stream and database.
 type Ingester struct {
 	cfg    Config
+	agents jetstream.KeyValue
 	cons   jetstream.Consumer
 	states jetstream.KeyValue
 	// mu guards cons, which is recreated when the consumer was deleted.
@@ -190,7 +191,7 @@ func New(ctx context.Context, cfg Config) (*Ingester, error) {
 	cfg.Normalize()
 	in := &Ingester{cfg: cfg}
 	var err error
-	if _, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
+	if in.agents, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
 		return nil, fmt.Errorf("ingest: bucket %s: %w", wire.AgentsBucket, err)
 	}
 	if in.states, err = cfg.JS.KeyValue(ctx, wire.RunsBucket); err != nil {

@@ -107,7 +107,7 @@ func (in *Ingester) queuedShards(ctx context.Context) ([]string, bool) {
 func (in *Ingester) liveAgents(ctx context.Context) ([]uuid.UUID, bool) {
 	lctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	entries, err := wire.Entries(lctx, in.cfg.JS, wire.AgentsBucket, jetstream.MetaOnly())
+	entries, err := wire.Entries(lctx, in.cfg.JS, in.agents, jetstream.MetaOnly())
 	if err != nil {
 		if ctx.Err() == nil {
 			in.cfg.Log.Warn("ingest: read heartbeats; only deadlines are checked", slog.Any("error", err))
