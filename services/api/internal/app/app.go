@@ -117,8 +117,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		Deny:     controlPlaneDeny(ctx, log, a.listener.Addr(), cfg.DatabaseURL, b.url),
 		Resolver: cfg.TargetResolver,
 	}
-	log.Info("target policy: control-plane addresses denied to runs", slog.Any("deny", targets.Deny))
-	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor()})
+	log.Info("target policy: control-plane addresses denied to runs and syncs", slog.Any("deny", targets.Deny))
+	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor(), Deny: targets.Deny})
 	a.scheduler = newScheduler(cfg, log, st, seal, targets)
 	var provider *sso.Provider
 	if cfg.OIDC().Enabled() {

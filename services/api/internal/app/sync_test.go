@@ -326,7 +326,7 @@ func TestSyncFromS3(t *testing.T) {
 
 // TestSyncRefusesLoopbackWithoutAllowList: a sync fails, without a request,
 // for a loopback source the project does not allow, and for the cloud
-// metadata address even when loopback is allowed.
+// metadata address and the API's own address even when loopback is allowed.
 func TestSyncRefusesLoopbackWithoutAllowList(t *testing.T) {
 	t.Parallel()
 	e := startAPI(t)
@@ -358,6 +358,13 @@ func TestSyncRefusesLoopbackWithoutAllowList(t *testing.T) {
 		if run.Status != "failed" || run.Error == nil || !strings.Contains(*run.Error, "metadata") {
 			t.Errorf("metadata sync (loopback allowed: %v) = %s (error %q), want failed naming the metadata address", allow, run.Status, derefS(run.Error))
 		}
+	}
+
+	// Loopback is allowed now, and the API listens on it: its own address
+	// is a control-plane address, refused to syncs as to runs.
+	self := e.mustSync(t, e.mustSyncSource(t, "self", e.URL+"/fortio/data/index.tsv", 100))
+	if self.Status != "failed" || self.Error == nil || !strings.Contains(*self.Error, "control-plane address") {
+		t.Errorf("sync of the API's own address = %s (error %q), want failed naming the control-plane address", self.Status, derefS(self.Error))
 	}
 }
 

@@ -28,6 +28,10 @@ type Options struct {
 	// Redactor names the deployment's extra secret headers for the
 	// documents a sync imports; the zero value knows the built-in ones.
 	Redactor spec.Redactor
+	// Deny lists the control plane's own addresses (netguard allow-list
+	// entries with ports), refused to every fetch whatever a project's
+	// allow-list says, as they are to runs.
+	Deny []string
 }
 
 // Defaults of Options.
@@ -145,7 +149,11 @@ func (s *Syncer) walk(ctx context.Context, log *slog.Logger, src Source, run Run
 	if err != nil {
 		return failed(run, fmt.Sprintf("the project's target allow-list is invalid: %v", err))
 	}
-	f := fetcher{client: netguard.Guard{Allow: allow}.Client(s.opts.RequestTimeout, s.opts.MaxRedirects)}
+	deny, err := netguard.ParseAllowList(s.opts.Deny)
+	if err != nil {
+		return failed(run, fmt.Sprintf("the control-plane deny list is invalid: %v", err))
+	}
+	f := fetcher{client: netguard.Guard{Allow: allow, Deny: deny}.Client(s.opts.RequestTimeout, s.opts.MaxRedirects)}
 	list, err := f.list(ctx, src, s.opts.MaxListingBytes)
 	run.Kind, run.Pages = list.kind, list.pages
 	if err != nil && len(list.objects) == 0 {
