@@ -2,7 +2,7 @@
 # lib.sh: helpers shared by the bench scripts. Source it after `set -euo pipefail`, with these set:
 #   bench_name  the script's name, prefixed to its error messages
 #   root        the repository root (commands are shown relative to it)
-# The helpers follow bench/echo-throughput, which still has its own copies of them.
+# Every bench script that starts processes sources it.
 
 bench_die() {
   echo "${bench_name:-bench}: $*" >&2
