@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ApiError, type Schemas } from '@/lib/api-client';
 import { useUpdateProject } from '../api/update-project';
 import { draftOf, limitNames, limitsErrorsOf, toLimitsUpdate, type LimitErrors, type LimitName, type LimitsDraft } from '../utils/limits-form';
+import { SaveActions } from './save-actions';
 
 const labels: Record<LimitName, { label: string; hint: string }> = {
   max_qps: { label: 'Max QPS', hint: 'Highest total target rate of one run' },
@@ -88,23 +89,7 @@ export function LimitsForm({ project: p, editable }: { project: Schemas['Project
           ))}
         </div>
       )}
-      {general && (
-        <div className="field-error" role="alert">
-          {general}
-        </div>
-      )}
-      {editable && (
-        <div className="actions">
-          <button type="submit" className="primary" disabled={update.isPending}>
-            {update.isPending ? 'Saving…' : 'Save limits'}
-          </button>
-          {saved && !update.isPending && (
-            <span className="muted" role="status">
-              Saved.
-            </span>
-          )}
-        </div>
-      )}
+      <SaveActions general={general} editable={editable} pending={update.isPending} saved={saved} label="Save limits" />
     </form>
   );
 }

@@ -7,6 +7,7 @@ import { useProjectSettings } from '../api/get-project';
 import { useUpdateProject } from '../api/update-project';
 import { indexUrl, parseAllowList, settingsErrorsOf, type AllowList } from '../utils/settings-form';
 import { LimitsForm } from './limits-form';
+import { SaveActions } from './save-actions';
 import './settings.css';
 
 /** SettingsPage shows the current project's settings; role is the caller's there, and only admins edit. */
@@ -110,23 +111,7 @@ function SettingsForm({ project: p, editable }: { project: Schemas['Project']; e
           </ul>
         )}
       </label>
-      {general && (
-        <div className="field-error" role="alert">
-          {general}
-        </div>
-      )}
-      {editable && (
-        <div className="actions">
-          <button type="submit" className="primary" disabled={update.isPending}>
-            {update.isPending ? 'Saving…' : 'Save settings'}
-          </button>
-          {saved && !update.isPending && (
-            <span className="muted" role="status">
-              Saved.
-            </span>
-          )}
-        </div>
-      )}
+      <SaveActions general={general} editable={editable} pending={update.isPending} saved={saved} label="Save settings" />
     </form>
   );
 }
