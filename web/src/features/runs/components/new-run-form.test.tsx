@@ -1,5 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import type { Schemas } from '@/lib/api-client';
 import { jsonResponse, problemResponse } from '@/testing/fetch-stub';
 import { renderRoutes } from '@/testing/render';
 import { NewRunForm } from './new-run-form';
@@ -135,6 +136,50 @@ describe('NewRunForm', () => {
     const keys = fetchMock.mock.calls.map(([req]) => req.headers.get('Idempotency-Key'));
     expect(keys[0]).toBe(keys[1]);
     expect(keys[2]).not.toBe(keys[0]);
+  });
+
+  it('keeps a stored request mix, and shows an error inside it at the JSON input', async () => {
+    fetchMock.mockResolvedValue(
+      problemResponse(
+        {
+          type: 'https://barrage.dev/problems/validation',
+          title: 'Validation failed',
+          status: 422,
+          errors: [{ field: 'spec.requests[1].url', message: 'must be on the run\'s scheme and host, http://127.0.0.1:18601' }],
+        },
+        422,
+      ),
+    );
+    const mix = [
+      { name: 'reads', url: 'http://127.0.0.1:18601/r', weight: 8 },
+      { name: 'writes', url: 'http://other:1/w', method: 'PUT', weight: 2 },
+    ];
+    const test: Schemas['Test'] = {
+      id: '0190b1c2-0000-7000-8000-000000000002',
+      project_id: 'p',
+      name: 'mix',
+      description: '',
+      spec: { url: 'http://127.0.0.1:18601/', qps: 50, duration: '10s', requests: mix },
+      thresholds: [],
+      labels: {},
+      created_at: '2025-01-01T00:00:00Z',
+      updated_at: '2025-01-01T00:00:00Z',
+    };
+    const user = userEvent.setup();
+    renderRoutes([{ path: '/runs/new', element: <NewRunForm test={test} /> }], '/runs/new');
+    // The mix has no inputs of its own: it is shown, open, as JSON.
+    const more = screen.getByLabelText(/^More spec fields/);
+    expect(more).toBeVisible();
+    expect(JSON.parse((more as HTMLTextAreaElement).value)).toEqual({ requests: mix });
+    const qps = screen.getByLabelText(/^QPS/);
+    await user.clear(qps);
+    await user.type(qps, '60');
+    await user.click(screen.getByTestId('start-run'));
+
+    await waitFor(() => expect(more).toHaveAttribute('aria-invalid', 'true'));
+    expect(more).toHaveAccessibleDescription(expect.stringContaining("must be on the run's scheme and host"));
+    const body = (await fetchMock.mock.calls[0]![0].json()) as { spec: Schemas['RunSpec'] };
+    expect(body.spec).toMatchObject({ url: 'http://127.0.0.1:18601/', qps: 60, requests: mix });
   });
 
   it('goes to the new run on success', async () => {

@@ -28,11 +28,13 @@ type Test = Schemas['Test'];
 /** Fields inside each collapsed <details>, so an error there opens it. */
 const sections = {
   pacing: ['pacing', 'jitter', 'uniform', 'no_catchup', 'burst', 'abort_if_rate_not_held', 'ramp.from', 'ramp.to', 'ramp.over'],
+  urls: ['urls', 'url_order', 'urls_from_run', 'record_written_urls'],
   request: [
     'payload',
     'content_type',
     'timeout',
     'h2',
+    'h3',
     'insecure',
     'abort_on',
     'http10',
@@ -42,6 +44,7 @@ const sections = {
     'unix_socket',
     'max_requests_per_connection',
   ],
+  more: ['more'],
 } satisfies Record<string, FormField[]>;
 type Section = keyof typeof sections;
 
@@ -71,7 +74,13 @@ export function NewRunForm({ test }: { test?: Test }) {
   const [state, setState] = useState<RunFormState>(() => (test ? formFromTest(test) : defaultFormState));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [summary, setSummary] = useState<Summary>();
-  const [open, setOpen] = useState<Record<Section, boolean>>({ pacing: false, request: false });
+  // A test with a URL list or more spec fields shows them from the start.
+  const [open, setOpen] = useState<Record<Section, boolean>>(() => ({
+    pacing: false,
+    urls: !!test && (state.urls !== '' || state.urls_from_run !== '' || state.record_written_urls),
+    request: false,
+    more: !!test && state.more !== '',
+  }));
   // Bumped on each failed submit, so focus moves to the first problem.
   const [attempt, setAttempt] = useState(0);
   const formRef = useRef<HTMLFormElement>(null);
@@ -224,6 +233,45 @@ export function NewRunForm({ test }: { test?: Test }) {
             />
             <TextField name="name" label="Run name" placeholder="optional" autoComplete="off" />
           </div>
+          <details open={open.urls} onToggle={(e) => setOpen((o) => ({ ...o, urls: (e.target as HTMLDetailsElement).open }))}>
+            <summary>URL list and written URLs</summary>
+            <div className="form-grid">
+              <AreaField
+                name="urls"
+                label="List of URLs"
+                rows={4}
+                placeholder={'http://service.internal:8080/a\nhttp://service.internal:8080/item/{rand:5000}'}
+                hint="Instead of the URL's path: one per line, each on the URL's scheme and host; # starts a comment (up to 10,000, HTTP/1.1)"
+              />
+              <SelectField
+                name="url_order"
+                label="Order"
+                options={[
+                  ['', 'Round robin (default)'],
+                  ['round_robin', 'Round robin'],
+                  ['random', 'Random'],
+                ]}
+              />
+              <TextField
+                name="urls_from_run"
+                label="Read URLs written by run"
+                placeholder="run id"
+                autoComplete="off"
+                spellCheck={false}
+                hint="An ended run of this project that recorded its written URLs; they replace the list"
+              />
+              <div className="field">
+                <span>Record</span>
+                <div className="checks">
+                  <CheckField
+                    name="record_written_urls"
+                    label="Record written URLs"
+                    hint="Keep the URL of every write answered 2xx (up to 1,000,000), to read back in a later run; HTTP/1.1"
+                  />
+                </div>
+              </div>
+            </div>
+          </details>
         </fieldset>
 
         <fieldset>
@@ -300,6 +348,7 @@ export function NewRunForm({ test }: { test?: Test }) {
                 <span>TLS</span>
                 <div className="checks">
                   <CheckField name="h2" label="HTTP/2 (h2)" hint="HTTP/2 over TLS, for https URLs" />
+                  <CheckField name="h3" label="HTTP/3 (h3)" hint="HTTP/3 over QUIC, for https URLs" />
                   <CheckField name="insecure" label="Skip certificate check (-k)" />
                 </div>
               </div>
@@ -364,6 +413,18 @@ export function NewRunForm({ test }: { test?: Test }) {
             <AreaField name="thresholds" label="Thresholds" rows={3} width="half" placeholder={'p(99) < 250ms\nerror_rate < 1%'} hint="One expression per line, stored with the run" />
             <TextField name="percentiles" label="Percentiles" hint="Comma-separated (Fortio -p)" />
           </div>
+          <details open={open.more} onToggle={(e) => setOpen((o) => ({ ...o, more: (e.target as HTMLDetailsElement).open }))}>
+            <summary>More spec fields (JSON)</summary>
+            <div className="form-grid">
+              <AreaField
+                name="more"
+                label="More spec fields"
+                rows={6}
+                placeholder={'{"stages": [{"qps": 50, "duration": "30s"}, {"qps": 100, "duration": "30s"}]}'}
+                hint="A JSON object of the spec fields with no input above: requests (a request mix), stages, latency_header, payload_file"
+              />
+            </div>
+          </details>
         </fieldset>
 
         <div className="actions">

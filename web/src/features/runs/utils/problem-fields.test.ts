@@ -19,6 +19,17 @@ describe('formFieldOf', () => {
     ['spec.agents.selector.zone', 'agents.selector'],
     ['spec.agents', 'agents.count'],
     ['spec.until_stopped', 'length'],
+    ['spec.urls[3]', 'urls'],
+    ['spec.url_order', 'url_order'],
+    ['spec.urls_from_run', 'urls_from_run'],
+    ['spec.record_written_urls', 'record_written_urls'],
+    ['spec.h3', 'h3'],
+    ['spec.requests[1].weight', 'more'],
+    ['spec.stages[0].qps', 'more'],
+    ['spec.stages', 'more'],
+    ['spec.payload_file', 'more'],
+    ['spec.latency_header', 'more'],
+    ['spec.bogus', 'more'],
     ['spec.labels.team', 'labels'],
     ['labels.team', 'labels'],
     ['labels', 'labels'],
@@ -35,7 +46,8 @@ describe('formFieldOf', () => {
   it('has no input for fields outside the form', () => {
     expect(formFieldOf('project')).toBeUndefined();
     expect(formFieldOf('spec')).toBeUndefined();
-    expect(formFieldOf('spec.bogus')).toBeUndefined();
+    expect(formFieldOf('spec.grpc.bogus')).toBeUndefined();
+    expect(formFieldOf('spec.toString')).toBe('more');
     expect(formFieldOf('')).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import type { FieldErrors, FormField } from './run-form';
+import { formSpecFields, type FieldErrors, type FormField } from './run-form';
 
 type FieldError = Schemas['FieldError'];
 type RunSpec = Schemas['RunSpec'];
@@ -7,6 +7,10 @@ type RunSpec = Schemas['RunSpec'];
 /** Spec paths that are a form field of the same name. */
 const direct = new Set<string>([
   'url',
+  'urls',
+  'url_order',
+  'urls_from_run',
+  'record_written_urls',
   'qps',
   'connections',
   'duration',
@@ -26,6 +30,7 @@ const direct = new Set<string>([
   'content_type',
   'timeout',
   'h2',
+  'h3',
   'insecure',
   'abort_on',
   'http10',
@@ -51,7 +56,6 @@ const blocks: Record<string, FormField> = {
   grpc: 'grpc.mode',
   agents: 'agents.count',
   until_stopped: 'length',
-  payload_file: 'payload',
 };
 
 /**
@@ -59,7 +63,9 @@ const blocks: Record<string, FormField> = {
  * input it is about, or undefined when no input matches (the error then
  * goes to the summary). `name` is the run's name on POST /runs and the test's
  * on POST /tests. Array items (`spec.headers[2]`) and map entries
- * (`labels.team`, `spec.agents.selector.zone`) land on their textarea.
+ * (`labels.team`, `spec.agents.selector.zone`) land on their textarea; a
+ * spec field without an input of its own (`spec.requests[1].weight`) lands
+ * on the "more spec fields" input that holds it.
  */
 export function formFieldOf(path: string, body: 'run' | 'test' = 'run'): FormField | undefined {
   if (path === 'name') return body === 'test' ? 'test_name' : 'name';
@@ -70,7 +76,9 @@ export function formFieldOf(path: string, body: 'run' | 'test' = 'run'): FormFie
   if (p.startsWith('labels.')) return 'labels';
   if (p.startsWith('agents.selector.')) return 'agents.selector';
   if (direct.has(p)) return p as FormField;
-  return blocks[p];
+  if (Object.hasOwn(blocks, p)) return blocks[p];
+  const head = /^[a-z0-9_]+/.exec(p)?.[0];
+  return head && !formSpecFields.has(head) ? 'more' : undefined;
 }
 
 export interface MappedProblem {

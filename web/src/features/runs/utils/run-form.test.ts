@@ -144,6 +144,53 @@ describe('toRunRequest', () => {
     });
   });
 
+  it('sends the URL list, its order, a run to read URLs from and the written-URL record', () => {
+    const spec = built({
+      urls: 'http://127.0.0.1:8080/a\n\n  # reads\n  http://127.0.0.1:8080/item/{rand:50}  ',
+      url_order: 'random',
+      urls_from_run: ' 0190b1c2-0000-7000-8000-0000000000aa ',
+      record_written_urls: true,
+      h3: true,
+    }).run.spec;
+    expect(spec).toMatchObject({
+      urls: ['http://127.0.0.1:8080/a', 'http://127.0.0.1:8080/item/{rand:50}'],
+      url_order: 'random',
+      urls_from_run: '0190b1c2-0000-7000-8000-0000000000aa',
+      record_written_urls: true,
+      h3: true,
+    });
+    const back = formFromTest({ spec, labels: {}, thresholds: [] });
+    expect(back).toMatchObject({
+      urls: 'http://127.0.0.1:8080/a\nhttp://127.0.0.1:8080/item/{rand:50}',
+      url_order: 'random',
+      urls_from_run: '0190b1c2-0000-7000-8000-0000000000aa',
+      record_written_urls: true,
+      h3: true,
+      more: '',
+    });
+    for (const f of ['urls', 'url_order', 'urls_from_run', 'record_written_urls', 'h3']) expect(built({}).run.spec).not.toHaveProperty(f);
+  });
+
+  it('merges the more-spec-fields JSON into the spec', () => {
+    const mix = [
+      { url: 'http://127.0.0.1:8080/r', weight: 8 },
+      { url: 'http://127.0.0.1:8080/w', method: 'PUT', body: '{"id":{seq}}', weight: 2 },
+    ];
+    const spec = built({ more: JSON.stringify({ requests: mix, latency_header: 'Server-Timing' }) }).run.spec;
+    expect(spec.requests).toEqual(mix);
+    expect(spec.latency_header).toBe('Server-Timing');
+    expect(spec.url).toBe('http://127.0.0.1:8080/');
+    expect(built({ more: '  \n ' }).run.spec).toEqual(built({}).run.spec);
+  });
+
+  it('refuses more-spec-fields text that is not an object of fields without inputs', () => {
+    expect(errorsOf({ more: '{"stages": [' }).more).toMatch(/^is not JSON: /);
+    expect(errorsOf({ more: '[1, 2]' }).more).toMatch(/must be a JSON object of spec fields/);
+    expect(errorsOf({ more: 'null' }).more).toMatch(/must be a JSON object of spec fields/);
+    expect(errorsOf({ more: '{"qps": 5, "stages": []}' }).more).toBe('“qps” has its own input above');
+    expect(errorsOf({ more: '{"qps": 5, "url": "x"}' }).more).toBe('“qps”, “url” have their own inputs above');
+  });
+
   it('builds the test body too when saving as a test, and needs its name', () => {
     const r = built({ save_as_test: true, test_name: 'checkout smoke', labels: 'team=a', thresholds: 'p(99) < 1s' });
     expect(r.test).toEqual({ project: 'default', name: 'checkout smoke', spec: r.run.spec, labels: { team: 'a' }, thresholds: ['p(99) < 1s'] });
@@ -200,6 +247,22 @@ describe('formFromTest and asStoredTestRun', () => {
     const f = formFromTest(grpcTest);
     expect(f).toMatchObject({ 'grpc.mode': 'method', 'grpc.method': 'fgrpc.PingServer/Ping', 'grpc.streams': '4' });
     expect(built(f).run.spec.grpc).toEqual(grpcTest.spec.grpc);
+  });
+
+  it('keeps the spec fields it has no input for, and still runs the test when nothing changed', () => {
+    const stagesTest = {
+      ...test,
+      spec: { url: 'http://127.0.0.1:9/', qps: 0, duration: '1m', pacing: 'open' as const, stages: [{ qps: 10, duration: '30s' }, { qps: 20, duration: '30s' }], payload_file: '/data/body.json' },
+    };
+    const f = formFromTest(stagesTest);
+    expect(JSON.parse(f.more)).toEqual({ stages: stagesTest.spec.stages, payload_file: '/data/body.json' });
+    const r = built({ ...f, labels: 'team=a' });
+    expect(r.run.spec).toMatchObject({ stages: stagesTest.spec.stages, payload_file: '/data/body.json', qps: 0 });
+    expect(asStoredTestRun(r.run, stagesTest)).toMatchObject({ test: test.id });
+    // Edited, the spec is sent inline, and the stages go with it.
+    const edited = built({ ...f, labels: 'team=a', duration: '2m' });
+    expect(asStoredTestRun(edited.run, stagesTest)).toBeUndefined();
+    expect(edited.run.spec.stages).toEqual(stagesTest.spec.stages);
   });
 
   it('sends the edited spec inline once it changes or drops a test label', () => {

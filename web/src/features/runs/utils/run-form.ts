@@ -19,6 +19,11 @@ export type LengthMode = 'duration' | 'count' | 'until_stopped';
 export interface RunFormState {
   url: string;
   name: string;
+  /** One URL per line (blank lines and # comments skipped): the run goes round them. */
+  urls: string;
+  url_order: '' | 'round_robin' | 'random';
+  urls_from_run: string;
+  record_written_urls: boolean;
   qps: string;
   connections: string;
   length: LengthMode;
@@ -39,6 +44,7 @@ export interface RunFormState {
   content_type: string;
   timeout: string;
   h2: boolean;
+  h3: boolean;
   insecure: boolean;
   abort_on: string;
   http10: boolean;
@@ -57,6 +63,8 @@ export interface RunFormState {
   percentiles: string;
   labels: string;
   thresholds: string;
+  /** A JSON object of the spec fields the form has no input for (requests, stages, …). */
+  more: string;
   save_as_test: boolean;
   test_name: string;
 }
@@ -68,6 +76,10 @@ export type FieldErrors = Partial<Record<FormField, string>>;
 export const defaultFormState: RunFormState = {
   url: '',
   name: '',
+  urls: '',
+  url_order: '',
+  urls_from_run: '',
+  record_written_urls: false,
   qps: '8',
   connections: '8',
   length: 'duration',
@@ -88,6 +100,7 @@ export const defaultFormState: RunFormState = {
   content_type: '',
   timeout: '',
   h2: false,
+  h3: false,
   insecure: false,
   abort_on: '',
   http10: false,
@@ -106,9 +119,54 @@ export const defaultFormState: RunFormState = {
   percentiles: '50, 75, 90, 99, 99.9',
   labels: '',
   thresholds: '',
+  more: '',
   save_as_test: false,
   test_name: '',
 };
+
+/**
+ * The spec's fields that have inputs of their own. Every other field of a
+ * spec (requests, stages, payload_file, latency_header, …) is edited as JSON
+ * in `more`, so a test read into the form loses nothing.
+ */
+export const formSpecFields: ReadonlySet<string> = new Set([
+  'url',
+  'urls',
+  'url_order',
+  'urls_from_run',
+  'record_written_urls',
+  'qps',
+  'connections',
+  'duration',
+  'count',
+  'until_stopped',
+  'pacing',
+  'jitter',
+  'uniform',
+  'no_catchup',
+  'burst',
+  'abort_if_rate_not_held',
+  'ramp',
+  'method',
+  'headers',
+  'payload',
+  'content_type',
+  'timeout',
+  'h2',
+  'h3',
+  'insecure',
+  'abort_on',
+  'http10',
+  'compression',
+  'follow_redirects',
+  'prefetch',
+  'unix_socket',
+  'max_requests_per_connection',
+  'grpc',
+  'agents',
+  'percentiles',
+  'labels',
+]);
 
 export type Protocol = 'http' | 'https' | 'h2c' | 'grpc' | 'grpcs' | 'tcp' | 'udp';
 
@@ -185,6 +243,14 @@ export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
 
   const spec: RunSpec = { url: s.url.trim() };
   if (!spec.url) fail('url', 'is required');
+  const urls = s.urls
+    .split('\n')
+    .map((u) => u.trim())
+    .filter((u) => u !== '' && !u.startsWith('#'));
+  if (urls.length > 0) spec.urls = urls;
+  if (s.url_order) spec.url_order = s.url_order;
+  spec.urls_from_run = text(s.urls_from_run);
+  if (s.record_written_urls) spec.record_written_urls = true;
 
   spec.qps = num('qps', s.qps);
   spec.connections = int('connections', s.connections);
@@ -219,6 +285,7 @@ export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
   spec.content_type = text(s.content_type);
   spec.timeout = dur('timeout', s.timeout);
   if (s.h2) spec.h2 = true;
+  if (s.h3) spec.h3 = true;
   if (s.insecure) spec.insecure = true;
   spec.abort_on = int('abort_on', s.abort_on);
   if (s.http10) spec.http10 = true;
@@ -260,9 +327,11 @@ export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
   const name = text(s.name);
   if (s.save_as_test && !s.test_name.trim()) fail('test_name', 'is required to save the test');
 
+  const more = parseMore(s.more, fail);
+
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
-  const cleanSpec = dropUndefined(spec) as RunSpec;
+  const cleanSpec = { ...more, ...dropUndefined(spec) } as RunSpec;
   const run = dropUndefined({
     project: project || undefined,
     spec: cleanSpec,
@@ -317,9 +386,14 @@ export function formFromTest(test: Pick<Test, 'spec' | 'labels' | 'thresholds'>)
   const sp = test.spec;
   const str = (v: number | string | undefined) => (v === undefined ? '' : String(v));
   const length: LengthMode = sp.until_stopped ? 'until_stopped' : sp.count ? 'count' : 'duration';
+  const more = Object.fromEntries(Object.entries(sp).filter(([k, v]) => !formSpecFields.has(k) && v !== undefined));
   return {
     ...defaultFormState,
     url: sp.url,
+    urls: (sp.urls ?? []).join('\n'),
+    url_order: sp.url_order ?? '',
+    urls_from_run: sp.urls_from_run ?? '',
+    record_written_urls: !!sp.record_written_urls,
     qps: str(sp.qps ?? 0),
     connections: str(sp.connections),
     length,
@@ -340,6 +414,7 @@ export function formFromTest(test: Pick<Test, 'spec' | 'labels' | 'thresholds'>)
     content_type: sp.content_type ?? '',
     timeout: str(sp.timeout),
     h2: !!sp.h2,
+    h3: !!sp.h3,
     insecure: !!sp.insecure,
     abort_on: sp.abort_on ? String(sp.abort_on) : '',
     http10: !!sp.http10,
@@ -359,7 +434,33 @@ export function formFromTest(test: Pick<Test, 'spec' | 'labels' | 'thresholds'>)
     // The spec's own labels and the test's both end up on the run.
     labels: pairs({ ...(sp.labels ?? {}), ...(test.labels ?? {}) }),
     thresholds: (test.thresholds ?? []).join('\n'),
+    more: Object.keys(more).length > 0 ? JSON.stringify(more, null, 2) : '',
   };
+}
+
+/**
+ * parseMore reads the "more spec fields" input: empty, or a JSON object none
+ * of whose keys has an input of its own (that input is the one place to set it).
+ */
+function parseMore(raw: string, fail: (f: FormField, msg: string) => void): Record<string, unknown> {
+  if (raw.trim() === '') return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch (err) {
+    fail('more', `is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    return {};
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    fail('more', 'must be a JSON object of spec fields, like {"stages": [{"qps": 10, "duration": "30s"}]}');
+    return {};
+  }
+  const taken = Object.keys(v).filter((k) => formSpecFields.has(k));
+  if (taken.length > 0) {
+    fail('more', `${taken.map((k) => `“${k}”`).join(', ')} ${taken.length === 1 ? 'has its own input' : 'have their own inputs'} above`);
+    return {};
+  }
+  return v as Record<string, unknown>;
 }
 
 /**
