@@ -47,12 +47,12 @@ func (r *soakReport) longSection(b *strings.Builder) {
 func (r *soakReport) memorySection(b *strings.Builder) {
 	sm := r.long.sampler
 	fmt.Fprintf(b, "### RSS and goroutines\n\n")
-	fmt.Fprintf(b, "Every %s while the run ran: VmRSS of /proc/PID/status (for the API also its parts RssAnon, the Go runtime's memory, and RssFile, the binary's pages as they are paged in); goroutines from the API's `/metrics` (`go_goroutines`) and the agents' `/debug/pprof/goroutine?debug=1`. %d samples (%d missed). Growth: the mean of the last fifth of the samples against the mean of the second fifth (the first is warm-up, SSE subscribers connecting); flat = growth ≤ %.0f %%.\n\n",
+	fmt.Fprintf(b, "Every %s while the run ran: VmRSS of /proc/PID/status (for the API also its parts RssAnon, the Go runtime's memory, and RssFile, the binary's pages as they are paged in); goroutines from the API's `/metrics` (`go_goroutines`) and the agents' `/debug/pprof/goroutine?debug=1`. %d samples (%d missed). Growth: the mean of the last fifth of the samples against the mean of the second fifth (the first is warm-up, SSE subscribers connecting); flat = growth ≤ %.0f %%. Trend: the least-squares slope of the last half of the samples, in %% of their mean per hour, ± its standard error; a figure that climbed and then levelled off has a trend near 0 whatever its growth, one that keeps growing has a trend well above its error.\n\n",
 		r.cfg.every, sm.samples, sm.missed, maxGrowthPct)
-	b.WriteString("| process | figure | start | end | min | max | growth % | flat |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("| process | figure | start | end | min | max | growth % | flat | last-half trend %/h |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n")
 	for _, s := range sm.series {
-		f := s.flatness()
-		fmt.Fprintf(b, "| %s | %s | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", s.proc, s.what, f.start, f.end, f.min, f.max, growth(f), f.verdict())
+		f := s.flatness(r.cfg.every)
+		fmt.Fprintf(b, "| %s | %s | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |\n", s.proc, s.what, f.start, f.end, f.min, f.max, growth(f), f.verdict(), f.trend)
 	}
 	names := sm.procNames()
 	var cpu []string
@@ -74,6 +74,13 @@ func (r *soakReport) memorySection(b *strings.Builder) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+}
+
+func (t trend) String() string {
+	if !t.known {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f ± %.1f", t.pctPerHour, t.errPctPerHour)
 }
 
 func growth(f flatness) string {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"regexp"
@@ -24,22 +25,62 @@ type series struct {
 }
 
 // flatness is a series read against "flat": the mean of the last fifth
-// against the mean of the second (the first fifth is warm-up).
+// against the mean of the second (the first fifth is warm-up). Beside it,
+// the trend of the last half: a figure that climbs for a while and then
+// levels off can miss the growth bar while its trend is about 0.
 type flatness struct {
 	start, end, min, max float64
 	growthPct            float64
 	known                bool // enough samples for fifths
+	trend                trend
+}
+
+// trend is the least-squares slope of a stretch of samples, in % of the
+// stretch's mean per hour, with the slope's standard error in the same
+// unit (about two errors either side of the slope hold the true one).
+type trend struct {
+	pctPerHour, errPctPerHour float64
+	known                     bool // at least 4 samples and a mean other than 0
+}
+
+// trendOf fits a line to v, samples taken every period apart.
+func trendOf(v []float64, every time.Duration) trend {
+	n := float64(len(v))
+	if len(v) < 4 || every <= 0 {
+		return trend{}
+	}
+	m := mean(v)
+	if m == 0 {
+		return trend{}
+	}
+	mx := (n - 1) / 2
+	var sxx, sxy float64
+	for i, y := range v {
+		sxx += (float64(i) - mx) * (float64(i) - mx)
+		sxy += (float64(i) - mx) * (y - m)
+	}
+	slope := sxy / sxx // per sample
+	var rss float64
+	for i, y := range v {
+		r := y - (m + slope*(float64(i)-mx))
+		rss += r * r
+	}
+	se := math.Sqrt(rss / (n - 2) / sxx)
+	perHour := float64(time.Hour) / float64(every) / m * 100
+	return trend{pctPerHour: slope * perHour, errPctPerHour: se * perHour, known: true}
 }
 
 // maxGrowthPct is the flat bar: growth of at most 5 %.
 const maxGrowthPct = 5.0
 
-func (s *series) flatness() flatness {
+// flatness reads the series, sampled every period apart.
+func (s *series) flatness(every time.Duration) flatness {
 	v := s.values
 	if len(v) == 0 {
 		return flatness{}
 	}
-	f := flatness{start: v[0], end: v[len(v)-1], min: slices.Min(v), max: slices.Max(v)}
+	f := flatness{start: v[0], end: v[len(v)-1], min: slices.Min(v), max: slices.Max(v),
+		trend: trendOf(v[len(v)/2:], every)}
 	fifth := len(v) / 5
 	if fifth < 1 {
 		return f
