@@ -12,7 +12,7 @@
 //   - Fetches by the API server (the sync of results from peer servers and
 //     buckets): public addresses are allowed; loopback, private and CGNAT
 //     ones only when the project's allow-list names them; the control
-//     plane's own addresses (Guard.Deny, below) never.
+//     plane's Postgres and NATS (in Guard.Deny) never.
 //   - Run targets (Guard.RequireListed): every address a run sends to, public
 //     ones included, must match an entry of the project's allow-list ("*"
 //     opens every public address); an empty list refuses every target. The

@@ -117,8 +117,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		Deny:     controlPlaneDeny(ctx, log, a.listener.Addr(), cfg.DatabaseURL, b.url),
 		Resolver: cfg.TargetResolver,
 	}
-	log.Info("target policy: control-plane addresses denied to runs and syncs", slog.Any("deny", targets.Deny))
-	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor(), Deny: targets.Deny})
+	log.Info("target policy: control-plane addresses denied to runs", slog.Any("deny", targets.Deny))
+	// A sync may read this API's own index.tsv (a project mirroring another's
+	// public results), never its Postgres or NATS.
+	syncDeny := controlPlaneDeny(ctx, log, nil, cfg.DatabaseURL, b.url)
+	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor(), Deny: syncDeny})
 	a.scheduler = newScheduler(cfg, log, st, seal, targets)
 	var provider *sso.Provider
 	if cfg.OIDC().Enabled() {

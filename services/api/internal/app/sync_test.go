@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,9 +114,9 @@ func (e *apiEnv) allowLoopback(t testing.TB) {
 
 // mustSyncSource adds an on-demand sync source to project default that
 // looks at up to maxObjects objects.
-func (e *apiEnv) mustSyncSource(t testing.TB, name, url string, maxObjects int) httpapi.SyncSource {
+func (e *apiEnv) mustSyncSource(t testing.TB, name, sourceURL string, maxObjects int) httpapi.SyncSource {
 	t.Helper()
-	body := map[string]any{"project": "default", "name": name, "url": url, "interval_minutes": 0, "max_pages": 10, "max_objects": maxObjects}
+	body := map[string]any{"project": "default", "name": name, "url": sourceURL, "interval_minutes": 0, "max_pages": 10, "max_objects": maxObjects}
 	src := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, body))
 	if src.Kind != "auto" {
 		t.Errorf("new source kind = %q, want auto", src.Kind)
@@ -326,7 +327,8 @@ func TestSyncFromS3(t *testing.T) {
 
 // TestSyncRefusesLoopbackWithoutAllowList: a sync fails, without a request,
 // for a loopback source the project does not allow, and for the cloud
-// metadata address and the API's own address even when loopback is allowed.
+// metadata address and the API's Postgres and NATS even when loopback is
+// allowed.
 func TestSyncRefusesLoopbackWithoutAllowList(t *testing.T) {
 	t.Parallel()
 	e := startAPI(t)
@@ -360,11 +362,18 @@ func TestSyncRefusesLoopbackWithoutAllowList(t *testing.T) {
 		}
 	}
 
-	// Loopback is allowed now, and the API listens on it: its own address
-	// is a control-plane address, refused to syncs as to runs.
-	self := e.mustSync(t, e.mustSyncSource(t, "self", e.URL+"/fortio/data/index.tsv", 100))
-	if self.Status != "failed" || self.Error == nil || !strings.Contains(*self.Error, "control-plane address") {
-		t.Errorf("sync of the API's own address = %s (error %q), want failed naming the control-plane address", self.Status, derefS(self.Error))
+	// Loopback is allowed now, and the API's NATS and Postgres listen on it:
+	// they are control-plane addresses, refused to syncs as to runs. (The
+	// API's own address is not: TestInterchangeRoundTrip syncs from it.)
+	db, err := url.Parse(e.DBURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, hostPort := range map[string]string{"nats": strings.TrimPrefix(e.NATSURL, "nats://"), "postgres": db.Host} {
+		run := e.mustSync(t, e.mustSyncSource(t, name, "http://"+hostPort+"/index.tsv", 100))
+		if run.Status != "failed" || run.Error == nil || !strings.Contains(*run.Error, "control-plane address") {
+			t.Errorf("sync from the API's %s (%s) = %s (error %q), want failed naming the control-plane address", name, hostPort, run.Status, derefS(run.Error))
+		}
 	}
 }
 

@@ -28,9 +28,9 @@ type Options struct {
 	// Redactor names the deployment's extra secret headers for the
 	// documents a sync imports; the zero value knows the built-in ones.
 	Redactor spec.Redactor
-	// Deny lists the control plane's own addresses (netguard allow-list
-	// entries with ports), refused to every fetch whatever a project's
-	// allow-list says, as they are to runs.
+	// Deny lists the control plane's back ends, its Postgres and NATS
+	// (netguard allow-list entries with ports), refused to every fetch
+	// whatever a project's allow-list says.
 	Deny []string
 }
 
