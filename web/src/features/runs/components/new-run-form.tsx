@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type SyntheticEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, type Schemas } from '@/lib/api-client';
 import { useProject } from '@/lib/project';
@@ -89,6 +89,11 @@ export function NewRunForm({ test }: { test?: Test }) {
   const idem = useRef<{ body: string; key: string }>(undefined);
   // The test saved by an earlier submit whose run failed, so a retry does not save it twice.
   const saved = useRef<{ body: string; id: string }>(undefined);
+
+  const toggle = (sec: Section) => (e: SyntheticEvent<HTMLDetailsElement>) => {
+    const isOpen = e.currentTarget.open;
+    setOpen((o) => ({ ...o, [sec]: isOpen }));
+  };
 
   const set = <K extends FormField>(name: K, value: RunFormState[K]) => {
     setState((s) => ({ ...s, [name]: value }));
@@ -233,7 +238,7 @@ export function NewRunForm({ test }: { test?: Test }) {
             />
             <TextField name="name" label="Run name" placeholder="optional" autoComplete="off" />
           </div>
-          <details open={open.urls} onToggle={(e) => setOpen((o) => ({ ...o, urls: (e.target as HTMLDetailsElement).open }))}>
+          <details open={open.urls} onToggle={toggle('urls')}>
             <summary>URL list and written URLs</summary>
             <div className="form-grid">
               <AreaField
@@ -297,7 +302,7 @@ export function NewRunForm({ test }: { test?: Test }) {
               {state.length === 'until_stopped' && <p className="muted until-stopped">Runs until you press Stop on the run page.</p>}
             </div>
           </div>
-          <details open={open.pacing} onToggle={(e) => setOpen((o) => ({ ...o, pacing: (e.target as HTMLDetailsElement).open }))}>
+          <details open={open.pacing} onToggle={toggle('pacing')}>
             <summary>Pacing and ramp</summary>
             <div className="form-grid">
               <SelectField
@@ -337,7 +342,7 @@ export function NewRunForm({ test }: { test?: Test }) {
             <TextField name="method" label="Method" placeholder="GET (POST with a payload)" autoComplete="off" />
             <AreaField name="headers" label="Headers" placeholder={'X-Request-Source: barrage\nAuthorization: Bearer …'} hint="One per line, “Name: value” (Fortio -H)" />
           </div>
-          <details open={open.request} onToggle={(e) => setOpen((o) => ({ ...o, request: (e.target as HTMLDetailsElement).open }))}>
+          <details open={open.request} onToggle={toggle('request')}>
             <summary>Body, timeout, TLS and connections</summary>
             <div className="form-grid">
               <AreaField name="payload" label="Payload" hint="Request body; the message for TCP, UDP and gRPC ping" />
@@ -413,7 +418,7 @@ export function NewRunForm({ test }: { test?: Test }) {
             <AreaField name="thresholds" label="Thresholds" rows={3} width="half" placeholder={'p(99) < 250ms\nerror_rate < 1%'} hint="One expression per line, stored with the run" />
             <TextField name="percentiles" label="Percentiles" hint="Comma-separated (Fortio -p)" />
           </div>
-          <details open={open.more} onToggle={(e) => setOpen((o) => ({ ...o, more: (e.target as HTMLDetailsElement).open }))}>
+          <details open={open.more} onToggle={toggle('more')}>
             <summary>More spec fields (JSON)</summary>
             <div className="form-grid">
               <AreaField

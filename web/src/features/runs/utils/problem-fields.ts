@@ -1,54 +1,8 @@
 import type { Schemas } from '@/lib/api-client';
-import { formSpecFields, type FieldErrors, type FormField } from './run-form';
+import { formSpecFields, specPathFields, type FieldErrors, type FormField } from './run-form';
 
 type FieldError = Schemas['FieldError'];
 type RunSpec = Schemas['RunSpec'];
-
-/** Spec paths that are a form field of the same name. */
-const direct = new Set<string>([
-  'url',
-  'urls',
-  'url_order',
-  'urls_from_run',
-  'record_written_urls',
-  'qps',
-  'connections',
-  'duration',
-  'count',
-  'pacing',
-  'jitter',
-  'uniform',
-  'no_catchup',
-  'burst',
-  'abort_if_rate_not_held',
-  'ramp.from',
-  'ramp.to',
-  'ramp.over',
-  'method',
-  'headers',
-  'payload',
-  'content_type',
-  'timeout',
-  'h2',
-  'h3',
-  'insecure',
-  'abort_on',
-  'http10',
-  'compression',
-  'follow_redirects',
-  'prefetch',
-  'unix_socket',
-  'max_requests_per_connection',
-  'grpc.mode',
-  'grpc.service',
-  'grpc.ping_delay',
-  'grpc.method',
-  'grpc.streams',
-  'agents.count',
-  'agents.selector',
-  'percentiles',
-  'labels',
-]);
 
 /** Spec paths that name a whole block: the error is shown at the block's main input. */
 const blocks: Record<string, FormField> = {
@@ -75,7 +29,7 @@ export function formFieldOf(path: string, body: 'run' | 'test' = 'run'): FormFie
   const p = path.slice('spec.'.length).replace(/\[\d+\]$/, '');
   if (p.startsWith('labels.')) return 'labels';
   if (p.startsWith('agents.selector.')) return 'agents.selector';
-  if (direct.has(p)) return p as FormField;
+  if (specPathFields.has(p)) return p as FormField;
   if (Object.hasOwn(blocks, p)) return blocks[p];
   const head = /^[a-z0-9_]+/.exec(p)?.[0];
   return head && !formSpecFields.has(head) ? 'more' : undefined;

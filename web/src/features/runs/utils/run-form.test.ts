@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import { asStoredTestRun, defaultFormState, formFromTest, protocolOf, runOfTest, toRunRequest, type RunFormState } from './run-form';
+import { asStoredTestRun, defaultFormState, formFromTest, formSpecFields, protocolOf, runOfTest, toRunRequest, type RunFormState } from './run-form';
 
 const form = (over: Partial<RunFormState>): RunFormState => ({ ...defaultFormState, url: 'http://127.0.0.1:8080/', ...over });
 
@@ -181,6 +181,11 @@ describe('toRunRequest', () => {
     expect(spec.latency_header).toBe('Server-Timing');
     expect(spec.url).toBe('http://127.0.0.1:8080/');
     expect(built({ more: '  \n ' }).run.spec).toEqual(built({}).run.spec);
+  });
+
+  it('knows which spec fields have inputs, blocks by their first key', () => {
+    for (const f of ['url', 'urls', 'qps', 'ramp', 'grpc', 'agents', 'until_stopped', 'labels', 'h3']) expect(formSpecFields.has(f)).toBe(true);
+    for (const f of ['requests', 'stages', 'payload_file', 'latency_header', 'name', 'length', 'thresholds', 'more', 'ramp.to']) expect(formSpecFields.has(f)).toBe(false);
   });
 
   it('refuses more-spec-fields text that is not an object of fields without inputs', () => {

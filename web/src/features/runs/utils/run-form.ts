@@ -124,49 +124,19 @@ export const defaultFormState: RunFormState = {
   test_name: '',
 };
 
+/** The form's fields that are not spec paths. */
+const nonSpecFields: ReadonlySet<string> = new Set<FormField>(['name', 'length', 'thresholds', 'more', 'save_as_test', 'test_name']);
+
+/** The form's fields that fill the spec path of the same name (`qps`, `ramp.over`, `agents.count`). */
+export const specPathFields: ReadonlySet<string> = new Set(Object.keys(defaultFormState).filter((k) => !nonSpecFields.has(k)));
+
 /**
- * The spec's fields that have inputs of their own. Every other field of a
- * spec (requests, stages, payload_file, latency_header, …) is edited as JSON
- * in `more`, so a test read into the form loses nothing.
+ * The spec's top-level fields that have inputs of their own (`until_stopped`
+ * through the length choice). Every other field of a spec (requests, stages,
+ * payload_file, latency_header, …) is edited as JSON in `more`, so a test read
+ * into the form loses nothing.
  */
-export const formSpecFields: ReadonlySet<string> = new Set([
-  'url',
-  'urls',
-  'url_order',
-  'urls_from_run',
-  'record_written_urls',
-  'qps',
-  'connections',
-  'duration',
-  'count',
-  'until_stopped',
-  'pacing',
-  'jitter',
-  'uniform',
-  'no_catchup',
-  'burst',
-  'abort_if_rate_not_held',
-  'ramp',
-  'method',
-  'headers',
-  'payload',
-  'content_type',
-  'timeout',
-  'h2',
-  'h3',
-  'insecure',
-  'abort_on',
-  'http10',
-  'compression',
-  'follow_redirects',
-  'prefetch',
-  'unix_socket',
-  'max_requests_per_connection',
-  'grpc',
-  'agents',
-  'percentiles',
-  'labels',
-]);
+export const formSpecFields: ReadonlySet<string> = new Set([...[...specPathFields].map((p) => p.split('.')[0]!), 'until_stopped']);
 
 export type Protocol = 'http' | 'https' | 'h2c' | 'grpc' | 'grpcs' | 'tcp' | 'udp';
 
