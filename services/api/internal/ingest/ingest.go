@@ -176,8 +176,8 @@ func consumerConfig() jetstream.ConsumerConfig {
 // API replicas may run one each on the same stream and database.
 type Ingester struct {
 	cfg    Config
-	agents jetstream.KeyValue
 	cons   jetstream.Consumer
+	agents jetstream.KeyValue
 	states jetstream.KeyValue
 	// mu guards cons, which is recreated when the consumer was deleted.
 	mu sync.Mutex
