@@ -77,9 +77,9 @@ export function NewRunForm({ test }: { test?: Test }) {
   // A test with a URL list or more spec fields shows them from the start.
   const [open, setOpen] = useState<Record<Section, boolean>>(() => ({
     pacing: false,
-    urls: !!test && (state.urls !== '' || state.urls_from_run !== '' || state.record_written_urls),
+    urls: state.urls !== '' || state.urls_from_run !== '' || state.record_written_urls,
     request: false,
-    more: !!test && state.more !== '',
+    more: state.more !== '',
   }));
   // Bumped on each failed submit, so focus moves to the first problem.
   const [attempt, setAttempt] = useState(0);
