@@ -29,8 +29,8 @@ IMAGE_PREFIX ?= barrage
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 IMAGE_TAG    ?= $(VERSION)
 
-# `make fuzz` runs every fuzz target for FUZZTIME each (60 s: issue #10's bar, 26 targets
-# ≈ 26 min); `make test` runs the same sweep for FUZZTIME_CI each (5 s: ≈ 2 min of fuzzing
+# `make fuzz` runs every fuzz target for FUZZTIME each (60 s: issue #10's bar, 28 targets
+# ≈ 28 min); `make test` runs the same sweep for FUZZTIME_CI each (5 s: ≈ 2 min of fuzzing
 # plus one instrumented build per package, within CI's budget).
 FUZZTIME ?= 60s
 FUZZTIME_CI ?= 5s
@@ -163,8 +163,12 @@ images: ## Build the three container images (needs a Docker engine): IMAGE_PREFI
 compose-smoke: ## docker compose up with 2 agents, one distributed run through the API, down -v (needs Docker; not in make test).
 	scripts/compose-smoke
 
+.PHONY: doc-check
+doc-check: ## Fail when a doc quotes a figure its linked bench/results file does not hold.
+	scripts/check-doc-figures
+
 .PHONY: test
-test: lint proto-check api-check web-check deploy-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
+test: lint proto-check api-check doc-check web-check deploy-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
