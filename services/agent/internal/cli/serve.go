@@ -17,7 +17,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/svclog"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/agent/internal/procs"
-	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/agent/internal/worker"
 )
 
 // serveConfig is `barrage-agent serve`'s configuration: each field is a flag

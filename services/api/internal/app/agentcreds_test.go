@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
-	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/agent/agent"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
@@ -90,9 +90,9 @@ func TestAgentWithOwnCredentials(t *testing.T) { // serial: see heavyTests
 
 // startCredentialedAgent runs an agent worker named name in this process
 // with its NATS credentials file content, until the test ends.
-func startCredentialedAgent(t *testing.T, natsURL, name string, creds []byte) *worker.Worker {
+func startCredentialedAgent(t *testing.T, natsURL, name string, creds []byte) *agent.Agent {
 	t.Helper()
-	w, err := worker.New(worker.Config{NATSURL: natsURL, Name: name, Capacity: 2, Credentials: creds,
+	w, err := agent.New(agent.Options{NATSURL: natsURL, Name: name, Capacity: 2, Credentials: creds,
 		Logger: slog.New(slog.NewTextHandler(testLogWriter(t), nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -5,24 +5,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
 	"sync"
 
-	echoapp "github.com/barrage-dev/barrage/services/echo/app"
-
 	"github.com/barrage-dev/barrage/pkg/natsauth"
-	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/agent/agent"
+	"github.com/barrage-dev/barrage/services/echo/echo"
 )
 
 // companions are what -all-in-one runs beside the API: one agent (the same
 // worker as `barrage-agent serve`, talking to the API over NATS) and the
 // echo server, so one command gives a working Barrage.
 type companions struct {
-	agent *worker.Worker
-	echo  *echoapp.App
+	agent *agent.Agent
+	echo  *echo.Server
 }
 
 // allInOneEcho is the name of the all-in-one echo in the control plane,
@@ -39,24 +37,25 @@ const (
 // project (or BARRAGE_ECHO_PROJECT), so that a profile activated in the
 // dashboard applies to it.
 func startCompanions(cfg Config, natsURL string, keys *natsauth.Keys, log *slog.Logger) (*companions, error) {
-	ecfg, err := echoapp.ParseConfig(nil, cfg.Environ, io.Discard)
+	eopts, err := echo.OptionsFromEnv(cfg.Environ)
 	if err != nil {
-		return nil, fmt.Errorf("all-in-one echo: %w", err)
+		return nil, fmt.Errorf("all-in-one: %w", err)
 	}
-	if ecfg.NATSURL == "" && ecfg.HTTPAddr != "" {
-		ecfg.NATSURL = natsURL
-		ecfg.Name, ecfg.Project = cmp.Or(ecfg.Name, allInOneEcho), cmp.Or(ecfg.Project, allInOneProject)
-		if keys != nil && ecfg.Creds == "" {
-			c, err := keys.EchoUser(ecfg.Name)
+	if eopts.NATSURL == "" && eopts.HTTPAddr != "" {
+		eopts.NATSURL = natsURL
+		eopts.Name, eopts.Project = cmp.Or(eopts.Name, allInOneEcho), cmp.Or(eopts.Project, allInOneProject)
+		if keys != nil && eopts.CredsFile == "" {
+			c, err := keys.EchoUser(eopts.Name)
 			if err != nil {
 				return nil, fmt.Errorf("all-in-one echo: %w", err)
 			}
-			ecfg.Credentials = &c
+			eopts.Credentials = &c
 		}
 	}
-	echo, err := echoapp.New(ecfg, log.With(slog.String("component", "echo")))
+	eopts.Logger = log.With(slog.String("component", "echo"))
+	echoSrv, err := echo.New(eopts)
 	if err != nil {
-		return nil, fmt.Errorf("all-in-one echo: %w", err)
+		return nil, fmt.Errorf("all-in-one: %w", err)
 	}
 	name, _ := os.Hostname()
 	var creds []byte
@@ -66,19 +65,19 @@ func startCompanions(cfg Config, natsURL string, keys *natsauth.Keys, log *slog.
 			creds, err = c.File()
 		}
 		if err != nil {
-			echo.Close()
+			echoSrv.Close()
 			return nil, fmt.Errorf("all-in-one agent: %w", err)
 		}
 	}
-	agent, err := worker.New(worker.Config{
+	ag, err := agent.New(agent.Options{
 		NATSURL: natsURL, Name: "all-in-one@" + name, Credentials: creds, Labels: map[string]string{"mode": "all-in-one"},
 		Capacity: cfg.AgentCapacity, Logger: log.With(slog.String("component", "agent")),
 	})
 	if err != nil {
-		echo.Close()
+		echoSrv.Close()
 		return nil, fmt.Errorf("all-in-one agent: %w", err)
 	}
-	return &companions{agent: agent, echo: echo}, nil
+	return &companions{agent: ag, echo: echoSrv}, nil
 }
 
 // EchoURL is the in-process echo server's HTTP URL; a wildcard listen

@@ -21,9 +21,9 @@ import (
 	"github.com/barrage-dev/barrage/pkg/hist"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
-	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/agent/agent"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
-	echoapp "github.com/barrage-dev/barrage/services/echo/app"
+	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
 // heavyTests: the tests that run real distributed load (agents, echo,
@@ -35,22 +35,23 @@ import (
 // free loopback port until the test ends and returns its base URL.
 func startEcho(t *testing.T) string {
 	t.Helper()
-	return startEchoWith(t, func(*echoapp.Config) {})
+	return startEchoWith(t, func(*echoserver.Options) {})
 }
 
 // startEchoWith is startEcho with the configuration changed by edit.
-func startEchoWith(t *testing.T, edit func(*echoapp.Config)) string {
+func startEchoWith(t *testing.T, edit func(*echoserver.Options)) string {
 	t.Helper()
 	return "http://" + startEchoApp(t, edit).HTTPAddr()
 }
 
 // startEchoApp is startEchoWith returning the running echo, for the
 // addresses of its other listeners.
-func startEchoApp(t *testing.T, edit func(*echoapp.Config)) *echoapp.App {
+func startEchoApp(t *testing.T, edit func(*echoserver.Options)) *echoserver.Server {
 	t.Helper()
-	cfg := echoapp.Config{HTTPAddr: "127.0.0.1:0", MaxDelay: 1500 * time.Millisecond, MaxPayload: 256 << 10, ShutdownTimeout: 5 * time.Second}
-	edit(&cfg)
-	a, err := echoapp.New(cfg, slog.New(slog.DiscardHandler))
+	opts := echoserver.Options{HTTPAddr: "127.0.0.1:0", MaxDelay: 1500 * time.Millisecond, MaxPayload: 256 << 10, ShutdownTimeout: 5 * time.Second,
+		Logger: slog.New(slog.DiscardHandler)}
+	edit(&opts)
+	a, err := echoserver.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func startAgentPool(t *testing.T, natsURL string, n, capacity int, logTo io.Writ
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, n)
 	for i := range n {
-		w, err := worker.New(worker.Config{NATSURL: natsURL, Name: fmt.Sprintf("agent-%d", i), Capacity: capacity,
+		w, err := agent.New(agent.Options{NATSURL: natsURL, Name: fmt.Sprintf("agent-%d", i), Capacity: capacity,
 			Logger: slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level}))})
 		if err != nil {
 			t.Fatal(err)

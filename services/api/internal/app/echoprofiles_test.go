@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
-	echoapp "github.com/barrage-dev/barrage/services/echo/app"
+	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
 // TestEchoProfileChangesTheNextRun drives a managed echo through the API
@@ -38,8 +38,8 @@ func TestEchoProfileChangesTheNextRun(t *testing.T) { // serial: see heavyTests
 		t.Fatal(err)
 	}
 	startCredentialedAgent(t, e.NATSURL, "agent-1", agentCreds)
-	echo := startEchoWith(t, func(c *echoapp.Config) {
-		c.NATSURL, c.Creds, c.Name, c.Project = e.NATSURL, creds["echo-1"], "echo-1", "default"
+	echo := startEchoWith(t, func(c *echoserver.Options) {
+		c.NATSURL, c.CredsFile, c.Name, c.Project = e.NATSURL, creds["echo-1"], "echo-1", "default"
 	})
 
 	wantApplied := func(name string) {

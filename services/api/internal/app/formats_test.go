@@ -17,7 +17,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
-	echoapp "github.com/barrage-dev/barrage/services/echo/app"
+	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
 // TestDistributedServerLatencyAndFormats runs a spec with a latency_header
@@ -26,7 +26,7 @@ import (
 // csv, prometheus and yaml forms read back into the figures of its JSON.
 func TestDistributedServerLatencyAndFormats(t *testing.T) { // serial: see heavyTests
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
-	echo := startEchoWith(t, func(c *echoapp.Config) { c.ServerTimeHeader = "X-Server-Time" })
+	echo := startEchoWith(t, func(c *echoserver.Options) { c.ServerTimeHeader = "X-Server-Time" })
 	startAgents(t, e.NATSURL, 2)
 	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
-	echoapp "github.com/barrage-dev/barrage/services/echo/app"
+	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
 // TestSearchFindsTheKneeOverEachProtocol searches, on two agents, the
@@ -35,7 +35,7 @@ import (
 // one, and the step then waits for it.
 func TestSearchFindsTheKneeOverEachProtocol(t *testing.T) { // serial: see heavyTests; its subtests run together
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
-	echo := startEchoApp(t, func(c *echoapp.Config) {
+	echo := startEchoApp(t, func(c *echoserver.Options) {
 		c.GRPCAddr, c.TCPAddr, c.UDPAddr, c.Saturate = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0", "20ms:24.5ms"
 	})
 	startAgentPool(t, e.NATSURL, 2, 8, testLogWriter(t), slog.LevelInfo)

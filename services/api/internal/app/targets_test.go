@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/agent/agent"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
@@ -122,7 +122,7 @@ func TestRunTargetPolicyAtSubmit(t *testing.T) {
 // names with r, until the test ends, and waits for its heartbeat.
 func startAgentResolving(t *testing.T, natsURL string, r *net.Resolver) {
 	t.Helper()
-	w, err := worker.New(worker.Config{NATSURL: natsURL, Name: "agent-dns", Capacity: 2, Resolver: r,
+	w, err := agent.New(agent.Options{NATSURL: natsURL, Name: "agent-dns", Capacity: 2, Resolver: r,
 		Logger: slog.New(slog.NewTextHandler(testLogWriter(t), nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
-	echoapp "github.com/barrage-dev/barrage/services/echo/app"
+	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
 // startEchoUnix runs the real barrage-echo HTTP server on a Unix socket in
@@ -22,7 +22,7 @@ func startEchoUnix(t *testing.T) string {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "echo.sock")
-	startEchoApp(t, func(c *echoapp.Config) { c.HTTPAddr = "unix:" + sock })
+	startEchoApp(t, func(c *echoserver.Options) { c.HTTPAddr = "unix:" + sock })
 	return sock
 }
 

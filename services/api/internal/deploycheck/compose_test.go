@@ -203,7 +203,7 @@ func TestEnvExampleComplete(t *testing.T) {
 	for _, src := range []string{
 		"services/api/internal/app/config.go",
 		"services/agent/internal/cli/serve.go",
-		"services/echo/app/config.go",
+		"services/echo/internal/app/config.go",
 	} {
 		names := envTag.FindAllStringSubmatch(mustRead(t, src), -1)
 		if len(names) == 0 {

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/barrage-dev/barrage/services/echo/app"
+	"github.com/barrage-dev/barrage/services/echo/internal/app"
 )
 
 func main() {

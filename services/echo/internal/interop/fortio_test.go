@@ -14,7 +14,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/fortiotool"
 	"github.com/barrage-dev/barrage/pkg/testcert"
-	"github.com/barrage-dev/barrage/services/echo/app"
+	"github.com/barrage-dev/barrage/services/echo/internal/app"
 )
 
 // fortioResult is the part of fortio's result JSON these tests read.

@@ -15,7 +15,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/hist"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
-	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/agent/internal/worker"
 )
 
 func TestNewChecksConfig(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package app wires barrage-echo: configuration, listeners, and their lifecycle.
 // A test boots the whole server with New on ":0" addresses and talks to it.
-// It is public so that `barrage-api -all-in-one` can run the echo server in
-// its own process.
+// Other processes (`barrage-api -all-in-one`, the API's tests) embed it
+// through the public package services/echo/echo.
 package app
 
 import (

@@ -22,7 +22,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
-	"github.com/barrage-dev/barrage/services/agent/worker"
+	"github.com/barrage-dev/barrage/services/agent/internal/worker"
 )
 
 // harness is an embedded NATS server set up as barrage-api would, and a

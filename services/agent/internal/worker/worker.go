@@ -1,14 +1,14 @@
-// Package worker is a Barrage agent on NATS (DESIGN.md §3): it announces
-// itself with heartbeats in the agents bucket, takes shard assignments from
-// its own JetStream consumer, runs each shard with the load engine from the
-// assignment's start_at until its deadline, a stop or the fail-safe, and
-// publishes interval and final snapshots for the API to ingest.
+// Package worker is a Barrage agent on NATS (docs/architecture.md): it
+// announces itself with heartbeats in the agents bucket, takes shard
+// assignments from its own JetStream consumer, runs each shard with the
+// load engine from the assignment's start_at until its deadline, a stop or
+// the fail-safe, and publishes interval and final snapshots for the API to
+// ingest.
 //
-// `barrage-agent serve` runs one Worker per process, and barrage-api
-// -all-in-one runs one inside the API process; so this package is public while
-// the engine, protocol clients and spec mapping it uses stay internal. It is
-// not the NATS contract (pkg/wire owns the names and timings) nor the load
-// engine.
+// `barrage-agent serve` runs one Worker per process; other processes
+// (barrage-api -all-in-one, the API's tests) embed one through the public
+// package services/agent/agent. It is not the NATS contract (pkg/wire owns
+// the names and timings) nor the load engine.
 package worker
 
 import (
