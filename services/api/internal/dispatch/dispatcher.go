@@ -29,12 +29,11 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
-	"github.com/barrage-dev/barrage/services/api/internal/store"
 )
 
 // Store is the storage the dispatcher uses.
 type Store interface {
-	ClaimOutbox(ctx context.Context, limit int, fn func([]store.OutboxMessage) store.OutboxOutcome) (int, error)
+	ClaimOutbox(ctx context.Context, limit int, fn func([]runs.OutboxMessage) runs.OutboxOutcome) (int, error)
 	PlanRun(ctx context.Context, p runs.Plan) (runs.Run, error)
 	GetRun(ctx context.Context, id uuid.UUID) (runs.Run, error)
 	RunShards(ctx context.Context, id uuid.UUID) ([]runs.Shard, error)
@@ -123,7 +122,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.watchers.Go(func() { d.syncRegistry(ctx, wire.HeartbeatEvery) })
 	}
 	for {
-		if _, err := d.cfg.Store.ClaimOutbox(ctx, 20, func(msgs []store.OutboxMessage) store.OutboxOutcome {
+		if _, err := d.cfg.Store.ClaimOutbox(ctx, 20, func(msgs []runs.OutboxMessage) runs.OutboxOutcome {
 			return d.publish(ctx, msgs)
 		}); err != nil && ctx.Err() == nil {
 			d.cfg.Log.Warn("dispatch: read outbox", slog.Any("error", err))
@@ -137,19 +136,19 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 // publish handles claimed outbox rows.
-func (d *Dispatcher) publish(ctx context.Context, msgs []store.OutboxMessage) store.OutboxOutcome {
-	out := store.OutboxOutcome{Later: map[int64]time.Time{}}
+func (d *Dispatcher) publish(ctx context.Context, msgs []runs.OutboxMessage) runs.OutboxOutcome {
+	out := runs.OutboxOutcome{Later: map[int64]time.Time{}}
 	for _, m := range msgs {
 		var err error
 		switch m.Topic {
-		case store.TopicRunDispatch:
+		case runs.TopicRunDispatch:
 			var later time.Time
 			later, err = d.dispatch(ctx, m.Payload)
 			if err == nil && !later.IsZero() {
 				out.Later[m.ID] = later
 				continue
 			}
-		case store.TopicRunControl:
+		case runs.TopicRunControl:
 			err = d.control(ctx, m.Payload)
 		default:
 			d.cfg.Log.Error("dispatch: unknown outbox topic; dropped", slog.String("topic", m.Topic), slog.Int64("id", m.ID))
