@@ -206,7 +206,8 @@ func (in *Ingester) recordIntervals(ctx context.Context, recs []runs.SnapshotRec
 	defer b.Rollback()
 	seconds := b.Seconds()
 	merged := make([]runs.Interval, len(seconds))
-	for i, sec := range seconds {
+	for i := range seconds {
+		sec := &seconds[i]
 		sel := make([]*snapshot, len(sec.Fresh))
 		for j, k := range sec.Fresh {
 			sel[j] = snaps[k]

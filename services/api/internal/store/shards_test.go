@@ -46,8 +46,8 @@ func (f fixture) recordIntervals(ctx context.Context, recs []runs.SnapshotRecord
 	defer b.Rollback()
 	seconds := b.Seconds()
 	merged := make([]runs.Interval, len(seconds))
-	for i, sec := range seconds {
-		if merged[i], err = merge(sec.Stored, sec.Fresh); err != nil {
+	for i := range seconds {
+		if merged[i], err = merge(seconds[i].Stored, seconds[i].Fresh); err != nil {
 			return nil, err
 		}
 	}

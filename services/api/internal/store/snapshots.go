@@ -137,8 +137,9 @@ func (b *intervalBatch) write(merged []runs.Interval) error {
 	if len(merged) != len(b.seconds) {
 		return fmt.Errorf("%d merged seconds for %d locked", len(merged), len(b.seconds))
 	}
-	for i, sec := range b.seconds {
-		if err := writeInterval(b.tx, sec.Stored.RunID, sec.Stored.Second, merged[i]); err != nil {
+	for i := range b.seconds {
+		stored := &b.seconds[i].Stored
+		if err := writeInterval(b.tx, stored.RunID, stored.Second, merged[i]); err != nil {
 			return err
 		}
 	}
