@@ -36,13 +36,13 @@ type Assignment struct {
 	Shard uint32 `protobuf:"varint,2,opt,name=shard,proto3" json:"shard,omitempty"`
 	// shard_count is the number of shards of the run.
 	ShardCount uint32 `protobuf:"varint,3,opt,name=shard_count,json=shardCount,proto3" json:"shard_count,omitempty"`
-	// spec is the run spec as JSON (pkg/spec), secrets included: it travels only on the
-	// agent's own subject.
+	// spec is this shard's spec as JSON (pkg/spec), secrets included: it travels only
+	// on the agent's own subject. It is the one carrier of the shard's load: the API
+	// splits the run's spec across shards (services/api/internal/dispatch/split.go),
+	// giving each its connections, its part of the target qps, of a ramp's ends, of
+	// every stage's and every request's own rate, and of a call count, and the agent
+	// runs it as given.
 	Spec []byte `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	// qps_share is this shard's part of the run's target qps (0 = as fast as possible).
-	QpsShare float64 `protobuf:"fixed64,5,opt,name=qps_share,json=qpsShare,proto3" json:"qps_share,omitempty"`
-	// connections_share is this shard's number of connections.
-	ConnectionsShare uint32 `protobuf:"varint,6,opt,name=connections_share,json=connectionsShare,proto3" json:"connections_share,omitempty"`
 	// start_at is the wall-clock instant every shard starts sending.
 	StartAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=start_at,json=startAt,proto3" json:"start_at,omitempty"`
 	// deadline is the instant by which the shard must have stopped sending.
@@ -124,20 +124,6 @@ func (x *Assignment) GetSpec() []byte {
 	return nil
 }
 
-func (x *Assignment) GetQpsShare() float64 {
-	if x != nil {
-		return x.QpsShare
-	}
-	return 0
-}
-
-func (x *Assignment) GetConnectionsShare() uint32 {
-	if x != nil {
-		return x.ConnectionsShare
-	}
-	return 0
-}
-
 func (x *Assignment) GetStartAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.StartAt
@@ -185,16 +171,14 @@ var File_barrage_v1_assignment_proto protoreflect.FileDescriptor
 const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bbarrage/v1/assignment.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa7\x03\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x87\x03\n" +
 	"\n" +
 	"Assignment\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05shard\x18\x02 \x01(\rR\x05shard\x12\x1f\n" +
 	"\vshard_count\x18\x03 \x01(\rR\n" +
 	"shardCount\x12\x12\n" +
-	"\x04spec\x18\x04 \x01(\fR\x04spec\x12\x1b\n" +
-	"\tqps_share\x18\x05 \x01(\x01R\bqpsShare\x12+\n" +
-	"\x11connections_share\x18\x06 \x01(\rR\x10connectionsShare\x125\n" +
+	"\x04spec\x18\x04 \x01(\fR\x04spec\x125\n" +
 	"\bstart_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\astartAt\x126\n" +
 	"\bdeadline\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12!\n" +
 	"\ftarget_allow\x18\t \x03(\tR\vtargetAllow\x12\x1f\n" +
@@ -203,7 +187,7 @@ const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"targetDeny\x12\x1b\n" +
 	"\tseq_start\x18\v \x01(\x04R\bseqStart\x12\x1d\n" +
 	"\n" +
-	"seq_stride\x18\f \x01(\x04R\tseqStrideB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
+	"seq_stride\x18\f \x01(\x04R\tseqStrideJ\x04\b\x05\x10\x06J\x04\b\x06\x10\aR\tqps_shareR\x11connections_shareB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
 
 var (
 	file_barrage_v1_assignment_proto_rawDescOnce sync.Once

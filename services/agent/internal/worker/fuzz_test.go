@@ -13,17 +13,17 @@ import (
 // FuzzAssignment decodes an assignment message as it comes off NATS and
 // builds its shard: it never panics, and a shard it accepts has a run id
 // that is one subject token, a shard within the count, a deadline after
-// now and a spec that validates with this shard's share.
+// now and a spec that validates.
 func FuzzAssignment(f *testing.F) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, a := range []*barragev1.Assignment{
 		{
-			RunId: "r1", Shard: 0, ShardCount: 2, Spec: []byte(`{"url":"http://127.0.0.1:1/","qps":10,"connections":2,"duration":"1s"}`),
-			QpsShare: 5, ConnectionsShare: 1, StartAt: timestamppb.New(now), Deadline: timestamppb.New(now.Add(time.Minute)),
+			RunId: "r1", Shard: 0, ShardCount: 2, Spec: []byte(`{"url":"http://127.0.0.1:1/","qps":5,"connections":1,"duration":"1s"}`),
+			StartAt: timestamppb.New(now), Deadline: timestamppb.New(now.Add(time.Minute)),
 		},
 		{
-			RunId: "r2", Spec: []byte(`{"url":"grpc://127.0.0.1:1","count":3,"grpc":{"mode":"ping"},"headers":["Authorization: x"]}`),
-			ConnectionsShare: 1, Deadline: timestamppb.New(now.Add(time.Second)),
+			RunId: "r2", Spec: []byte(`{"url":"grpc://127.0.0.1:1","connections":1,"count":3,"grpc":{"mode":"ping"},"headers":["Authorization: x"]}`),
+			Deadline: timestamppb.New(now.Add(time.Second)),
 		},
 		{RunId: "bad.id", Spec: []byte(`{"url":1}`)},
 	} {

@@ -189,7 +189,6 @@ func (h *harness) assign(t *testing.T, agentID, run string, shard uint32, s shar
 	}
 	h.publishAssignment(t, agentID, &barragev1.Assignment{
 		RunId: run, Shard: shard, ShardCount: shard + 1, Spec: body,
-		QpsShare: s.qps, ConnectionsShare: uint32(s.conns),
 		StartAt: timestamppb.New(startAt), Deadline: timestamppb.New(startAt.Add(s.duration + s.slack)),
 		TargetAllow: s.allow, TargetDeny: s.deny,
 	})

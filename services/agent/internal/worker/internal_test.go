@@ -42,7 +42,7 @@ func TestNewShardRejects(t *testing.T) {
 	good := func() *barragev1.Assignment {
 		return &barragev1.Assignment{
 			RunId: "r1", Shard: 0, ShardCount: 1, Spec: []byte(`{"url":"http://127.0.0.1:1/","qps":10,"connections":1,"duration":"1s"}`),
-			QpsShare: 10, ConnectionsShare: 1, StartAt: timestamppb.New(now), Deadline: timestamppb.New(now.Add(5 * time.Second)),
+			StartAt: timestamppb.New(now), Deadline: timestamppb.New(now.Add(5 * time.Second)),
 			TargetAllow: []string{"127.0.0.0/8"}, TargetDeny: []string{"127.0.0.1:8080"},
 		}
 	}
@@ -58,7 +58,9 @@ func TestNewShardRejects(t *testing.T) {
 		{"no deadline", func(a *barragev1.Assignment) { a.Deadline = nil }, "no deadline"},
 		{"deadline passed", func(a *barragev1.Assignment) { a.Deadline = timestamppb.New(now.Add(-time.Second)) }, "has passed"},
 		{"bad spec", func(a *barragev1.Assignment) { a.Spec = []byte(`{"url":1}`) }, "url"},
-		{"no connections", func(a *barragev1.Assignment) { a.ConnectionsShare = 0 }, "connections"},
+		{"connections out of range", func(a *barragev1.Assignment) {
+			a.Spec = []byte(`{"url":"http://127.0.0.1:1/","qps":10,"connections":-1,"duration":"1s"}`)
+		}, "connections"},
 		{"bad allow-list entry", func(a *barragev1.Assignment) { a.TargetAllow = []string{"http://x/"} }, "target_allow"},
 		{"bad deny entry", func(a *barragev1.Assignment) { a.TargetDeny = []string{"10.0.0.0/33"} }, "target_deny"},
 		{"payload file", func(a *barragev1.Assignment) {
@@ -81,12 +83,12 @@ func TestNewShardRejects(t *testing.T) {
 	}
 }
 
-func TestShardShareOverridesSpec(t *testing.T) {
+func TestShardRunsItsSpecAsGiven(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	a := &barragev1.Assignment{
-		RunId: "r1", Spec: []byte(`{"url":"http://127.0.0.1:1/","qps":300,"connections":9,"duration":"1s"}`),
-		QpsShare: 100, ConnectionsShare: 3, StartAt: timestamppb.New(now.Add(time.Second)), Deadline: timestamppb.New(now.Add(5 * time.Second)),
+		RunId: "r1", Shard: 1, ShardCount: 3, Spec: []byte(`{"url":"http://127.0.0.1:1/","qps":100,"connections":3,"duration":"1s"}`),
+		StartAt: timestamppb.New(now.Add(time.Second)), Deadline: timestamppb.New(now.Add(5 * time.Second)),
 	}
 	sh, err := (&Worker{}).newShard(a, now)
 	if err != nil {

@@ -59,8 +59,9 @@ type shard struct {
 // stop ends the shard's sending with cause (the first cause wins).
 func (sh *shard) stop(cause error) { sh.cancel(cause) }
 
-// newShard checks an assignment and prepares its load. The spec carries the
-// run's secrets: errors name fields, never values.
+// newShard checks an assignment and prepares its load. The spec is the
+// shard's own, with its part of the run's rate and connections, and runs
+// as given. It carries the run's secrets: errors name fields, never values.
 func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error) {
 	if !validToken(a.GetRunId()) {
 		return nil, fmt.Errorf("run id %q is not a NATS subject token", a.GetRunId())
@@ -85,11 +86,6 @@ func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error
 	}
 	if s.PayloadFile != "" {
 		return nil, errors.New("payload_file: an agent does not read local files for a run")
-	}
-	s.Connections = int(a.GetConnectionsShare())
-	s.QPS = a.GetQpsShare()
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("with this shard's qps and connections: %w", err)
 	}
 	guard, err := w.targetGuard(a)
 	if err != nil {

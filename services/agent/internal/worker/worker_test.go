@@ -327,9 +327,9 @@ func TestMalformedAssignmentsAreTerminated(t *testing.T) {
 	r := h.startWorker(t, worker.Config{})
 	const secret = "s3cret-token-value"
 	h.publishRaw(t, r.w.ID(), "garbage/0", []byte{0xff, 0x01, 0x02})
-	// A valid spec but no connections for this shard, carrying a secret header.
+	// A shard spec with connections out of range, carrying a secret header.
 	h.putState(t, "run-bad", barragev1.RunPhase_RUN_PHASE_RUNNING)
-	h.assign(t, r.w.ID(), "run-bad", 0, shardSpec{url: tg.url("/bad"), qps: 10, conns: 0,
+	h.assign(t, r.w.ID(), "run-bad", 0, shardSpec{url: tg.url("/bad"), qps: 10, conns: -1,
 		duration: time.Second, headers: []string{"Authorization: Bearer " + secret}})
 	h.publishAssignment(t, r.w.ID(), &barragev1.Assignment{RunId: "run-bad", Shard: 1, ShardCount: 2, Spec: []byte(`{"url":`)})
 

@@ -29,12 +29,11 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
-	"github.com/barrage-dev/barrage/services/api/internal/store"
 )
 
 // Store is the storage the dispatcher uses.
 type Store interface {
-	ClaimOutbox(ctx context.Context, limit int, fn func([]store.OutboxMessage) store.OutboxOutcome) (int, error)
+	ClaimOutbox(ctx context.Context, limit int, fn func([]runs.OutboxMessage) runs.OutboxOutcome) (int, error)
 	PlanRun(ctx context.Context, p runs.Plan) (runs.Run, error)
 	GetRun(ctx context.Context, id uuid.UUID) (runs.Run, error)
 	RunShards(ctx context.Context, id uuid.UUID) ([]runs.Shard, error)
@@ -123,7 +122,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.watchers.Go(func() { d.syncRegistry(ctx, wire.HeartbeatEvery) })
 	}
 	for {
-		if _, err := d.cfg.Store.ClaimOutbox(ctx, 20, func(msgs []store.OutboxMessage) store.OutboxOutcome {
+		if _, err := d.cfg.Store.ClaimOutbox(ctx, 20, func(msgs []runs.OutboxMessage) runs.OutboxOutcome {
 			return d.publish(ctx, msgs)
 		}); err != nil && ctx.Err() == nil {
 			d.cfg.Log.Warn("dispatch: read outbox", slog.Any("error", err))
@@ -137,19 +136,19 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 // publish handles claimed outbox rows.
-func (d *Dispatcher) publish(ctx context.Context, msgs []store.OutboxMessage) store.OutboxOutcome {
-	out := store.OutboxOutcome{Later: map[int64]time.Time{}}
+func (d *Dispatcher) publish(ctx context.Context, msgs []runs.OutboxMessage) runs.OutboxOutcome {
+	out := runs.OutboxOutcome{Later: map[int64]time.Time{}}
 	for _, m := range msgs {
 		var err error
 		switch m.Topic {
-		case store.TopicRunDispatch:
+		case runs.TopicRunDispatch:
 			var later time.Time
 			later, err = d.dispatch(ctx, m.Payload)
 			if err == nil && !later.IsZero() {
 				out.Later[m.ID] = later
 				continue
 			}
-		case store.TopicRunControl:
+		case runs.TopicRunControl:
 			err = d.control(ctx, m.Payload)
 		default:
 			d.cfg.Log.Error("dispatch: unknown outbox topic; dropped", slog.String("topic", m.Topic), slog.Int64("id", m.ID))
@@ -202,7 +201,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 		if err != nil {
 			return time.Time{}, err
 		}
-		return time.Time{}, d.send(ctx, run, sp, tp, shards)
+		return time.Time{}, d.send(ctx, run, split(sp, len(shards)), tp, shards)
 	default:
 		return time.Time{}, nil // stopped or finished before it was dispatched
 	}
@@ -228,17 +227,16 @@ func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp ta
 		}
 		return time.Time{}, d.fail(ctx, run.ID, runs.Queued, reason)
 	}
-	shares := split(sp, len(chosen))
+	specs := split(sp, len(chosen))
 	startAt := d.cfg.Now().Add(wire.StartDelay).UTC().Truncate(time.Millisecond)
 	plan := runs.Plan{RunID: run.ID, StartAt: startAt, Deadline: deadline(sp, startAt, d.cfg.MaxRunFor)}
-	for i := range shares {
-		sh := &shares[i]
+	for i := range specs {
 		id, err := uuid.Parse(chosen[i].GetAgentId())
 		if err != nil {
 			return time.Time{}, fmt.Errorf("agent id %q: %w", chosen[i].GetAgentId(), err)
 		}
 		plan.Shards = append(plan.Shards, runs.Shard{
-			Index: i, AgentID: id, AgentName: chosen[i].GetName(), QPS: sh.QPS, Connections: sh.Connections,
+			Index: i, AgentID: id, AgentName: chosen[i].GetName(), QPS: specs[i].QPS, Connections: specs[i].Connections,
 		})
 	}
 	planned, err := d.cfg.Store.PlanRun(ctx, plan)
@@ -250,7 +248,7 @@ func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp ta
 	}
 	d.cfg.Log.Info("run dispatched", slog.String("run", run.ID.String()), slog.Int("shards", len(plan.Shards)),
 		slog.Time("start_at", startAt))
-	return time.Time{}, d.send(ctx, planned, sp, tp, plan.Shards)
+	return time.Time{}, d.send(ctx, planned, specs, tp, plan.Shards)
 }
 
 // deadline is when the shards must have stopped: start_at plus the run's
@@ -267,25 +265,24 @@ func deadline(sp spec.Spec, startAt time.Time, maxRunFor time.Duration) time.Tim
 // allow-list at submit and the control plane's addresses.
 type targetPolicy struct{ allow, deny []string }
 
-// send writes the run state, then publishes one assignment per shard and
-// watches for the agents' acks.
-func (d *Dispatcher) send(ctx context.Context, run runs.Run, sp spec.Spec, tp targetPolicy, shards []runs.Shard) error {
+// send writes the run state, then publishes one assignment per shard, with
+// the shard's spec from split (specs[i] is shards[i]'s), and watches for
+// the agents' acks.
+func (d *Dispatcher) send(ctx context.Context, run runs.Run, specs []spec.Spec, tp targetPolicy, shards []runs.Shard) error {
 	if err := d.putState(ctx, run.ID, barragev1.RunPhase_RUN_PHASE_RUNNING); err != nil {
 		return err
 	}
-	shares := split(sp, len(shards))
-	if len(shares) != len(shards) {
-		return fmt.Errorf("run %s: stored plan has %d shards, the spec splits into %d", run.ID, len(shards), len(shares))
+	if len(specs) != len(shards) {
+		return fmt.Errorf("run %s: stored plan has %d shards, the spec splits into %d", run.ID, len(shards), len(specs))
 	}
 	seqs := make([]uint64, len(shards))
 	for i, sh := range shards {
-		b, err := json.Marshal(shares[i].Spec)
+		b, err := json.Marshal(specs[i])
 		if err != nil {
 			return fmt.Errorf("encode shard spec: %w", err)
 		}
 		msg, err := proto.Marshal(&barragev1.Assignment{
 			RunId: run.ID.String(), Shard: uint32(sh.Index), ShardCount: uint32(len(shards)), Spec: b,
-			QpsShare: sh.QPS, ConnectionsShare: uint32(sh.Connections),
 			StartAt: timestamppb.New(run.StartAt), Deadline: timestamppb.New(run.Deadline),
 			TargetAllow: tp.allow, TargetDeny: tp.deny,
 			SeqStart: uint64(sh.Index) + 1, SeqStride: uint64(len(shards)),

@@ -187,14 +187,13 @@ func TestDispatchSplitsAcrossAgentsAndRunsAfterAcks(t *testing.T) {
 		t.Errorf("deadline is %s after start_at, want %s", got, want)
 	}
 	var qps float64
-	var conns uint32
-	seen := map[uint32]bool{}
+	var conns int
+	seen := map[uint32]spec.Spec{}
 	for _, id := range ids[:3] {
 		a := e.takeAssignment(t, id, true)
-		if a.GetRunId() != run.ID.String() || a.GetShardCount() != 3 || seen[a.GetShard()] {
+		if _, dup := seen[a.GetShard()]; a.GetRunId() != run.ID.String() || a.GetShardCount() != 3 || dup {
 			t.Fatalf("assignment %+v", a)
 		}
-		seen[a.GetShard()] = true
 		if !a.GetStartAt().AsTime().Equal(planned.StartAt) || !a.GetDeadline().AsTime().Equal(planned.Deadline) {
 			t.Errorf("shard %d: start %v deadline %v, want %v %v", a.GetShard(), a.GetStartAt().AsTime(), a.GetDeadline().AsTime(), planned.StartAt, planned.Deadline)
 		}
@@ -202,17 +201,18 @@ func TestDispatchSplitsAcrossAgentsAndRunsAfterAcks(t *testing.T) {
 		if err != nil {
 			t.Fatalf("shard spec: %v", err)
 		}
-		if sp.QPS != a.GetQpsShare() || uint32(sp.Connections) != a.GetConnectionsShare() || sp.Agents != nil {
-			t.Errorf("shard spec qps %v conns %d agents %v, assignment %v %d", sp.QPS, sp.Connections, sp.Agents, a.GetQpsShare(), a.GetConnectionsShare())
+		seen[a.GetShard()] = sp
+		if sp.Agents != nil {
+			t.Errorf("shard %d spec keeps the agents block %v", a.GetShard(), sp.Agents)
 		}
 		if !slices.Equal(a.GetTargetAllow(), testAllow) || !slices.Equal(a.GetTargetDeny(), testDeny) {
 			t.Errorf("shard %d: target allow %q deny %q, want %q %q", a.GetShard(), a.GetTargetAllow(), a.GetTargetDeny(), testAllow, testDeny)
 		}
-		qps += a.GetQpsShare()
-		conns += a.GetConnectionsShare()
+		qps += sp.QPS
+		conns += sp.Connections
 	}
 	if math.Abs(qps-300) > 1e-9 || conns != 10 {
-		t.Errorf("shares add to %v qps and %d connections, want 300 and 10", qps, conns)
+		t.Errorf("shard specs add to %v qps and %d connections, want 300 and 10", qps, conns)
 	}
 	running := e.waitStatus(t, run.ID, runs.Running, 10*time.Second)
 	if running.StartedAt.IsZero() {
@@ -221,6 +221,12 @@ func TestDispatchSplitsAcrossAgentsAndRunsAfterAcks(t *testing.T) {
 	shards, err := e.st.RunShards(context.Background(), run.ID)
 	if err != nil || len(shards) != 3 {
 		t.Fatalf("shards %v, %v", shards, err)
+	}
+	for _, sh := range shards {
+		// The plan records what each shard's spec was assigned.
+		if sp := seen[uint32(sh.Index)]; sh.QPS != sp.QPS || sh.Connections != sp.Connections {
+			t.Errorf("shard %d recorded %v qps and %d connections, its spec has %v and %d", sh.Index, sh.QPS, sh.Connections, sp.QPS, sp.Connections)
+		}
 	}
 	kv, _ := e.js.KeyValue(context.Background(), wire.RunsBucket)
 	entry, err := kv.Get(context.Background(), run.ID.String())

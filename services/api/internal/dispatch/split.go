@@ -4,23 +4,21 @@ import (
 	"github.com/barrage-dev/barrage/pkg/spec"
 )
 
-// share is one shard's part of a run.
-type share struct {
-	// Spec is the run's spec with this shard's connections, rate and count.
-	Spec        spec.Spec
-	QPS         float64
-	Connections int
-}
-
-// split divides a run across at most agents shards. Connections and a call
-// count are integers: each shard gets the quotient and the first ones one
-// more, so they add up exactly. No shard gets zero connections, so a run
-// with fewer connections than agents uses fewer shards. The target rate
-// (and a ramp's ends, and every stage's rate) are split in proportion to
-// connections, so every connection carries the same rate. Stages keep their
-// lengths: every shard starts at the run's one start_at, so all of them
-// change stage at the same instants.
-func split(s spec.Spec, agents int) []share {
+// split divides a run across at most agents shards and returns each
+// shard's spec: the run's spec with the shard's connections, rate and
+// count. That spec is the one carrier of a shard's rate and connections:
+// the assignment sends it and the agent runs it as given, and the plan's
+// record of each shard (runs.Shard) is copied from it.
+//
+// Connections and a call count are integers: each shard gets the quotient
+// and the first ones one more, so they add up exactly. No shard gets zero
+// connections, so a run with fewer connections than agents uses fewer
+// shards. The target rate (and a ramp's ends, every stage's rate and every
+// request's own rate) are split in proportion to connections, so every
+// connection carries the same rate. Stages keep their lengths: every shard
+// starts at the run's one start_at, so all of them change stage at the
+// same instants.
+func split(s spec.Spec, agents int) []spec.Spec {
 	n := min(agents, s.Connections)
 	if n < 1 {
 		n = 1
@@ -28,7 +26,7 @@ func split(s spec.Spec, agents int) []share {
 	if s.Count > 0 && int64(n) > s.Count {
 		n = int(s.Count)
 	}
-	out := make([]share, n)
+	out := make([]spec.Spec, n)
 	for i := range out {
 		conns := spread(int64(s.Connections), n, i)
 		frac := float64(conns) / float64(s.Connections)
@@ -49,7 +47,7 @@ func split(s spec.Spec, agents int) []share {
 			sh.Count = spread(s.Count, n, i)
 		}
 		sh.Agents = nil
-		out[i] = share{Spec: sh, QPS: sh.QPS, Connections: sh.Connections}
+		out[i] = sh
 	}
 	return out
 }

@@ -39,20 +39,20 @@ func TestSplit(t *testing.T) {
 			}
 			var qps float64
 			for i, sh := range got {
-				if sh.Connections != tt.wantConns[i] || sh.Spec.Connections != tt.wantConns[i] {
-					t.Errorf("shard %d: %d connections (spec %d), want %d", i, sh.Connections, sh.Spec.Connections, tt.wantConns[i])
+				if sh.Connections != tt.wantConns[i] {
+					t.Errorf("shard %d: %d connections, want %d", i, sh.Connections, tt.wantConns[i])
 				}
-				if len(tt.wantCount) > i && sh.Spec.Count != tt.wantCount[i] {
-					t.Errorf("shard %d: count %d, want %d", i, sh.Spec.Count, tt.wantCount[i])
+				if len(tt.wantCount) > i && sh.Count != tt.wantCount[i] {
+					t.Errorf("shard %d: count %d, want %d", i, sh.Count, tt.wantCount[i])
 				}
 				wantQPS := s.QPS * float64(sh.Connections) / float64(s.Connections)
-				if math.Abs(sh.QPS-wantQPS) > 1e-9 || sh.Spec.QPS != sh.QPS {
-					t.Errorf("shard %d: qps %v (spec %v), want %v", i, sh.QPS, sh.Spec.QPS, wantQPS)
+				if math.Abs(sh.QPS-wantQPS) > 1e-9 {
+					t.Errorf("shard %d: qps %v, want %v", i, sh.QPS, wantQPS)
 				}
-				if sh.Spec.Agents != nil {
+				if sh.Agents != nil {
 					t.Errorf("shard %d keeps the agents block", i)
 				}
-				if err := sh.Spec.Validate(); err != nil {
+				if err := sh.Validate(); err != nil {
 					t.Errorf("shard %d spec invalid: %v", i, err)
 				}
 				qps += sh.QPS
@@ -72,8 +72,8 @@ func TestSplitRamp(t *testing.T) {
 		Ramp: &spec.Ramp{From: 10, To: 100, Over: spec.Duration(2 * time.Second)}}
 	got := split(s, 2)
 	for i, sh := range got {
-		if sh.Spec.Ramp.From != 5 || sh.Spec.Ramp.To != 50 {
-			t.Errorf("shard %d ramp %v→%v, want 5→50", i, sh.Spec.Ramp.From, sh.Spec.Ramp.To)
+		if sh.Ramp.From != 5 || sh.Ramp.To != 50 {
+			t.Errorf("shard %d ramp %v→%v, want 5→50", i, sh.Ramp.From, sh.Ramp.To)
 		}
 	}
 	if s.Ramp.From != 10 {
@@ -154,16 +154,16 @@ func TestSplitStages(t *testing.T) {
 	// 3 and 2 of 5 connections: 60 % and 40 % of every stage.
 	want := [][]float64{{60, 0, 150}, {40, 0, 100}}
 	for i, sh := range got {
-		for k, st := range sh.Spec.Stages {
+		for k, st := range sh.Stages {
 			if math.Abs(st.QPS-want[i][k]) > 1e-9 || st.Duration != s.Stages[k].Duration {
 				t.Errorf("shard %d stage %d: %v qps for %v, want %v for %v", i, k, st.QPS, st.Duration.Std(),
 					want[i][k], s.Stages[k].Duration.Std())
 			}
 		}
 		if sh.QPS != 0 {
-			t.Errorf("shard %d qps share %v: the stages set the rate", i, sh.QPS)
+			t.Errorf("shard %d qps %v: the stages set the rate", i, sh.QPS)
 		}
-		if err := sh.Spec.Validate(); err != nil {
+		if err := sh.Validate(); err != nil {
 			t.Errorf("shard %d spec invalid: %v", i, err)
 		}
 	}

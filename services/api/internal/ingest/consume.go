@@ -190,13 +190,7 @@ func (in *Ingester) storeIntervals(ctx context.Context, msgs []jetstream.Msg, sn
 	for i, s := range snaps {
 		recs[i] = s.rec
 	}
-	out, err := in.cfg.Store.RecordIntervals(sctx, recs, func(cur runs.Interval, fresh []int) (runs.Interval, error) {
-		sel := make([]*snapshot, len(fresh))
-		for j, i := range fresh {
-			sel[j] = snaps[i]
-		}
-		return mergeAll(cur, sel)
-	})
+	out, err := in.recordIntervals(sctx, recs, snaps)
 	if apperr.Is(err, apperr.NotFound) {
 		for i, m := range msgs {
 			in.store(ctx, m, snaps[i])
@@ -230,7 +224,7 @@ func (in *Ingester) storeIntervals(ctx context.Context, msgs []jetstream.Msg, sn
 func (in *Ingester) store(ctx context.Context, m jetstream.Msg, snap *snapshot) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
-	out, err := in.cfg.Store.RecordSnapshot(sctx, snap.rec, snap.merge)
+	out, err := in.record(sctx, snap)
 	if apperr.Is(err, apperr.NotFound) {
 		in.terminate(m, err)
 		return

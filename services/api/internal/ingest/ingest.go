@@ -31,16 +31,16 @@ import (
 
 // Store is the storage the ingester needs.
 type Store interface {
-	// RecordSnapshot stores one snapshot in one transaction, calling merge
-	// with the interval's second locked; Recorded.Duplicate when it was
-	// stored before. NotFound when the run or shard does not exist.
-	RecordSnapshot(ctx context.Context, rec runs.SnapshotRecord, merge runs.MergeFunc) (runs.Recorded, error)
-	// RecordIntervals stores a batch of interval snapshots in one
-	// transaction as RecordSnapshot would each, calling merge once per
-	// second with that second locked and fresh the indexes in recs of
-	// its new snapshots; out[i] tells what became of recs[i]. NotFound,
-	// and nothing stored, when a run or shard of the batch does not exist.
-	RecordIntervals(ctx context.Context, recs []runs.SnapshotRecord, merge func(cur runs.Interval, fresh []int) (runs.Interval, error)) (out []runs.Recorded, err error)
+	// RecordFinal stores a shard's final snapshot in one transaction;
+	// Recorded.Duplicate when it was stored before, Ignored when it came
+	// too late, Settled when the run is ready to be finished. NotFound
+	// when the run or shard does not exist.
+	RecordFinal(ctx context.Context, rec runs.SnapshotRecord) (runs.Recorded, error)
+	// BeginIntervals starts storing a batch of interval snapshots in one
+	// transaction, with the seconds they fall in locked for the ingester
+	// to merge (runs.IntervalBatch). NotFound, and nothing stored, when a
+	// run or shard of the batch does not exist.
+	BeginIntervals(ctx context.Context, recs []runs.SnapshotRecord) (runs.IntervalBatch, error)
 	// FinishRun ends a run whose shards are all done or lost as decide
 	// says, in one transaction; finished is false when there was nothing
 	// to do (ended before, or a shard still pending).

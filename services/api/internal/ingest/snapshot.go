@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -180,9 +181,45 @@ func decodeHist(b []byte) (*hist.Histogram, error) {
 	return hist.Decode(b)
 }
 
-// merge is the runs.MergeFunc that adds s to the second cur.
-func (s *snapshot) merge(cur runs.Interval) (runs.Interval, error) {
-	return mergeAll(cur, []*snapshot{s})
+// record stores one snapshot: a final on its own, an interval as a batch
+// of one (recordIntervals).
+func (in *Ingester) record(ctx context.Context, s *snapshot) (runs.Recorded, error) {
+	if s.rec.Final {
+		return in.cfg.Store.RecordFinal(ctx, s.rec)
+	}
+	out, err := in.recordIntervals(ctx, []runs.SnapshotRecord{s.rec}, []*snapshot{s})
+	if err != nil {
+		return runs.Recorded{}, err
+	}
+	return out[0], nil
+}
+
+// recordIntervals stores interval snapshots (recs[i] is snaps[i]'s record)
+// in one transaction: the store locks the seconds they fall in, and each
+// second is merged here once, whatever the number of its new snapshots,
+// and written back when the batch commits.
+func (in *Ingester) recordIntervals(ctx context.Context, recs []runs.SnapshotRecord, snaps []*snapshot) ([]runs.Recorded, error) {
+	b, err := in.cfg.Store.BeginIntervals(ctx, recs)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Rollback()
+	seconds := b.Seconds()
+	merged := make([]runs.Interval, len(seconds))
+	for i := range seconds {
+		sec := &seconds[i]
+		sel := make([]*snapshot, len(sec.Fresh))
+		for j, k := range sec.Fresh {
+			sel[j] = snaps[k]
+		}
+		if merged[i], err = mergeAll(sec.Stored, sel); err != nil {
+			return nil, fmt.Errorf("merge second %d of run %s: %w", sec.Stored.Second, sec.Stored.RunID, err)
+		}
+	}
+	if err := b.Commit(merged); err != nil {
+		return nil, err
+	}
+	return b.Recorded(), nil
 }
 
 // mergeAll returns the second cur with every snapshot of snaps added: its

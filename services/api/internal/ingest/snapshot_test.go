@@ -137,7 +137,7 @@ func TestMergeInterval(t *testing.T) {
 	cur := runs.Interval{RunID: id, Second: 5}
 	var err error
 	for _, s := range []*snapshot{a, b} {
-		if cur, err = s.merge(cur); err != nil {
+		if cur, err = mergeAll(cur, []*snapshot{s}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,7 +189,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		if s.rec.Seq < 1 || s.rec.Count < 0 || s.rec.Errors < 0 {
 			t.Fatalf("accepted out-of-range snapshot %+v", s.rec)
 		}
-		iv, err := s.merge(runs.Interval{})
+		iv, err := mergeAll(runs.Interval{}, []*snapshot{s})
 		if err != nil {
 			t.Fatalf("merging an accepted snapshot: %v", err)
 		}

@@ -106,9 +106,35 @@ type Interval struct {
 	UpdatedAt time.Time
 }
 
-// MergeFunc returns cur with one snapshot's measurements added. The store
-// calls it with the second's row locked.
-type MergeFunc func(cur Interval) (Interval, error)
+// IntervalBatch is a batch of interval snapshots being stored in one
+// transaction: the storage has written their dedupe rows and locked the
+// seconds their new snapshots fall in, and waits for the caller to merge
+// those seconds (package ingest) and Commit. Rows are locked in a fixed
+// order, so concurrent batches wait for each other rather than deadlock.
+type IntervalBatch interface {
+	// Recorded tells what became of each snapshot of the batch, in order:
+	// Duplicate when it was stored before or earlier in the batch, else
+	// the Second it falls in. It holds once the batch commits.
+	Recorded() []Recorded
+	// Seconds are the seconds the batch's new snapshots fall in, locked,
+	// in lock order.
+	Seconds() []PendingSecond
+	// Commit stores merged[i] as the new value of Seconds()[i], moves the
+	// shards' progress by the new snapshots and commits the batch.
+	Commit(merged []Interval) error
+	// Rollback ends the batch storing nothing; after Commit it does
+	// nothing.
+	Rollback()
+}
+
+// PendingSecond is one second of a run an IntervalBatch has locked.
+type PendingSecond struct {
+	// Stored is the second as stored, with nothing counted when new.
+	Stored Interval
+	// Fresh are the indexes in the batch of the new snapshots that fall
+	// in this second, which the merged second must add to Stored.
+	Fresh []int
+}
 
 // ShardState is a shard as the finisher sees it.
 type ShardState struct {

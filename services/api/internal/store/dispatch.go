@@ -16,30 +16,11 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-// OutboxMessage is an outbox row waiting to be published.
-type OutboxMessage struct {
-	ID       int64
-	Topic    string
-	Key      string
-	Payload  []byte
-	Attempts int
-}
-
-// OutboxOutcome is what a publisher did with claimed outbox rows.
-type OutboxOutcome struct {
-	// Published rows are done.
-	Published []int64
-	// Later rows are claimed again from the time given (a run waiting for
-	// an agent). Rows in neither list failed and are retried after a delay
-	// that grows with their attempts, up to 10 s.
-	Later map[int64]time.Time
-}
-
 // ClaimOutbox locks up to limit due outbox rows, oldest first, and passes
 // them to fn inside one transaction, then records fn's outcome. Rows locked
 // by another replica are skipped, so replicas never publish a row at once.
 // It returns the number of rows published.
-func (s *Store) ClaimOutbox(ctx context.Context, limit int, fn func([]OutboxMessage) OutboxOutcome) (int, error) {
+func (s *Store) ClaimOutbox(ctx context.Context, limit int, fn func([]runs.OutboxMessage) runs.OutboxOutcome) (int, error) {
 	n := 0
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
 		var rows []outboxRow
@@ -51,9 +32,9 @@ func (s *Store) ClaimOutbox(ctx context.Context, limit int, fn func([]OutboxMess
 		if len(rows) == 0 {
 			return nil
 		}
-		msgs := make([]OutboxMessage, len(rows))
+		msgs := make([]runs.OutboxMessage, len(rows))
 		for i, r := range rows {
-			msgs[i] = OutboxMessage{ID: r.ID, Topic: r.Topic, Key: r.Key, Payload: r.Payload, Attempts: r.Attempts}
+			msgs[i] = runs.OutboxMessage{ID: r.ID, Topic: r.Topic, Key: r.Key, Payload: r.Payload, Attempts: r.Attempts}
 		}
 		out := fn(msgs)
 		n = len(out.Published)

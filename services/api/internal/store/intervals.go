@@ -52,27 +52,24 @@ func intervalFromRow(r *intervalRow) (runs.Interval, error) {
 	}, nil
 }
 
-// mergeInterval adds one snapshot to a second of a run: it creates the
-// second's row when missing, locks it, and writes what merge makes of it.
-// Shards reporting the same second wait for each other on the row lock.
-func mergeInterval(tx *gorm.DB, runID uuid.UUID, second int, merge runs.MergeFunc) error {
+// lockInterval returns a second of a run as stored, locked: it creates
+// the second's row when missing, then locks it. Shards reporting the same
+// second wait for each other on the row lock.
+func lockInterval(tx *gorm.DB, runID uuid.UUID, second int) (runs.Interval, error) {
 	if err := tx.Exec(`INSERT INTO run_intervals (run_id, second, hdr) VALUES (?, ?, '') ON CONFLICT DO NOTHING`,
 		runID, second).Error; err != nil {
-		return fmt.Errorf("create interval %d: %w", second, err)
+		return runs.Interval{}, fmt.Errorf("create interval %d: %w", second, err)
 	}
 	var row intervalRow
 	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
 		Where("run_id = ? AND second = ?", runID, second).Take(&row).Error; err != nil {
-		return fmt.Errorf("lock interval %d: %w", second, err)
+		return runs.Interval{}, fmt.Errorf("lock interval %d: %w", second, err)
 	}
-	cur, err := intervalFromRow(&row)
-	if err != nil {
-		return err
-	}
-	next, err := merge(cur)
-	if err != nil {
-		return fmt.Errorf("merge interval %d: %w", second, err)
-	}
+	return intervalFromRow(&row)
+}
+
+// writeInterval stores next as a second of a run that lockInterval locked.
+func writeInterval(tx *gorm.DB, runID uuid.UUID, second int, next runs.Interval) error {
 	hdr := next.Response
 	if hdr == nil {
 		hdr = []byte{} // the column is NOT NULL; empty means no values

@@ -16,7 +16,7 @@ import (
 func (f fixture) final(tb testing.TB, runID uuid.UUID, shard int, count int64, encoded string) {
 	tb.Helper()
 	rec := runs.SnapshotRecord{Agent: testAgent(shard), RunID: runID, Shard: shard, Seq: 1, Final: true, Count: count, Encoded: []byte(encoded)}
-	if _, err := f.s.RecordSnapshot(ctxT(tb), rec, nil); err != nil {
+	if _, err := f.s.RecordFinal(ctxT(tb), rec); err != nil {
 		tb.Fatal(err)
 	}
 }

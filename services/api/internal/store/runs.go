@@ -17,14 +17,6 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-// Outbox topics.
-const (
-	// TopicRunDispatch carries a new run to the dispatcher.
-	TopicRunDispatch = "run.dispatch"
-	// TopicRunControl carries a control message (a stop) to a run's agents.
-	TopicRunControl = "run.control"
-)
-
 // runRow is a row of runs.
 type runRow struct {
 	ID           uuid.UUID  `gorm:"column:id;primaryKey"`
@@ -245,7 +237,7 @@ func (s *Store) CreateRun(ctx context.Context, n runs.NewRun) (runs.Run, bool, e
 				return err
 			}
 		}
-		out := outboxRow{Topic: TopicRunDispatch, Key: row.ID.String(), Payload: n.Dispatch, CreatedAt: time.Now().UTC()}
+		out := outboxRow{Topic: runs.TopicRunDispatch, Key: row.ID.String(), Payload: n.Dispatch, CreatedAt: time.Now().UTC()}
 		if err := tx.Create(&out).Error; err != nil {
 			return fmt.Errorf("insert outbox row: %w", err)
 		}
@@ -375,7 +367,7 @@ func (s *Store) MoveRun(ctx context.Context, m runs.Move) (runs.Run, error) {
 			return apperr.New(apperr.Conflict, "run is %s; it cannot become %s", cur.Status, m.To)
 		}
 		if m.Control != nil {
-			out := outboxRow{Topic: TopicRunControl, Key: m.RunID.String(), Payload: m.Control, CreatedAt: time.Now().UTC()}
+			out := outboxRow{Topic: runs.TopicRunControl, Key: m.RunID.String(), Payload: m.Control, CreatedAt: time.Now().UTC()}
 			if err := tx.Create(&out).Error; err != nil {
 				return fmt.Errorf("insert outbox row: %w", err)
 			}

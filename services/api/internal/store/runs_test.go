@@ -40,7 +40,7 @@ func TestCreateRun(t *testing.T) {
 		t.Errorf("a new run has a summary: %+v", got.Summary)
 	}
 	var payload []byte
-	if err := f.s.DB().QueryRowContext(ctx, "SELECT payload FROM outbox WHERE topic = $1 AND key = $2 AND published_at IS NULL", TopicRunDispatch, run.ID.String()).Scan(&payload); err != nil {
+	if err := f.s.DB().QueryRowContext(ctx, "SELECT payload FROM outbox WHERE topic = $1 AND key = $2 AND published_at IS NULL", runs.TopicRunDispatch, run.ID.String()).Scan(&payload); err != nil {
 		t.Fatal(err)
 	}
 	if !jsonEqual(t, payload, n.Dispatch) {

@@ -18,22 +18,23 @@ const activeStatuses = `('dispatching', 'running', 'stopping')`
 // pendingShards are the shard statuses that still wait for a final.
 const pendingShards = `('assigned', 'running')`
 
-// RecordSnapshot stores one shard snapshot in one transaction: its dedupe
-// row in run_snapshots, the shard's progress, and for an interval snapshot
-// its second in run_intervals, which merge computes with the row locked.
-// A snapshot stored before changes nothing (Recorded.Duplicate). NotFound
-// when the run or the shard does not exist.
+// RecordFinal stores a shard's final snapshot in one transaction: its
+// dedupe row in run_snapshots, the URLs it wrote, and the shard's totals,
+// status and final snapshot (recordFinal). A snapshot stored before changes
+// nothing (Recorded.Duplicate). NotFound when the run or the shard does not
+// exist. Interval snapshots are stored in batches (BeginIntervals).
 //
 // The run's row is locked FOR SHARE, so FinishRun (FOR UPDATE) never
 // decides on shards a snapshot is changing: a final that commits first is
 // in the result, one that waits finds the run ended and is ignored.
-// Interval snapshots are merged even into an ended run, so that the
-// seconds add up to the result whatever order the snapshots came in.
-func (s *Store) RecordSnapshot(ctx context.Context, rec runs.SnapshotRecord, merge runs.MergeFunc) (runs.Recorded, error) {
+func (s *Store) RecordFinal(ctx context.Context, rec runs.SnapshotRecord) (runs.Recorded, error) {
+	if !rec.Final {
+		return runs.Recorded{}, fmt.Errorf("record final %s/%d/%d: an interval snapshot", rec.RunID, rec.Shard, rec.Seq)
+	}
 	var out runs.Recorded
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
 		var run runRow
-		if err := tx.Clauses(clause.Locking{Strength: "SHARE"}).Select("id", "status", "start_at").
+		if err := tx.Clauses(clause.Locking{Strength: "SHARE"}).Select("id", "status").
 			Where("id = ?", rec.RunID).Take(&run).Error; err != nil {
 			return classify(err, "lock run", "run", rec.RunID)
 		}
@@ -58,23 +59,7 @@ func (s *Store) RecordSnapshot(ctx context.Context, rec runs.SnapshotRecord, mer
 			return err
 		}
 		ended := runs.Status(run.Status).Terminal()
-		status := runs.ShardStatus(sh.Status)
-		if rec.Final {
-			return recordFinal(tx, rec, ended || status == runs.ShardDone, &out)
-		}
-		out.Second = runs.SecondOf(fromNullTime(run.StartAt), rec.IntervalStart)
-		if err := mergeInterval(tx, rec.RunID, out.Second, merge); err != nil {
-			return err
-		}
-		set := map[string]any{"last_seq": gorm.Expr("GREATEST(last_seq, ?)", rec.Seq), "updated_at": gorm.Expr("now()")}
-		if !ended && status != runs.ShardDone {
-			set["count"] = gorm.Expr("count + ?", rec.Count)
-			set["errors"] = gorm.Expr("errors + ?", rec.Errors)
-		}
-		if !ended && status == runs.ShardAssigned {
-			set["status"] = string(runs.ShardRunning)
-		}
-		return updateShard(tx, rec, set)
+		return recordFinal(tx, rec, ended || runs.ShardStatus(sh.Status) == runs.ShardDone, &out)
 	})
 	if err != nil {
 		return runs.Recorded{}, fmt.Errorf("record snapshot %s/%d/%d: %w", rec.RunID, rec.Shard, rec.Seq, err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -30,10 +31,49 @@ func (f fixture) mustPlanned(tb testing.TB, n int, startAt, deadline time.Time) 
 	return planned, agents
 }
 
-// countMerge is a MergeFunc that adds the record's count and errors and
+// mergeFunc returns the second cur with the batch's new snapshots fresh
+// (indexes in the batch) added, as package ingest merges a second.
+type mergeFunc func(cur runs.Interval, fresh []int) (runs.Interval, error)
+
+// recordIntervals stores a batch of interval snapshots as package ingest
+// does: it begins the batch, merges each locked second with merge and
+// commits.
+func (f fixture) recordIntervals(ctx context.Context, recs []runs.SnapshotRecord, merge mergeFunc) ([]runs.Recorded, error) {
+	b, err := f.s.BeginIntervals(ctx, recs)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Rollback()
+	seconds := b.Seconds()
+	merged := make([]runs.Interval, len(seconds))
+	for i := range seconds {
+		if merged[i], err = merge(seconds[i].Stored, seconds[i].Fresh); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.Commit(merged); err != nil {
+		return nil, err
+	}
+	return b.Recorded(), nil
+}
+
+// record stores one snapshot as package ingest does: a final with
+// RecordFinal, an interval as a batch of one merged by merge.
+func (f fixture) record(ctx context.Context, rec runs.SnapshotRecord, merge mergeFunc) (runs.Recorded, error) {
+	if rec.Final {
+		return f.s.RecordFinal(ctx, rec)
+	}
+	out, err := f.recordIntervals(ctx, []runs.SnapshotRecord{rec}, merge)
+	if err != nil {
+		return runs.Recorded{}, err
+	}
+	return out[0], nil
+}
+
+// countMerge merges one snapshot, rec: it adds rec's count and errors and
 // appends a byte to the response histogram, so that tests see each merge.
-func countMerge(rec runs.SnapshotRecord, calls *int) runs.MergeFunc {
-	return func(cur runs.Interval) (runs.Interval, error) {
+func countMerge(rec runs.SnapshotRecord, calls *int) mergeFunc {
+	return func(cur runs.Interval, _ []int) (runs.Interval, error) {
 		*calls++
 		cur.Count += rec.Count
 		cur.Errors += rec.Errors
@@ -93,7 +133,7 @@ func TestRecordSnapshot(t *testing.T) {
 	for _, st := range steps {
 		st.rec.RunID = run.ID
 		calls := 0
-		got, err := f.s.RecordSnapshot(ctx, st.rec, countMerge(st.rec, &calls))
+		got, err := f.record(ctx, st.rec, countMerge(st.rec, &calls))
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
@@ -148,7 +188,7 @@ func TestRecordSnapshotUnknown(t *testing.T) {
 		{Agent: testAgent(1), RunID: run.ID, Shard: 0, Seq: 2, Final: true, Encoded: []byte("forged")},
 	} {
 		calls := 0
-		_, err := f.s.RecordSnapshot(ctx, rec, countMerge(rec, &calls))
+		_, err := f.record(ctx, rec, countMerge(rec, &calls))
 		if !apperr.Is(err, apperr.NotFound) || calls != 0 {
 			t.Errorf("run %s shard %d: err = %v after %d merges, want NotFound", rec.RunID, rec.Shard, err, calls)
 		}
@@ -170,10 +210,10 @@ func TestRecordSnapshotAfterRunEnded(t *testing.T) {
 	interval := runs.SnapshotRecord{Agent: testAgent(0), RunID: run.ID, Seq: 1, IntervalStart: start.Add(1500 * time.Millisecond), Count: 3}
 	final := runs.SnapshotRecord{Agent: testAgent(0), RunID: run.ID, Seq: 2, Final: true, Count: 3, Encoded: []byte("late")}
 	calls := 0
-	if got, err := f.s.RecordSnapshot(ctx, interval, countMerge(interval, &calls)); err != nil || got != (runs.Recorded{Second: 1}) || calls != 1 {
+	if got, err := f.record(ctx, interval, countMerge(interval, &calls)); err != nil || got != (runs.Recorded{Second: 1}) || calls != 1 {
 		t.Errorf("interval after the end: %+v, %v, %d merges; want merged into second 1", got, err, calls)
 	}
-	if got, err := f.s.RecordSnapshot(ctx, final, countMerge(final, &calls)); err != nil || got != (runs.Recorded{Ignored: true}) {
+	if got, err := f.record(ctx, final, countMerge(final, &calls)); err != nil || got != (runs.Recorded{Ignored: true}) {
 		t.Errorf("final after the end: %+v, %v; want ignored", got, err)
 	}
 	sh := f.shardState(t, run.ID, 0)
@@ -192,7 +232,7 @@ func TestSweepShards(t *testing.T) {
 	late, lateAgents := f.mustPlanned(t, 2, now.Add(-time.Minute), now.Add(-11*time.Second))
 	// Shard 0 of the late run has its final: only shard 1 is lost.
 	fin := runs.SnapshotRecord{Agent: testAgent(0), RunID: late.ID, Shard: 0, Seq: 1, Final: true, Count: 1, Encoded: []byte("f")}
-	if _, err := f.s.RecordSnapshot(ctx, fin, nil); err != nil {
+	if _, err := f.s.RecordFinal(ctx, fin); err != nil {
 		t.Fatal(err)
 	}
 	alive := []uuid.UUID{agents[0], agents[2], futureAgents[0], lateAgents[0], lateAgents[1]}
@@ -302,7 +342,7 @@ func TestShardProgress(t *testing.T) {
 		{Agent: testAgent(1), RunID: run.ID, Shard: 1, Seq: 3, Final: true, Count: 20, Errors: 2, Encoded: []byte("final-1")},
 	} {
 		calls := 0
-		if _, err := f.s.RecordSnapshot(ctx, rec, countMerge(rec, &calls)); err != nil {
+		if _, err := f.record(ctx, rec, countMerge(rec, &calls)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,68 +29,130 @@ type secondKey struct {
 	second int
 }
 
-// RecordIntervals stores a batch of interval snapshots (no finals) in one
-// transaction, as RecordSnapshot would store each: their dedupe rows in
-// run_snapshots, their shards' progress, and their seconds in
-// run_intervals, each second locked, read, merged (by merge, once for all
-// the batch's new snapshots of that second) and written once: merge
-// returns cur with recs[i] added for every i in fresh. out[i] is
-// what became of recs[i]: Duplicate when it was stored before or earlier
-// in recs. NotFound when a run or shard of the batch does not exist, and
+// BeginIntervals starts storing a batch of interval snapshots (no finals)
+// in one transaction, as runs.IntervalBatch says: it writes their dedupe
+// rows in run_snapshots and the URLs they wrote, and locks each second
+// their new snapshots fall in, once for all the batch's snapshots of that
+// second. The batch's Commit writes the merged seconds and the shards'
+// progress. NotFound when a run or shard of the batch does not exist, and
 // then nothing is stored.
 //
 // Rows are locked in a fixed order (runs FOR SHARE, then shards, then
 // seconds, each sorted), so concurrent batches wait for each other rather
-// than deadlock.
-func (s *Store) RecordIntervals(ctx context.Context, recs []runs.SnapshotRecord, merge func(cur runs.Interval, fresh []int) (runs.Interval, error)) ([]runs.Recorded, error) {
-	out := make([]runs.Recorded, len(recs))
-	err := s.inTx(ctx, func(tx *gorm.DB) error {
-		for i := range out {
-			out[i] = runs.Recorded{}
-		}
-		started, ended, err := lockBatchRuns(tx, recs)
-		if err != nil {
-			return err
-		}
-		status, err := lockBatchShards(tx, recs)
-		if err != nil {
-			return err
-		}
-		fresh, err := insertSnapshotKeys(tx, recs)
-		if err != nil {
-			return err
-		}
-		bySecond := map[secondKey][]int{}
-		for i := range recs {
-			rec := &recs[i]
-			if !fresh[i] {
-				out[i].Duplicate = true
-				continue
-			}
-			if err := addWrittenURLs(tx, *rec); err != nil {
-				return err
-			}
-			out[i].Second = runs.SecondOf(started[rec.RunID], rec.IntervalStart)
-			k := secondKey{rec.RunID, out[i].Second}
-			bySecond[k] = append(bySecond[k], i)
-		}
-		seconds := slices.SortedFunc(maps.Keys(bySecond), func(a, b secondKey) int {
-			return cmp.Or(slices.Compare(a.run[:], b.run[:]), cmp.Compare(a.second, b.second))
-		})
-		for _, k := range seconds {
-			idx := bySecond[k]
-			if err := mergeInterval(tx, k.run, k.second, func(cur runs.Interval) (runs.Interval, error) {
-				return merge(cur, idx)
-			}); err != nil {
-				return err
-			}
-		}
-		return updateBatchShards(tx, recs, fresh, ended, status)
-	})
-	if err != nil {
+// than deadlock. Interval snapshots are merged even into an ended run, so
+// that the seconds add up to the result whatever order the snapshots came
+// in; a final stored meanwhile (RecordFinal) waits for the run's lock.
+func (s *Store) BeginIntervals(ctx context.Context, recs []runs.SnapshotRecord) (runs.IntervalBatch, error) {
+	tx := s.conn(ctx).Begin()
+	if tx.Error != nil {
+		return nil, fmt.Errorf("record %d interval snapshots: begin: %w", len(recs), tx.Error)
+	}
+	b := &intervalBatch{tx: tx, recs: recs, out: make([]runs.Recorded, len(recs))}
+	if err := b.lock(); err != nil {
+		tx.Rollback()
 		return nil, fmt.Errorf("record %d interval snapshots: %w", len(recs), err)
 	}
-	return out, nil
+	return b, nil
+}
+
+// intervalBatch is the runs.IntervalBatch of BeginIntervals.
+type intervalBatch struct {
+	tx      *gorm.DB
+	recs    []runs.SnapshotRecord
+	out     []runs.Recorded
+	fresh   []bool
+	ended   map[uuid.UUID]bool
+	status  map[shardKey]runs.ShardStatus
+	seconds []runs.PendingSecond
+	done    bool
+}
+
+// lock locks the batch's runs and shards, writes its dedupe rows and URLs,
+// and locks the seconds of its new snapshots.
+func (b *intervalBatch) lock() error {
+	started, ended, err := lockBatchRuns(b.tx, b.recs)
+	if err != nil {
+		return err
+	}
+	if b.status, err = lockBatchShards(b.tx, b.recs); err != nil {
+		return err
+	}
+	if b.fresh, err = insertSnapshotKeys(b.tx, b.recs); err != nil {
+		return err
+	}
+	b.ended = ended
+	bySecond := map[secondKey][]int{}
+	for i := range b.recs {
+		rec := &b.recs[i]
+		if !b.fresh[i] {
+			b.out[i].Duplicate = true
+			continue
+		}
+		if err := addWrittenURLs(b.tx, *rec); err != nil {
+			return err
+		}
+		b.out[i].Second = runs.SecondOf(started[rec.RunID], rec.IntervalStart)
+		k := secondKey{rec.RunID, b.out[i].Second}
+		bySecond[k] = append(bySecond[k], i)
+	}
+	keys := slices.SortedFunc(maps.Keys(bySecond), func(a, b secondKey) int {
+		return cmp.Or(slices.Compare(a.run[:], b.run[:]), cmp.Compare(a.second, b.second))
+	})
+	for _, k := range keys {
+		cur, err := lockInterval(b.tx, k.run, k.second)
+		if err != nil {
+			return err
+		}
+		b.seconds = append(b.seconds, runs.PendingSecond{Stored: cur, Fresh: bySecond[k]})
+	}
+	return nil
+}
+
+// Recorded tells what became of each snapshot of the batch.
+func (b *intervalBatch) Recorded() []runs.Recorded { return b.out }
+
+// Seconds are the locked seconds of the batch's new snapshots.
+func (b *intervalBatch) Seconds() []runs.PendingSecond { return b.seconds }
+
+// Commit writes the merged seconds and the shards' progress and commits.
+func (b *intervalBatch) Commit(merged []runs.Interval) error {
+	if b.done {
+		return errors.New("record interval snapshots: the batch has ended")
+	}
+	b.done = true
+	err := b.write(merged)
+	if err == nil {
+		err = b.tx.Commit().Error
+	} else {
+		b.tx.Rollback()
+	}
+	if err != nil {
+		return fmt.Errorf("record %d interval snapshots: %w", len(b.recs), err)
+	}
+	return nil
+}
+
+// write stores the merged seconds and the shards' progress.
+func (b *intervalBatch) write(merged []runs.Interval) error {
+	if len(merged) != len(b.seconds) {
+		return fmt.Errorf("%d merged seconds for %d locked", len(merged), len(b.seconds))
+	}
+	for i := range b.seconds {
+		stored := &b.seconds[i].Stored
+		if err := writeInterval(b.tx, stored.RunID, stored.Second, merged[i]); err != nil {
+			return err
+		}
+	}
+	return updateBatchShards(b.tx, b.recs, b.fresh, b.ended, b.status)
+}
+
+// Rollback ends a batch that was not committed, storing nothing.
+func (b *intervalBatch) Rollback() {
+	if b.done {
+		return
+	}
+	b.done = true
+	b.tx.Rollback()
 }
 
 // lockBatchRuns locks the runs of recs FOR SHARE, in id order, and returns
@@ -197,7 +260,8 @@ func insertSnapshotKeys(tx *gorm.DB, recs []runs.SnapshotRecord) ([]bool, error)
 }
 
 // updateBatchShards moves each shard's progress by its new snapshots of
-// recs, as RecordSnapshot does for one.
+// recs: its last seq, and while its run is on and it is not done, its
+// count and errors, and assigned becomes running.
 func updateBatchShards(tx *gorm.DB, recs []runs.SnapshotRecord, fresh []bool, ended map[uuid.UUID]bool, status map[shardKey]runs.ShardStatus) error {
 	type progress struct {
 		seq, count, errors int64
