@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/barrage-dev/barrage/services/api/internal/benchproc"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 )
 
 // phaseResult is what one agent count measured.
@@ -50,7 +50,7 @@ type eventLog struct {
 // listen records, for the current run, the arrival time of each event.
 func (l *eventLog) listen(m *nats.Msg) {
 	at := time.Now()
-	var e ingest.Event
+	var e live.Event
 	if json.Unmarshal(m.Data, &e) != nil {
 		return
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -206,7 +205,7 @@ func (es *eventStream) serve() error {
 // burst handles e and every event already waiting behind it: at a second
 // boundary each shard's snapshot is one event, so a burst is read as one,
 // each second sent once with its latest figures and the status read once.
-func (es *eventStream) burst(e ingest.Event) error {
+func (es *eventStream) burst(e live.Event) error {
 	seconds := map[int]struct{}{}
 	final := false
 	for more := true; more; {

@@ -1,5 +1,5 @@
-// Package live is the API's in-process hub of run events: it fans out the
-// ingester's notifications (an interval merged, a final stored, a run
+// Package live is the API's in-process hub of run events, and the home of
+// their type (Event): it fans out the ingester's notifications (an interval merged, a final stored, a run
 // ended) to the live streams (SSE) this replica serves. It is fed both
 // in-process, by the ingester's OnInterval hook, and over core NATS
 // (wire.NotifySubject), by every replica's ingester, so a client sees the
@@ -24,7 +24,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/barrage-dev/barrage/pkg/wire"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 )
 
 // Options configure a Hub.
@@ -70,21 +69,21 @@ type Hub struct {
 
 	mu     sync.Mutex
 	subs   map[uuid.UUID]map[*Subscription]struct{}
-	echoes map[ingest.Event][]time.Time // in-process events whose NATS copy is due
+	echoes map[Event][]time.Time // in-process events whose NATS copy is due
 	closed bool
 }
 
 // New returns a Hub.
 func New(opts Options) *Hub {
 	opts.Normalize()
-	return &Hub{opts: opts, subs: map[uuid.UUID]map[*Subscription]struct{}{}, echoes: map[ingest.Event][]time.Time{}}
+	return &Hub{opts: opts, subs: map[uuid.UUID]map[*Subscription]struct{}{}, echoes: map[Event][]time.Time{}}
 }
 
 // Subscription receives the events of one run.
 type Subscription struct {
 	hub   *Hub
 	run   uuid.UUID
-	c     chan ingest.Event
+	c     chan Event
 	done  chan struct{}
 	once  sync.Once
 	slow  bool
@@ -92,7 +91,7 @@ type Subscription struct {
 }
 
 // C delivers the run's events.
-func (s *Subscription) C() <-chan ingest.Event { return s.c }
+func (s *Subscription) C() <-chan Event { return s.c }
 
 // Done is closed when the subscription ends: Close, the hub closed, or the
 // subscriber fell behind (Dropped).
@@ -116,7 +115,7 @@ func (s *Subscription) Close() {
 // Subscribe returns a subscription to the events of run. On a closed hub
 // it is already done.
 func (h *Hub) Subscribe(run uuid.UUID) *Subscription {
-	s := &Subscription{hub: h, run: run, c: make(chan ingest.Event, h.opts.Buffer), done: make(chan struct{})}
+	s := &Subscription{hub: h, run: run, c: make(chan Event, h.opts.Buffer), done: make(chan struct{})}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -151,7 +150,7 @@ func (h *Hub) removeLocked(s *Subscription) {
 // Local delivers an event of this replica's ingester (its OnInterval
 // hook) and remembers it, so that its copy from NATS is skipped. It never
 // blocks.
-func (h *Hub) Local(e ingest.Event) {
+func (h *Hub) Local(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.opts.Now()
@@ -164,7 +163,7 @@ func (h *Hub) Local(e ingest.Event) {
 
 // Remote delivers an event received from NATS, unless it is the copy of
 // an event Local delivered. It never blocks.
-func (h *Hub) Remote(e ingest.Event) {
+func (h *Hub) Remote(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.pruneLocked(h.opts.Now())
@@ -198,7 +197,7 @@ func (h *Hub) pruneLocked(now time.Time) {
 
 // deliverLocked hands e to the run's subscribers, dropping those whose
 // buffer is full.
-func (h *Hub) deliverLocked(e ingest.Event) {
+func (h *Hub) deliverLocked(e Event) {
 	for s := range h.subs[e.RunID] {
 		select {
 		case s.c <- e:
@@ -235,7 +234,7 @@ func (h *Hub) Close() {
 // subscription to stop.
 func (h *Hub) SubscribeNATS(nc *nats.Conn) (*nats.Subscription, error) {
 	sub, err := nc.Subscribe(wire.NotifySubject, func(m *nats.Msg) {
-		var e ingest.Event
+		var e Event
 		if err := json.Unmarshal(m.Data, &e); err != nil || e.RunID == uuid.Nil {
 			h.opts.Log.Debug("live: unreadable notification", slog.Any("error", err))
 			return

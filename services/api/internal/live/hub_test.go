@@ -10,7 +10,6 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 )
 
 // clock is a settable clock for the echo bookkeeping.
@@ -32,8 +31,8 @@ func (c *clock) add(d time.Duration) {
 }
 
 // drain returns the events pending on s.
-func drain(s *Subscription) []ingest.Event {
-	var out []ingest.Event
+func drain(s *Subscription) []Event {
+	var out []Event
 	for {
 		select {
 		case e := <-s.C():
@@ -47,33 +46,33 @@ func drain(s *Subscription) []ingest.Event {
 func TestHubDeliversEachEventOnce(t *testing.T) {
 	t.Parallel()
 	run, otherRun := uuid.New(), uuid.New()
-	e1 := ingest.Event{RunID: run, Second: 1}
+	e1 := Event{RunID: run, Second: 1}
 	tests := []struct {
 		name string
 		feed func(h *Hub, c *clock)
-		want []ingest.Event
+		want []Event
 	}{
-		{"local then its NATS copy", func(h *Hub, _ *clock) { h.Local(e1); h.Remote(e1) }, []ingest.Event{e1}},
-		{"another replica's event", func(h *Hub, _ *clock) { h.Remote(e1) }, []ingest.Event{e1}},
+		{"local then its NATS copy", func(h *Hub, _ *clock) { h.Local(e1); h.Remote(e1) }, []Event{e1}},
+		{"another replica's event", func(h *Hub, _ *clock) { h.Remote(e1) }, []Event{e1}},
 		{"the same second updated twice here", func(h *Hub, _ *clock) {
 			h.Local(e1)
 			h.Local(e1)
 			h.Remote(e1)
 			h.Remote(e1)
-		}, []ingest.Event{e1, e1}},
+		}, []Event{e1, e1}},
 		{"here and on another replica", func(h *Hub, _ *clock) {
 			h.Local(e1)
 			h.Remote(e1) // our copy
 			h.Remote(e1) // the other replica's
-		}, []ingest.Event{e1, e1}},
+		}, []Event{e1, e1}},
 		{"a copy after the echo TTL", func(h *Hub, c *clock) {
 			h.Local(e1)
 			c.add(11 * time.Second)
 			h.Remote(e1)
-		}, []ingest.Event{e1, e1}},
+		}, []Event{e1, e1}},
 		{"other runs' events", func(h *Hub, _ *clock) {
-			h.Local(ingest.Event{RunID: otherRun, Second: 1})
-			h.Remote(ingest.Event{RunID: otherRun, Final: true})
+			h.Local(Event{RunID: otherRun, Second: 1})
+			h.Remote(Event{RunID: otherRun, Final: true})
 		}, nil},
 	}
 	for _, tt := range tests {
@@ -107,7 +106,7 @@ func TestHubDropsSlowSubscriberWithoutBlocking(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 10 {
-			h.Local(ingest.Event{RunID: run, Second: i})
+			h.Local(Event{RunID: run, Second: i})
 			<-fast.C()
 		}
 	}()
@@ -191,7 +190,7 @@ func TestHubFedByNATS(t *testing.T) {
 	}
 	select {
 	case e := <-s.C():
-		if e != (ingest.Event{RunID: run, Second: 7}) {
+		if e != (Event{RunID: run, Second: 7}) {
 			t.Errorf("event %+v", e)
 		}
 	case <-time.After(5 * time.Second):
