@@ -1,17 +1,22 @@
-// Package live is the API's in-process hub of run events, and the home of
-// their type (Event): it fans out the ingester's notifications (an interval merged, a final stored, a run
-// ended) to the live streams (SSE) this replica serves. It is fed both
-// in-process, by the ingester's OnInterval hook, and over core NATS
-// (wire.NotifySubject), by every replica's ingester, so a client sees the
-// events of snapshots whatever replica stored them. An event that arrives
-// both ways is delivered once.
+// Package live is the API's home of live run events: the Event type, the
+// Hub that fans events out to the streams of this replica, and the Stream
+// engine that serves one client's server-sent events (replay, catch-up,
+// bursts, the run's end), with the render cache and the sent log its
+// streams share.
+//
+// The hub is fed both in-process, by the ingester's OnInterval hook, and
+// over core NATS (wire.NotifySubject), by every replica's ingester, so a
+// client sees the events of snapshots whatever replica stored them. An
+// event that arrives both ways is delivered once.
 //
 // The hub never blocks its feeders: each subscriber has a bounded buffer,
 // and a subscriber whose buffer is full is dropped (its Done channel
 // closes); its client reconnects and resumes from the database.
 //
-// It is not the place for reading measurements (the streams read
-// Postgres when told something changed) nor for HTTP.
+// It is not the place for reading measurements (streams read them through
+// a Source when told something changed), for access checks or for the
+// API's wire types (package httpapi adapts a Stream to its route and
+// renders the JSON through an Encoder).
 package live
 
 import (
