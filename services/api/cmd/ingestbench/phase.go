@@ -60,9 +60,9 @@ func (l *eventLog) listen(m *nats.Msg) {
 		return
 	}
 	switch {
-	case e.Status != "":
+	case e.Final && e.Status != "": // the run ended
 		l.ended, l.status = at, string(e.Status)
-	case !e.Final:
+	case !e.Final && e.Status == "": // an interval, not a status change
 		l.second[e.Second] = append(l.second[e.Second], at)
 	}
 }

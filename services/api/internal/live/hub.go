@@ -4,10 +4,17 @@
 // bursts, the run's end), with the render cache and the sent log its
 // streams share.
 //
-// The hub is fed both in-process, by the ingester's OnInterval hook, and
-// over core NATS (wire.NotifySubject), by every replica's ingester, so a
-// client sees the events of snapshots whatever replica stored them. An
-// event that arrives both ways is delivered once.
+// Events are published, after their change committed, by the layers that
+// make them: the ingester (an interval merged, a final stored, a run
+// ended) and every writer of a run's status (the dispatcher, the runs
+// service's stop and the aborter), through Hub.Publish or Hub.RunMoved.
+// Each event reaches this replica's hub in-process and every replica's hub
+// over core NATS (wire.NotifySubject), so a client sees the events of
+// whatever replica made them; an event that arrives both ways is delivered
+// once. Streams therefore never poll for their run's status: every writer
+// of a status publishes it, and when this replica's NATS connection comes
+// back after events may have been lost, the hub tells each stream once to
+// read its run (Resync).
 //
 // The hub never blocks its feeders: each subscriber has a bounded buffer,
 // and a subscriber whose buffer is full is dropped (its Done channel
@@ -29,6 +36,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/barrage-dev/barrage/pkg/wire"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
 // Options configure a Hub.
@@ -39,6 +47,9 @@ type Options struct {
 	// EchoTTL is how long an event delivered in-process waits for its copy
 	// from NATS, which is then skipped; default 10 s.
 	EchoTTL time.Duration
+	// Conn, when set, carries what Publish is given to the other
+	// replicas' hubs (Broadcast); nil keeps events in this process.
+	Conn *nats.Conn
 	// Log gets one line per dropped subscriber; nil discards.
 	Log *slog.Logger
 	// Now is the clock of the echo bookkeeping; time.Now when nil.
@@ -152,9 +163,28 @@ func (h *Hub) removeLocked(s *Subscription) {
 	s.once.Do(func() { close(s.done) })
 }
 
-// Local delivers an event of this replica's ingester (its OnInterval
-// hook) and remembers it, so that its copy from NATS is skipped. It never
-// blocks.
+// Publish delivers e here and broadcasts it to every replica on
+// Options.Conn. It never blocks.
+func (h *Hub) Publish(e Event) {
+	if h.opts.Conn == nil {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.deliverLocked(e)
+		return
+	}
+	h.Local(e)
+	if err := Broadcast(h.opts.Conn, e); err != nil {
+		h.opts.Log.Debug("live: broadcast event", slog.String("run", e.RunID.String()), slog.Any("error", err))
+	}
+}
+
+// RunMoved publishes the status r just moved to: writers of a run's
+// status call it after the change committed.
+func (h *Hub) RunMoved(r runs.Run) { h.Publish(StatusEvent(r)) }
+
+// Local delivers an event of this replica (the ingester's OnInterval hook,
+// or Publish) and remembers it, so that its copy from NATS is skipped. It
+// never blocks.
 func (h *Hub) Local(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -234,10 +264,32 @@ func (h *Hub) Close() {
 	}
 }
 
-// SubscribeNATS feeds the hub from core NATS: every replica's ingester
-// publishes its events on wire.NotifySubject. Unsubscribe the returned
+// Resync tells every subscriber that events may have been lost: each gets
+// a Final event of its run, on which a stream reads its run once. Core
+// NATS delivers at most once, so the events broadcast while this
+// replica's connection was down are gone; SubscribeNATS calls Resync when
+// the connection comes back, instead of every stream polling its run for
+// what it might have missed. It never blocks.
+func (h *Hub) Resync() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for run := range h.subs {
+		h.deliverLocked(Event{RunID: run, Final: true})
+	}
+}
+
+// SubscribeNATS feeds the hub from core NATS: every replica broadcasts
+// its events on wire.NotifySubject. It also calls Resync each time nc
+// reconnects, after nc's own reconnect handler. Unsubscribe the returned
 // subscription to stop.
 func (h *Hub) SubscribeNATS(nc *nats.Conn) (*nats.Subscription, error) {
+	prev := nc.ReconnectHandler()
+	nc.SetReconnectHandler(func(c *nats.Conn) {
+		if prev != nil {
+			prev(c)
+		}
+		h.Resync()
+	})
 	sub, err := nc.Subscribe(wire.NotifySubject, func(m *nats.Msg) {
 		var e Event
 		if err := json.Unmarshal(m.Data, &e); err != nil || e.RunID == uuid.Nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
 // clock is a settable clock for the echo bookkeeping.
@@ -195,5 +196,88 @@ func TestHubFedByNATS(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no event from NATS within 5s")
+	}
+}
+
+// mustNATS starts an embedded NATS server and returns n connections to it.
+func mustNATS(tb testing.TB, n int) []*nats.Conn {
+	tb.Helper()
+	srv, err := natsembed.Start(natsembed.Options{DataDir: tb.TempDir(), Host: "127.0.0.1", Port: -1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Shutdown)
+	conns := make([]*nats.Conn, n)
+	for i := range conns {
+		if conns[i], err = nats.Connect(srv.URL()); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(conns[i].Close)
+	}
+	return conns
+}
+
+// mustHub returns a hub fed by NATS on nc that publishes there.
+func mustHub(tb testing.TB, nc *nats.Conn) *Hub {
+	tb.Helper()
+	h := New(Options{Conn: nc})
+	sub, err := h.SubscribeNATS(nc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = sub.Unsubscribe() })
+	return h
+}
+
+func TestHubPublishReachesEveryReplicaOnce(t *testing.T) {
+	t.Parallel()
+	conns := mustNATS(t, 2)
+	here, there := mustHub(t, conns[0]), mustHub(t, conns[1])
+	run, marker := uuid.New(), uuid.New()
+	subHere, subThere, markerHere := here.Subscribe(run), there.Subscribe(run), here.Subscribe(marker)
+	moved := runs.Run{ID: run, Status: runs.Dispatching, ShardCount: 3}
+	here.RunMoved(moved)
+	want := Event{RunID: run, Status: runs.Dispatching, Shards: 3}
+	select {
+	case e := <-subThere.C():
+		if e != want {
+			t.Fatalf("the other replica got %+v, want %+v", e, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the other replica heard nothing within 5s")
+	}
+	// NATS keeps one publisher's order: once a later broadcast is back
+	// here, so is the copy of the status event, which must be skipped.
+	if err := Broadcast(conns[0], Event{RunID: marker}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-markerHere.C():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the marker did not come back within 5s")
+	}
+	if got := drain(subHere); len(got) != 1 || got[0] != want {
+		t.Fatalf("this replica got %+v, want the status event once", got)
+	}
+}
+
+func TestHubResyncsItsStreamsWhenNATSReconnects(t *testing.T) {
+	t.Parallel()
+	nc := mustNATS(t, 1)[0]
+	logged := 0
+	nc.SetReconnectHandler(func(*nats.Conn) { logged++ }) // the app's logging handler
+	h := mustHub(t, nc)
+	a, b := uuid.New(), uuid.New()
+	subA, subB := h.Subscribe(a), h.Subscribe(b)
+	h.Local(Event{RunID: a, Second: 4})
+	nc.ReconnectHandler()(nc) // as nats.go calls it after a reconnect
+	if logged != 1 {
+		t.Errorf("the connection's own reconnect handler ran %d times, want 1", logged)
+	}
+	if got := drain(subA); len(got) != 2 || got[1] != (Event{RunID: a, Final: true}) {
+		t.Errorf("run a got %+v, want its interval then a final to read the run again", got)
+	}
+	if got := drain(subB); len(got) != 1 || got[0] != (Event{RunID: b, Final: true}) {
+		t.Errorf("run b got %+v, want one final", got)
 	}
 }

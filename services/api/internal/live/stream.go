@@ -22,10 +22,6 @@ const (
 	// heartbeatEvery is the period of the heartbeat comment, which keeps
 	// proxies from closing an idle stream.
 	heartbeatEvery = 15 * time.Second
-	// statusPollEvery is how often a stream reads its run's status: the
-	// dispatcher moves runs between dispatching, running and stopping
-	// without telling the hub. One primary-key read per stream.
-	statusPollEvery = time.Second
 	// resumeOverlap is how many seconds before a Last-Event-ID's second a
 	// resumed stream replays: a late shard may still change them.
 	resumeOverlap = 5
@@ -40,6 +36,8 @@ const (
 )
 
 // Source is what a stream reads of its run; runs.Watch implements it.
+// A stream reads the run itself only when told a shard or the run ended:
+// status changes come with their events.
 type Source interface {
 	// Run returns the run as it is now.
 	Run(ctx context.Context) (runs.Run, error)
@@ -112,7 +110,8 @@ type statusData struct {
 
 // Stream is one client's live stream of a run, as server-sent events: the
 // run's status, the seconds the client missed, then every second as it is
-// stored and every status change, and at the end the run's result.
+// stored and every status change as it is published, and at the end the
+// run's result.
 type Stream struct {
 	opts StreamOptions
 	run  runs.Run
@@ -195,8 +194,6 @@ func (es *Stream) serve() error {
 	}
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
-	poll := time.NewTicker(statusPollEvery)
-	defer poll.Stop()
 	sub := es.opts.Sub
 	for {
 		var err error
@@ -207,8 +204,6 @@ func (es *Stream) serve() error {
 			return nil
 		case e := <-sub.C():
 			err = es.burst(e)
-		case <-poll.C:
-			err = es.readStatus()
 		case <-heartbeat.C:
 			err = es.write(": heartbeat\n\n")
 		}
@@ -220,14 +215,21 @@ func (es *Stream) serve() error {
 
 // burst handles e and every event already waiting behind it: at a second
 // boundary each shard's snapshot is one event, so a burst is read as one,
-// each second sent once with its latest figures and the status read once.
+// each second sent once with its latest figures, the latest status sent
+// once and the run read once when a shard or the run ended.
 func (es *Stream) burst(e Event) error {
 	seconds := map[int]struct{}{}
-	final := false
+	final, status := false, es.status
 	for more := true; more; {
-		if e.Final {
+		switch {
+		case e.Final:
 			final = true
-		} else {
+		case e.moved():
+			es.sent.setComplete(e.Shards)
+			if later(e.Status, status) {
+				status = e.Status
+			}
+		default:
 			seconds[e.Second] = struct{}{}
 		}
 		select {
@@ -244,11 +246,14 @@ func (es *Stream) burst(e Event) error {
 	if final {
 		return es.readStatus()
 	}
+	if status != es.status {
+		return es.sendStatus(status)
+	}
 	return nil
 }
 
-// readStatus reads the run and sends its status when it changed; when
-// the run ended it sends the end.
+// readStatus reads the run, told that a shard or the run ended, and sends
+// its status when it changed; when the run ended it sends the end.
 func (es *Stream) readStatus() error {
 	r, err := es.opts.Source.Run(es.ctx)
 	if err != nil {
@@ -258,7 +263,7 @@ func (es *Stream) readStatus() error {
 	if r.Status.Terminal() {
 		return es.end(r)
 	}
-	if r.Status != es.status {
+	if later(r.Status, es.status) {
 		return es.sendStatus(r.Status)
 	}
 	return nil
