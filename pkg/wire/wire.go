@@ -33,9 +33,10 @@ const (
 	// SnapSubjects matches every snapshot subject.
 	SnapSubjects = snapPrefix + ">"
 	// NotifySubject is core NATS: an API replica that stored an interval
-	// (or a final, or ended a run) tells the others (and itself) so every
-	// live hub sees it. The payload is the JSON of services/api's
-	// ingest.Event: {"run_id", "second", "final", "status"}.
+	// (or a final, or ended a run) or changed a run's status tells the
+	// others (and itself) so every live hub sees it. The payload is the
+	// JSON of services/api's live.Event:
+	// {"run_id", "second", "final", "status", "shards"}.
 	NotifySubject = "barrage.v1.notify"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/barrage-dev/barrage/services/api/internal/benchproc"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 )
 
 // phaseResult is what one agent count measured.
@@ -50,7 +50,7 @@ type eventLog struct {
 // listen records, for the current run, the arrival time of each event.
 func (l *eventLog) listen(m *nats.Msg) {
 	at := time.Now()
-	var e ingest.Event
+	var e live.Event
 	if json.Unmarshal(m.Data, &e) != nil {
 		return
 	}
@@ -60,9 +60,9 @@ func (l *eventLog) listen(m *nats.Msg) {
 		return
 	}
 	switch {
-	case e.Status != "":
+	case e.Final && e.Status != "": // the run ended
 		l.ended, l.status = at, string(e.Status)
-	case !e.Final:
+	case !e.Final && e.Status == "": // an interval, not a status change
 		l.second[e.Second] = append(l.second[e.Second], at)
 	}
 }

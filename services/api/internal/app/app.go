@@ -55,7 +55,8 @@ type App struct {
 	bus        *bus
 	dispatcher *dispatch.Dispatcher
 	ingester   *ingest.Ingester
-	// hub fans the ingesters' events out to live streams.
+	// hub fans the run events of every replica (ingest, dispatch, stops)
+	// out to live streams.
 	hub *live.Hub
 	// syncer runs result syncs in the background and on their schedule.
 	syncer *resultsync.Syncer
@@ -95,11 +96,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		_ = st.Close()
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Log: log})}
+	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Conn: b.nc, Log: log})}
 	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
 		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
 	}
-	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal}); err != nil {
+	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal, Live: a.hub}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
 	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local, Redactor: cfg.Redactor()}); err != nil {
@@ -187,6 +188,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	runSvc := runs.NewService(st, projectSvc, testSvc, limits, seal, targets, cfg.Redactor())
 	echoSvc := echoprofiles.NewService(echoprofiles.Options{Store: st, Projects: projectSvc, Registry: echoprofiles.NewKV(b.js), Log: log})
 	runSvc.SetEchoLookup(echoSvc)
+	runSvc.SetNotifier(hub)
 	measures := runs.NewMeasures(runSvc, st)
 	a.searches = searches.NewService(searches.Options{Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log})
 	reg := prometheus.NewRegistry()
@@ -274,7 +276,7 @@ func (a *App) Run(ctx context.Context) error {
 			a.log.Error("ingester stopped", slog.Any("error", err))
 		}
 	})
-	workers.Go(func() { runs.NewAborter(a.store, a.log).Loop(wctx, time.Second) })
+	workers.Go(func() { runs.NewAborter(a.store, a.hub, a.log).Loop(wctx, time.Second) })
 	if a.cfg.SyncTick > 0 && !a.cfg.ReadOnly {
 		workers.Go(func() { a.syncer.Loop(wctx, a.cfg.SyncTick) })
 	}

@@ -403,6 +403,52 @@ func TestRunMeasuresAccessAndErrors(t *testing.T) {
 	}
 }
 
+// TestLiveStreamEndsWhenItsRunIsStopped stops a queued run while a client
+// follows it: the runs service publishes the cancel into the hub, and the
+// stream sends it and closes.
+func TestLiveStreamEndsWhenItsRunIsStopped(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t)
+	id := e.mustRun(t, e.AdminToken, "default", "queued", nil).Id.String()
+	opened := make(chan struct{})
+	var (
+		got  sseStream
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		got, err = e.readEvents(t.Context(), id, "", 30*time.Second, func(sseEvent) bool {
+			select {
+			case <-opened:
+			default:
+				close(opened)
+			}
+			return false
+		})
+	}()
+	select {
+	case <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no first event within 10s")
+	}
+	stopped := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", e.AdminToken, nil))
+	if stopped.Status != "canceled" {
+		t.Fatalf("stopped a queued run: %s, want canceled", stopped.Status)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream was still open 10s after its run was canceled")
+	}
+	if err != nil || !got.Closed || len(got.Events) != 2 {
+		t.Fatalf("stream of a canceled run: %+v, err %v; want queued, canceled, closed", got, err)
+	}
+	if last := got.Events[1]; last.Event != "status" || last.Data != `{"run_id":"`+id+`","status":"canceled"}` {
+		t.Errorf("last event %+v, want status canceled", last)
+	}
+}
+
 // TestLiveStreamEndsOnShutdown checks that an open stream does not hold
 // the server's shutdown: the server closes it and stops cleanly.
 func TestLiveStreamEndsOnShutdown(t *testing.T) {

@@ -67,6 +67,10 @@ type Config struct {
 	// Registry, when set, gets the live heartbeats every
 	// wire.HeartbeatEvery, for the agent list.
 	Registry Registry
+	// Live, when set, is told of every status change the dispatcher
+	// makes (dispatching, running, failed), so that live streams need
+	// not poll for it; a live.Hub.
+	Live runs.Notifier
 }
 
 // waitRetry is how often a run waiting for an agent looks again.
@@ -246,6 +250,7 @@ func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp ta
 	if err != nil {
 		return time.Time{}, err
 	}
+	d.moved(planned)
 	d.cfg.Log.Info("run dispatched", slog.String("run", run.ID.String()), slog.Int("shards", len(plan.Shards)),
 		slog.Time("start_at", startAt))
 	return time.Time{}, d.send(ctx, planned, specs, tp, plan.Shards)
@@ -322,8 +327,11 @@ func (d *Dispatcher) watchAcks(ctx context.Context, run runs.Run, seqs []uint64)
 			}
 		}
 		if pending == 0 {
-			_, err := d.cfg.Store.MoveRun(ctx, runs.Move{RunID: run.ID, To: runs.Running, At: d.cfg.Now().UTC()})
-			if err != nil && !apperr.Is(err, apperr.Conflict) {
+			moved, err := d.cfg.Store.MoveRun(ctx, runs.Move{RunID: run.ID, To: runs.Running, At: d.cfg.Now().UTC()})
+			switch {
+			case err == nil:
+				d.moved(moved)
+			case !apperr.Is(err, apperr.Conflict):
 				d.cfg.Log.Warn("dispatch: mark run running", slog.String("run", run.ID.String()), slog.Any("error", err))
 			}
 			return
@@ -343,13 +351,23 @@ func (d *Dispatcher) watchAcks(ctx context.Context, run runs.Run, seqs []uint64)
 	}
 }
 
+// moved tells cfg.Live that r moved to its status.
+func (d *Dispatcher) moved(r runs.Run) {
+	if d.cfg.Live != nil {
+		d.cfg.Live.RunMoved(r)
+	}
+}
+
 // fail ends a run that could not be dispatched and tells any agent that
 // took a shard to stop.
 func (d *Dispatcher) fail(ctx context.Context, id uuid.UUID, from runs.Status, reason string) error {
 	d.cfg.Log.Warn("run failed to dispatch", slog.String("run", id.String()), slog.String("reason", reason))
-	_, err := d.cfg.Store.MoveRun(ctx, runs.Move{RunID: id, To: runs.Failed, Error: reason, At: d.cfg.Now().UTC()})
+	moved, err := d.cfg.Store.MoveRun(ctx, runs.Move{RunID: id, To: runs.Failed, Error: reason, At: d.cfg.Now().UTC()})
 	if err != nil && !apperr.Is(err, apperr.Conflict) {
 		return err
+	}
+	if err == nil {
+		d.moved(moved)
 	}
 	if from == runs.Queued {
 		return nil

@@ -12,31 +12,6 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-func TestParseCursor(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want cursor
-		ok   bool
-	}{
-		{"0.0", cursor{0, 0, true}, true},
-		{"12.3", cursor{12, 3, true}, true},
-		{"12", cursor{}, false},
-		{"-1.0", cursor{}, false},
-		{"1.x", cursor{}, false},
-		{"", cursor{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseCursor(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("parseCursor(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-		if ok && got.String() != tt.in {
-			t.Errorf("cursor %q renders as %q", tt.in, got.String())
-		}
-	}
-}
-
 func TestParseIDs(t *testing.T) {
 	t.Parallel()
 	a, b := uuid.New(), uuid.New()

@@ -18,6 +18,7 @@ import (
 	api "github.com/barrage-dev/barrage/services/api"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
 	"github.com/barrage-dev/barrage/services/api/internal/reqlog"
@@ -110,7 +111,7 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.HEAD(FortioDataPath+"/:file", data)
 
 	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second),
-		sso: o.SSO != nil, redactor: o.Redactor, readOnly: o.ReadOnly, renders: newRenders(nil)}
+		sso: o.SSO != nil, redactor: o.Redactor, readOnly: o.ReadOnly, renders: live.NewRenders(nil)}
 	registerFortioREST(r, o, s)
 	if o.SSO != nil {
 		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}

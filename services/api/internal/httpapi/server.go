@@ -75,7 +75,7 @@ type server struct {
 	redactor     spec.Redactor
 	readOnly     bool // barrage-api -read-only
 	// renders caches the seconds rendered for live streams.
-	renders *renders
+	renders *live.Renders
 }
 
 var _ StrictServerInterface = (*server)(nil)

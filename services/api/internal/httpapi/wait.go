@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -54,7 +53,7 @@ func (s *server) waitRun(ctx context.Context, r runs.Run, wait time.Duration) (r
 	// notices the end.
 	var (
 		sub       *live.Subscription
-		hubEvents <-chan ingest.Event
+		hubEvents <-chan live.Event
 		hubDone   <-chan struct{}
 	)
 	if s.svc.Live != nil {

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/wire"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
@@ -212,7 +212,7 @@ func (in *Ingester) storeIntervals(ctx context.Context, msgs []jetstream.Msg, sn
 			in.cfg.Log.Debug("ingest: ack snapshot", slog.String("subject", m.Subject()), slog.Any("error", err))
 		}
 		if !out[i].Duplicate {
-			in.emit(Event{RunID: recs[i].RunID, Second: out[i].Second})
+			in.emit(live.Event{RunID: recs[i].RunID, Second: out[i].Second})
 		}
 	}
 }
@@ -244,9 +244,9 @@ func (in *Ingester) store(ctx context.Context, m jetstream.Msg, snap *snapshot) 
 	case out.Duplicate, out.Ignored:
 		return
 	case snap.rec.Final:
-		in.emit(Event{RunID: snap.rec.RunID, Final: true})
+		in.emit(live.Event{RunID: snap.rec.RunID, Final: true})
 	default:
-		in.emit(Event{RunID: snap.rec.RunID, Second: out.Second})
+		in.emit(live.Event{RunID: snap.rec.RunID, Second: out.Second})
 	}
 	if out.Settled {
 		in.finish(sctx, snap.rec.RunID)
@@ -261,19 +261,12 @@ func (in *Ingester) terminate(m jetstream.Msg, reason error) {
 	}
 }
 
-// emit hands e to the in-process hook and publishes it to every replica.
-func (in *Ingester) emit(e Event) {
+// emit hands e to the in-process hook and broadcasts it to every replica.
+func (in *Ingester) emit(e live.Event) {
 	if in.cfg.OnInterval != nil {
 		in.cfg.OnInterval(e)
 	}
-	if in.cfg.Conn == nil {
-		return
-	}
-	b, err := json.Marshal(e)
-	if err != nil { // a struct of a uuid, ints, a bool and a string always marshals
-		return
-	}
-	if err := in.cfg.Conn.Publish(wire.NotifySubject, b); err != nil {
+	if err := live.Broadcast(in.cfg.Conn, e); err != nil {
 		in.cfg.Log.Debug("ingest: publish event", slog.String("run", e.RunID.String()), slog.Any("error", err))
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/fixture"
 	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 )
@@ -299,10 +300,10 @@ func (e *env) runPhase(t *testing.T, id uuid.UUID) barragev1.RunPhase {
 // eventLog collects events.
 type eventLog struct {
 	mu  sync.Mutex
-	all []ingest.Event
+	all []live.Event
 }
 
-func (l *eventLog) add(e ingest.Event) {
+func (l *eventLog) add(e live.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.all = append(l.all, e)
@@ -376,14 +377,14 @@ func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Ab
 
 // notifications subscribes to wire.NotifySubject and returns the events
 // received so far on each call.
-func (e *env) notifications(t *testing.T) func() []ingest.Event {
+func (e *env) notifications(t *testing.T) func() []live.Event {
 	t.Helper()
 	var (
 		mu  sync.Mutex
-		got []ingest.Event
+		got []live.Event
 	)
 	sub, err := e.nc.Subscribe(wire.NotifySubject, func(m *nats.Msg) {
-		var ev ingest.Event
+		var ev live.Event
 		if err := json.Unmarshal(m.Data, &ev); err != nil {
 			t.Errorf("notify payload %q: %v", m.Data, err)
 			return
@@ -399,9 +400,9 @@ func (e *env) notifications(t *testing.T) func() []ingest.Event {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	return func() []ingest.Event {
+	return func() []live.Event {
 		mu.Lock()
 		defer mu.Unlock()
-		return append([]ingest.Event(nil), got...)
+		return append([]live.Event(nil), got...)
 	}
 }

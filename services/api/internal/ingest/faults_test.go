@@ -13,6 +13,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
@@ -42,7 +43,7 @@ func TestIngestRestartLosesAndDoublesNothing(t *testing.T) {
 	stopA := e.startCtx(t, ctxA, func(c *ingest.Config) {
 		c.Workers = 1
 		c.BatchSize = 1
-		c.OnInterval = func(ev ingest.Event) {
+		c.OnInterval = func(ev live.Event) {
 			e.events.add(ev)
 			mu.Lock()
 			defer mu.Unlock()

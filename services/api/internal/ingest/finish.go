@@ -13,6 +13,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/hist"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
@@ -43,7 +44,7 @@ func (in *Ingester) finish(ctx context.Context, id uuid.UUID) {
 	if err := in.putDone(ctx, id); err != nil {
 		in.cfg.Log.Warn("ingest: tell agents the run is done", slog.String("run", id.String()), slog.Any("error", err))
 	}
-	in.emit(Event{RunID: id, Final: true, Status: run.Status})
+	in.emit(live.Event{RunID: id, Final: true, Status: run.Status})
 }
 
 // putDone records the done phase of a run in the run-state bucket, where

@@ -8,8 +8,9 @@
 // heartbeating or whose deadline passed.
 //
 // It is not the place for dispatching runs (package dispatch), for serving
-// results or live streams (httpapi and the live hub read what this
-// package stores), nor for SQL (package store implements Store).
+// results (httpapi) or live streams (package live: this package publishes
+// its events there and the streams read what it stores), nor for SQL
+// (package store implements Store).
 package ingest
 
 import (
@@ -26,6 +27,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/wire"
+	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
@@ -50,21 +52,6 @@ type Store interface {
 	SweepShards(ctx context.Context, sw runs.Sweep) (runs.Swept, error)
 }
 
-// Event tells live hubs that a run's measurements changed. It is
-// published as JSON on wire.NotifySubject after the change committed.
-type Event struct {
-	RunID uuid.UUID `json:"run_id"`
-	// Second is the second of the run an interval snapshot was merged
-	// into; 0 when Final is set.
-	Second int `json:"second"`
-	// Final is set when a shard's final snapshot was stored, and when the
-	// run ended.
-	Final bool `json:"final"`
-	// Status is the run's status when the event is its end (completed,
-	// failed, canceled); empty otherwise.
-	Status runs.Status `json:"status,omitempty"`
-}
-
 // Config configures an Ingester. Store and JS are required.
 type Config struct {
 	// Store is where snapshots and results go.
@@ -72,17 +59,19 @@ type Config struct {
 	// JS reads the snapshot stream and the agent and run-state buckets,
 	// which must exist (wire.Setup).
 	JS jetstream.JetStream
-	// Conn publishes events on wire.NotifySubject; nil publishes none.
+	// Conn broadcasts events to every replica's hub (live.Broadcast); nil
+	// publishes none.
 	Conn *nats.Conn
 	// Log gets one line per dropped snapshot, lost shard and finished run;
 	// nil discards.
 	Log *slog.Logger
 	// Now is the clock of the sweeper and of run end times; time.Now when nil.
 	Now func() time.Time
-	// OnInterval, when set, is called in-process with every Event, after
+	// OnInterval, when set, is called in-process with every event (this
+	// replica's live hub's Local), after
 	// its change committed: an interval merged, a final stored, a run
 	// ended. It is called from several goroutines and must not block.
-	OnInterval func(Event)
+	OnInterval func(live.Event)
 	// Workers is the number of batches of snapshots stored at once;
 	// default 4.
 	Workers int

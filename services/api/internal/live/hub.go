@@ -1,17 +1,29 @@
-// Package live is the API's in-process hub of run events: it fans out the
-// ingester's notifications (an interval merged, a final stored, a run
-// ended) to the live streams (SSE) this replica serves. It is fed both
-// in-process, by the ingester's OnInterval hook, and over core NATS
-// (wire.NotifySubject), by every replica's ingester, so a client sees the
-// events of snapshots whatever replica stored them. An event that arrives
-// both ways is delivered once.
+// Package live is the API's home of live run events: the Event type, the
+// Hub that fans events out to the streams of this replica, and the Stream
+// engine that serves one client's server-sent events (replay, catch-up,
+// bursts, the run's end), with the render cache and the sent log its
+// streams share.
+//
+// Events are published, after their change committed, by the layers that
+// make them: the ingester (an interval merged, a final stored, a run
+// ended) and every writer of a run's status (the dispatcher, the runs
+// service's stop and the aborter), through Hub.Publish or Hub.RunMoved.
+// Each event reaches this replica's hub in-process and every replica's hub
+// over core NATS (wire.NotifySubject), so a client sees the events of
+// whatever replica made them; an event that arrives both ways is delivered
+// once. Streams therefore never poll for their run's status: every writer
+// of a status publishes it, and when this replica's NATS connection comes
+// back after events may have been lost, the hub tells each stream once to
+// read its run (Resync).
 //
 // The hub never blocks its feeders: each subscriber has a bounded buffer,
 // and a subscriber whose buffer is full is dropped (its Done channel
 // closes); its client reconnects and resumes from the database.
 //
-// It is not the place for reading measurements (the streams read
-// Postgres when told something changed) nor for HTTP.
+// It is not the place for reading measurements (streams read them through
+// a Source when told something changed), for access checks or for the
+// API's wire types (package httpapi adapts a Stream to its route and
+// renders the JSON through an Encoder).
 package live
 
 import (
@@ -24,7 +36,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/barrage-dev/barrage/pkg/wire"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
 // Options configure a Hub.
@@ -35,6 +47,9 @@ type Options struct {
 	// EchoTTL is how long an event delivered in-process waits for its copy
 	// from NATS, which is then skipped; default 10 s.
 	EchoTTL time.Duration
+	// Conn, when set, carries what Publish is given to the other
+	// replicas' hubs (Broadcast); nil keeps events in this process.
+	Conn *nats.Conn
 	// Log gets one line per dropped subscriber; nil discards.
 	Log *slog.Logger
 	// Now is the clock of the echo bookkeeping; time.Now when nil.
@@ -70,21 +85,21 @@ type Hub struct {
 
 	mu     sync.Mutex
 	subs   map[uuid.UUID]map[*Subscription]struct{}
-	echoes map[ingest.Event][]time.Time // in-process events whose NATS copy is due
+	echoes map[Event][]time.Time // in-process events whose NATS copy is due
 	closed bool
 }
 
 // New returns a Hub.
 func New(opts Options) *Hub {
 	opts.Normalize()
-	return &Hub{opts: opts, subs: map[uuid.UUID]map[*Subscription]struct{}{}, echoes: map[ingest.Event][]time.Time{}}
+	return &Hub{opts: opts, subs: map[uuid.UUID]map[*Subscription]struct{}{}, echoes: map[Event][]time.Time{}}
 }
 
 // Subscription receives the events of one run.
 type Subscription struct {
 	hub   *Hub
 	run   uuid.UUID
-	c     chan ingest.Event
+	c     chan Event
 	done  chan struct{}
 	once  sync.Once
 	slow  bool
@@ -92,7 +107,7 @@ type Subscription struct {
 }
 
 // C delivers the run's events.
-func (s *Subscription) C() <-chan ingest.Event { return s.c }
+func (s *Subscription) C() <-chan Event { return s.c }
 
 // Done is closed when the subscription ends: Close, the hub closed, or the
 // subscriber fell behind (Dropped).
@@ -116,7 +131,7 @@ func (s *Subscription) Close() {
 // Subscribe returns a subscription to the events of run. On a closed hub
 // it is already done.
 func (h *Hub) Subscribe(run uuid.UUID) *Subscription {
-	s := &Subscription{hub: h, run: run, c: make(chan ingest.Event, h.opts.Buffer), done: make(chan struct{})}
+	s := &Subscription{hub: h, run: run, c: make(chan Event, h.opts.Buffer), done: make(chan struct{})}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -148,10 +163,29 @@ func (h *Hub) removeLocked(s *Subscription) {
 	s.once.Do(func() { close(s.done) })
 }
 
-// Local delivers an event of this replica's ingester (its OnInterval
-// hook) and remembers it, so that its copy from NATS is skipped. It never
-// blocks.
-func (h *Hub) Local(e ingest.Event) {
+// Publish delivers e here and broadcasts it to every replica on
+// Options.Conn. It never blocks.
+func (h *Hub) Publish(e Event) {
+	if h.opts.Conn == nil {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.deliverLocked(e)
+		return
+	}
+	h.Local(e)
+	if err := Broadcast(h.opts.Conn, e); err != nil {
+		h.opts.Log.Debug("live: broadcast event", slog.String("run", e.RunID.String()), slog.Any("error", err))
+	}
+}
+
+// RunMoved publishes the status r just moved to: writers of a run's
+// status call it after the change committed.
+func (h *Hub) RunMoved(r runs.Run) { h.Publish(StatusEvent(r)) }
+
+// Local delivers an event of this replica (the ingester's OnInterval hook,
+// or Publish) and remembers it, so that its copy from NATS is skipped. It
+// never blocks.
+func (h *Hub) Local(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.opts.Now()
@@ -164,7 +198,7 @@ func (h *Hub) Local(e ingest.Event) {
 
 // Remote delivers an event received from NATS, unless it is the copy of
 // an event Local delivered. It never blocks.
-func (h *Hub) Remote(e ingest.Event) {
+func (h *Hub) Remote(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.pruneLocked(h.opts.Now())
@@ -198,7 +232,7 @@ func (h *Hub) pruneLocked(now time.Time) {
 
 // deliverLocked hands e to the run's subscribers, dropping those whose
 // buffer is full.
-func (h *Hub) deliverLocked(e ingest.Event) {
+func (h *Hub) deliverLocked(e Event) {
 	for s := range h.subs[e.RunID] {
 		select {
 		case s.c <- e:
@@ -230,12 +264,34 @@ func (h *Hub) Close() {
 	}
 }
 
-// SubscribeNATS feeds the hub from core NATS: every replica's ingester
-// publishes its events on wire.NotifySubject. Unsubscribe the returned
+// Resync tells every subscriber that events may have been lost: each gets
+// a Final event of its run, on which a stream reads its run once. Core
+// NATS delivers at most once, so the events broadcast while this
+// replica's connection was down are gone; SubscribeNATS calls Resync when
+// the connection comes back, instead of every stream polling its run for
+// what it might have missed. It never blocks.
+func (h *Hub) Resync() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for run := range h.subs {
+		h.deliverLocked(Event{RunID: run, Final: true})
+	}
+}
+
+// SubscribeNATS feeds the hub from core NATS: every replica broadcasts
+// its events on wire.NotifySubject. It also calls Resync each time nc
+// reconnects, after nc's own reconnect handler. Unsubscribe the returned
 // subscription to stop.
 func (h *Hub) SubscribeNATS(nc *nats.Conn) (*nats.Subscription, error) {
+	prev := nc.ReconnectHandler()
+	nc.SetReconnectHandler(func(c *nats.Conn) {
+		if prev != nil {
+			prev(c)
+		}
+		h.Resync()
+	})
 	sub, err := nc.Subscribe(wire.NotifySubject, func(m *nats.Msg) {
-		var e ingest.Event
+		var e Event
 		if err := json.Unmarshal(m.Data, &e); err != nil || e.RunID == uuid.Nil {
 			h.opts.Log.Debug("live: unreadable notification", slog.Any("error", err))
 			return

@@ -10,7 +10,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
-	"github.com/barrage-dev/barrage/services/api/internal/ingest"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
 // clock is a settable clock for the echo bookkeeping.
@@ -32,8 +32,8 @@ func (c *clock) add(d time.Duration) {
 }
 
 // drain returns the events pending on s.
-func drain(s *Subscription) []ingest.Event {
-	var out []ingest.Event
+func drain(s *Subscription) []Event {
+	var out []Event
 	for {
 		select {
 		case e := <-s.C():
@@ -47,33 +47,33 @@ func drain(s *Subscription) []ingest.Event {
 func TestHubDeliversEachEventOnce(t *testing.T) {
 	t.Parallel()
 	run, otherRun := uuid.New(), uuid.New()
-	e1 := ingest.Event{RunID: run, Second: 1}
+	e1 := Event{RunID: run, Second: 1}
 	tests := []struct {
 		name string
 		feed func(h *Hub, c *clock)
-		want []ingest.Event
+		want []Event
 	}{
-		{"local then its NATS copy", func(h *Hub, _ *clock) { h.Local(e1); h.Remote(e1) }, []ingest.Event{e1}},
-		{"another replica's event", func(h *Hub, _ *clock) { h.Remote(e1) }, []ingest.Event{e1}},
+		{"local then its NATS copy", func(h *Hub, _ *clock) { h.Local(e1); h.Remote(e1) }, []Event{e1}},
+		{"another replica's event", func(h *Hub, _ *clock) { h.Remote(e1) }, []Event{e1}},
 		{"the same second updated twice here", func(h *Hub, _ *clock) {
 			h.Local(e1)
 			h.Local(e1)
 			h.Remote(e1)
 			h.Remote(e1)
-		}, []ingest.Event{e1, e1}},
+		}, []Event{e1, e1}},
 		{"here and on another replica", func(h *Hub, _ *clock) {
 			h.Local(e1)
 			h.Remote(e1) // our copy
 			h.Remote(e1) // the other replica's
-		}, []ingest.Event{e1, e1}},
+		}, []Event{e1, e1}},
 		{"a copy after the echo TTL", func(h *Hub, c *clock) {
 			h.Local(e1)
 			c.add(11 * time.Second)
 			h.Remote(e1)
-		}, []ingest.Event{e1, e1}},
+		}, []Event{e1, e1}},
 		{"other runs' events", func(h *Hub, _ *clock) {
-			h.Local(ingest.Event{RunID: otherRun, Second: 1})
-			h.Remote(ingest.Event{RunID: otherRun, Final: true})
+			h.Local(Event{RunID: otherRun, Second: 1})
+			h.Remote(Event{RunID: otherRun, Final: true})
 		}, nil},
 	}
 	for _, tt := range tests {
@@ -107,7 +107,7 @@ func TestHubDropsSlowSubscriberWithoutBlocking(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 10 {
-			h.Local(ingest.Event{RunID: run, Second: i})
+			h.Local(Event{RunID: run, Second: i})
 			<-fast.C()
 		}
 	}()
@@ -191,10 +191,93 @@ func TestHubFedByNATS(t *testing.T) {
 	}
 	select {
 	case e := <-s.C():
-		if e != (ingest.Event{RunID: run, Second: 7}) {
+		if e != (Event{RunID: run, Second: 7}) {
 			t.Errorf("event %+v", e)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no event from NATS within 5s")
+	}
+}
+
+// mustNATS starts an embedded NATS server and returns n connections to it.
+func mustNATS(tb testing.TB, n int) []*nats.Conn {
+	tb.Helper()
+	srv, err := natsembed.Start(natsembed.Options{DataDir: tb.TempDir(), Host: "127.0.0.1", Port: -1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Shutdown)
+	conns := make([]*nats.Conn, n)
+	for i := range conns {
+		if conns[i], err = nats.Connect(srv.URL()); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(conns[i].Close)
+	}
+	return conns
+}
+
+// mustHub returns a hub fed by NATS on nc that publishes there.
+func mustHub(tb testing.TB, nc *nats.Conn) *Hub {
+	tb.Helper()
+	h := New(Options{Conn: nc})
+	sub, err := h.SubscribeNATS(nc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = sub.Unsubscribe() })
+	return h
+}
+
+func TestHubPublishReachesEveryReplicaOnce(t *testing.T) {
+	t.Parallel()
+	conns := mustNATS(t, 2)
+	here, there := mustHub(t, conns[0]), mustHub(t, conns[1])
+	run, marker := uuid.New(), uuid.New()
+	subHere, subThere, markerHere := here.Subscribe(run), there.Subscribe(run), here.Subscribe(marker)
+	moved := runs.Run{ID: run, Status: runs.Dispatching, ShardCount: 3}
+	here.RunMoved(moved)
+	want := Event{RunID: run, Status: runs.Dispatching, Shards: 3}
+	select {
+	case e := <-subThere.C():
+		if e != want {
+			t.Fatalf("the other replica got %+v, want %+v", e, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the other replica heard nothing within 5s")
+	}
+	// NATS keeps one publisher's order: once a later broadcast is back
+	// here, so is the copy of the status event, which must be skipped.
+	if err := Broadcast(conns[0], Event{RunID: marker}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-markerHere.C():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the marker did not come back within 5s")
+	}
+	if got := drain(subHere); len(got) != 1 || got[0] != want {
+		t.Fatalf("this replica got %+v, want the status event once", got)
+	}
+}
+
+func TestHubResyncsItsStreamsWhenNATSReconnects(t *testing.T) {
+	t.Parallel()
+	nc := mustNATS(t, 1)[0]
+	logged := 0
+	nc.SetReconnectHandler(func(*nats.Conn) { logged++ }) // the app's logging handler
+	h := mustHub(t, nc)
+	a, b := uuid.New(), uuid.New()
+	subA, subB := h.Subscribe(a), h.Subscribe(b)
+	h.Local(Event{RunID: a, Second: 4})
+	nc.ReconnectHandler()(nc) // as nats.go calls it after a reconnect
+	if logged != 1 {
+		t.Errorf("the connection's own reconnect handler ran %d times, want 1", logged)
+	}
+	if got := drain(subA); len(got) != 2 || got[1] != (Event{RunID: a, Final: true}) {
+		t.Errorf("run a got %+v, want its interval then a final to read the run again", got)
+	}
+	if got := drain(subB); len(got) != 1 || got[0] != (Event{RunID: b, Final: true}) {
+		t.Errorf("run b got %+v, want one final", got)
 	}
 }

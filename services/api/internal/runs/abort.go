@@ -42,6 +42,7 @@ type AbortStore interface {
 // is stopped once (the move from running to stopping happens once).
 type Aborter struct {
 	store AbortStore
+	live  Notifier
 	log   *slog.Logger
 	now   func() time.Time
 }
@@ -49,9 +50,10 @@ type Aborter struct {
 // maxAbortChecks is the most runs one check looks at.
 const maxAbortChecks = 500
 
-// NewAborter returns an Aborter over st.
-func NewAborter(st AbortStore, log *slog.Logger) *Aborter {
-	return &Aborter{store: st, log: log, now: time.Now}
+// NewAborter returns an Aborter over st that tells live (when not nil) of
+// the runs it stops.
+func NewAborter(st AbortStore, live Notifier, log *slog.Logger) *Aborter {
+	return &Aborter{store: st, live: live, log: log, now: time.Now}
 }
 
 // Loop checks every tick until ctx ends.
@@ -131,13 +133,14 @@ func (a *Aborter) move(ctx context.Context, r *Run, why, by string) error {
 	if err != nil {
 		return fmt.Errorf("stop run %s: %w", r.ID, err)
 	}
-	_, err = a.store.MoveRun(ctx, Move{RunID: r.ID, To: Stopping, At: a.now().UTC(), Control: ctl, Error: why, AbortedBy: by})
+	moved, err := a.store.MoveRun(ctx, Move{RunID: r.ID, To: Stopping, At: a.now().UTC(), Control: ctl, Error: why, AbortedBy: by})
 	if apperr.Is(err, apperr.Conflict) { // stopped or ended meanwhile
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("stop run %s: %w", r.ID, err)
 	}
+	notify(a.live, moved)
 	a.log.InfoContext(ctx, "run aborted", slog.String("run", r.ID.String()), slog.String("by", by), slog.String("why", why))
 	return nil
 }

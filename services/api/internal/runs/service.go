@@ -37,6 +37,7 @@ type Service struct {
 	targets  TargetPolicy
 	redactor spec.Redactor
 	echoes   EchoLookup
+	live     Notifier
 	now      func() time.Time
 }
 
@@ -52,6 +53,9 @@ func NewService(store Store, projectSvc *projects.Service, tests *testdefs.Servi
 	limits.Normalize()
 	return &Service{store: store, projects: projectSvc, tests: tests, limits: limits, seal: seal, targets: targets, redactor: red, now: time.Now}
 }
+
+// SetNotifier makes Stop tell n of every status change it makes.
+func (s *Service) SetNotifier(n Notifier) { s.live = n }
 
 // SetEchoLookup makes new runs record the managed echo profile their
 // target applies.
@@ -406,6 +410,7 @@ func (s *Service) Stop(ctx context.Context, p *auth.Principal, id uuid.UUID) (Ru
 		if err != nil {
 			return Run{}, fmt.Errorf("stop run %s: %w", id, err)
 		}
+		notify(s.live, moved)
 		return moved, nil
 	}
 	return Run{}, apperr.New(apperr.Conflict, "run %s changed status while being stopped; try again", id)

@@ -69,3 +69,18 @@ func From(to Status) []Status {
 func CanMove(from, to Status) bool {
 	return slices.Contains(From(to), from)
 }
+
+// Notifier is told of a run's new status after the change committed, so
+// that live streams learn of it without polling (package live's Hub
+// implements it). Every writer of a run's status tells one: Service.Stop,
+// the Aborter, the dispatcher and the ingester (which ends runs).
+type Notifier interface {
+	RunMoved(r Run)
+}
+
+// notify tells n, when set, that r moved to its status.
+func notify(n Notifier, r Run) {
+	if n != nil {
+		n.RunMoved(r)
+	}
+}

@@ -1,10 +1,10 @@
-package httpapi
+package live
 
 import "testing"
 
 func TestEventStreamRemembersWhatItSent(t *testing.T) {
 	t.Parallel()
-	var es eventStream
+	var es Stream
 	es.markSent(3, 2)
 	es.markSent(0, 1)
 	for _, c := range []struct {

@@ -1,4 +1,4 @@
-package httpapi
+package live
 
 import (
 	"encoding/json"
@@ -14,11 +14,11 @@ import (
 func TestRendersRenderASecondOncePerSnapshotCount(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := newRenders(func() time.Time { return now })
+	r := NewRenders(func() time.Time { return now })
 	calls := 0
-	r.render = func(iv *runs.Interval) (Interval, error) {
+	render := func(iv *runs.Interval) ([]byte, error) {
 		calls++
-		return intervalOut(iv)
+		return testEncoder{}.Interval(iv)
 	}
 	h := hist.New()
 	for v := range 100 {
@@ -30,7 +30,7 @@ func TestRendersRenderASecondOncePerSnapshotCount(t *testing.T) {
 	}
 	run := uuid.New()
 	one := runs.Interval{Second: 3, Snapshots: 1, Count: 100, Response: enc, Service: enc}
-	first, err := r.interval(run, &one)
+	first, err := r.interval(run, &one, render)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestRendersRenderASecondOncePerSnapshotCount(t *testing.T) {
 		t.Fatalf("%+v", out)
 	}
 	for range 199 { // every other stream of the run, told of the same snapshot
-		data, err := r.interval(run, &one)
+		data, err := r.interval(run, &one, render)
 		if err != nil || &data[0] != &first[0] {
 			t.Fatalf("a stream got its own bytes (%v): the encoded second is not shared", err)
 		}
@@ -54,38 +54,68 @@ func TestRendersRenderASecondOncePerSnapshotCount(t *testing.T) {
 	}
 	both := one
 	both.Snapshots, both.Count = 2, 200 // the second shard's snapshot merged
-	if data, _ := r.interval(run, &both); decodeInterval(t, data).Count != 200 || calls != 2 {
+	if data, _ := r.interval(run, &both, render); decodeInterval(t, data).Count != 200 || calls != 2 {
 		t.Fatalf("after another snapshot: count %d, %d renders; want 200, 2", decodeInterval(t, data).Count, calls)
 	}
-	if data, _ := r.interval(uuid.New(), &one); decodeInterval(t, data).Count != 100 || calls != 3 {
+	if data, _ := r.interval(uuid.New(), &one, render); decodeInterval(t, data).Count != 100 || calls != 3 {
 		t.Fatalf("another run's second: %d renders, want 3", calls)
 	}
 
 	// Old seconds are dropped.
 	now = now.Add(rendersKeep + 2*time.Second)
 	fresh := runs.Interval{Second: 40, Snapshots: 1, Count: 1, Response: enc, Service: enc}
-	if _, err := r.interval(run, &fresh); err != nil {
+	if _, err := r.interval(run, &fresh, render); err != nil {
 		t.Fatal(err)
 	}
 	if n := r.size(); n != 1 {
 		t.Fatalf("%d seconds cached after %s, want only the fresh one", n, rendersKeep)
 	}
-	var none *renders // a server without the cache renders every time
+	var none *Renders // a server without the cache renders every time
 	if _, ok := none.cached(run, 3, 1); ok {
 		t.Fatal("nil renders caches")
 	}
-	data, err := none.interval(run, &one)
+	data, err := none.interval(run, &one, render)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := decodeInterval(t, data); out.Count != 100 {
-		t.Fatalf("nil renders: %+v", out)
+	if out := decodeInterval(t, data); out.Count != 100 || calls != 5 {
+		t.Fatalf("nil renders: %+v after %d renders, want a fifth", out, calls)
 	}
 }
 
-func decodeInterval(t *testing.T, data []byte) Interval {
+// testInterval is what testEncoder renders of a second.
+type testInterval struct {
+	Second    int   `json:"second"`
+	Snapshots int   `json:"snapshots"`
+	Count     int64 `json:"count"`
+	Response  struct {
+		P50Us int64 `json:"p50_us"`
+	} `json:"response"`
+}
+
+// testEncoder renders seconds with their response time's median, read
+// from the histogram as the API's encoder does, and results as the count.
+type testEncoder struct{}
+
+func (testEncoder) Interval(iv *runs.Interval) ([]byte, error) {
+	out := testInterval{Second: iv.Second, Snapshots: iv.Snapshots, Count: iv.Count}
+	if len(iv.Response) > 0 {
+		h, err := hist.Decode(iv.Response)
+		if err != nil {
+			return nil, err
+		}
+		out.Response.P50Us = h.Percentile(50).Microseconds()
+	}
+	return json.Marshal(out)
+}
+
+func (testEncoder) Result(r runs.Run, res runs.Result) ([]byte, error) {
+	return json.Marshal(map[string]any{"run_id": r.ID, "count": res.Count})
+}
+
+func decodeInterval(t *testing.T, data []byte) testInterval {
 	t.Helper()
-	var out Interval
+	var out testInterval
 	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatalf("%s: %v", data, err)
 	}

@@ -1,8 +1,6 @@
-package httpapi
+package live
 
 import (
-	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
@@ -14,17 +12,17 @@ import (
 // rendersKeep is how long a rendered second stays cached.
 const rendersKeep = 30 * time.Second
 
-// renders caches seconds rendered for the live streams, as the JSON data
+// Renders caches seconds rendered for the live streams, as the JSON data
 // of their interval events. A second's row
 // only ever grows, one shard snapshot at a time, so (run, second,
 // snapshots) names one content. At a second boundary every stream of a
 // run reads the same second; rendering it (decoding three HDR histograms
 // and reading their percentiles) was two thirds of the API's CPU with 200
 // streams on one run (make soak's profile), done once per stream. With the
-// cache it is done, and encoded, once per second and snapshot.
-type renders struct {
-	now    func() time.Time
-	render func(*runs.Interval) (Interval, error) // intervalOut
+// cache it is done, and encoded, once per second and snapshot. It is safe
+// for concurrent use.
+type Renders struct {
+	now func() time.Time
 
 	mu        sync.Mutex
 	m         map[renderKey]rendered
@@ -41,25 +39,26 @@ type rendered struct {
 	at   time.Time
 }
 
-func newRenders(now func() time.Time) *renders {
+// NewRenders returns an empty cache; now is its clock, time.Now when nil.
+func NewRenders(now func() time.Time) *Renders {
 	if now == nil {
 		now = time.Now
 	}
-	return &renders{now: now, render: intervalOut, m: map[renderKey]rendered{}}
+	return &Renders{now: now, m: map[renderKey]rendered{}}
 }
 
-// interval returns iv of run rendered for the wire and encoded as JSON,
-// from the cache when it holds that second with as many snapshots. A nil r
+// interval returns iv of run encoded by encode (Encoder.Interval), from
+// the cache when it holds that second with as many snapshots. A nil r
 // caches nothing. The bytes returned are shared: callers must not change
 // them.
-func (r *renders) interval(run uuid.UUID, iv *runs.Interval) ([]byte, error) {
+func (r *Renders) interval(run uuid.UUID, iv *runs.Interval, encode func(*runs.Interval) ([]byte, error)) ([]byte, error) {
 	if r == nil {
-		return encodeInterval(intervalOut, iv)
+		return encode(iv)
 	}
 	if data, ok := r.cached(run, iv.Second, iv.Snapshots); ok {
 		return data, nil
 	}
-	data, err := encodeInterval(r.render, iv)
+	data, err := encode(iv)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +72,7 @@ func (r *renders) interval(run uuid.UUID, iv *runs.Interval) ([]byte, error) {
 
 // cached returns the encoded second of run with snapshots when the cache
 // holds it.
-func (r *renders) cached(run uuid.UUID, second, snapshots int) ([]byte, bool) {
+func (r *Renders) cached(run uuid.UUID, second, snapshots int) ([]byte, bool) {
 	if r == nil {
 		return nil, false
 	}
@@ -83,22 +82,9 @@ func (r *renders) cached(run uuid.UUID, second, snapshots int) ([]byte, bool) {
 	return c.data, ok
 }
 
-// encodeInterval renders iv with render and encodes it as JSON.
-func encodeInterval(render func(*runs.Interval) (Interval, error), iv *runs.Interval) ([]byte, error) {
-	out, err := render(iv)
-	if err != nil {
-		return nil, err
-	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("encode interval event: %w", err)
-	}
-	return data, nil
-}
-
 // sweep drops the entries older than rendersKeep, at most once a second;
 // r.mu is held.
-func (r *renders) sweep(now time.Time) {
+func (r *Renders) sweep(now time.Time) {
 	if now.Sub(r.lastSweep) < time.Second {
 		return
 	}
@@ -111,7 +97,7 @@ func (r *renders) sweep(now time.Time) {
 }
 
 // size is how many seconds are cached (for tests).
-func (r *renders) size() int {
+func (r *Renders) size() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.m)
