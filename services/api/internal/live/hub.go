@@ -280,8 +280,9 @@ func (h *Hub) Resync() {
 
 // SubscribeNATS feeds the hub from core NATS: every replica broadcasts
 // its events on wire.NotifySubject. It also calls Resync each time nc
-// reconnects, after nc's own reconnect handler. Unsubscribe the returned
-// subscription to stop.
+// reconnects, after nc's own reconnect handler. It returns once the server
+// has the subscription, so no broadcast sent after it returns is missed.
+// Unsubscribe the returned subscription to stop.
 func (h *Hub) SubscribeNATS(nc *nats.Conn) (*nats.Subscription, error) {
 	prev := nc.ReconnectHandler()
 	nc.SetReconnectHandler(func(c *nats.Conn) {
@@ -299,6 +300,10 @@ func (h *Hub) SubscribeNATS(nc *nats.Conn) (*nats.Subscription, error) {
 		h.Remote(e)
 	})
 	if err != nil {
+		return nil, err //nolint:wrapcheck // the caller says what failed
+	}
+	if err := nc.Flush(); err != nil {
+		_ = sub.Unsubscribe()
 		return nil, err //nolint:wrapcheck // the caller says what failed
 	}
 	return sub, nil
