@@ -1,17 +1,23 @@
-import { createContext, use, type InputHTMLAttributes, type ReactNode } from 'react';
+import { createContext, use, type InputHTMLAttributes, type ReactNode, type SyntheticEvent } from 'react';
+import { fieldRow, runFormSections, type InputProps, type SectionId } from '../../utils/run-form-fields';
 import type { FieldErrors, FormField, RunFormState } from '../../utils/run-form';
 
-/** What every field of the New run form reads: the state, its setter, the errors and an id prefix. */
+/**
+ * What every field and section of the New run form reads: the state, its
+ * setter, the errors, an id prefix, and which collapsed sections are open.
+ */
 export interface FormCtx {
   state: RunFormState;
   set: <K extends FormField>(name: K, value: RunFormState[K]) => void;
   errors: FieldErrors;
   uid: string;
+  open: Partial<Record<SectionId, boolean>>;
+  toggle: (section: SectionId) => (e: SyntheticEvent<HTMLDetailsElement>) => void;
 }
 
 export const RunFormContext = createContext<FormCtx | null>(null);
 
-function useFormCtx(): FormCtx {
+export function useFormCtx(): FormCtx {
   const c = use(RunFormContext);
   if (!c) throw new Error('form fields need a RunFormContext');
   return c;
@@ -114,7 +120,17 @@ export function CheckField({ name, label, hint }: { name: BoolField; label: stri
   );
 }
 
-export function SelectField<K extends StringField>({ name, label, hint, options }: { name: K; label: string; hint?: ReactNode; options: [RunFormState[K], string][] }) {
+export function SelectField<K extends StringField>({
+  name,
+  label,
+  hint,
+  options,
+}: {
+  name: K;
+  label: string;
+  hint?: ReactNode;
+  options: readonly (readonly [RunFormState[K], string])[];
+}) {
   const c = useFormCtx();
   return (
     <label className="field">
@@ -128,5 +144,59 @@ export function SelectField<K extends StringField>({ name, label, hint, options 
       </select>
       <FieldNotes name={name} hint={hint} />
     </label>
+  );
+}
+
+/** The view of a table row the generic Field needs. */
+interface RowView {
+  kind: 'text' | 'area' | 'select' | 'check' | 'radio';
+  label: string;
+  hint?: string;
+  props?: InputProps;
+  options?: readonly (readonly [string, string])[];
+}
+
+/**
+ * Field draws one input from its row of the field table: its kind, label,
+ * hint and attributes. `hint` replaces the table's (the URL's protocol note).
+ */
+export function Field({ name, hint }: { name: FormField; hint?: ReactNode }) {
+  const r = fieldRow[name] as RowView;
+  const { className, rows, width, required, ...attrs } = r.props ?? {};
+  const shown = hint ?? r.hint;
+  switch (r.kind) {
+    case 'check':
+      return <CheckField name={name as BoolField} label={r.label} hint={r.hint} />;
+    case 'select':
+      return <SelectField name={name as StringField} label={r.label} hint={shown} options={r.options ?? []} />;
+    case 'area':
+      return <AreaField name={name as StringField} label={r.label} hint={shown} placeholder={attrs.placeholder} rows={rows} width={width} />;
+    default:
+      return <TextField name={name as StringField} label={r.label} hint={shown} className={className} {...attrs} {...(required ? { required, 'aria-required': true } : {})} />;
+  }
+}
+
+/** Collapsible is a collapsed section of the table: a <details> that opens on an error inside it. */
+export function Collapsible({ section, children }: { section: SectionId; children: ReactNode }) {
+  const c = useFormCtx();
+  return (
+    <details open={c.open[section]} onToggle={c.toggle(section)}>
+      <summary>{runFormSections[section].title}</summary>
+      <div className="form-grid">{children}</div>
+    </details>
+  );
+}
+
+/** Checks groups checkboxes under a caption, like "TLS" or "Options". */
+export function Checks({ caption, names }: { caption: string; names: FormField[] }) {
+  return (
+    <div className="field">
+      <span>{caption}</span>
+      <div className="checks">
+        {names.map((n) => (
+          <Field key={n} name={n} />
+        ))}
+      </div>
+    </div>
   );
 }
