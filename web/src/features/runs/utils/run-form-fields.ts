@@ -67,16 +67,24 @@ interface Row<K extends string, V extends string | boolean> {
   /** How the value maps into the spec and back; absent for a field that is not a spec path. */
   codec?: Codec<V>;
   placement?: Placement;
+  /** The caption a checkbox is grouped under with its neighbours ("TLS", "Options"). */
+  group?: string;
+  /** When the input shows; always without it. */
+  shownWhen?: (s: Readonly<Record<string, string | boolean>>) => boolean;
+  /** The row whose block this input is drawn in (duration and count in the length choice's row). */
+  nestedIn?: string;
+  /** A note shown in place of nested inputs for a radio choice that has none. */
+  notes?: Readonly<Record<string, string>>;
 }
 
-type Extra<V extends string | boolean> = Partial<Pick<Row<string, V>, 'hint' | 'props' | 'codec' | 'placement'>>;
+type Extra<V extends string | boolean> = Partial<Pick<Row<string, V>, 'hint' | 'props' | 'codec' | 'placement' | 'shownWhen' | 'nestedIn'>>;
 
 const text = <const K extends string>(name: K, section: SectionId, label: string, extra: Extra<string> & { default?: string } = {}) =>
   ({ name, section, kind: 'text', default: '', label, placement: 'spec', ...extra }) as Row<K, string>;
 const area = <const K extends string>(name: K, section: SectionId, label: string, extra: Extra<string> = {}) =>
   ({ name, section, kind: 'area', default: '', label, placement: 'spec', ...extra }) as Row<K, string>;
-const check = <const K extends string>(name: K, section: SectionId, label: string, hint?: string) =>
-  ({ name, section, kind: 'check', default: false, label, hint, codec: codecs.flag, placement: 'spec' }) as Row<K, boolean>;
+const check = <const K extends string>(name: K, section: SectionId, label: string, group?: string, hint?: string) =>
+  ({ name, section, kind: 'check', default: false, label, hint, group, codec: codecs.flag, placement: 'spec' }) as Row<K, boolean>;
 const select = <const K extends string, V extends string>(name: K, section: SectionId, label: string, options: readonly (readonly [V, string])[], placement: Placement = 'spec') =>
   ({ name, section, kind: 'select', default: options[0]![0], label, options, codec: codecs.choice as unknown as Codec<V>, placement }) as Row<K, V>;
 /** A field that is not a spec path: it fills the run or test around the spec. */
@@ -104,7 +112,7 @@ export const runFormFields = [
     hint: 'An ended run of this project that recorded its written URLs; they replace the list',
     props: { placeholder: 'run id', autoComplete: 'off', spellCheck: false },
   }),
-  check('record_written_urls', 'urls', 'Record written URLs', 'Keep the URL of every write answered 2xx (up to 1,000,000), to read back in a later run; HTTP/1.1'),
+  check('record_written_urls', 'urls', 'Record written URLs', 'Record', 'Keep the URL of every write answered 2xx (up to 1,000,000), to read back in a later run; HTTP/1.1'),
   // A stored test without qps reads back as 0 (as fast as possible), not the form's 8.
   text('qps', 'load', 'QPS', { default: '8', codec: { ...codecs.number, from: (v) => String(v ?? 0) }, hint: 'Total across agents; 0 = as fast as possible', props: { inputMode: 'decimal' } }),
   text('connections', 'load', 'Connections', { default: '8', codec: codecs.intZero, hint: 'In total (Fortio -c)', props: { inputMode: 'numeric' } }),
@@ -112,24 +120,40 @@ export const runFormFields = [
     ...own(text('length', 'load', 'Run for')),
     kind: 'radio',
     default: 'duration',
+    notes: { until_stopped: 'Runs until you press Stop on the run page.' },
     options: [
       ['duration', 'Duration'],
       ['count', 'Count'],
       ['until_stopped', 'Until stopped'],
     ],
   } as Row<'length', LengthMode>,
-  text('duration', 'load', 'Duration', { default: '5s', codec: codecs.duration, placement: 'length', hint: 'e.g. 30s, 1m30s (Fortio -t)', props: { placeholder: '30s' } }),
-  text('count', 'load', 'Count', { codec: codecs.int, placement: 'length', hint: 'Exact number of calls (Fortio -n)', props: { inputMode: 'numeric' } }),
+  text('duration', 'load', 'Duration', {
+    default: '5s',
+    codec: codecs.duration,
+    placement: 'length',
+    nestedIn: 'length',
+    shownWhen: (s) => s.length === 'duration',
+    hint: 'e.g. 30s, 1m30s (Fortio -t)',
+    props: { placeholder: '30s' },
+  }),
+  text('count', 'load', 'Count', {
+    codec: codecs.int,
+    placement: 'length',
+    nestedIn: 'length',
+    shownWhen: (s) => s.length === 'count',
+    hint: 'Exact number of calls (Fortio -n)',
+    props: { inputMode: 'numeric' },
+  }),
   select('pacing', 'pacing', 'Pacing', [
     ['', 'Default (open with qps, closed at 0)'],
     ['open', 'Open loop'],
     ['closed', 'Closed loop'],
     ['fortio', 'Fortio'],
   ] as const),
-  check('jitter', 'pacing', 'Jitter', '±10% noise on send times (Fortio -jitter)'),
-  check('uniform', 'pacing', 'Uniform', 'Spread the first sends over one period (Fortio -uniform)'),
-  check('no_catchup', 'pacing', 'No catch-up', 'Fortio pacing only (Fortio -nocatchup)'),
-  check('abort_if_rate_not_held', 'pacing', 'Stop if rate not held', 'Fail the run when it stays over 5% under the target rate for 5 s (Goader -stop-on-bad-rate)'),
+  check('jitter', 'pacing', 'Jitter', 'Options', '±10% noise on send times (Fortio -jitter)'),
+  check('uniform', 'pacing', 'Uniform', 'Options', 'Spread the first sends over one period (Fortio -uniform)'),
+  check('no_catchup', 'pacing', 'No catch-up', 'Options', 'Fortio pacing only (Fortio -nocatchup)'),
+  check('abort_if_rate_not_held', 'pacing', 'Stop if rate not held', 'Options', 'Fail the run when it stays over 5% under the target rate for 5 s (Goader -stop-on-bad-rate)'),
   text('burst', 'pacing', 'Burst', { codec: codecs.int, hint: 'Open pacing: requests sent at once; the rate stays qps (Nighthawk)', props: { inputMode: 'numeric' } }),
   text('ramp.from', 'pacing', 'Ramp from (qps)', { codec: codecs.number, placement: 'ramp', props: { inputMode: 'decimal', placeholder: '0', className: 'row-start' } }),
   text('ramp.to', 'pacing', 'Ramp to (qps)', { codec: codecs.number, placement: 'ramp', props: { inputMode: 'decimal' } }),
@@ -140,13 +164,13 @@ export const runFormFields = [
   text('content_type', 'requestMore', 'Content type', { codec: codecs.text, props: { placeholder: 'application/json' } }),
   text('timeout', 'requestMore', 'Timeout', { codec: codecs.duration, hint: 'Per request', props: { placeholder: '3s' } }),
   text('abort_on', 'requestMore', 'Abort on status', { codec: codecs.int, hint: 'HTTP status that stops the run; -1 = socket errors', props: { inputMode: 'numeric' } }),
-  check('h2', 'requestMore', 'HTTP/2 (h2)', 'HTTP/2 over TLS, for https URLs'),
-  check('h3', 'requestMore', 'HTTP/3 (h3)', 'HTTP/3 over QUIC, for https URLs'),
-  check('insecure', 'requestMore', 'Skip certificate check (-k)'),
-  check('http10', 'requestMore', 'HTTP/1.0', 'Fortio -http1.0'),
-  check('compression', 'requestMore', 'Ask for gzip', 'Bytes counted compressed (Fortio -compression)'),
-  check('follow_redirects', 'requestMore', 'Follow redirects', 'Up to 10 (Fortio -L)'),
-  check('prefetch', 'requestMore', 'Prefetch connections', 'Reopen closed connections outside the measure (Nighthawk)'),
+  check('h2', 'requestMore', 'HTTP/2 (h2)', 'TLS', 'HTTP/2 over TLS, for https URLs'),
+  check('h3', 'requestMore', 'HTTP/3 (h3)', 'TLS', 'HTTP/3 over QUIC, for https URLs'),
+  check('insecure', 'requestMore', 'Skip certificate check (-k)', 'TLS'),
+  check('http10', 'requestMore', 'HTTP/1.0', 'HTTP', 'Fortio -http1.0'),
+  check('compression', 'requestMore', 'Ask for gzip', 'HTTP', 'Bytes counted compressed (Fortio -compression)'),
+  check('follow_redirects', 'requestMore', 'Follow redirects', 'HTTP', 'Up to 10 (Fortio -L)'),
+  check('prefetch', 'requestMore', 'Prefetch connections', 'HTTP', 'Reopen closed connections outside the measure (Nighthawk)'),
   text('max_requests_per_connection', 'requestMore', 'Requests per connection', { codec: codecs.int, hint: 'Then a new connection; empty = no limit', props: { inputMode: 'numeric' } }),
   text('unix_socket', 'requestMore', 'Unix socket', { codec: codecs.text, hint: "Needs unix:PATH in the project's allow-list", props: { placeholder: '/run/app.sock' } }),
   select(
@@ -161,9 +185,26 @@ export const runFormFields = [
     ] as const,
     'grpc',
   ),
-  text('grpc.service', 'grpc', 'Service', { codec: codecs.text, placement: 'grpc', props: { placeholder: "empty = the server's overall health" } }),
-  text('grpc.ping_delay', 'grpc', 'Ping delay', { codec: codecs.duration, placement: 'grpc', hint: 'The server waits this long before replying', props: { placeholder: '0s' } }),
-  text('grpc.method', 'grpc', 'Method', { codec: codecs.text, placement: 'grpc', hint: 'Found by server reflection; the payload is its request in JSON', props: { placeholder: 'package.Service/Method' } }),
+  text('grpc.service', 'grpc', 'Service', {
+    codec: codecs.text,
+    placement: 'grpc',
+    shownWhen: (s) => s['grpc.mode'] !== 'ping' && s['grpc.mode'] !== 'method',
+    props: { placeholder: "empty = the server's overall health" },
+  }),
+  text('grpc.ping_delay', 'grpc', 'Ping delay', {
+    codec: codecs.duration,
+    placement: 'grpc',
+    shownWhen: (s) => s['grpc.mode'] === 'ping',
+    hint: 'The server waits this long before replying',
+    props: { placeholder: '0s' },
+  }),
+  text('grpc.method', 'grpc', 'Method', {
+    codec: codecs.text,
+    placement: 'grpc',
+    shownWhen: (s) => s['grpc.mode'] === 'method',
+    hint: 'Found by server reflection; the payload is its request in JSON',
+    props: { placeholder: 'package.Service/Method' },
+  }),
   text('grpc.streams', 'grpc', 'Streams', { codec: codecs.int, placement: 'grpc', hint: 'Calls in flight per connection (Fortio -s)', props: { inputMode: 'numeric', placeholder: '1' } }),
   text('agents.count', 'distribution', 'Agents', {
     codec: codecs.int,
@@ -191,7 +232,7 @@ export const runFormFields = [
     }),
   ),
   own(check('save_as_test', 'actions', 'Save as a test')),
-  own(text('test_name', 'actions', 'Test name', { props: { required: true, autoComplete: 'off' } })),
+  own(text('test_name', 'actions', 'Test name', { props: { required: true, autoComplete: 'off' }, shownWhen: (s) => s.save_as_test === true })),
 ] as const;
 
 type FieldRow = (typeof runFormFields)[number];

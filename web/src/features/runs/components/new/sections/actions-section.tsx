@@ -1,6 +1,7 @@
-import { Field, useFormCtx } from '../form-fields';
+import { useFormCtx } from '../form-fields';
+import { SectionFields } from '../section-fields';
 
-/** ActionsSection: the submit button and "save as a test" with its name. */
+/** ActionsSection: the submit button, then "save as a test" and the test's name. */
 export function ActionsSection({ pending }: { pending: boolean }) {
   const { state } = useFormCtx();
   return (
@@ -8,8 +9,7 @@ export function ActionsSection({ pending }: { pending: boolean }) {
       <button type="submit" className="primary" data-testid="start-run" disabled={pending}>
         {pending ? 'Starting…' : state.save_as_test ? 'Save test and start run' : 'Start run'}
       </button>
-      <Field name="save_as_test" />
-      {state.save_as_test && <Field name="test_name" />}
+      <SectionFields section="actions" />
     </div>
   );
 }

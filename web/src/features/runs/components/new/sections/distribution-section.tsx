@@ -1,5 +1,5 @@
 import { runFormSections } from '../../../utils/run-form-fields';
-import { Field } from '../form-fields';
+import { SectionFields } from '../section-fields';
 
 /** DistributionSection: how many agents share the load, and which. */
 export function DistributionSection() {
@@ -7,8 +7,7 @@ export function DistributionSection() {
     <fieldset>
       <legend>{runFormSections.distribution.title}</legend>
       <div className="form-grid">
-        <Field name="agents.count" />
-        <Field name="agents.selector" />
+        <SectionFields section="distribution" />
       </div>
     </fieldset>
   );

@@ -1,5 +1,6 @@
 import { runFormSections } from '../../../utils/run-form-fields';
-import { Collapsible, Field } from '../form-fields';
+import { Collapsible } from '../form-fields';
+import { SectionFields } from '../section-fields';
 
 /** LabelsSection: labels, thresholds, percentiles, and the spec fields without an input (JSON). */
 export function LabelsSection() {
@@ -7,12 +8,10 @@ export function LabelsSection() {
     <fieldset>
       <legend>{runFormSections.labels.title}</legend>
       <div className="form-grid">
-        <Field name="labels" />
-        <Field name="thresholds" />
-        <Field name="percentiles" />
+        <SectionFields section="labels" />
       </div>
       <Collapsible section="more">
-        <Field name="more" />
+        <SectionFields section="more" />
       </Collapsible>
     </fieldset>
   );

@@ -1,5 +1,6 @@
 import { runFormSections } from '../../../utils/run-form-fields';
-import { Checks, Collapsible, Field } from '../form-fields';
+import { Collapsible } from '../form-fields';
+import { SectionFields } from '../section-fields';
 
 /** RequestSection: method and headers, then body, timeout, TLS and connection options. */
 export function RequestSection() {
@@ -7,18 +8,10 @@ export function RequestSection() {
     <fieldset>
       <legend>{runFormSections.request.title}</legend>
       <div className="form-grid">
-        <Field name="method" />
-        <Field name="headers" />
+        <SectionFields section="request" />
       </div>
       <Collapsible section="requestMore">
-        <Field name="payload" />
-        <Field name="content_type" />
-        <Field name="timeout" />
-        <Field name="abort_on" />
-        <Checks caption="TLS" names={['h2', 'h3', 'insecure']} />
-        <Checks caption="HTTP" names={['http10', 'compression', 'follow_redirects', 'prefetch']} />
-        <Field name="max_requests_per_connection" />
-        <Field name="unix_socket" />
+        <SectionFields section="requestMore" />
       </Collapsible>
     </fieldset>
   );

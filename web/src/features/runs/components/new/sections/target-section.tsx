@@ -1,6 +1,7 @@
 import { protocolOf, protocolText } from '../../../utils/run-form';
 import { runFormSections } from '../../../utils/run-form-fields';
-import { Checks, Collapsible, Field, useFormCtx } from '../form-fields';
+import { Collapsible, useFormCtx } from '../form-fields';
+import { SectionFields } from '../section-fields';
 
 /** TargetSection: the URL (with the protocol it names), the run's name, and the URL list. */
 export function TargetSection() {
@@ -19,14 +20,10 @@ export function TargetSection() {
     <fieldset>
       <legend>{runFormSections.target.title}</legend>
       <div className="form-grid">
-        <Field name="url" hint={hint} />
-        <Field name="name" />
+        <SectionFields section="target" hints={{ url: hint }} />
       </div>
       <Collapsible section="urls">
-        <Field name="urls" />
-        <Field name="url_order" />
-        <Field name="urls_from_run" />
-        <Checks caption="Record" names={['record_written_urls']} />
+        <SectionFields section="urls" />
       </Collapsible>
     </fieldset>
   );
