@@ -103,6 +103,30 @@ test('sign in, start a run, watch it live, read the result, compare three runs',
   await expect(page.getByTestId('runs-table').locator('[data-run-id]')).toHaveCount(3);
   await shot(page, 'runs');
 
+  // The runs feature end to end: open a run from the list, back to the
+  // list, pick two runs there and compare them. The run page's histogram
+  // and the compare page's distribution both read the run's Fortio result.
+  await page.getByTestId('runs-table').getByRole('link', { name: 'e2e slower' }).click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${second}$`));
+  await expect(page.getByTestId('run-status')).toHaveText(/completed/i);
+  await expect(page.getByTestId('result-count')).toHaveText(formatCount(results[1]!.count));
+  const histogram = page.getByRole('region', { name: 'Latency histogram' });
+  await expect(histogram.locator('.recharts-surface').first()).toBeVisible();
+  await expect(histogram).not.toContainText('No latencies recorded');
+  await page.goBack();
+  await expect(page).toHaveURL(/\/runs$/);
+  await page.getByLabel('Select e2e slower to compare').check();
+  await page.getByLabel('Select e2e faster to compare').check();
+  await page.getByRole('button', { name: 'Compare (2)' }).click();
+  await expect(page).toHaveURL(new RegExp(`/compare\\?ids=(${second},${third}|${third},${second})$`));
+  for (const [i, id] of [[1, second], [2, third]] as const) {
+    await expect(page.getByTestId(`compare-count-${id}`)).toHaveText(new RegExp(`^${formatCount(results[i]!.count)}(?![\\d,])`));
+  }
+  const distribution = page.locator('section', { has: page.getByRole('heading', { name: 'Latency distribution' }) });
+  await expect(distribution.locator('.recharts-line-curve')).toHaveCount(2);
+  await expect(distribution.locator('.recharts-legend-wrapper')).toContainText('e2e slower');
+  await expect(distribution.locator('.recharts-legend-wrapper')).toContainText('e2e faster');
+
   await page.goto(`/compare?ids=${first},${second}`);
   await expect(page.getByTestId('compare-overlay')).toBeVisible();
   await shot(page, 'compare-2');

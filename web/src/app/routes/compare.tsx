@@ -1,6 +1,6 @@
 import { useNavigate, useSearchParams } from 'react-router';
-import { CompareView } from '@/features/compare/components/compare-view';
-import { compareHref, parseIds } from '@/features/compare/utils/ids';
+import { CompareView } from '@/features/runs/components/compare/compare-view';
+import { compareHref, parseIds } from '@/features/runs/utils/ids';
 
 export function Component() {
   const [params] = useSearchParams();

@@ -1,4 +1,4 @@
-import { NewRunPage } from '@/features/runs/components/new-run-page';
+import { NewRunPage } from '@/features/runs/components/new/new-run-page';
 
 export function Component() {
   return <NewRunPage />;

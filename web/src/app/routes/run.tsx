@@ -1,6 +1,6 @@
 import { useParams } from 'react-router';
 import { useMe } from '@/features/auth/api/get-me';
-import { RunView } from '@/features/run/components/run-view';
+import { RunView } from '@/features/runs/components/detail/run-view';
 
 export function Component() {
   const { runId = '' } = useParams();

@@ -1,4 +1,4 @@
-import { RunsList } from '@/features/runs/components/runs-list';
+import { RunsList } from '@/features/runs/components/list/runs-list';
 
 export function Component() {
   return <RunsList />;

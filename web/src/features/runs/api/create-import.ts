@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { runKeys } from './keys';
 
 export interface ImportInput {
   project: string;
@@ -28,6 +29,6 @@ export function useCreateImport() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: createImport,
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['runs', 'list'] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: runKeys.lists() }),
   });
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { runKeys } from './keys';
 
 /**
  * createRun starts a run. The Idempotency-Key makes a repeated submit of the
@@ -13,6 +14,6 @@ export function useCreateRun() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: createRun,
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['runs', 'list'] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: runKeys.lists() }),
   });
 }

@@ -1,10 +1,10 @@
-import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
 import { anyActive } from '@/lib/run-status';
-import type { RunFilters } from '../utils/run-filters';
+import { runKeys, type RunListKey } from './keys';
 
 /** The server-side part of the filters (the free text is applied to loaded rows). */
-export type RunListQuery = Pick<RunFilters, 'status' | 'test' | 'labels'> & { project: string };
+export type RunListQuery = RunListKey;
 
 export const runsPageSize = 50;
 
@@ -48,7 +48,7 @@ export async function listRuns(q: RunListQuery, cursor?: string, signal?: AbortS
  */
 export function runsQuery(q: RunListQuery) {
   return infiniteQueryOptions({
-    queryKey: ['runs', 'list', q.project, { status: q.status, test: q.test, labels: q.labels }],
+    queryKey: runKeys.list(q),
     queryFn: ({ pageParam, signal }) => listRuns(q, pageParam, signal),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor,
@@ -58,4 +58,21 @@ export function runsQuery(q: RunListQuery) {
 
 export function useRuns(q: RunListQuery) {
   return useInfiniteQuery(runsQuery(q));
+}
+
+/** How many recent runs the compare page's picker offers. */
+const pickLimit = 30;
+
+/** listCompletedRuns reads one page of a project's newest completed runs. */
+export async function listCompletedRuns(project: string) {
+  return unwrap(await api.GET('/runs', { params: { query: { project, status: ['completed'], limit: pickLimit } } }));
+}
+
+/** The compare page's picker: the newest completed runs, one page. */
+export function completedRunsQuery(project: string) {
+  return queryOptions({ queryKey: runKeys.completed(project, pickLimit), queryFn: () => listCompletedRuns(project) });
+}
+
+export function useCompletedRuns(project: string) {
+  return useQuery(completedRunsQuery(project));
 }

@@ -1,0 +1,131 @@
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import type { Schemas } from '@/lib/api-client';
+import { isRunStatus, isTerminal, type RunStatus } from '@/lib/run-status';
+import { mergeIntervals, type Interval } from '../utils/intervals';
+import { runKeys } from './keys';
+
+function json(e: MessageEvent): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(String(e.data));
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** parseStatusEvent reads a `status` event's data: {run_id, status}. */
+export function parseStatusEvent(e: MessageEvent): RunStatus | undefined {
+  const d = json(e);
+  return typeof d?.status === 'string' && isRunStatus(d.status) ? d.status : undefined;
+}
+
+/** parseIntervalEvent reads an `interval` event's data, an Interval. */
+export function parseIntervalEvent(e: MessageEvent): Interval | undefined {
+  const d = json(e);
+  if (!d || typeof d.second !== 'number' || typeof d.qps !== 'number' || typeof d.snapshots !== 'number') return undefined;
+  for (const k of ['response', 'service', 'lag', 'ret_codes'] as const) {
+    if (d[k] === null || typeof d[k] !== 'object') return undefined;
+  }
+  return d as unknown as Interval;
+}
+
+/** parseResultEvent reads a `result` event's data, a RunResult. */
+export function parseResultEvent(e: MessageEvent): Schemas['RunResult'] | undefined {
+  const d = json(e);
+  return d && typeof d.count === 'number' && typeof d.run_id === 'string' ? (d as unknown as Schemas['RunResult']) : undefined;
+}
+
+export interface RunEventHandler {
+  status(e: MessageEvent): void;
+  interval(e: MessageEvent): void;
+  result(e: MessageEvent): void;
+  /** ended is true once the stream told of the run's end (a terminal status or the result). */
+  readonly ended: boolean;
+}
+
+/**
+ * createRunEventHandler writes a run's stream into the query cache (STYLE
+ * rule 21): seconds into the intervals list, status into the run, the result
+ * into the result query. Every view of the run reads the same numbers.
+ */
+export function createRunEventHandler(qc: QueryClient, runId: string): RunEventHandler {
+  let ended = false;
+  return {
+    get ended() {
+      return ended;
+    },
+    status(e) {
+      const status = parseStatusEvent(e);
+      if (!status) return;
+      const before = qc.getQueryData<Schemas['Run']>(runKeys.detail(runId));
+      if (isTerminal(status)) ended = true;
+      if (!before || before.status === status) return;
+      qc.setQueryData<Schemas['Run']>(runKeys.detail(runId), { ...before, status });
+      // The rest of the run moves with its status (start_at and shards at
+      // dispatch, ended_at, verdict and summary at the end): read it once.
+      void qc.invalidateQueries({ queryKey: runKeys.detail(runId), exact: true });
+    },
+    interval(e) {
+      const iv = parseIntervalEvent(e);
+      if (!iv) return;
+      qc.setQueryData<Interval[]>(runKeys.intervals(runId), (old) => mergeIntervals(old ?? [], [iv]));
+    },
+    result(e) {
+      const r = parseResultEvent(e);
+      ended = true;
+      if (r) qc.setQueryData(runKeys.result(runId), r);
+    },
+  };
+}
+
+/** The state of the live stream, for the indicator. */
+export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'unavailable';
+
+/**
+ * useRunEvents follows a run that has not ended through its event stream
+ * and returns the stream's state; undefined for a run that had ended when
+ * the page opened. The stream stays open until it delivers the end (the
+ * result, or the end of the stream after a terminal status) even when the
+ * run query already says the run ended, so the last seconds arrive.
+ * EventSource reconnects by itself, with Last-Event-ID.
+ */
+export function useRunEvents(runId: string, status: RunStatus | undefined): LiveState | undefined {
+  const qc = useQueryClient();
+  const [follow, setFollow] = useState(false);
+  const [state, setState] = useState<LiveState>('connecting');
+  // Latched: once a run is seen running, its end must not cut the stream short.
+  if (!follow && status !== undefined && !isTerminal(status)) setFollow(true);
+
+  useEffect(() => {
+    if (!follow) return;
+    const es = new EventSource(`/api/v1/runs/${encodeURIComponent(runId)}/events`);
+    const h = createRunEventHandler(qc, runId);
+    const end = () => {
+      es.close();
+      setState('ended');
+    };
+    es.onopen = () => setState('live');
+    es.addEventListener('status', (e) => h.status(e));
+    es.addEventListener('interval', (e) => h.interval(e));
+    es.addEventListener('result', (e) => {
+      h.result(e);
+      end();
+    });
+    es.onerror = () => {
+      // The server closes the stream after the end; do not reconnect then.
+      if (h.ended || isTerminal(qc.getQueryData<Schemas['Run']>(runKeys.detail(runId))?.status)) return end();
+      // CLOSED: the server refused the stream (not an event stream); the browser gives up.
+      setState(es.readyState === EventSource.CLOSED ? 'unavailable' : 'reconnecting');
+    };
+    return () => es.close();
+  }, [follow, runId, qc]);
+
+  // Without a stream the seconds were polled; read them once more at the end.
+  const ended = isTerminal(status);
+  useEffect(() => {
+    if (state === 'unavailable' && ended) void qc.invalidateQueries({ queryKey: runKeys.intervals(runId), exact: true });
+  }, [state, ended, runId, qc]);
+
+  return follow ? state : undefined;
+}

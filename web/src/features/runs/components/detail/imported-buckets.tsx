@@ -1,0 +1,45 @@
+import { memo, useMemo } from 'react';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
+import type { Schemas } from '@/lib/api-client';
+import { formatCount } from '@/lib/format';
+import { bucketRows } from '../../utils/imported';
+
+/**
+ * ImportedBuckets draws an imported document's histogram, count per bucket:
+ * an imported run has no per-second figures to chart.
+ */
+export const ImportedBuckets = memo(function ImportedBuckets({ buckets }: { buckets?: Schemas['HistogramBucket'][] }) {
+  const rows = useMemo(() => bucketRows(buckets), [buckets]);
+  const total = rows.reduce((n, r) => n + r.count, 0);
+  return (
+    <section className="card" aria-label="Histogram buckets">
+      <div className="run-chart-head">
+        <h2>Latency histogram</h2>
+        <span className="run-chart-note" data-testid="bucket-summary">
+          {rows.length} bucket{rows.length === 1 ? '' : 's'}, {formatCount(total)} requests, from the document
+        </span>
+      </div>
+      {rows.length === 0 ? (
+        <div className="run-chart-empty">The document has no histogram buckets.</div>
+      ) : (
+        <div className="chart" style={{ height: 320 }}>
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+              <CartesianGrid {...gridProps} vertical={false} />
+              <XAxis dataKey="range" {...axisProps} interval="preserveStartEnd" />
+              <YAxis tickFormatter={(v: number) => formatCount(v)} width={52} {...axisProps} />
+              <Tooltip
+                contentStyle={tooltipStyle}
+                labelStyle={tooltipLabelStyle}
+                formatter={(v) => [formatCount(Number(v)), 'requests']}
+                isAnimationActive={false}
+              />
+              <Bar dataKey="count" name="requests" fill="var(--chart-2)" fillOpacity={0.8} isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      )}
+    </section>
+  );
+});

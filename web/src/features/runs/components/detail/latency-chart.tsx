@@ -1,0 +1,69 @@
+import { useMemo, useState } from 'react';
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
+import { formatDuration } from '@/lib/format';
+import { clock, timeTicks } from '../../utils/chart-axis';
+import { downsample } from '../../utils/downsample';
+import type { Interval } from '../../utils/intervals';
+import { latencyKeys, latencyRows, type LatencyKind } from '../../utils/series';
+import { ChartLegend } from './chart-legend';
+
+const kinds: { kind: LatencyKind; label: string; hint: string }[] = [
+  { kind: 'response', label: 'response', hint: 'intended send to response done (includes waiting)' },
+  { kind: 'service', label: 'service', hint: 'actual send to response done' },
+  { kind: 'lag', label: 'lag', hint: 'intended send to actual send' },
+];
+const colors: Record<(typeof latencyKeys)[number], string> = {
+  p50: 'var(--chart-3)',
+  p90: 'var(--chart-2)',
+  p99: 'var(--chart-1)',
+  max: 'var(--chart-4)',
+};
+
+interface Props {
+  intervals: readonly Interval[];
+  /** initial is the latency shown first: the run's primary one. */
+  initial: LatencyKind;
+  domain: [number, number];
+}
+
+/** LatencyChart draws per-second p50/p90/p99/max of one latency, chosen by a toggle. */
+export function LatencyChart({ intervals, initial, domain }: Props) {
+  const [kind, setKind] = useState<LatencyKind>(initial);
+  const rows = useMemo(() => downsample(latencyRows(intervals, kind), latencyKeys), [intervals, kind]);
+  return (
+    <section className="card" aria-label="Latency per second">
+      <div className="run-chart-head">
+        <h2>Latency</h2>
+        <div className="run-seg" role="group" aria-label="Latency shown">
+          {kinds.map((k) => (
+            <button key={k.kind} type="button" aria-pressed={kind === k.kind} title={k.hint} onClick={() => setKind(k.kind)}>
+              {k.label}
+              {k.kind === initial ? ' ★' : ''}
+            </button>
+          ))}
+        </div>
+      </div>
+      <div className="chart">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+            <CartesianGrid {...liveGridProps} />
+            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
+            <YAxis tickFormatter={(v: number) => (v === 0 ? '0' : formatDuration(v))} width={64} {...liveAxisProps} domain={[0, 'auto']} />
+            <Tooltip
+              contentStyle={tooltipStyle}
+              labelStyle={tooltipLabelStyle}
+              labelFormatter={(t) => `at ${clock(Number(t))}`}
+              formatter={(v) => formatDuration(Number(v))}
+              isAnimationActive={false}
+            />
+            {latencyKeys.map((k) => (
+              <Line key={k} dataKey={k} name={k} stroke={colors[k]} strokeWidth={k === 'p99' ? 2 : 1.5} dot={false} isAnimationActive={false} type="linear" />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+      <ChartLegend items={latencyKeys.map((k) => ({ label: k, color: colors[k] }))} />
+    </section>
+  );
+}

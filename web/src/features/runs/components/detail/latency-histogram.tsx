@@ -1,0 +1,126 @@
+import { useMemo, useState } from 'react';
+import {
+  CartesianGrid,
+  ComposedChart,
+  Line,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+  useXAxisScale,
+  useYAxisScale,
+} from 'recharts';
+import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
+import { ErrorState, Loading } from '@/components/ui/states';
+import { formatCount, formatDuration } from '@/lib/format';
+import { useRunFortioHistogram } from '../../api/get-run-fortio-result';
+import { histogramRows, linearTicks, logTicks, type HistogramRow } from '../../utils/histogram';
+
+/**
+ * Bars draws each bucket from its start to its end on the x axis: buckets
+ * differ in width, which a category bar chart would hide.
+ */
+function Bars({ rows }: { rows: readonly HistogramRow[] }) {
+  const x = useXAxisScale();
+  const y = useYAxisScale('count');
+  if (!x || !y) return null;
+  const base = y(0) ?? 0;
+  return (
+    <g className="run-histogram-bars">
+      {rows.map((r) => {
+        const x0 = x(r.startUs);
+        const x1 = x(r.endUs);
+        const top = y(r.count);
+        if (x0 === undefined || x1 === undefined || top === undefined) return null;
+        const w = Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0));
+        return <rect key={r.startUs} x={x0} y={top} width={w} height={Math.max(0, base - top)} fill="var(--chart-2)" fillOpacity={0.7} />;
+      })}
+    </g>
+  );
+}
+
+interface Props {
+  runId: string;
+  primary: 'response' | 'service';
+}
+
+/** LatencyHistogram draws the run's latency distribution (from its Fortio view) and the cumulative share. */
+export function LatencyHistogram({ runId, primary }: Props) {
+  const hist = useRunFortioHistogram(runId, true);
+  // Unset until the viewer chooses: then log when the buckets span over two decades.
+  const [logChoice, setLog] = useState<boolean | undefined>(undefined);
+  const rows = useMemo(() => (hist.data ? histogramRows(hist.data) : []), [hist.data]);
+  // The line and the tooltip read points at each bucket's end; the first point opens the line at 0%.
+  const points = useMemo(
+    () => (rows.length ? [{ x: rows[0]!.startUs, cumulative: 0, count: undefined }, ...rows.map((r) => ({ x: r.endUs, cumulative: r.cumulative, count: r.count }))] : []),
+    [rows],
+  );
+
+  const lo = rows[0]?.startUs ?? 0;
+  const hi = rows[rows.length - 1]?.endUs ?? 0;
+  const log = logChoice ?? (lo > 0 && hi / lo > 100);
+
+  let body;
+  if (hist.isPending) body = <Loading label="Loading histogram…" />;
+  else if (hist.error) body = <ErrorState error={hist.error} retry={() => hist.refetch()} />;
+  else if (rows.length === 0) body = <div className="run-chart-empty">No latencies recorded.</div>;
+  else {
+    const maxCount = Math.max(...rows.map((r) => r.count));
+    body = (
+      <div className="chart" style={{ height: 320 }}>
+        <ResponsiveContainer width="100%" height="100%">
+          <ComposedChart data={points} margin={{ top: 8, right: 4, bottom: 0, left: 0 }}>
+            <CartesianGrid {...liveGridProps} />
+            <XAxis
+              dataKey="x"
+              type="number"
+              scale={log ? 'log' : 'linear'}
+              domain={log ? [lo, hi] : [0, hi]}
+              allowDataOverflow
+              ticks={log ? logTicks(lo, hi, 6) : linearTicks(hi)}
+              tickFormatter={(v: number) => formatDuration(v)}
+              {...liveAxisProps}
+              interval="preserveStartEnd"
+            />
+            <YAxis yAxisId="count" domain={[0, maxCount]} tickFormatter={(v: number) => formatCount(v)} width={52} {...liveAxisProps} />
+            <YAxis yAxisId="pct" orientation="right" domain={[0, 100]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v}%`} width={44} {...liveAxisProps} />
+            <Bars rows={rows} />
+            <Line
+              yAxisId="pct"
+              dataKey="cumulative"
+              name="cumulative"
+              stroke="var(--chart-1)"
+              strokeWidth={2}
+              dot={false}
+              isAnimationActive={false}
+              type="linear"
+            />
+            <Line yAxisId="count" dataKey="count" name="count in bucket" stroke="none" dot={false} activeDot={false} isAnimationActive={false} legendType="none" />
+            <Tooltip
+              contentStyle={tooltipStyle}
+              labelStyle={tooltipLabelStyle}
+              labelFormatter={(v) => `≤ ${formatDuration(Number(v))}`}
+              formatter={(v, name) => (name === 'cumulative' ? `${Number(v).toFixed(2)}%` : formatCount(Number(v)))}
+              isAnimationActive={false}
+            />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </div>
+    );
+  }
+
+  return (
+    <section className="card" aria-label="Latency histogram">
+      <div className="run-chart-head">
+        <h2>Latency histogram</h2>
+        <span className="row">
+          <span className="run-chart-note">{primary} time</span>
+          <label className="check">
+            <input type="checkbox" checked={log} onChange={(e) => setLog(e.target.checked)} /> log x
+          </label>
+        </span>
+      </div>
+      {body}
+    </section>
+  );
+}

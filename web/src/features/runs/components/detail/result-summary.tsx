@@ -1,0 +1,51 @@
+import { Stat } from '@/components/ui/stat';
+import type { Schemas } from '@/lib/api-client';
+import { formatBytes, formatCount, formatDuration, formatPercent, formatRate, formatSeconds } from '@/lib/format';
+import { headlineLatency } from '../../utils/imported';
+
+/**
+ * ResultSummary is the headline figures of a finished run, latencies of its
+ * primary kind; for an imported run, the figures its document recorded.
+ */
+export function ResultSummary({ result }: { result: Schemas['RunResult'] }) {
+  const lat = headlineLatency(result);
+  const imported = result.imported;
+  const errShare = result.count > 0 ? result.errors / result.count : 0;
+  return (
+    <section className="stack" style={{ gap: 10 }} aria-label="Result summary">
+      {result.degraded && (
+        <div className="run-notice warn" role="alert">
+          <strong>Degraded result.</strong>
+          <div className="detail">
+            {result.lost_shards} of {result.shards + result.lost_shards} shards were lost; these figures lack their part.
+          </div>
+        </div>
+      )}
+      <div className="grid-cards">
+        <Stat label="Requests" value={formatCount(result.count)} testId="result-count" />
+        <Stat label="Achieved qps" value={formatRate(result.qps)} testId="result-qps" />
+        <Stat
+          label="Errors"
+          value={<span className={result.errors > 0 ? 'run-bad' : undefined}>{formatCount(result.errors)}</span>}
+          sub={`${formatPercent(errShare)} of requests`}
+          testId="result-errors"
+        />
+        <Stat label="p50" value={formatDuration(lat.p50_us)} sub={imported ? 'as the document recorded' : `${result.primary} time`} />
+        <Stat label="p90" value={formatDuration(lat.p90_us)} />
+        <Stat label="p99" value={formatDuration(lat.p99_us)} testId="result-p99" />
+        <Stat label="p99.9" value={formatDuration(lat.p999_us)} />
+        <Stat label="max" value={formatDuration(lat.max_us)} />
+        <Stat label="avg" value={formatDuration(lat.avg_us)} sub={`± ${formatDuration(lat.stddev_us)}`} />
+        <Stat label="Duration" value={formatSeconds(result.duration_seconds)} />
+        <Stat label="Sent" value={formatBytes(result.bytes_sent)} sub={`received ${formatBytes(result.bytes_received)}`} />
+        {!imported && (
+          <Stat
+            label="Shards"
+            value={formatCount(result.shards)}
+            sub={result.lost_shards > 0 ? <span className="run-bad">{result.lost_shards} lost</span> : 'none lost'}
+          />
+        )}
+      </div>
+    </section>
+  );
+}

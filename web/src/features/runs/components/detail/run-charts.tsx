@@ -1,0 +1,48 @@
+import { memo, useMemo } from 'react';
+import { Empty } from '@/components/ui/states';
+import type { Schemas } from '@/lib/api-client';
+import { timeDomain } from '../../utils/chart-axis';
+import { plannedSeconds } from '../../utils/duration';
+import type { Interval } from '../../utils/intervals';
+import { targetRate, type LatencyKind } from '../../utils/series';
+import { CodesChart } from './codes-chart';
+import { LatencyChart } from './latency-chart';
+import { QpsChart } from './qps-chart';
+
+interface Props {
+  run: Schemas['Run'];
+  intervals: readonly Interval[];
+  primary: LatencyKind;
+  /** live stretches the time axis over the whole planned run. */
+  live: boolean;
+}
+
+/**
+ * RunCharts are the per-second charts of a run, the same live and after it
+ * ended. Memoized: the page ticks every second for its clock, and the charts
+ * need to redraw only when their seconds change.
+ */
+export const RunCharts = memo(function RunCharts({ run, intervals, primary, live }: Props) {
+  const target = useMemo(() => targetRate(run.spec, run.qps_requested), [run.spec, run.qps_requested]);
+  const last = intervals[intervals.length - 1]?.second;
+  const domain = useMemo(() => timeDomain(last, live ? plannedSeconds(run.spec) : undefined), [last, live, run.spec]);
+  return (
+    <section className="stack" aria-label="Per-second charts">
+      <div className="spread">
+        <h2 style={{ margin: 0 }}>Per second</h2>
+        <span className="run-chart-note" data-testid="live-points">
+          {intervals.length} second{intervals.length === 1 ? '' : 's'} received
+        </span>
+      </div>
+      {!live && intervals.length === 0 ? (
+        <Empty>No per-second figures were recorded.</Empty>
+      ) : (
+        <div className="grid-2">
+          <QpsChart intervals={intervals} target={target} domain={domain} />
+          <LatencyChart key={primary} intervals={intervals} initial={primary} domain={domain} />
+          <CodesChart intervals={intervals} domain={domain} />
+        </div>
+      )}
+    </section>
+  );
+});

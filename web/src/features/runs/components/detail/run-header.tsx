@@ -1,0 +1,113 @@
+import { Link } from 'react-router';
+import { Labels } from '@/components/ui/labels';
+import { StatusBadge } from '@/components/ui/status-badge';
+import type { Schemas } from '@/lib/api-client';
+import { formatAgo, formatTime } from '@/lib/format';
+import { canStop, verdictTone } from '@/lib/run-status';
+import type { LiveState } from '../../api/run-events';
+import { StopButton } from './stop-button';
+import { useReadOnly } from '@/lib/read-only';
+
+const liveText: Record<LiveState, string> = {
+  connecting: 'connecting…',
+  live: 'live',
+  reconnecting: 'reconnecting…',
+  ended: 'stream ended',
+  unavailable: 'live updates unavailable, polling',
+};
+
+interface Props {
+  run: Schemas['Run'];
+  hasResult: boolean;
+  live: LiveState | undefined;
+  /** currentUserId turns the creator's id into "you". */
+  currentUserId?: string;
+  /** now is the page's clock, for "created … ago". */
+  now: number;
+}
+
+/** RunHeader names the run and what it targets, with its status, actions and downloads. */
+export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
+  const readOnly = useReadOnly();
+  const base = `/api/v1/runs/${encodeURIComponent(run.id)}/result`;
+  const by = run.created_by ? (run.created_by === currentUserId ? 'you' : run.created_by.slice(0, 8)) : undefined;
+  return (
+    <header className="stack" style={{ gap: 8 }}>
+      <div className="spread">
+        <div className="run-title">
+          <h1>{run.name || 'Untitled run'}</h1>
+          <StatusBadge status={run.status} testId="run-status" />
+          {run.verdict && (
+            <span className={`badge ${verdictTone(run.verdict)}`} data-testid="run-verdict">
+              verdict: {run.verdict}
+            </span>
+          )}
+          {live && live !== 'ended' && (
+            <span className={`run-live ${live}`} role="status">
+              {liveText[live]}
+            </span>
+          )}
+        </div>
+        <div className="run-actions">
+          {canStop(run.status) && !readOnly && <StopButton runId={run.id} />}
+          {(hasResult || run.status === 'completed') && (
+            <>
+              <a href={`${base}?format=barrage`} download={`barrage-${run.id}.json`}>
+                Download Barrage JSON
+              </a>
+              <a href={`${base}?format=fortio`} download={`fortio-${run.id}.json`}>
+                Download Fortio JSON
+              </a>
+              <details className="run-downloads">
+                <summary>More formats</summary>
+                <div className="run-downloads-menu">
+                  <a href={`${base}?format=csv`} download={`barrage-${run.id}.csv`}>
+                    CSV (percentiles)
+                  </a>
+                  <a href={`${base}?format=fortio-csv`} download={`fortio-${run.id}.csv`}>
+                    Fortio CSV (histogram)
+                  </a>
+                  <a href={`${base}?format=prometheus`} download={`barrage-${run.id}.prom`}>
+                    Prometheus text
+                  </a>
+                  <a href={`${base}?format=yaml`} download={`barrage-${run.id}.yaml`}>
+                    YAML
+                  </a>
+                </div>
+              </details>
+            </>
+          )}
+          <Link to={`/compare?ids=${encodeURIComponent(run.id)}`}>Compare with…</Link>
+        </div>
+      </div>
+      <div className="run-meta">
+        <span>
+          target <span className="mono">{run.target}</span>
+        </span>
+        <span title={formatTime(run.created_at)}>
+          created {formatAgo(run.created_at, now)}
+          {by && <> by {by}</>} via {run.source}
+        </span>
+        {(run.start_at ?? run.started_at) && <span>started {formatTime(run.start_at ?? run.started_at)}</span>}
+        {run.ended_at && <span>ended {formatTime(run.ended_at)}</span>}
+        <span className="mono" title="Run id">
+          {run.id}
+        </span>
+      </div>
+      {run.echo_profile && <EchoProfileLine profile={run.echo_profile} />}
+      <Labels labels={run.labels} />
+    </header>
+  );
+}
+
+/** EchoProfileLine is the fault profile the managed echo the run targeted had when the run was submitted. */
+function EchoProfileLine({ profile }: { profile: Schemas['RunEchoProfile'] }) {
+  return (
+    <div className="run-meta" data-testid="run-echo-profile">
+      <span>
+        Echo profile: <Link to="/echo-profiles">{profile.name}</Link> (
+        <span className="mono">{profile.content || 'no faults'}</span>) on <span className="mono">{profile.echo}</span>
+      </span>
+    </div>
+  );
+}

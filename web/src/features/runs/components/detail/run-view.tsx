@@ -1,0 +1,101 @@
+import { ErrorState, Loading } from '@/components/ui/states';
+import type { Schemas } from '@/lib/api-client';
+import { isTerminal } from '@/lib/run-status';
+import { useNow } from '@/lib/use-now';
+import { useRun } from '../../api/get-run';
+import { useRunResult } from '../../api/get-run-result';
+import { useRunIntervals } from '../../api/list-run-intervals';
+import { useRunEvents } from '../../api/run-events';
+import { isImported } from '../../utils/imported';
+import type { LatencyKind } from '../../utils/series';
+import { EntriesTable } from './entries-table';
+import { ImportedBuckets } from './imported-buckets';
+import { ImportedNotice } from './imported-notice';
+import { LatencyHistogram } from './latency-histogram';
+import { LivePanel } from './live-panel';
+import { PercentileTable } from './percentile-table';
+import { ResultSummary } from './result-summary';
+import { RetCodesTable } from './ret-codes-table';
+import { RunCharts } from './run-charts';
+import { RunHeader } from './run-header';
+import { ShardsTable } from './shards-table';
+import { SpecView } from './spec-view';
+import { ThresholdsCard } from './thresholds-card';
+import { TimelineChart } from './timeline-chart';
+import { WrittenUrls } from './written-urls';
+import './run.css';
+
+/** The latency a run shows first before its result names one: response time in open loop. */
+function defaultPrimary(spec: Schemas['RunSpec']): LatencyKind {
+  const open = spec.pacing ? spec.pacing === 'open' : (spec.qps ?? 0) > 0 || spec.ramp !== undefined;
+  return open ? 'response' : 'service';
+}
+
+interface Props {
+  runId: string;
+  currentUserId?: string;
+}
+
+/** RunView is one run: live progress while it runs, its result once it has one. */
+export function RunView({ runId, currentUserId }: Props) {
+  const run = useRun(runId, true);
+  const status = run.data?.status;
+  const ended = isTerminal(status);
+  const live = useRunEvents(runId, status);
+  // Imported runs (known by their source) have no seconds; native runs ask alongside the run.
+  const imported = run.data ? isImported(run.data) : false;
+  const intervals = useRunIntervals(runId, live === 'unavailable' && !ended, !imported);
+  const result = useRunResult(runId, ended);
+  const now = useNow(1_000, !ended);
+
+  if (run.isPending) return <Loading />;
+  if (run.error) return <ErrorState error={run.error} retry={() => run.refetch()} />;
+  const r = run.data;
+  const res = result.data ?? undefined;
+  const primary: LatencyKind = res?.primary ?? defaultPrimary(r.spec);
+  const fromDocument = isImported(r, res);
+
+  return (
+    <div className="stack">
+      <RunHeader run={r} hasResult={!!res} live={live} currentUserId={currentUserId} now={now} />
+      {!ended && <LivePanel run={r} now={now} />}
+      {ended && r.error && (
+        <div className="run-notice bad" role="alert">
+          <strong>The run {r.status === 'canceled' ? 'was canceled' : 'failed'}.</strong>
+          <div className="detail">{r.error}</div>
+        </div>
+      )}
+      {ended && result.isPending && <Loading label="Loading result…" />}
+      {ended && result.error && <ErrorState error={result.error} retry={() => result.refetch()} />}
+      {ended && result.data === null && !r.error && (
+        <div className="run-notice warn" role="status">
+          This run ended without a result{r.status === 'canceled' ? ': it was canceled before any shard reported' : ''}.
+        </div>
+      )}
+      <ThresholdsCard run={r} />
+      {fromDocument && <ImportedNotice origin={res?.origin} />}
+      {res && (
+        <>
+          <ResultSummary result={res} />
+          <div className="grid-2">
+            {fromDocument ? <ImportedBuckets buckets={res.buckets} /> : <LatencyHistogram runId={runId} primary={res.primary} />}
+            <PercentileTable result={res} />
+          </div>
+        </>
+      )}
+      {fromDocument ? null : intervals.isPending ? (
+        <Loading label="Loading seconds…" />
+      ) : intervals.error ? (
+        <ErrorState error={intervals.error} retry={() => intervals.refetch()} />
+      ) : (
+        <RunCharts run={r} intervals={intervals.data} primary={primary} live={!ended} />
+      )}
+      {res && !fromDocument && <TimelineChart runId={runId} />}
+      {!fromDocument && <ShardsTable runId={runId} status={status} now={now} />}
+      {res && <EntriesTable result={res} />}
+      {res && <WrittenUrls runId={runId} result={res} />}
+      {res && <RetCodesTable result={res} />}
+      <SpecView spec={r.spec} />
+    </div>
+  );
+}

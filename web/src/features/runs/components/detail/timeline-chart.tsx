@@ -1,0 +1,89 @@
+import { useMemo, type ReactNode } from 'react';
+import { CartesianGrid, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
+import { ErrorState, Loading } from '@/components/ui/states';
+import type { Schemas } from '@/lib/api-client';
+import { formatCount, formatDuration } from '@/lib/format';
+import { runTimelineCsvUrl, useRunTimeline } from '../../api/get-run-timeline';
+import { clock, timeTicks } from '../../utils/chart-axis';
+import { timelinePoints } from '../../utils/timeline';
+import { ChartLegend } from './chart-legend';
+
+const okColor = 'var(--chart-2)';
+const errorColor = 'var(--bad)';
+
+interface ScatterProps {
+  runId: string;
+  timeline: Schemas['RunTimeline'];
+  /** size draws the chart at a fixed size instead of filling its box (tests, where nothing has a size). */
+  size?: { width: number; height: number };
+}
+
+/**
+ * TimelineScatter draws every sampled request of a run at its send time and
+ * latency, errors in their own colour: stalls and bursts show as columns
+ * and gaps that per-second percentiles smooth over.
+ */
+export function TimelineScatter({ runId, timeline, size }: ScatterProps) {
+  const { ok, errors } = useMemo(() => timelinePoints(timeline.samples), [timeline.samples]);
+  const last = timeline.samples.length ? timeline.samples[timeline.samples.length - 1]!.sent_us / 1e6 : 0;
+  const domain: [number, number] = [0, Math.max(1, Math.ceil(last))];
+  const sampled = timeline.samples.length;
+  let body: ReactNode;
+  if (sampled === 0) body = <div className="run-chart-empty">No requests were sampled.</div>;
+  else {
+    const chart = (
+      <ScatterChart width={size?.width} height={size?.height} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+        <CartesianGrid {...gridProps} />
+        <XAxis dataKey="x" type="number" name="sent" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...axisProps} />
+        <YAxis dataKey="y" type="number" name="latency" tickFormatter={(v: number) => (v === 0 ? '0' : formatDuration(v))} width={64} {...axisProps} />
+        <Tooltip
+          contentStyle={tooltipStyle}
+          labelStyle={tooltipLabelStyle}
+          formatter={(v, name) => (name === 'latency' ? formatDuration(Number(v)) : `${Number(v).toFixed(3)} s`)}
+          isAnimationActive={false}
+        />
+        <Scatter name="ok" data={ok} fill={okColor} fillOpacity={0.5} shape="circle" isAnimationActive={false} />
+        <Scatter name="error" data={errors} fill={errorColor} fillOpacity={0.8} shape="cross" isAnimationActive={false} />
+      </ScatterChart>
+    );
+    body = (
+      <div className="chart" style={{ height: 320 }}>
+        {size ? chart : <ResponsiveContainer width="100%" height="100%">{chart}</ResponsiveContainer>}
+      </div>
+    );
+  }
+  return (
+    <section className="card" aria-label="Request timeline">
+      <div className="run-chart-head">
+        <h2>Request timeline</h2>
+        <span className="row">
+          <span className="run-chart-note" data-testid="timeline-note">
+            {formatCount(sampled)} of {formatCount(timeline.seen)} requests sampled · {formatCount(errors.length)} errors · service time
+          </span>
+          <a href={runTimelineCsvUrl(runId)} download={`barrage-${runId}-timeline.csv`}>
+            Download CSV
+          </a>
+        </span>
+      </div>
+      {body}
+      {sampled > 0 && (
+        <ChartLegend
+          items={[
+            { label: 'ok', color: okColor },
+            { label: 'error', color: errorColor },
+          ]}
+        />
+      )}
+    </section>
+  );
+}
+
+/** TimelineChart loads a run's timeline once it has ended and draws it. */
+export function TimelineChart({ runId }: { runId: string }) {
+  const tl = useRunTimeline(runId, true);
+  if (tl.isPending) return <Loading label="Loading timeline…" />;
+  if (tl.error) return <ErrorState error={tl.error} retry={() => tl.refetch()} />;
+  if (!tl.data) return null;
+  return <TimelineScatter runId={runId} timeline={tl.data} />;
+}
