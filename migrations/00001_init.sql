@@ -2,7 +2,7 @@
 -- tokens, sessions), stored tests, runs with their shards, per-second
 -- intervals and final results, the agent registry, the dispatch outbox,
 -- idempotency keys and the audit log. Table names are the contract with
--- services/api/internal/store (DESIGN.md §5).
+-- services/api/internal/store (docs/architecture.md §5).
 
 -- +goose Up
 CREATE TABLE orgs (

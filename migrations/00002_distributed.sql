@@ -1,4 +1,4 @@
--- Distributed execution (DESIGN.md §3): when a run's shards start and must
+-- Distributed execution (docs/architecture.md §3): when a run's shards start and must
 -- stop, whether it lost a shard, per-shard progress and final snapshot, the
 -- dedupe keys of stored snapshots, and the three latency histograms of each
 -- merged second and of the final result.

@@ -1,5 +1,5 @@
 // Package natsauth is Barrage's NATS authentication in operator (JWT)
-// mode (DESIGN §7): the keys of one operator, one system account and the
+// mode (docs/architecture.md §7): the keys of one operator, one system account and the
 // Barrage account; the account's JWT a server trusts; the API's user, who
 // may do anything in the account; and one user per agent, who may publish
 // only its own heartbeats and snapshots and read only its own assignments

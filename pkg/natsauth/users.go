@@ -112,7 +112,7 @@ func (k Keys) user(name, tag string, set func(*jwt.UserClaims)) (Credentials, er
 	return Credentials{JWT: token, Seed: seed}, nil
 }
 
-// AgentPermissions are what agent id may do (DESIGN §7): publish its own
+// AgentPermissions are what agent id may do (docs/architecture.md §7): publish its own
 // heartbeat and its own snapshots, bind and pull its own assignment
 // consumer, read run states, and receive run control and the replies on
 // its own inbox prefix. Nothing else: not another agent's assignments

@@ -1,6 +1,6 @@
 // Package netguard decides which network addresses Barrage may reach, so
 // that neither the API server nor a load agent becomes an SSRF proxy or a
-// weapon against its own control plane (DESIGN §7). Guard decides, for an
+// weapon against its own control plane (docs/architecture.md §7). Guard decides, for an
 // address as resolved, whether it may be reached; DialContext resolves a
 // name once, checks every address and dials only the checked ones, so DNS
 // rebinding between check and connect cannot slip through; Client is an

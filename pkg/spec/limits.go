@@ -2,7 +2,7 @@ package spec
 
 import "time"
 
-// Limits that Validate enforces on every spec (DESIGN §7). Per-project
+// Limits that Validate enforces on every spec (docs/architecture.md §7). Per-project
 // limits, which may be lower, are the API's business.
 const (
 	// MaxSpecBytes is the largest JSON document Parse accepts.

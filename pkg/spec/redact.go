@@ -9,7 +9,7 @@ import (
 const RedactedValue = "REDACTED"
 
 // Redacted returns a deep copy of s that is safe to store, show and log
-// (DESIGN §7): the values of secret headers (see IsSecretName), the password
+// (docs/architecture.md §7): the values of secret headers (see IsSecretName), the password
 // in the URL's userinfo and the values of URL query parameters with secret
 // names are replaced by RedactedValue. s itself is not changed. Redacting
 // twice gives the same result as once.

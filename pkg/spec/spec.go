@@ -237,7 +237,7 @@ type GRPC struct {
 	PingDelay Duration `json:"ping_delay,omitzero"`
 }
 
-// Pacing is how the sends of a run are scheduled (DESIGN §4).
+// Pacing is how the sends of a run are scheduled (docs/architecture.md §4).
 type Pacing string
 
 // Pacing modes.

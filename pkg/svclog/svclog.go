@@ -1,6 +1,6 @@
 // Package svclog builds the structured logger of every Barrage binary
 // from its environment: JSON lines by default, text with
-// BARRAGE_LOG_FORMAT=text (DESIGN.md §8).
+// BARRAGE_LOG_FORMAT=text (docs/architecture.md §8).
 //
 // It is not the place for what gets logged (each service decides) nor for
 // request logs (barrage-api's reqlog).

@@ -53,7 +53,7 @@ import (
 	"strings"
 )
 
-// Kind is a latency kind (DESIGN.md §4).
+// Kind is a latency kind (docs/architecture.md §4).
 type Kind string
 
 // Latency kinds.

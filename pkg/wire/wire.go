@@ -1,5 +1,5 @@
 // Package wire holds the names and settings of the NATS contract between
-// barrage-api and its agents (DESIGN.md §3): subjects, JetStream streams,
+// barrage-api and its agents (docs/architecture.md §3): subjects, JetStream streams,
 // key-value buckets, message ids and the timings both sides agree on. The
 // messages themselves are the protobufs of proto/barrage/v1.
 package wire

@@ -1,6 +1,6 @@
 // Command barrage-agent is Barrage's load generator: `load` runs a standalone,
 // Fortio-like load from the command line, and `serve` runs a worker that takes
-// assignments from barrage-api over NATS. See README.md.
+// assignments from barrage-api over NATS. See docs/agent.md.
 package main
 
 import (

@@ -21,7 +21,7 @@ import (
 )
 
 // serveConfig is `barrage-agent serve`'s configuration: each field is a flag
-// and an environment variable of the same meaning (DESIGN.md §8); flags win.
+// and an environment variable of the same meaning (docs/architecture.md §8); flags win.
 type serveConfig struct {
 	NATSURL  string `env:"NATS_URL" envDefault:"nats://127.0.0.1:4222"`
 	Name     string `env:"BARRAGE_AGENT_NAME"`

@@ -41,7 +41,7 @@ type Result struct {
 	// sent because the target or the connections did not keep up.
 	Dropped int64 `json:"dropped,omitempty"`
 	// Primary names the latency shown by default: "response" in open loop,
-	// "service" otherwise (DESIGN §4).
+	// "service" otherwise (docs/architecture.md §4).
 	Primary  string  `json:"primary"`
 	Response Latency `json:"response"`
 	Service  Latency `json:"service"`

@@ -54,7 +54,7 @@ type Config struct {
 	// Credentials, when set, are the agent's own NATS credentials (the
 	// contents of a .creds file from `barrage-api agent-credentials
 	// create`): the worker dials with them, takes its id from them and does
-	// only what they allow (DESIGN §7), so it leaves creating the streams
+	// only what they allow (docs/architecture.md §7), so it leaves creating the streams
 	// and buckets to barrage-api. Ignored when Conn is set, but for the id.
 	Credentials []byte
 	// Labels are matched by runs' agent selectors.

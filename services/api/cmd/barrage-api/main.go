@@ -1,5 +1,5 @@
 // Command barrage-api is Barrage's control plane: the REST API over
-// Postgres, and its maintenance commands (migrate, token). See README.md.
+// Postgres, and its maintenance commands (migrate, token). See docs/api.md.
 package main
 
 import (

@@ -1,6 +1,6 @@
 // Command barrage is Barrage's CLI for people and CI jobs: it starts runs
 // on barrage-api, follows them and exits with their verdict (see
-// internal/cli and README "CI").
+// internal/cli and docs/ci.md).
 package main
 
 import (

@@ -62,7 +62,7 @@ func startSecretTarget(t *testing.T) (base string, last func() (seenRequest, int
 // TestRedactionEndToEnd runs a real run whose header, URL userinfo and
 // query carry secrets: the agent sends the real values to the target, and
 // none of them is in the database, any API response about the run, the
-// exports or the logs of the API and the agent (DESIGN §7). X-Tenant-Sig
+// exports or the logs of the API and the agent (docs/architecture.md §7). X-Tenant-Sig
 // is secret only because BARRAGE_SECRET_HEADERS names it.
 func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 	var logs syncBuffer

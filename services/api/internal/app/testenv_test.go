@@ -426,7 +426,7 @@ func ids[T any](items []T, id func(T) uuid.UUID) []uuid.UUID {
 	return out
 }
 
-// waitFor polls f until it returns nil or timeout passes (STYLE §13).
+// waitFor polls f until it returns nil or timeout passes.
 func waitFor(t testing.TB, timeout time.Duration, f func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)

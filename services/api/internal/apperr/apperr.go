@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// Code classifies an error; the list is stable (DESIGN §6, STYLE §10).
+// Code classifies an error; the list is stable (docs/architecture.md §6);
+// httpapi/problem.go maps each to its status and problem type.
 type Code string
 
 // Error codes.

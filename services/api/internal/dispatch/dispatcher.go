@@ -2,7 +2,7 @@
 // changes write (new runs and stops), picks agents from their heartbeats,
 // splits each run into shards, stores the plan and publishes one
 // assignment per shard over JetStream, and moves the run to running once
-// every agent has taken its assignment (DESIGN.md §3).
+// every agent has taken its assignment (docs/architecture.md §3).
 //
 // It is not the place for results: the ingest package stores snapshots
 // and finishes runs.

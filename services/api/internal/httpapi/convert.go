@@ -15,7 +15,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
 )
 
-// Domain values to wire types: explicit, one function per type (STYLE §5).
+// Domain values to wire types: explicit, one function per type.
 
 // optTime returns nil for the zero time.
 func optTime(t time.Time) *time.Time {

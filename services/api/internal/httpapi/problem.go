@@ -25,7 +25,7 @@ type problemKind struct {
 }
 
 // problemKinds maps each domain error code to its status and problem type:
-// the one table of STYLE §10. The slugs are a documented, stable list.
+// the one table of them (docs/architecture.md §6). The slugs are a documented, stable list.
 func problemKinds(code apperr.Code) problemKind {
 	switch code {
 	case apperr.BadRequest:

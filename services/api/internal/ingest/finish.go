@@ -63,7 +63,7 @@ func (in *Ingester) putDone(ctx context.Context, id uuid.UUID) error {
 }
 
 // decide merges the final snapshots of a settled run and says how it
-// ends (DESIGN.md §4): failed when every shard was lost or failed (a
+// ends (docs/architecture.md §4): failed when every shard was lost or failed (a
 // final snapshot with an error, whose message becomes the run's error), canceled when it
 // was stopped before any request completed, completed otherwise, and
 // degraded when a shard is missing, failed with its result when

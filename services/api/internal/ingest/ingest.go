@@ -1,4 +1,4 @@
-// Package ingest is the API's side of the snapshot stream (DESIGN.md §3):
+// Package ingest is the API's side of the snapshot stream (docs/architecture.md §3):
 // it consumes the agents' snapshots from JetStream, stores each one once
 // in Postgres (shard progress, and the per-second merge of interval
 // snapshots across shards), tells live hubs what changed, and finishes

@@ -1,6 +1,6 @@
 // Package policy is what this Barrage deployment allows one spec to ask
 // for, on top of pkg/spec's absolute limits: the operator's caps on rate,
-// connections, length, agents, headers and payload (DESIGN §7). Stored tests
+// connections, length, agents, headers and payload (docs/architecture.md §7). Stored tests
 // and runs pass through the same check, so a test that was accepted can run.
 // A project may lower the rate, connections, length and agents limits and
 // cap its concurrent runs (Overrides).

@@ -229,7 +229,7 @@ func (m *Measures) Compare(ctx context.Context, p *auth.Principal, ids []uuid.UU
 }
 
 // OpenLoop reports whether the run paced a target rate, which makes
-// response time (rather than service time) its headline latency (DESIGN §4).
+// response time (rather than service time) its headline latency (docs/architecture.md §4).
 func (r Run) OpenLoop() bool { return r.Spec.PeakQPS() > 0 }
 
 // Latency is the figures of one latency histogram, in microseconds.

@@ -99,7 +99,7 @@ func (in Input) requestHash() []byte {
 
 // DispatchMessage is the outbox payload of a new run, which the dispatcher
 // reads. The outbox is a Postgres table, so the real spec, whose secrets
-// the agents need, is only in SealedSpec (DESIGN §7).
+// the agents need, is only in SealedSpec (docs/architecture.md §7).
 type DispatchMessage struct {
 	RunID     uuid.UUID `json:"run_id"`
 	ProjectID uuid.UUID `json:"project_id"`

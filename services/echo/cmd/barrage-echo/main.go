@@ -1,6 +1,6 @@
 // Command barrage-echo is Barrage's test target: a Fortio-compatible HTTP echo
 // server with injectable delays, errors and sizes, a gRPC ping and health server,
-// and TCP/UDP echo. See README.md for flags.
+// and TCP/UDP echo. See docs/echo.md for flags.
 package main
 
 import (

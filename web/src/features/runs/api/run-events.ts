@@ -45,8 +45,7 @@ export interface RunEventHandler {
 }
 
 /**
- * createRunEventHandler writes a run's stream into the query cache (STYLE
- * rule 21): seconds into the intervals list, status into the run, the result
+ * createRunEventHandler writes a run's stream into the query cache: seconds into the intervals list, status into the run, the result
  * into the result query. Every view of the run reads the same numbers.
  */
 export function createRunEventHandler(qc: QueryClient, runId: string): RunEventHandler {

@@ -4,7 +4,7 @@ type Interval = Schemas['Interval'];
 
 /**
  * headlineLatency is the latency a run is judged by: response time when it
- * paced a target rate (open loop), service time otherwise (DESIGN §4).
+ * paced a target rate (open loop), service time otherwise (docs/architecture.md §4).
  */
 export function headlineLatency(spec: Pick<Schemas['RunSpec'], 'qps' | 'ramp'> | undefined): 'response' | 'service' {
   const peak = Math.max(spec?.qps ?? 0, spec?.ramp?.to ?? 0);
