@@ -164,8 +164,9 @@ compose-smoke: ## docker compose up with 2 agents, one distributed run through t
 	scripts/compose-smoke
 
 .PHONY: doc-check
-doc-check: ## Fail when a doc quotes a figure its linked bench/results file does not hold.
+doc-check: ## Fail when a doc quotes a figure its linked bench/results file does not hold, or docs/architecture.md names a path that does not exist.
 	scripts/check-doc-figures
+	scripts/check-doc-paths
 
 .PHONY: test
 test: lint proto-check api-check doc-check web-check deploy-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
