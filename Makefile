@@ -81,11 +81,11 @@ proto-check: ## Fail if committed generated code differs from `make proto` outpu
 	scripts/protogen --check proto
 
 .PHONY: api
-api: ## Regenerate the gin strict server from services/api/openapi.yaml.
+api: ## Regenerate the gin strict server and the Go client from services/api/openapi.yaml.
 	scripts/apigen
 
 .PHONY: api-check
-api-check: ## Fail if the generated API server differs from `make api` output.
+api-check: ## Fail if the generated API server or client differs from `make api` output.
 	scripts/apigen --check
 
 .PHONY: fmt-check
