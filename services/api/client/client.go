@@ -76,11 +76,10 @@ func CheckStatus(status int, body []byte) error {
 	return pe
 }
 
-// Decode reads and closes resp's body. It returns a *ProblemError for a
-// status of 300 or more; otherwise it decodes the JSON body into v, unless
-// v is nil. It returns the body it read either way.
+// Decode reads resp's body, which the caller still closes. It returns a
+// *ProblemError for a status of 300 or more; otherwise it decodes the JSON
+// body into v, unless v is nil. It returns the body it read either way.
 func Decode(resp *http.Response, v any) ([]byte, error) {
-	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: read answer: %w", resp.Request.Method, resp.Request.URL.Path, err)

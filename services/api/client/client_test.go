@@ -61,6 +61,7 @@ func TestNewSendsTokenUnderBasePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	var page AgentList
 	if _, err := Decode(resp, &page); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@
 // New returns a ClientWithResponses that sends an API token as bearer token.
 // Each operation of the contract is a method named after its operationId in
 // two forms: CreateRun returns the *http.Response, which Decode reads into a
-// model or turns into a *ProblemError; CreateRunWithResponse returns a
+// model or turns into a *ProblemError (the caller closes its body); CreateRunWithResponse returns a
 // parsed answer whose JSON200, JSON201... fields hold the model of its status.
 // Errors are RFC 9457 problem details; ProblemError names the status, title,
 // detail and, for validation problems, each field at fault.

@@ -65,6 +65,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	defer resp.Body.Close()
 	var run client.Run
 	if _, err := client.Decode(resp, &run); err != nil {
 		fmt.Println(err) // a *client.ProblemError for a refused request

@@ -19,11 +19,13 @@ func (e *unreachableError) Unwrap() error { return e.err }
 // jsonBody is the content type of the bodies the CLI sends.
 const jsonBody = "application/json"
 
-// decode takes the answer of one call of the generated client: a transport
-// failure becomes *unreachableError (or ctx's error, naming the request,
-// once ctx ended), a status of 300 or more *client.ProblemError; otherwise
-// the JSON body is decoded into v unless v is nil. It returns the body.
-func decode(ctx context.Context, resp *http.Response, err error, v any) ([]byte, error) {
+// call sends one request of the generated client with send and takes its
+// answer: a transport failure becomes *unreachableError (or ctx's error,
+// naming the request, once ctx ended), a status of 300 or more
+// *client.ProblemError; otherwise the JSON body is decoded into v unless v
+// is nil. It returns the body, which it always closes.
+func call(ctx context.Context, v any, send func() (*http.Response, error)) ([]byte, error) {
+	resp, err := send()
 	if err != nil {
 		var ue *url.Error
 		if ctx.Err() != nil && errors.As(err, &ue) {
@@ -34,6 +36,7 @@ func decode(ctx context.Context, resp *http.Response, err error, v any) ([]byte,
 		}
 		return nil, &unreachableError{err}
 	}
+	defer resp.Body.Close()
 	return client.Decode(resp, v)
 }
 

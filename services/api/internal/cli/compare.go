@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"text/tabwriter"
 
@@ -28,8 +29,9 @@ func (e *env) runsCompare(ctx context.Context, ids []string) int {
 		}
 	}
 	var cmp client.RunComparison
-	resp, err := e.api.CompareRuns(ctx, &client.CompareRunsParams{Ids: strings.Join(ids, ",")})
-	if _, err := decode(ctx, resp, err, &cmp); err != nil {
+	if _, err := call(ctx, &cmp, func() (*http.Response, error) {
+		return e.api.CompareRuns(ctx, &client.CompareRunsParams{Ids: strings.Join(ids, ",")})
+	}); err != nil {
 		return e.out.fail("compare runs", err)
 	}
 	e.out.printf("%s", formatComparison(cmp.Items))

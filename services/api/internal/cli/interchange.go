@@ -81,8 +81,9 @@ func (e *env) importFile(ctx context.Context, project, file string) (client.Run,
 	if project != "" {
 		params.Project = &project
 	}
-	resp, err := e.api.CreateImportWithBody(ctx, params, jsonBody, bytes.NewReader(doc))
-	_, err = decode(ctx, resp, err, &run)
+	_, err = call(ctx, &run, func() (*http.Response, error) {
+		return e.api.CreateImportWithBody(ctx, params, jsonBody, bytes.NewReader(doc))
+	})
 	return run, err
 }
 
@@ -128,9 +129,9 @@ func (e *env) sync(ctx context.Context, args []string) int {
 		var src client.SyncSource
 		b, err := json.Marshal(body)
 		if err == nil {
-			var resp *http.Response
-			resp, err = e.api.CreateSyncSourceWithBody(ctx, jsonBody, bytes.NewReader(b))
-			_, err = decode(ctx, resp, err, &src)
+			_, err = call(ctx, &src, func() (*http.Response, error) {
+				return e.api.CreateSyncSourceWithBody(ctx, jsonBody, bytes.NewReader(b))
+			})
 		}
 		if err != nil {
 			return e.out.fail("add sync source", err)
@@ -151,8 +152,7 @@ func (e *env) syncList(ctx context.Context, project string) int {
 		params.Project = &project
 	}
 	var page client.SyncSourcePage
-	resp, err := e.api.ListSyncSources(ctx, params)
-	if _, err := decode(ctx, resp, err, &page); err != nil {
+	if _, err := call(ctx, &page, func() (*http.Response, error) { return e.api.ListSyncSources(ctx, params) }); err != nil {
 		return e.out.fail("list sync sources", err)
 	}
 	var b strings.Builder
@@ -179,15 +179,13 @@ func (e *env) syncList(ctx context.Context, project string) int {
 // and exits 0 when it succeeded, 97 when it failed or was partial.
 func (e *env) syncRun(ctx context.Context, id uuid.UUID, wait time.Duration) int {
 	var run client.SyncRun
-	resp, err := e.api.RunSyncSource(ctx, id)
-	if _, err := decode(ctx, resp, err, &run); err != nil {
+	if _, err := call(ctx, &run, func() (*http.Response, error) { return e.api.RunSyncSource(ctx, id) }); err != nil {
 		return e.out.fail("start sync", err)
 	}
 	deadline := e.now().Add(wait)
 	last := ""
 	for {
-		resp, err := e.api.GetSyncRun(ctx, run.Id)
-		if _, err := decode(ctx, resp, err, &run); err != nil {
+		if _, err := call(ctx, &run, func() (*http.Response, error) { return e.api.GetSyncRun(ctx, run.Id) }); err != nil {
 			return e.out.fail("read sync", err)
 		}
 		line := fmt.Sprintf("sync %s: %s, %d pages, %d imported, %d unchanged, %d skipped, %d failed",

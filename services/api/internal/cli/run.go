@@ -72,8 +72,9 @@ func (e *env) create(ctx context.Context, body createBody, key string, wait time
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
-	resp, err := e.api.CreateRunWithBody(ctx, params, jsonBody, bytes.NewReader(b))
-	_, err = decode(ctx, resp, err, out)
+	_, err = call(ctx, out, func() (*http.Response, error) {
+		return e.api.CreateRunWithBody(ctx, params, jsonBody, bytes.NewReader(b))
+	})
 	return err
 }
 
@@ -131,8 +132,7 @@ func (e *env) follow(ctx context.Context, body createBody, key string, run clien
 func (e *env) stop(id uuid.UUID) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := e.api.StopRun(ctx, id)
-	if _, err := decode(ctx, resp, err, nil); err != nil {
+	if _, err := call(ctx, nil, func() (*http.Response, error) { return e.api.StopRun(ctx, id) }); err != nil {
 		e.out.errorf("barrage run: stop run %s: %v", id, err)
 	}
 }
@@ -144,8 +144,7 @@ func (e *env) finish(ctx context.Context, f *runFlags, run client.Run) int {
 	var res *client.RunResult
 	if run.Status == client.Completed {
 		var r client.RunResult
-		resp, err := e.api.GetRunResult(ctx, id, &client.GetRunResultParams{})
-		if _, err := decode(ctx, resp, err, &r); err != nil {
+		if _, err := call(ctx, &r, func() (*http.Response, error) { return e.api.GetRunResult(ctx, id, &client.GetRunResultParams{}) }); err != nil {
 			return e.out.fail("read the result", err)
 		}
 		res = &r
@@ -179,8 +178,9 @@ func (e *env) writeJUnit(ctx context.Context, id uuid.UUID, name string, hasResu
 		e.out.errorf("barrage run: --junit: the run has no result, so no report was written")
 		return ExitPass
 	}
-	resp, err := e.api.GetRunResult(ctx, id, &client.GetRunResultParams{Format: ptr(client.Junit)})
-	raw, err := decode(ctx, resp, err, nil)
+	raw, err := call(ctx, nil, func() (*http.Response, error) {
+		return e.api.GetRunResult(ctx, id, &client.GetRunResultParams{Format: ptr(client.Junit)})
+	})
 	if err != nil {
 		return e.out.fail("read the JUnit report", err)
 	}

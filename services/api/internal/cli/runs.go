@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -27,13 +28,11 @@ func (e *env) runs(ctx context.Context, args []string) int {
 	case (args[0] == "show" || args[0] == "stop") && len(args) == 2 && isID(args[1]):
 		var run client.Run
 		id := uuid.MustParse(args[1]) // isID above
-		call := e.api.GetRun
+		op := e.api.GetRun
 		if args[0] == "stop" {
-			call = e.api.StopRun
+			op = e.api.StopRun
 		}
-		resp, err := call(ctx, id)
-		_, err = decode(ctx, resp, err, &run)
-		if err != nil {
+		if _, err := call(ctx, &run, func() (*http.Response, error) { return op(ctx, id) }); err != nil {
 			return e.out.fail(args[0]+" run "+args[1], err)
 		}
 		e.out.printf("%s", formatSummary(run, nil))
@@ -68,8 +67,7 @@ func (e *env) runsList(ctx context.Context, args []string) int {
 		return ExitUsage
 	}
 	var page client.RunPage
-	resp, err := e.api.ListRuns(ctx, params)
-	if _, err := decode(ctx, resp, err, &page); err != nil {
+	if _, err := call(ctx, &page, func() (*http.Response, error) { return e.api.ListRuns(ctx, params) }); err != nil {
 		return e.out.fail("list runs", err)
 	}
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -122,8 +123,7 @@ func (e *env) search(ctx context.Context, args []string) int {
 		return e.out.fail("start search", fmt.Errorf("encode request: %w", err))
 	}
 	var sr client.Search
-	resp, err := e.api.CreateSearchWithBody(ctx, jsonBody, bytes.NewReader(b))
-	if _, err := decode(ctx, resp, err, &sr); err != nil {
+	if _, err := call(ctx, &sr, func() (*http.Response, error) { return e.api.CreateSearchWithBody(ctx, jsonBody, bytes.NewReader(b)) }); err != nil {
 		return e.out.fail("start search", err)
 	}
 	e.out.printf("search %s: %s between %g and %g qps\n", sr.Id, sr.Objective, sr.MinQps, sr.MaxQps)
@@ -156,8 +156,7 @@ func (e *env) followSearch(ctx context.Context, sr client.Search, wait time.Dura
 		if ctx.Err() != nil {
 			continue
 		}
-		resp, err := e.api.GetSearch(ctx, sr.Id)
-		if _, err := decode(ctx, resp, err, &sr); err != nil && ctx.Err() == nil {
+		if _, err := call(ctx, &sr, func() (*http.Response, error) { return e.api.GetSearch(ctx, sr.Id) }); err != nil && ctx.Err() == nil {
 			return e.out.fail("read search", err)
 		}
 	}
@@ -167,8 +166,7 @@ func (e *env) followSearch(ctx context.Context, sr client.Search, wait time.Dura
 func (e *env) cancelSearch(id uuid.UUID) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := e.api.CancelSearch(ctx, id)
-	_, _ = decode(ctx, resp, err, nil)
+	_, _ = call(ctx, nil, func() (*http.Response, error) { return e.api.CancelSearch(ctx, id) })
 }
 
 // searchResult prints the answer and returns the exit code.

@@ -64,8 +64,7 @@ func (e *env) listTests(ctx context.Context, project string) ([]client.Test, err
 	var all []client.Test
 	for range 50 { // 10,000 tests at most
 		var page client.TestPage
-		resp, err := e.api.ListTests(ctx, params)
-		if _, err := decode(ctx, resp, err, &page); err != nil {
+		if _, err := call(ctx, &page, func() (*http.Response, error) { return e.api.ListTests(ctx, params) }); err != nil {
 			return nil, err
 		}
 		all = append(all, page.Items...)
@@ -174,14 +173,14 @@ func (e *env) applyOne(ctx context.Context, d *testDoc, body testBody, cur *clie
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
-	var resp *http.Response
-	if cur == nil {
-		resp, err = e.api.CreateTestWithBody(ctx, jsonBody, bytes.NewReader(b))
-	} else {
-		resp, err = e.api.ReplaceTestWithBody(ctx, cur.Id, jsonBody, bytes.NewReader(b))
+	send := func() (*http.Response, error) { return e.api.CreateTestWithBody(ctx, jsonBody, bytes.NewReader(b)) }
+	if cur != nil {
+		send = func() (*http.Response, error) {
+			return e.api.ReplaceTestWithBody(ctx, cur.Id, jsonBody, bytes.NewReader(b))
+		}
 	}
 	var t client.Test
-	if _, err := decode(ctx, resp, err, &t); err != nil {
+	if _, err := call(ctx, &t, send); err != nil {
 		return err
 	}
 	e.out.printf("%s  %s  %s\n", word, t.Name, t.Id)
