@@ -18,6 +18,8 @@ STATICCHECK_VERSION        := v0.8.2
 GOLANGCI_LINT_VERSION      := v2.15.0
 FORTIO_VERSION             := v1.68.2
 OAPI_CODEGEN_VERSION       := v2.8.2
+# Redocly CLI (npm) that `make api-lint` runs through npx.
+REDOCLY_VERSION            := 2.77.0
 HELM_VERSION               := v3.19.5
 KUBECONFORM_VERSION        := v0.8.0
 # Kubernetes whose OpenAPI the chart is validated against (k8s.io/kubernetes from the Go module proxy).
@@ -81,12 +83,17 @@ proto-check: ## Fail if committed generated code differs from `make proto` outpu
 	scripts/protogen --check proto
 
 .PHONY: api
-api: ## Regenerate the gin strict server from services/api/openapi.yaml.
+api: ## Regenerate the gin strict server and the Go client from services/api/openapi.yaml.
 	scripts/apigen
 
 .PHONY: api-check
-api-check: ## Fail if the generated API server differs from `make api` output.
+api-check: ## Fail if the generated API server or client differs from `make api` output.
 	scripts/apigen --check
+
+.PHONY: api-lint
+api-lint: ## Lint services/api/openapi.yaml with Redocly CLI's recommended rules, warnings failing.
+	cd services/api && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+	  npx --yes @redocly/cli@$(REDOCLY_VERSION) lint --config redocly.yaml openapi.yaml
 
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file needs gofmt.
@@ -169,7 +176,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: lint proto-check api-check doc-check web-check deploy-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
+test: lint proto-check api-check api-lint doc-check web-check deploy-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.

@@ -140,6 +140,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** A project. */
         get: operations["getProject"];
         put?: never;
         post?: never;
@@ -246,6 +247,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** A stored test. */
         get: operations["getTest"];
         /** Replace a test definition (project admins); its runs keep the spec they ran with. */
         put: operations["replaceTest"];
@@ -346,6 +348,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** A run, with its status, summary and verdict. */
         get: operations["getRun"];
         put?: never;
         post?: never;
@@ -569,6 +572,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** A sync source, with its latest sync. */
         get: operations["getSyncSource"];
         put?: never;
         post?: never;
@@ -667,6 +671,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** An echo fault profile. */
         get: operations["getEchoProfile"];
         put?: never;
         post?: never;
@@ -2038,6 +2043,69 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request could not be read, such as a body that is not JSON (`bad-request`). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No valid API token or session (`unauthenticated`). */
+        Unauthenticated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The caller's role does not allow the action, or the server is read-only (`forbidden`). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The resource, or a project it names, does not exist or the caller cannot see it (`not-found`). */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request conflicts with the resource's state (`conflict`). */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A parameter or a field of the body is invalid; `errors` names each one (`validation`). */
+        Invalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Too many requests (`rate-limited`) or a project quota reached (`quota-exceeded`), with `Retry-After`. */
+        TooManyRequests: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /** @description The `next_cursor` of the previous page. */
@@ -2084,6 +2152,10 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2105,6 +2177,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthMethods"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     logoutAll: {
@@ -2123,6 +2196,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2142,6 +2216,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2163,6 +2238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2184,6 +2260,7 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listProjects: {
@@ -2209,6 +2286,8 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectPage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2234,6 +2313,10 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2258,6 +2341,9 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2286,6 +2372,11 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2310,6 +2401,9 @@ export interface operations {
                     "application/json": components["schemas"]["MemberList"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2340,6 +2434,12 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2364,6 +2464,11 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2389,6 +2494,11 @@ export interface operations {
                     "application/json": components["schemas"]["UserCreated"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2417,6 +2527,9 @@ export interface operations {
                     "application/json": components["schemas"]["TestPage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2442,6 +2555,11 @@ export interface operations {
                     "application/json": components["schemas"]["Test"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2465,6 +2583,9 @@ export interface operations {
                     "application/json": components["schemas"]["Test"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2492,6 +2613,11 @@ export interface operations {
                     "application/json": components["schemas"]["Test"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2513,6 +2639,10 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2539,6 +2669,9 @@ export interface operations {
                     "application/json": components["schemas"]["TestTrend"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2577,6 +2710,9 @@ export interface operations {
                     "application/json": components["schemas"]["RunPage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2627,6 +2763,13 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2651,6 +2794,9 @@ export interface operations {
                     "application/json": components["schemas"]["RunComparison"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2674,6 +2820,9 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2697,6 +2846,10 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2725,6 +2878,9 @@ export interface operations {
                     "application/json": components["schemas"]["IntervalPage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2752,6 +2908,10 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2777,6 +2937,9 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2800,6 +2963,9 @@ export interface operations {
                     "application/json": components["schemas"]["ShardList"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2825,6 +2991,9 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2855,6 +3024,10 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2888,6 +3061,11 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2916,6 +3094,9 @@ export interface operations {
                     "application/json": components["schemas"]["SyncSourcePage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2941,6 +3122,11 @@ export interface operations {
                     "application/json": components["schemas"]["SyncSource"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2964,6 +3150,9 @@ export interface operations {
                     "application/json": components["schemas"]["SyncSource"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -2985,6 +3174,10 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3012,6 +3205,11 @@ export interface operations {
                     "application/json": components["schemas"]["SyncSource"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3036,6 +3234,11 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRun"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3061,6 +3264,9 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRunList"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3084,6 +3290,9 @@ export interface operations {
                     "application/json": components["schemas"]["SyncRun"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3112,6 +3321,9 @@ export interface operations {
                     "application/json": components["schemas"]["EchoProfilePage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3137,6 +3349,11 @@ export interface operations {
                     "application/json": components["schemas"]["EchoProfile"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3160,6 +3377,9 @@ export interface operations {
                     "application/json": components["schemas"]["EchoProfile"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3181,6 +3401,10 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3208,6 +3432,11 @@ export interface operations {
                     "application/json": components["schemas"]["EchoProfile"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3235,6 +3464,12 @@ export interface operations {
                     "application/json": components["schemas"]["EchoActivation"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3259,6 +3494,8 @@ export interface operations {
                     "application/json": components["schemas"]["EchoServerList"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3287,6 +3524,9 @@ export interface operations {
                     "application/json": components["schemas"]["SearchPage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3313,6 +3553,11 @@ export interface operations {
                     "application/json": components["schemas"]["Search"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3336,6 +3581,9 @@ export interface operations {
                     "application/json": components["schemas"]["Search"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3359,6 +3607,10 @@ export interface operations {
                     "application/json": components["schemas"]["Search"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3380,6 +3632,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentList"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3408,6 +3661,9 @@ export interface operations {
                     "application/json": components["schemas"]["TokenPage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3433,6 +3689,11 @@ export interface operations {
                     "application/json": components["schemas"]["TokenCreated"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3454,6 +3715,10 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3484,6 +3749,9 @@ export interface operations {
                     "application/json": components["schemas"]["AuditPage"];
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
     };

@@ -79,7 +79,9 @@ func (c *client) do(ctx context.Context, method, pathQuery string, body []byte) 
 	return resp.StatusCode, data, lat, nil
 }
 
-// listPage is the part of a page of runs the bench reads.
+// listPage is the part of a page of runs the bench reads. Unlike its other
+// answers it is not decoded into services/api/client's RunPage: fifty whole
+// runs per page would add their decoding to every list worker's loop.
 type listPage struct {
 	Items []struct {
 		ID string `json:"id"`

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	apiclient "github.com/barrage-dev/barrage/services/api/client"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/barrage-dev/barrage/pkg/hist"
@@ -153,24 +155,28 @@ func compareOnce(ctx context.Context, cl *client, ids []string) (time.Duration, 
 	if status != http.StatusOK {
 		return 0, fmt.Errorf("GET /runs/compare of %d runs: status %d: %s", len(ids), status, snippet(data))
 	}
-	var page struct {
-		Items []struct {
-			ID    string  `json:"id"`
-			Count int64   `json:"count"`
-			P99US float64 `json:"p99_us"`
-		} `json:"items"`
-	}
+	var page apiclient.RunComparison
 	if err := json.Unmarshal(data, &page); err != nil {
 		return 0, fmt.Errorf("GET /runs/compare: decode: %w", err)
 	}
 	if len(page.Items) != len(ids) {
 		return 0, fmt.Errorf("GET /runs/compare of %d runs: %d items", len(ids), len(page.Items))
 	}
-	for i, it := range page.Items {
-		if it.ID != ids[i] || it.Count <= 0 || it.P99US <= 0 {
+	for i := range page.Items {
+		it := &page.Items[i]
+		count, p99 := deref(it.Count), deref(it.P99Us)
+		if it.Id.String() != ids[i] || count <= 0 || p99 <= 0 {
 			return 0, fmt.Errorf("GET /runs/compare: item %d is %s with count %d, p99 %.0f µs; want %s with figures",
-				i, it.ID, it.Count, it.P99US, ids[i])
+				i, it.Id, count, p99, ids[i])
 		}
 	}
 	return lat, nil
+}
+
+// deref returns *p, or zero when p is nil (a figure the run has not got).
+func deref[T int64 | float64](p *T) T {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

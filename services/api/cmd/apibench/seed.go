@@ -8,6 +8,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+
+	apiclient "github.com/barrage-dev/barrage/services/api/client"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -44,27 +48,24 @@ func seed(ctx context.Context, db *pgx.Conn, cl *client, n int) (seedInfo, error
 	if status != http.StatusCreated {
 		return seedInfo{}, fmt.Errorf("create the template run: status %d: %s", status, snippet(data))
 	}
-	var tmpl struct {
-		ID        string `json:"id"`
-		ProjectID string `json:"project_id"`
-	}
-	if err := json.Unmarshal(data, &tmpl); err != nil || tmpl.ID == "" {
+	var tmpl apiclient.Run
+	if err := json.Unmarshal(data, &tmpl); err != nil || tmpl.Id == uuid.Nil {
 		return seedInfo{}, fmt.Errorf("create the template run: no id in %s", snippet(data))
 	}
 	var other string
 	err = db.QueryRow(ctx, `INSERT INTO projects (id, org_id, slug, name, description)
 		SELECT gen_random_uuid(), org_id, $1, 'Bench other', 'apibench: a tenth of the runs'
-		FROM projects WHERE id = $2::uuid RETURNING id::text`, otherProject, tmpl.ProjectID).Scan(&other)
+		FROM projects WHERE id = $2::uuid RETURNING id::text`, otherProject, tmpl.ProjectId.String()).Scan(&other)
 	if err != nil {
 		return seedInfo{}, fmt.Errorf("create project %s: %w", otherProject, err)
 	}
-	if _, err := db.Exec(ctx, seedSQL, n-1, tmpl.ID, other); err != nil {
+	if _, err := db.Exec(ctx, seedSQL, n-1, tmpl.Id.String(), other); err != nil {
 		return seedInfo{}, fmt.Errorf("seed runs: %w", err)
 	}
 	if _, err := db.Exec(ctx, "VACUUM (ANALYZE) runs"); err != nil {
 		return seedInfo{}, fmt.Errorf("vacuum runs: %w", err)
 	}
-	info, err := countSeed(ctx, db, tmpl.ProjectID)
+	info, err := countSeed(ctx, db, tmpl.ProjectId.String())
 	info.took = time.Since(start)
 	return info, err
 }

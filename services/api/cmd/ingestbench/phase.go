@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/benchproc"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
 )
@@ -125,28 +126,24 @@ func (e *env) createRun(ctx context.Context, n int, tag string) (string, error) 
 			"agents":   map[string]any{"count": n, "selector": map[string]string{"bench-phase": tag}},
 		},
 	})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.srv.Base+"/api/v1/runs", bytes.NewReader(body))
+	api, err := client.New(e.srv.Base, e.token, client.WithHTTPClient(e.client))
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+e.token)
-	resp, err := e.client.Do(req)
+	resp, err := api.CreateRunWithBody(ctx, &client.CreateRunParams{}, "application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", fmt.Errorf("POST /runs: %w", err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	var run client.Run
+	raw, err := client.Decode(resp, &run)
+	if err != nil {
+		return "", fmt.Errorf("POST /runs: %w", err)
+	}
 	if resp.StatusCode != http.StatusCreated {
 		return "", fmt.Errorf("POST /runs = %d: %s", resp.StatusCode, raw)
 	}
-	var run struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(raw, &run); err != nil {
-		return "", fmt.Errorf("POST /runs: %w", err)
-	}
-	return run.ID, nil
+	return run.Id.String(), nil
 }
 
 // phase plays n agents through one run and measures it.

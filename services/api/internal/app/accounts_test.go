@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -236,7 +236,7 @@ func TestLogoutEverywhere(t *testing.T) {
 			wantProblem(t, status, header, raw, http.StatusUnauthorized, "unauthenticated")
 		}
 	}
-	me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", e.AdminToken, nil))
+	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", e.AdminToken, nil))
 	if me.User.Email != testAdminEmail {
 		t.Errorf("the admin token after logout-all answers %s", me.User.Email)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/services/agent/agent"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // TestAgentWithOwnCredentials runs barrage-api with NATS in operator mode
@@ -71,7 +71,7 @@ func TestAgentWithOwnCredentials(t *testing.T) { // serial: see heavyTests
 		t.Errorf("worker id %s, want the credentials' %s", w.ID(), id)
 	}
 
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec":    map[string]any{"url": echo + "/", "qps": 100, "connections": 2, "duration": "2s"},
 	}))
@@ -82,7 +82,7 @@ func TestAgentWithOwnCredentials(t *testing.T) { // serial: see heavyTests
 	if c := run.Summary.Count; c < 195 || c > 200 {
 		t.Errorf("count %d, want 200 (2 s at 100 qps)", c)
 	}
-	agents := decode[httpapi.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", e.AdminToken, nil))
+	agents := decode[client.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", e.AdminToken, nil))
 	if len(agents.Items) != 1 || agents.Items[0].Id.String() != id || agents.Items[0].Name != "agent-1" {
 		t.Errorf("agents = %+v, want agent-1 with id %s", agents.Items, id)
 	}

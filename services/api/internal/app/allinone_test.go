@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // TestAllInOneEchoTakesProfiles checks that the all-in-one echo is a
@@ -31,9 +31,9 @@ func TestAllInOneEchoTakesProfiles(t *testing.T) { // serial: see heavyTests
 	if err != nil {
 		t.Fatal(err)
 	}
-	var echo httpapi.EchoServer
+	var echo client.EchoServer
 	waitFor(t, 20*time.Second, func() error {
-		list := decode[httpapi.EchoServerList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/echo-servers?project=default", e.AdminToken, nil))
+		list := decode[client.EchoServerList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/echo-servers?project=default", e.AdminToken, nil))
 		if len(list.Items) != 1 {
 			return fmt.Errorf("echo servers %+v, want the all-in-one echo", list.Items)
 		}
@@ -47,9 +47,9 @@ func TestAllInOneEchoTakesProfiles(t *testing.T) { // serial: see heavyTests
 		t.Fatalf("before any profile the echo answers %d", code)
 	}
 
-	profile := decode[httpapi.EchoProfile](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/echo-profiles", e.AdminToken,
+	profile := decode[client.EchoProfile](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/echo-profiles", e.AdminToken,
 		map[string]any{"project": "default", "name": "teapot", "content": "status=418"}))
-	activated := decode[httpapi.EchoActivation](t, e.mustDo(t, http.StatusOK, http.MethodPost,
+	activated := decode[client.EchoActivation](t, e.mustDo(t, http.StatusOK, http.MethodPost,
 		"/echo-profiles/"+profile.Id.String()+"/activate", e.AdminToken, map[string]any{}))
 	if !slices.Equal(activated.Echoes, []string{"all-in-one"}) {
 		t.Fatalf("activated on %v, want [all-in-one]", activated.Echoes)
@@ -59,7 +59,7 @@ func TestAllInOneEchoTakesProfiles(t *testing.T) { // serial: see heavyTests
 		t.Errorf("a request's own query got %d under the profile, want 201", code)
 	}
 	waitFor(t, 10*time.Second, func() error {
-		list := decode[httpapi.EchoServerList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/echo-servers?project=default", e.AdminToken, nil))
+		list := decode[client.EchoServerList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/echo-servers?project=default", e.AdminToken, nil))
 		if len(list.Items) != 1 || derefS(list.Items[0].AppliedProfile) != "teapot" {
 			return fmt.Errorf("echo servers %+v, want all-in-one applying teapot", list.Items)
 		}

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // auditActions returns the actions of entries, in order.
-func auditActions(entries []httpapi.AuditEntry) []string {
+func auditActions(entries []client.AuditEntry) []string {
 	out := make([]string, len(entries))
 	for i := range entries {
 		out[i] = entries[i].Action
@@ -23,7 +23,7 @@ func auditActions(entries []httpapi.AuditEntry) []string {
 
 // mustAudit reads one page of GET /audit with query as token's holder and
 // checks that the raw body holds none of secrets.
-func (e *apiEnv) mustAudit(t *testing.T, token, query string, secrets ...string) httpapi.AuditPage {
+func (e *apiEnv) mustAudit(t *testing.T, token, query string, secrets ...string) client.AuditPage {
 	t.Helper()
 	raw := e.mustDo(t, http.StatusOK, http.MethodGet, "/audit"+query, token, nil)
 	for _, s := range secrets {
@@ -31,13 +31,13 @@ func (e *apiEnv) mustAudit(t *testing.T, token, query string, secrets ...string)
 			t.Errorf("GET /audit%s holds the secret %q: %s", query, s, raw)
 		}
 	}
-	return decode[httpapi.AuditPage](t, raw)
+	return decode[client.AuditPage](t, raw)
 }
 
 // auditAll walks every page of GET /audit with query and limit as token's holder.
-func (e *apiEnv) auditAll(t *testing.T, token, query string, limit int, secrets ...string) []httpapi.AuditEntry {
+func (e *apiEnv) auditAll(t *testing.T, token, query string, limit int, secrets ...string) []client.AuditEntry {
 	t.Helper()
-	var all []httpapi.AuditEntry
+	var all []client.AuditEntry
 	cursor := ""
 	for range 1000 {
 		q := url.Values{}

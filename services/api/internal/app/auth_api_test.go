@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // mustLogin signs the bootstrap admin in and returns the session cookie.
@@ -45,11 +45,11 @@ func TestLoginSession(t *testing.T) {
 		t.Errorf("%d live sessions of 12 h stored, want 1", n)
 	}
 
-	me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(c)...))
+	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(c)...))
 	if me.User.Email != testAdminEmail || !me.User.IsAdmin || me.Token != nil {
 		t.Errorf("GET /me with the cookie = %+v (token %v), want the admin and no token", me.User, me.Token)
 	}
-	if len(me.Projects) != 1 || me.Projects[0].Project.Slug != "default" || me.Projects[0].Role != httpapi.Admin {
+	if len(me.Projects) != 1 || me.Projects[0].Project.Slug != "default" || me.Projects[0].Role != client.Admin {
 		t.Errorf("GET /me projects = %+v, want admin of default", me.Projects)
 	}
 
@@ -138,7 +138,7 @@ func TestTokenLifecycle(t *testing.T) {
 		}
 		before := time.Now().Add(-time.Second)
 		e.mustDo(t, http.StatusOK, http.MethodGet, "/me", tok.Secret, nil)
-		list := decode[httpapi.TokenPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/tokens?project=default", e.AdminToken, nil))
+		list := decode[client.TokenPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/tokens?project=default", e.AdminToken, nil))
 		for _, x := range list.Items {
 			if x.Id != tok.Id {
 				continue
@@ -176,7 +176,7 @@ func TestTokenLifecycle(t *testing.T) {
 		t.Parallel()
 		expires := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
 		body := map[string]any{"project": "default", "name": "short-lived", "role": "viewer", "expires_at": expires}
-		tok := decode[httpapi.TokenCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tokens", e.AdminToken, body))
+		tok := decode[client.TokenCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tokens", e.AdminToken, body))
 		if tok.ExpiresAt == nil || !tok.ExpiresAt.Equal(expires) {
 			t.Errorf("expires_at = %v, want %v", tok.ExpiresAt, expires)
 		}

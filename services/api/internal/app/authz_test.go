@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	api "github.com/barrage-dev/barrage/services/api"
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // The callers of the authorization matrix.
@@ -40,15 +40,15 @@ var tokenCallers = [...]string{callerViewer, callerRunner, callerAdmin, callerOt
 // in each project.
 type authzEnv struct {
 	*apiEnv
-	def, other          httpapi.Project
+	def, other          client.Project
 	tokens              map[string]string // caller → bearer token
 	tokenIDs            map[string]uuid.UUID
-	defTest, otherTest  httpapi.Test
-	defRun, otherRun    httpapi.Run
-	defSource, otherSrc httpapi.SyncSource
-	defSync             httpapi.SyncRun
-	defSearch           httpapi.Search
-	otherSearch         httpapi.Search
+	defTest, otherTest  client.Test
+	defRun, otherRun    client.Run
+	defSource, otherSrc client.SyncSource
+	defSync             client.SyncRun
+	defSearch           client.Search
+	otherSearch         client.Search
 	defTokenIDsByRecent []uuid.UUID // default's project tokens, newest first
 }
 
@@ -57,7 +57,7 @@ func startAuthz(t *testing.T) *authzEnv {
 	t.Helper()
 	e := startAPI(t)
 	f := &authzEnv{apiEnv: e, tokens: map[string]string{}, tokenIDs: map[string]uuid.UUID{}}
-	f.def = decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/default", e.AdminToken, nil))
+	f.def = decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/default", e.AdminToken, nil))
 	f.other = e.mustProject(t, "other")
 	for _, c := range []struct {
 		caller, project string
@@ -124,17 +124,17 @@ func mustDeadTokens(t *testing.T, e *apiEnv, project string) (revoked, expired s
 
 // freshSource adds a sync source to project; its URL is refused by the
 // SSRF guard (loopback, not allow-listed), so its syncs fail at once.
-func freshSource(t *testing.T, f *authzEnv, project, name string) httpapi.SyncSource {
+func freshSource(t *testing.T, f *authzEnv, project, name string) client.SyncSource {
 	t.Helper()
-	return decode[httpapi.SyncSource](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", f.AdminToken, map[string]any{
+	return decode[client.SyncSource](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", f.AdminToken, map[string]any{
 		"project": project, "name": name, "url": "http://127.0.0.1:9/" + strings.ReplaceAll(name, " ", "-") + "/index.tsv",
 	}))
 }
 
 // freshEchoProfile adds an echo profile to project.
-func freshEchoProfile(t *testing.T, f *authzEnv, project, name string) httpapi.EchoProfile {
+func freshEchoProfile(t *testing.T, f *authzEnv, project, name string) client.EchoProfile {
 	t.Helper()
-	return decode[httpapi.EchoProfile](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/echo-profiles", f.AdminToken, map[string]any{
+	return decode[client.EchoProfile](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/echo-profiles", f.AdminToken, map[string]any{
 		"project": project, "name": name, "content": "status=503:5",
 	}))
 }
@@ -163,13 +163,13 @@ func fixedPath(p string) func(*testing.T, *authzEnv, string) (string, any, strin
 }
 
 // freshRun starts a run in default for one case.
-func freshRun(t *testing.T, f *authzEnv, key string) httpapi.Run {
+func freshRun(t *testing.T, f *authzEnv, key string) client.Run {
 	t.Helper()
 	return f.mustRun(t, f.AdminToken, "default", "fixture "+key, nil)
 }
 
 // freshTest stores a test in default for one case.
-func freshTest(t *testing.T, f *authzEnv, key string) httpapi.Test {
+func freshTest(t *testing.T, f *authzEnv, key string) client.Test {
 	t.Helper()
 	return f.mustTest(t, f.AdminToken, "default", "fixture "+key)
 }
@@ -472,7 +472,7 @@ func authzCases() []authzCase {
 			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
 				sp := testSpec()
 				sp["method"], sp["record_written_urls"] = "POST", true
-				run := decode[httpapi.Run](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", f.AdminToken,
+				run := decode[client.Run](t, f.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", f.AdminToken,
 					map[string]any{"project": "default", "name": "fixture " + key, "spec": sp}))
 				return "/runs/" + run.Id.String() + "/written-urls", nil, ""
 			},
@@ -744,10 +744,10 @@ func TestPublicOperationsIgnoreCredentials(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e.mustDo(t, http.StatusOK, http.MethodGet, "/openapi.yaml", token, nil)
-			if m := decode[httpapi.AuthMethods](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", token, nil)); !m.Password || m.Oidc {
+			if m := decode[client.AuthMethods](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", token, nil)); !m.Password || m.Oidc {
 				t.Errorf("GET /auth/methods = %+v, want password only", m)
 			}
-			me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/auth/login", token, login))
+			me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/auth/login", token, login))
 			if me.User.Email != testAdminEmail || !me.User.IsAdmin {
 				t.Errorf("login answered user %+v, want the admin", me.User)
 			}
@@ -800,36 +800,36 @@ func TestListsShowOnlyVisibleRows(t *testing.T) {
 		caller                        string
 		projects, tests, runs, tokens []uuid.UUID
 		searches                      []uuid.UUID
-		meRole                        httpapi.Role
+		meRole                        client.Role
 		meScope                       *uuid.UUID
 	}{
-		{caller: callerViewer, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: nil, meRole: httpapi.Viewer, meScope: &f.def.Id},
-		{caller: callerRunner, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: nil, meRole: httpapi.Runner, meScope: &f.def.Id},
-		{caller: callerAdmin, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: f.defTokenIDsByRecent, meRole: httpapi.Admin, meScope: &f.def.Id},
-		{caller: callerOther, projects: []uuid.UUID{f.other.Id}, tests: []uuid.UUID{f.otherTest.Id}, runs: otherRuns, searches: []uuid.UUID{f.otherSearch.Id}, tokens: []uuid.UUID{otherTok}, meRole: httpapi.Admin, meScope: &f.other.Id},
+		{caller: callerViewer, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: nil, meRole: client.Viewer, meScope: &f.def.Id},
+		{caller: callerRunner, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: nil, meRole: client.Runner, meScope: &f.def.Id},
+		{caller: callerAdmin, projects: []uuid.UUID{f.def.Id}, tests: []uuid.UUID{f.defTest.Id}, runs: defRuns, searches: []uuid.UUID{f.defSearch.Id}, tokens: f.defTokenIDsByRecent, meRole: client.Admin, meScope: &f.def.Id},
+		{caller: callerOther, projects: []uuid.UUID{f.other.Id}, tests: []uuid.UUID{f.otherTest.Id}, runs: otherRuns, searches: []uuid.UUID{f.otherSearch.Id}, tokens: []uuid.UUID{otherTok}, meRole: client.Admin, meScope: &f.other.Id},
 		{
 			caller: callerOrg, projects: both(f.other.Id, f.def.Id), tests: both(f.otherTest.Id, f.defTest.Id),
 			runs: []uuid.UUID{otherRuns[0], defRuns[0], otherRuns[1], defRuns[1]}, searches: both(f.otherSearch.Id, f.defSearch.Id),
-			tokens: append([]uuid.UUID{otherTok}, f.defTokenIDsByRecent...), meRole: httpapi.Admin,
+			tokens: append([]uuid.UUID{otherTok}, f.defTokenIDsByRecent...), meRole: client.Admin,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.caller, func(t *testing.T) {
 			t.Parallel()
 			token := f.tokens[tt.caller]
-			projects := decode[httpapi.ProjectPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/projects", token, nil))
-			wantIDs(t, "GET /projects", ids(projects.Items, func(p httpapi.Project) uuid.UUID { return p.Id }), tt.projects)
-			testPage := decode[httpapi.TestPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/tests", token, nil))
-			wantIDs(t, "GET /tests", ids(testPage.Items, func(x httpapi.Test) uuid.UUID { return x.Id }), tt.tests)
-			runPage := decode[httpapi.RunPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/runs", token, nil))
-			wantIDs(t, "GET /runs", ids(runPage.Items, func(r httpapi.Run) uuid.UUID { return r.Id }), tt.runs)
-			searchPage := decode[httpapi.SearchPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/searches", token, nil))
-			wantIDs(t, "GET /searches", ids(searchPage.Items, func(x httpapi.Search) uuid.UUID { return x.Id }), tt.searches)
-			tokenPage := decode[httpapi.TokenPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/tokens", token, nil))
-			wantIDs(t, "GET /tokens", ids(tokenPage.Items, func(x httpapi.Token) uuid.UUID { return x.Id }), tt.tokens)
+			projects := decode[client.ProjectPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/projects", token, nil))
+			wantIDs(t, "GET /projects", ids(projects.Items, func(p client.Project) uuid.UUID { return p.Id }), tt.projects)
+			testPage := decode[client.TestPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/tests", token, nil))
+			wantIDs(t, "GET /tests", ids(testPage.Items, func(x client.Test) uuid.UUID { return x.Id }), tt.tests)
+			runPage := decode[client.RunPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/runs", token, nil))
+			wantIDs(t, "GET /runs", ids(runPage.Items, func(r client.Run) uuid.UUID { return r.Id }), tt.runs)
+			searchPage := decode[client.SearchPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/searches", token, nil))
+			wantIDs(t, "GET /searches", ids(searchPage.Items, func(x client.Search) uuid.UUID { return x.Id }), tt.searches)
+			tokenPage := decode[client.TokenPage](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/tokens", token, nil))
+			wantIDs(t, "GET /tokens", ids(tokenPage.Items, func(x client.Token) uuid.UUID { return x.Id }), tt.tokens)
 
-			me := decode[httpapi.Me](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/me", token, nil))
-			wantIDs(t, "GET /me projects", ids(me.Projects, func(p httpapi.ProjectRole) uuid.UUID { return p.Project.Id }), tt.projects)
+			me := decode[client.Me](t, f.mustDo(t, http.StatusOK, http.MethodGet, "/me", token, nil))
+			wantIDs(t, "GET /me projects", ids(me.Projects, func(p client.ProjectRole) uuid.UUID { return p.Project.Id }), tt.projects)
 			for _, pr := range me.Projects {
 				if pr.Role != tt.meRole {
 					t.Errorf("GET /me: role %s in %s, want %s", pr.Role, pr.Project.Slug, tt.meRole)

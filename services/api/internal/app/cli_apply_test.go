@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // applyFile writes a `barrage tests apply` file of the tests apply-a and
@@ -45,10 +45,10 @@ spec:
 }
 
 // storedTests returns the tests of the default project by name.
-func (e *apiEnv) storedTests(t *testing.T) map[string]httpapi.Test {
+func (e *apiEnv) storedTests(t *testing.T) map[string]client.Test {
 	t.Helper()
-	page := decode[httpapi.TestPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/tests?project=default&limit=200", e.AdminToken, nil))
-	out := map[string]httpapi.Test{}
+	page := decode[client.TestPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/tests?project=default&limit=200", e.AdminToken, nil))
+	out := map[string]client.Test{}
 	for i := range page.Items {
 		out[page.Items[i].Name] = page.Items[i]
 	}
@@ -173,7 +173,7 @@ func TestCLITestsApplyAndCompare(t *testing.T) { // serial: see heavyTests
 				t.Fatalf("run exit %d, want 0", r.code)
 			}
 			var got struct {
-				Run httpapi.Run `json:"run"`
+				Run client.Run `json:"run"`
 			}
 			raw, _ := os.ReadFile(out)
 			if err := json.Unmarshal(raw, &got); err != nil {
@@ -185,7 +185,7 @@ func TestCLITestsApplyAndCompare(t *testing.T) { // serial: see heavyTests
 		if r.code != 0 {
 			t.Fatalf("exit %d, want 0", r.code)
 		}
-		cmp := decode[httpapi.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+strings.Join(ids, ","), e.AdminToken, nil))
+		cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+strings.Join(ids, ","), e.AdminToken, nil))
 		if len(cmp.Items) != 2 || cmp.Items[0].Count == nil || cmp.Items[1].Count == nil {
 			t.Fatalf("API comparison %+v, want two runs with counts", cmp)
 		}

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/barrage-dev/barrage/pkg/threshold"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // cliBin builds the barrage CLI once for the whole test binary.
@@ -87,8 +87,8 @@ func TestCLIExitCodes(t *testing.T) { // serial: see heavyTests
 			t.Fatalf("exit %d, want 0 with the verdict and the threshold in the summary", r.code)
 		}
 		var got struct {
-			Run    httpapi.Run       `json:"run"`
-			Result httpapi.RunResult `json:"result"`
+			Run    client.Run       `json:"run"`
+			Result client.RunResult `json:"result"`
 		}
 		raw, err := os.ReadFile(out)
 		if err != nil {
@@ -117,7 +117,7 @@ func TestCLIExitCodes(t *testing.T) { // serial: see heavyTests
 			t.Fatal(err)
 		}
 		var got struct {
-			Run httpapi.Run `json:"run"`
+			Run client.Run `json:"run"`
 		}
 		raw, _ = os.ReadFile(out)
 		_ = json.Unmarshal(raw, &got)

@@ -22,7 +22,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/agent/agent"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
@@ -165,11 +165,11 @@ func startAgentPool(t *testing.T, natsURL string, n, capacity int, logTo io.Writ
 }
 
 // waitRun polls a run until its status is terminal.
-func (e *apiEnv) waitRun(t *testing.T, id string, within time.Duration) httpapi.Run {
+func (e *apiEnv) waitRun(t *testing.T, id string, within time.Duration) client.Run {
 	t.Helper()
 	end := time.Now().Add(within)
 	for {
-		r := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil))
+		r := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil))
 		switch r.Status {
 		case "completed", "failed", "canceled":
 			return r
@@ -205,9 +205,9 @@ func (e *apiEnv) shardFinals(t *testing.T, id string) []*barragev1.Snapshot {
 }
 
 // shards reads a run's shards through GET /runs/{run}/shards.
-func (e *apiEnv) shards(t *testing.T, id string) []httpapi.RunShard {
+func (e *apiEnv) shards(t *testing.T, id string) []client.RunShard {
 	t.Helper()
-	return decode[httpapi.ShardList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards", e.AdminToken, nil)).Items
+	return decode[client.ShardList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards", e.AdminToken, nil)).Items
 }
 
 // mergedResponse merges the response histograms of snapshots.
@@ -234,7 +234,7 @@ func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
 	startAgents(t, e.NATSURL, 3)
 	before := echoRequests(t, echo)
 
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec":    map[string]any{"url": echo + "/?delay=2ms", "qps": 300, "connections": 6, "duration": "5s"},
 	}))
@@ -315,7 +315,7 @@ func checkShardsEndpoint(t *testing.T, e *apiEnv, id string, count int64) {
 	conns := 0
 	names := map[string]bool{}
 	for i, sh := range shards {
-		if sh.Shard != i || sh.Status != httpapi.ShardDone || !sh.FinalReceived || sh.AgentId == nil || sh.AgentName == "" {
+		if sh.Shard != i || sh.Status != client.ShardDone || !sh.FinalReceived || sh.AgentId == nil || sh.AgentName == "" {
 			t.Errorf("shard %d: %+v, want shard %d done with its final and its agent", i, sh, i)
 		}
 		// Snapshots is the latest seq: each of 1 .. it was stored once.
@@ -349,7 +349,7 @@ func TestDistributedStopKeepsThePartialResult(t *testing.T) { // serial: see hea
 	echo := startEcho(t)
 	startAgents(t, e.NATSURL, 2)
 	before := echoRequests(t, echo)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec":    map[string]any{"url": echo + "/", "qps": 100, "connections": 2, "until_stopped": true},
 	}))
@@ -361,7 +361,7 @@ func TestDistributedStopKeepsThePartialResult(t *testing.T) { // serial: see hea
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	stopped := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", e.AdminToken, nil))
+	stopped := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", e.AdminToken, nil))
 	if stopped.Status != "stopping" {
 		t.Errorf("stop answered status %s, want stopping", stopped.Status)
 	}
@@ -409,7 +409,7 @@ func TestAllInOneRunsARun(t *testing.T) { // serial: see heavyTests
 	if !strings.Contains(e.Out, "API:         http://127.0.0.1:") || !strings.Contains(e.Out, "dashboard:   http://127.0.0.1:") {
 		t.Errorf("start-up notice %q does not give the API and dashboard URLs", e.Out)
 	}
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec":    map[string]any{"url": m[1] + "?status=503:10", "qps": 200, "connections": 2, "duration": "2s"},
 	}))
@@ -421,7 +421,7 @@ func TestAllInOneRunsARun(t *testing.T) { // serial: see heavyTests
 		t.Errorf("count %d, want 400 (2 s at 200 qps)", c)
 	}
 	// The agent list shows the in-process agent as it last reported.
-	agents := decode[httpapi.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", e.AdminToken, nil))
+	agents := decode[client.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", e.AdminToken, nil))
 	if len(agents.Items) != 1 || agents.Items[0].Labels["mode"] != "all-in-one" || agents.Items[0].Capacity != 4 ||
 		agents.Items[0].RssBytes < 1<<20 || time.Since(agents.Items[0].LastSeenAt) > time.Minute {
 		t.Errorf("agents = %+v, want the all-in-one agent (capacity 4, RSS ≥ 1 MiB, seen in the last minute)", agents.Items)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
@@ -46,7 +46,7 @@ func TestEchoProfileChangesTheNextRun(t *testing.T) { // serial: see heavyTests
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			list := decode[httpapi.EchoServerList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/echo-servers?project=default", e.AdminToken, nil))
+			list := decode[client.EchoServerList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/echo-servers?project=default", e.AdminToken, nil))
 			if len(list.Items) == 1 && list.Items[0].Name == "echo-1" && derefS(list.Items[0].AppliedProfile) == name {
 				return
 			}
@@ -63,18 +63,18 @@ func TestEchoProfileChangesTheNextRun(t *testing.T) { // serial: see heavyTests
 	if !strings.Contains(string(bad), `"field":"content"`) || !strings.Contains(string(bad), "status") {
 		t.Errorf("bad content: %s, want a problem naming content and the status parameter", bad)
 	}
-	profile := decode[httpapi.EchoProfile](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/echo-profiles", e.AdminToken,
+	profile := decode[client.EchoProfile](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/echo-profiles", e.AdminToken,
 		map[string]any{"project": "default", "name": "twenty", "content": "status=503:20"}))
-	activated := decode[httpapi.EchoActivation](t, e.mustDo(t, http.StatusOK, http.MethodPost,
+	activated := decode[client.EchoActivation](t, e.mustDo(t, http.StatusOK, http.MethodPost,
 		"/echo-profiles/"+profile.Id.String()+"/activate", e.AdminToken, map[string]any{}))
 	if len(activated.Echoes) != 1 || activated.Echoes[0] != "echo-1" {
 		t.Fatalf("activated on %v, want [echo-1]", activated.Echoes)
 	}
 	wantApplied("twenty")
 
-	run := func(name string) httpapi.Run {
+	run := func(name string) client.Run {
 		t.Helper()
-		created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+		created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 			"project": "default", "name": name,
 			"spec": map[string]any{"url": echo + "/", "qps": 250, "connections": 4, "count": 500},
 		}))
@@ -84,9 +84,9 @@ func TestEchoProfileChangesTheNextRun(t *testing.T) { // serial: see heavyTests
 		}
 		return r
 	}
-	share503 := func(r httpapi.Run) float64 {
+	share503 := func(r client.Run) float64 {
 		t.Helper()
-		res := decode[httpapi.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+r.Id.String()+"/result", e.AdminToken, nil))
+		res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+r.Id.String()+"/result", e.AdminToken, nil))
 		return 100 * float64(res.RetCodes["503"]) / float64(res.Count)
 	}
 

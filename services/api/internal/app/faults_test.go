@@ -19,8 +19,8 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
 )
 
@@ -130,7 +130,7 @@ func startRestartableAPI(t *testing.T, token string, extraEnv ...string) (*apiEn
 // returns its id.
 func (e *apiEnv) startEchoRun(t *testing.T, spec map[string]any) string {
 	t.Helper()
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
 		map[string]any{"project": "default", "spec": spec}))
 	return created.Id.String()
 }
@@ -215,11 +215,11 @@ func TestFaultAgentKilledMidRun(t *testing.T) { // serial: see heavyTests
 		t.Errorf("GET shards lists %d shards, want 3", len(shards))
 	}
 	for _, sh := range shards {
-		want := httpapi.ShardDone
+		want := client.ShardDone
 		if sh.Shard == 1 {
-			want = httpapi.ShardLost
+			want = client.ShardLost
 		}
-		if sh.Status != want || sh.FinalReceived != (want == httpapi.ShardDone) || (sh.Shard == 1) != (sh.AgentName == victim) {
+		if sh.Status != want || sh.FinalReceived != (want == client.ShardDone) || (sh.Shard == 1) != (sh.AgentName == victim) {
 			t.Errorf("GET shards: shard %d is %s (final %v) on %s, want %s; %s was killed", sh.Shard, sh.Status, sh.FinalReceived,
 				sh.AgentName, want, victim)
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v4"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
@@ -28,7 +28,7 @@ func TestDistributedServerLatencyAndFormats(t *testing.T) { // serial: see heavy
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	echo := startEchoWith(t, func(c *echoserver.Options) { c.ServerTimeHeader = "X-Server-Time" })
 	startAgents(t, e.NATSURL, 2)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec": map[string]any{"url": echo + "/?delay=5ms", "qps": 100, "connections": 4, "duration": "2s",
 			"latency_header": "X-Server-Time", "labels": map[string]string{"team": "edge"}},
@@ -38,7 +38,7 @@ func TestDistributedServerLatencyAndFormats(t *testing.T) { // serial: see heavy
 		t.Fatalf("run ended %s (error %q)", run.Status, derefS(run.Error))
 	}
 	raw := e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil)
-	res := decode[httpapi.RunResult](t, raw)
+	res := decode[client.RunResult](t, raw)
 	if res.Count < 190 || res.Server == nil || res.Server.Count != res.Count {
 		t.Fatalf("count %d, server %+v; want about 200 requests, each with a server sample", res.Count, res.Server)
 	}
@@ -67,14 +67,14 @@ func getFormat(t *testing.T, e *apiEnv, id, format, contentType string) []byte {
 }
 
 // summaryAt returns the figure of s at percentile p.
-func summaryAt(s httpapi.LatencySummary, p float64) float64 {
+func summaryAt(s client.LatencySummary, p float64) float64 {
 	return map[float64]float64{50: s.P50Us, 75: s.P75Us, 90: s.P90Us, 99: s.P99Us, 99.9: s.P999Us}[p]
 }
 
 // sameSeconds reports whether seconds equals us microseconds.
 func sameSeconds(seconds, us float64) bool { return math.Abs(seconds*1e6-us) < 1e-6 }
 
-func checkCSVFormat(t *testing.T, e *apiEnv, id string, res httpapi.RunResult) {
+func checkCSVFormat(t *testing.T, e *apiEnv, id string, res client.RunResult) {
 	t.Helper()
 	rows, err := csv.NewReader(bytes.NewReader(getFormat(t, e, id, "csv", "text/csv; charset=utf-8"))).ReadAll()
 	if err != nil {
@@ -83,7 +83,7 @@ func checkCSVFormat(t *testing.T, e *apiEnv, id string, res httpapi.RunResult) {
 	if strings.Join(rows[0], ",") != "histogram,percentile,value_seconds,count,min_seconds,mean_seconds,max_seconds,stddev_seconds" || len(rows) != 1+4*5 {
 		t.Fatalf("csv: header %v and %d rows, want 20 (4 histograms × the 5 default percentiles)", rows[0], len(rows)-1)
 	}
-	want := map[string]httpapi.LatencySummary{"response": *res.Response, "service": res.Service, "lag": *res.Lag, "server": *res.Server}
+	want := map[string]client.LatencySummary{"response": *res.Response, "service": res.Service, "lag": *res.Lag, "server": *res.Server}
 	for _, row := range rows[1:] {
 		p, _ := strconv.ParseFloat(row[1], 64)
 		v, _ := strconv.ParseFloat(row[2], 64)
@@ -94,7 +94,7 @@ func checkCSVFormat(t *testing.T, e *apiEnv, id string, res httpapi.RunResult) {
 	}
 }
 
-func checkPrometheusFormat(t *testing.T, e *apiEnv, id string, res httpapi.RunResult) {
+func checkPrometheusFormat(t *testing.T, e *apiEnv, id string, res client.RunResult) {
 	t.Helper()
 	body := getFormat(t, e, id, "prometheus", "text/plain; version=0.0.4; charset=utf-8")
 	parser := expfmt.NewTextParser(model.UTF8Validation)
@@ -120,7 +120,7 @@ func checkPrometheusFormat(t *testing.T, e *apiEnv, id string, res httpapi.RunRe
 	if got := families["barrage_actual_qps"].GetMetric()[0].GetGauge().GetValue(); math.Abs(got-res.Qps) > 1e-9 {
 		t.Errorf("actual qps %g, want %g", got, res.Qps)
 	}
-	want := map[string]httpapi.LatencySummary{"response": *res.Response, "service": res.Service, "lag": *res.Lag, "server": *res.Server}
+	want := map[string]client.LatencySummary{"response": *res.Response, "service": res.Service, "lag": *res.Lag, "server": *res.Server}
 	sums := families["barrage_latency_seconds"].GetMetric()
 	if len(sums) != 4 {
 		t.Fatalf("%d latency summaries, want 4", len(sums))

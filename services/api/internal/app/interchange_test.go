@@ -21,8 +21,8 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/fortiojson"
 	"github.com/barrage-dev/barrage/pkg/fortiotool"
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // fortioDoc reads a real `fortio load -json` document from pkg/fortiojson.
@@ -85,7 +85,7 @@ func near(a, b float64) bool {
 }
 
 // checkSummary compares a run's summary with the figures of a document.
-func checkSummary(t *testing.T, what string, sm *httpapi.RunSummary, want docFigures) {
+func checkSummary(t *testing.T, what string, sm *client.RunSummary, want docFigures) {
 	t.Helper()
 	if sm == nil {
 		t.Fatalf("%s: no summary", what)
@@ -116,7 +116,7 @@ func TestImportFortioDocument(t *testing.T) {
 	if status != http.StatusCreated {
 		t.Fatalf("import: %d %s", status, raw)
 	}
-	run := decode[httpapi.Run](t, raw)
+	run := decode[client.Run](t, raw)
 	if header.Get("Location") != "/api/v1/runs/"+run.Id.String() || run.Source != "import" || run.Status != "completed" {
 		t.Errorf("imported run: location %q source %s status %s", header.Get("Location"), run.Source, run.Status)
 	}
@@ -125,8 +125,8 @@ func TestImportFortioDocument(t *testing.T) {
 		t.Errorf("target keeps the credentials: %s", run.Target)
 	}
 
-	res := decode[httpapi.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String()+"/result", e.AdminToken, nil))
-	if !res.Imported || res.Response != nil || res.Lag != nil || res.Primary != httpapi.Service || val(res.Origin) != "team/run-1.json" {
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String()+"/result", e.AdminToken, nil))
+	if !res.Imported || res.Response != nil || res.Lag != nil || res.Primary != client.Service || val(res.Origin) != "team/run-1.json" {
 		t.Errorf("result: imported %v response %v lag %v primary %s origin %v", res.Imported, res.Response, res.Lag, res.Primary, res.Origin)
 	}
 	var inBuckets int64
@@ -183,7 +183,7 @@ func TestImportFortioDocument(t *testing.T) {
 				continue
 			}
 			if c.field != "" {
-				p := decode[httpapi.Problem](t, raw)
+				p := decode[client.Problem](t, raw)
 				if fields := problemFields(p); len(fields) == 0 || !strings.HasPrefix(fields[0], c.field) {
 					t.Errorf("%s: fields %v, want %s", c.name, fields, c.field)
 				}
@@ -199,16 +199,16 @@ func TestImportFortioDocument(t *testing.T) {
 	})
 
 	t.Run("beside native runs", func(t *testing.T) {
-		second := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default", e.AdminToken, fortioDoc(t, "tcp.json")))
-		cmp := decode[httpapi.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet,
+		second := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default", e.AdminToken, fortioDoc(t, "tcp.json")))
+		cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet,
 			"/runs/compare?ids="+run.Id.String()+","+second.Id.String(), e.AdminToken, nil))
 		if len(cmp.Items) != 2 || cmp.Items[0].Source != "import" || val(cmp.Items[1].Count) != docSummary(t, fortioDoc(t, "tcp.json")).count ||
 			!near(deref(cmp.Items[0].P50Us), docSummary(t, doc).p50) {
 			t.Errorf("comparison %+v", cmp.Items)
 		}
-		list := decode[httpapi.RunPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs?project=default", e.AdminToken, nil))
+		list := decode[client.RunPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs?project=default", e.AdminToken, nil))
 		if len(list.Items) != 2 || list.Items[0].Id != second.Id || !strings.HasPrefix(second.Target, "tcp://") {
-			t.Errorf("run list %v, second target %s", ids(list.Items, func(r httpapi.Run) uuid.UUID { return r.Id }), second.Target)
+			t.Errorf("run list %v, second target %s", ids(list.Items, func(r client.Run) uuid.UUID { return r.Id }), second.Target)
 		}
 	})
 }
@@ -233,7 +233,7 @@ func (e *apiEnv) indexLines(t *testing.T, path, token string, headers ...string)
 func TestFortioDataExport(t *testing.T) {
 	t.Parallel()
 	e := startAPI(t)
-	run := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default", e.AdminToken, fortioDoc(t, "http_duration.json")))
+	run := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default", e.AdminToken, fortioDoc(t, "http_duration.json")))
 	if got := e.indexLines(t, "/fortio/data/index.tsv", ""); len(got) != 0 {
 		t.Errorf("a private project's runs are listed to anonymous callers: %v", got)
 	}
@@ -326,7 +326,7 @@ func TestInterchangeRoundTrip(t *testing.T) { // serial: see heavyTests
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	echo := startEcho(t)
 	startAgents(t, e.NATSURL, 1)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default", "name": "round trip", "labels": map[string]string{"title": "round trip"},
 		"spec": map[string]any{"url": echo + "/?delay=1ms", "qps": 200, "connections": 4, "duration": "2s"},
 	}))
@@ -340,20 +340,20 @@ func TestInterchangeRoundTrip(t *testing.T) { // serial: see heavyTests
 
 	e.mustDo(t, http.StatusCreated, http.MethodPost, "/projects", e.AdminToken, map[string]any{"slug": "mirror", "name": "Mirror"})
 	e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/mirror", e.AdminToken, map[string]any{"target_allow_list": []string{"127.0.0.1"}})
-	src := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, map[string]any{
+	src := decode[client.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, map[string]any{
 		"project": "mirror", "name": "self", "url": e.URL + "/fortio/data/index.tsv?project=default",
 	}))
 	// The default project is private: to the sync, anonymous, it does not exist.
-	if got := e.syncNow(t, src.Id.String()); got.Status != httpapi.SyncFailed || got.Imported != 0 || !strings.Contains(val(got.Error), "404") {
+	if got := e.syncNow(t, src.Id.String()); got.Status != client.SyncFailed || got.Imported != 0 || !strings.Contains(val(got.Error), "404") {
 		t.Errorf("private project: status %s error %q", got.Status, val(got.Error))
 	}
 	e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken, map[string]any{"public_results": true})
 	got := e.syncNow(t, src.Id.String())
-	if got.Status != httpapi.SyncSucceeded || got.Imported != 1 || len(val(got.Objects)) != 1 {
+	if got.Status != client.SyncSucceeded || got.Imported != 1 || len(val(got.Objects)) != 1 {
 		t.Fatalf("sync %+v", got)
 	}
 	obj := val(got.Objects)[0]
-	mirrored := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+obj.RunId.String(), e.AdminToken, nil))
+	mirrored := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+obj.RunId.String(), e.AdminToken, nil))
 	checkSummary(t, "mirrored run", mirrored.Summary, want)
 	if mirrored.Source != "sync" || native.Summary.Count != mirrored.Summary.Count || !near(deref(native.Summary.P99Us), deref(mirrored.Summary.P99Us)) {
 		t.Errorf("mirrored %+v vs native %+v", mirrored.Summary, native.Summary)
@@ -368,13 +368,13 @@ func TestInterchangeRoundTrip(t *testing.T) { // serial: see heavyTests
 }
 
 // syncNow syncs a source and waits for the sync to end.
-func (e *apiEnv) syncNow(t *testing.T, source string) httpapi.SyncRun {
+func (e *apiEnv) syncNow(t *testing.T, source string) client.SyncRun {
 	t.Helper()
-	started := decode[httpapi.SyncRun](t, e.mustDo(t, http.StatusAccepted, http.MethodPost, "/sync-sources/"+source+"/run", e.AdminToken, nil))
-	var out httpapi.SyncRun
+	started := decode[client.SyncRun](t, e.mustDo(t, http.StatusAccepted, http.MethodPost, "/sync-sources/"+source+"/run", e.AdminToken, nil))
+	var out client.SyncRun
 	waitFor(t, 30*time.Second, func() error {
-		out = decode[httpapi.SyncRun](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-runs/"+started.Id.String(), e.AdminToken, nil))
-		if out.Status == httpapi.SyncRunning {
+		out = decode[client.SyncRun](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-runs/"+started.Id.String(), e.AdminToken, nil))
+		if out.Status == client.SyncRunning {
 			return fmt.Errorf("sync %s still running", started.Id)
 		}
 		return nil
@@ -392,26 +392,26 @@ func TestScheduledSync(t *testing.T) {
 	}))
 	t.Cleanup(peer.Close)
 	e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken, map[string]any{"target_allow_list": []string{"127.0.0.1"}})
-	src := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, map[string]any{
+	src := decode[client.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, map[string]any{
 		"project": "default", "name": "hourly", "url": peer.URL + "/index.tsv", "interval_minutes": 60,
 	}))
 	if src.NextRunAt == nil || src.NextRunAt.Before(time.Now().Add(59*time.Minute)) {
 		t.Fatalf("next run %v, want an hour from now", src.NextRunAt)
 	}
 	e.exec(t, "UPDATE sync_sources SET next_run_at = now() - interval '1 second' WHERE id = $1", src.Id)
-	var runs httpapi.SyncRunList
+	var runs client.SyncRunList
 	waitFor(t, 10*time.Second, func() error {
-		runs = decode[httpapi.SyncRunList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-sources/"+src.Id.String()+"/runs", e.AdminToken, nil))
-		if len(runs.Items) == 0 || runs.Items[0].Status == httpapi.SyncRunning {
+		runs = decode[client.SyncRunList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-sources/"+src.Id.String()+"/runs", e.AdminToken, nil))
+		if len(runs.Items) == 0 || runs.Items[0].Status == client.SyncRunning {
 			return fmt.Errorf("no finished scheduled sync yet")
 		}
 		return nil
 	})
-	if len(runs.Items) != 1 || runs.Items[0].Trigger != httpapi.SyncRunTriggerSchedule || runs.Items[0].Status != httpapi.SyncSucceeded || runs.Items[0].Kind != httpapi.Tsv {
+	if len(runs.Items) != 1 || runs.Items[0].Trigger != client.SyncRunTriggerSchedule || runs.Items[0].Status != client.SyncSucceeded || runs.Items[0].Kind != client.Tsv {
 		t.Errorf("scheduled syncs %+v", runs.Items)
 	}
-	after := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-sources/"+src.Id.String(), e.AdminToken, nil))
-	if after.NextRunAt == nil || after.NextRunAt.Before(time.Now().Add(59*time.Minute)) || after.Kind != httpapi.Tsv {
+	after := decode[client.SyncSource](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-sources/"+src.Id.String(), e.AdminToken, nil))
+	if after.NextRunAt == nil || after.NextRunAt.Before(time.Now().Add(59*time.Minute)) || after.Kind != client.Tsv {
 		t.Errorf("after the sync: next run %v kind %s", after.NextRunAt, after.Kind)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/natsembed"
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
@@ -47,17 +47,17 @@ func TestSecretKeyRotation(t *testing.T) { // serial: see heavyTests
 			t.Errorf("%s: target saw %d requests, last Authorization %q; want the real secret", what, n-from, seen.authorization)
 		}
 	}
-	runTest := func(e *apiEnv, testID string) httpapi.Run {
+	runTest := func(e *apiEnv, testID string) client.Run {
 		t.Helper()
-		created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"test": testID}))
+		created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"test": testID}))
 		return e.waitRun(t, created.Id.String(), 40*time.Second)
 	}
 
 	// Key A, no agent: the run stays queued with its spec sealed in the outbox.
 	e1, stop1 := startRestartableAPI(t, token, env("BARRAGE_SECRET_KEY="+testSecretKey, "BARRAGE_DISPATCH_WAIT=1h")...)
-	test := decode[httpapi.Test](t, e1.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e1.AdminToken,
+	test := decode[client.Test](t, e1.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e1.AdminToken,
 		map[string]any{"project": "default", "name": "rotation", "spec": sp}))
-	queued := decode[httpapi.Run](t, e1.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e1.AdminToken,
+	queued := decode[client.Run](t, e1.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e1.AdminToken,
 		map[string]any{"project": "default", "name": "queued under A", "spec": sp}))
 	stop1()
 	idA, idB := mustKeyID(t, testSecretKey), mustKeyID(t, testSecretKeyB)

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // limitsEnv is the deployment limits the tests of project limits run with.
@@ -19,18 +19,18 @@ var limitsEnv = []string{
 }
 
 // deploymentLimits is limitsEnv as the API shows it.
-var deploymentLimits = httpapi.LimitValues{MaxQps: 1000, MaxConnections: 50, MaxDuration: "10m0s", MaxAgents: 4, MaxConcurrentRuns: 20}
+var deploymentLimits = client.LimitValues{MaxQps: 1000, MaxConnections: 50, MaxDuration: "10m0s", MaxAgents: 4, MaxConcurrentRuns: 20}
 
 // mustLimits sets project's own limits as the bootstrap admin.
-func (e *apiEnv) mustLimits(t testing.TB, project string, limits map[string]any) httpapi.Project {
+func (e *apiEnv) mustLimits(t testing.TB, project string, limits map[string]any) client.Project {
 	t.Helper()
 	raw := e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/"+project, e.AdminToken, map[string]any{"limits": limits})
-	return decode[httpapi.Project](t, raw)
+	return decode[client.Project](t, raw)
 }
 
 // valuesOf returns the effective values of l.
-func valuesOf(l httpapi.ProjectLimits) httpapi.LimitValues {
-	return httpapi.LimitValues{
+func valuesOf(l client.ProjectLimits) client.LimitValues {
+	return client.LimitValues{
 		MaxQps: l.MaxQps, MaxConnections: l.MaxConnections, MaxDuration: l.MaxDuration,
 		MaxAgents: l.MaxAgents, MaxConcurrentRuns: l.MaxConcurrentRuns,
 	}
@@ -44,15 +44,15 @@ func TestProjectLimitsSetAndCleared(t *testing.T) {
 	}
 
 	p = e.mustLimits(t, "capped", map[string]any{"max_qps": 100, "max_duration": "30s", "max_concurrent_runs": 2})
-	want := httpapi.LimitValues{MaxQps: 100, MaxConnections: 50, MaxDuration: "30s", MaxAgents: 4, MaxConcurrentRuns: 2}
+	want := client.LimitValues{MaxQps: 100, MaxConnections: 50, MaxDuration: "30s", MaxAgents: 4, MaxConcurrentRuns: 2}
 	if got := valuesOf(p.Limits); got != want {
 		t.Errorf("limits after PATCH = %+v, want %+v", got, want)
 	}
-	overridden := []httpapi.ProjectLimitsOverridden{"max_qps", "max_duration", "max_concurrent_runs"}
+	overridden := []client.ProjectLimitsOverridden{"max_qps", "max_duration", "max_concurrent_runs"}
 	if !slices.Equal(p.Limits.Overridden, overridden) || p.Limits.Deployment != deploymentLimits {
 		t.Errorf("overridden = %v, deployment = %+v; want %v and %+v", p.Limits.Overridden, p.Limits.Deployment, overridden, deploymentLimits)
 	}
-	got := decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/capped", e.AdminToken, nil))
+	got := decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/capped", e.AdminToken, nil))
 	if valuesOf(got.Limits) != want {
 		t.Errorf("GET after PATCH: limits = %+v, want %+v", got.Limits, want)
 	}
@@ -67,7 +67,7 @@ func TestProjectLimitsSetAndCleared(t *testing.T) {
 	}
 
 	// A PATCH without limits keeps them; an empty limits object clears them.
-	p = decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/capped", e.AdminToken, map[string]any{"description": "kept"}))
+	p = decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/capped", e.AdminToken, map[string]any{"description": "kept"}))
 	if valuesOf(p.Limits) != want {
 		t.Errorf("limits after a PATCH of the description = %+v, want %+v", p.Limits, want)
 	}
@@ -141,7 +141,7 @@ func TestProjectLimitsNeedAdmin(t *testing.T) {
 	}
 	// Viewers read the limits in force.
 	viewer := e.mustToken(t, "capped", auth.Viewer)
-	p := decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/capped", viewer, nil))
+	p := decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/capped", viewer, nil))
 	if valuesOf(p.Limits) != deploymentLimits {
 		t.Errorf("viewer reads limits %+v, want %+v", p.Limits, deploymentLimits)
 	}
@@ -152,7 +152,7 @@ func TestRunOverProjectLimit(t *testing.T) {
 	e.mustProject(t, "capped")
 	fast := testSpec()
 	fast["qps"] = 500
-	test := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
+	test := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
 		map[string]any{"project": "capped", "name": "fast", "spec": fast}))
 	e.mustLimits(t, "capped", map[string]any{"max_qps": 100, "max_connections": 8, "max_duration": "30s", "max_agents": 2})
 	runner := e.mustToken(t, "capped", auth.Runner)
@@ -214,7 +214,7 @@ func TestConcurrentRunsLimit(t *testing.T) {
 	e.mustLimits(t, "capped", map[string]any{"max_concurrent_runs": 2})
 	runner := e.mustToken(t, "capped", auth.Runner)
 	body := map[string]any{"project": "capped", "spec": testSpec()}
-	first := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", runner, body, "Idempotency-Key", "first"))
+	first := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", runner, body, "Idempotency-Key", "first"))
 	e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", runner, body)
 
 	status, header, raw := e.do(t, http.MethodPost, "/runs", runner, body)
@@ -226,7 +226,7 @@ func TestConcurrentRunsLimit(t *testing.T) {
 		t.Errorf("detail = %v, want it to name max_concurrent_runs and 2 runs", p.Detail)
 	}
 	// A replay of the first request returns its run and counts nothing.
-	again := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs", runner, body, "Idempotency-Key", "first"))
+	again := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs", runner, body, "Idempotency-Key", "first"))
 	if again.Id != first.Id {
 		t.Errorf("replay returned run %s, want %s", again.Id, first.Id)
 	}
@@ -330,7 +330,7 @@ func TestConcurrentReplaysCountOnce(t *testing.T) {
 		if a.status == http.StatusCreated {
 			created++
 		}
-		runIDs[decode[httpapi.Run](t, a.raw).Id.String()] = true
+		runIDs[decode[client.Run](t, a.raw).Id.String()] = true
 	}
 	if created != 1 || len(runIDs) != 1 {
 		t.Errorf("%d created, %d distinct runs; want 1 and 1", created, len(runIDs))

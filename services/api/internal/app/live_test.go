@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // sseEvent is one server-sent event.
@@ -93,12 +93,12 @@ func (e *apiEnv) readEvents(ctx context.Context, id, lastID string, within time.
 }
 
 // latestSeconds returns the latest interval of each second in events.
-func latestSeconds(t *testing.T, events []sseEvent) map[int]httpapi.Interval {
+func latestSeconds(t *testing.T, events []sseEvent) map[int]client.Interval {
 	t.Helper()
-	out := map[int]httpapi.Interval{}
+	out := map[int]client.Interval{}
 	for _, ev := range events {
 		if ev.Event == "interval" {
-			iv := decode[httpapi.Interval](t, []byte(ev.Data))
+			iv := decode[client.Interval](t, []byte(ev.Data))
 			out[iv.Second] = iv
 		}
 	}
@@ -106,9 +106,9 @@ func latestSeconds(t *testing.T, events []sseEvent) map[int]httpapi.Interval {
 }
 
 // allIntervals reads every second of a run from the intervals endpoint.
-func (e *apiEnv) allIntervals(t *testing.T, id string) []httpapi.Interval {
+func (e *apiEnv) allIntervals(t *testing.T, id string) []client.Interval {
 	t.Helper()
-	page := decode[httpapi.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/intervals?from=0&limit=1000", e.AdminToken, nil))
+	page := decode[client.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/intervals?from=0&limit=1000", e.AdminToken, nil))
 	if page.NextFrom != nil {
 		t.Fatalf("a short run has more than one page of intervals: next_from %d", *page.NextFrom)
 	}
@@ -124,7 +124,7 @@ func TestLiveEventsOfADistributedRun(t *testing.T) { // serial: see heavyTests
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	echo := startEcho(t)
 	startAgents(t, e.NATSURL, 2)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default", "labels": map[string]string{"title": "live"},
 		"spec": map[string]any{"url": echo + "/?delay=1ms", "qps": 100, "connections": 2, "duration": "3s"},
 	}))
@@ -217,8 +217,8 @@ func TestLiveEventsOfADistributedRun(t *testing.T) { // serial: see heavyTests
 		if last.Event != "result" {
 			t.Fatalf("%s: last event %q, want result", name, last.Event)
 		}
-		res := decode[httpapi.RunResult](t, []byte(last.Data))
-		if res.Count != count || res.Response.P99Us != deref(run.Summary.P99Us) || res.Primary != httpapi.Response {
+		res := decode[client.RunResult](t, []byte(last.Data))
+		if res.Count != count || res.Response.P99Us != deref(run.Summary.P99Us) || res.Primary != client.Response {
 			t.Errorf("%s: result count %d p99 %v (%s), summary count %d p99 %v", name, res.Count, res.Response.P99Us, res.Primary, count, deref(run.Summary.P99Us))
 		}
 		st := events[len(events)-2]
@@ -252,7 +252,7 @@ func TestLiveEventsOfADistributedRun(t *testing.T) { // serial: see heavyTests
 	checkStream("resumed stream", append(slices.Clone(first.Events), second.Events...), second.Closed)
 
 	// The result endpoint, both formats.
-	res := decode[httpapi.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil))
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil))
 	if res.Count != count || res.Shards != 2 || res.LostShards != 0 || res.RetCodes["200"] != count ||
 		res.Response.P50Us != deref(run.Summary.P50Us) || res.Response.P99Us != deref(run.Summary.P99Us) ||
 		res.Response.MaxUs != deref(run.Summary.MaxUs) || res.Response.P999Us < res.Response.P99Us || res.Response.P75Us < res.Response.P50Us {
@@ -297,7 +297,7 @@ func TestLiveEventsOfADistributedRun(t *testing.T) { // serial: see heavyTests
 	}
 
 	// A second run, then the comparison of both.
-	other := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	other := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default", "name": "closed loop", "labels": map[string]string{"kind": "closed"},
 		"spec": map[string]any{"url": echo + "/", "connections": 1, "count": 200},
 	}))
@@ -305,12 +305,12 @@ func TestLiveEventsOfADistributedRun(t *testing.T) { // serial: see heavyTests
 	if otherRun.Status != "completed" || otherRun.Summary == nil {
 		t.Fatalf("second run ended %s (error %q)", otherRun.Status, derefS(otherRun.Error))
 	}
-	cmp := decode[httpapi.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet,
+	cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet,
 		"/runs/compare?ids="+id+","+other.Id.String(), e.AdminToken, nil))
 	if len(cmp.Items) != 2 || cmp.Items[0].Id != created.Id || cmp.Items[1].Id != other.Id {
 		t.Fatalf("compare items %+v", cmp.Items)
 	}
-	for i, r := range []httpapi.Run{run, otherRun} {
+	for i, r := range []client.Run{run, otherRun} {
 		c := cmp.Items[i]
 		if c.P50Us == nil || c.P99Us == nil || c.Count == nil {
 			t.Fatalf("compare item %d has no figures: %+v", i, c)
@@ -351,11 +351,11 @@ func TestRunMeasuresAccessAndErrors(t *testing.T) {
 			t.Errorf("GET %s: detail %v does not name the run", path, p.Detail)
 		}
 	}
-	page := decode[httpapi.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/intervals", viewer, nil))
+	page := decode[client.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/intervals", viewer, nil))
 	if len(page.Items) != 0 || page.NextFrom != nil {
 		t.Errorf("a queued run has intervals %+v", page)
 	}
-	shards := decode[httpapi.ShardList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards", viewer, nil))
+	shards := decode[client.ShardList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards", viewer, nil))
 	if shards.Items == nil || len(shards.Items) != 0 {
 		t.Errorf("a queued run has shards %#v, want the empty list", shards.Items)
 	}
@@ -382,7 +382,7 @@ func TestRunMeasuresAccessAndErrors(t *testing.T) {
 	wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
 	// A queued run without results compares with its status and no figures.
 	other := e.mustRun(t, e.AdminToken, "default", "queued too", map[string]string{"k": "v"})
-	cmp := decode[httpapi.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+id+","+other.Id.String(), viewer, nil))
+	cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+id+","+other.Id.String(), viewer, nil))
 	if len(cmp.Items) != 2 || cmp.Items[1].Status != "queued" || cmp.Items[1].Count != nil || cmp.Items[1].Labels["k"] != "v" {
 		t.Errorf("compare of queued runs: %+v", cmp.Items)
 	}
@@ -432,7 +432,7 @@ func TestLiveStreamEndsWhenItsRunIsStopped(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no first event within 10s")
 	}
-	stopped := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", e.AdminToken, nil))
+	stopped := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", e.AdminToken, nil))
 	if stopped.Status != "canceled" {
 		t.Fatalf("stopped a queued run: %s, want canceled", stopped.Status)
 	}

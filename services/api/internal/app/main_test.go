@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
@@ -198,8 +198,8 @@ func TestMainTokenCreate(t *testing.T) {
 		AND expires_at BETWEEN now() + interval '719 hours' AND now() + interval '721 hours'`); n != 1 {
 		t.Errorf("%d runner tokens named ci expiring in 720h, want 1", n)
 	}
-	me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", secret, nil))
-	if me.Token == nil || me.Token.Role == nil || *me.Token.Role != httpapi.Runner || me.User.Email != "admin@barrage.local" {
+	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", secret, nil))
+	if me.Token == nil || me.Token.Role == nil || *me.Token.Role != client.Runner || me.User.Email != "admin@barrage.local" {
 		t.Fatalf("GET /me with the CLI token = %+v, token %+v; want the admin's runner token", me.User, me.Token)
 	}
 	if len(me.Projects) != 1 || me.Projects[0].Project.Slug != "default" || *me.Token.ProjectId != me.Projects[0].Project.Id {
@@ -347,7 +347,7 @@ func TestMainFirstStartPrintsCredentialsOnce(t *testing.T) {
 	}
 	e := &apiEnv{URL: "http://" + addr, DBURL: dbURL}
 	e.connect(t)
-	me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", token[1], nil))
+	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", token[1], nil))
 	if me.User.Email != login[1] || !me.User.IsAdmin || me.User.Email != "admin@barrage.local" {
 		t.Errorf("the printed token belongs to %+v, want the admin %s", me.User, login[1])
 	}

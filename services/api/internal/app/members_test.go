@@ -5,16 +5,16 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // memberRoles returns email → role of project's members, as caller token
 // sees them.
-func (e *apiEnv) memberRoles(t *testing.T, project, token string, headers ...string) map[string]httpapi.Role {
+func (e *apiEnv) memberRoles(t *testing.T, project, token string, headers ...string) map[string]client.Role {
 	t.Helper()
-	list := decode[httpapi.MemberList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/"+project+"/members", token, nil, headers...))
-	out := map[string]httpapi.Role{}
+	list := decode[client.MemberList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/"+project+"/members", token, nil, headers...))
+	out := map[string]client.Role{}
 	emails := make([]string, len(list.Items))
 	for i, m := range list.Items {
 		out[m.User.Email], emails[i] = m.Role, m.User.Email
@@ -28,17 +28,17 @@ func (e *apiEnv) memberRoles(t *testing.T, project, token string, headers ...str
 func TestCreateUser(t *testing.T) {
 	t.Parallel()
 	e := startAPI(t)
-	created := decode[httpapi.UserCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/users", e.AdminToken,
+	created := decode[client.UserCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/users", e.AdminToken,
 		map[string]any{"email": "ann@barrage.test", "name": "Ann"}))
 	if created.Password == nil || len(*created.Password) < 20 || created.User.Email != "ann@barrage.test" || created.User.IsAdmin {
 		t.Fatalf("POST /users = %+v, want ann with a generated password and no org admin", created)
 	}
 	ann := e.mustSignIn(t, "ann@barrage.test", *created.Password)
-	me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(ann)...))
+	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(ann)...))
 	if len(me.Projects) != 0 {
 		t.Errorf("a new user sees projects %+v, want none", me.Projects)
 	}
-	given := decode[httpapi.UserCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/users", e.AdminToken,
+	given := decode[client.UserCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/users", e.AdminToken,
 		map[string]any{"email": "bob@barrage.test", "password": "a long enough password"}))
 	if given.Password != nil {
 		t.Errorf("a chosen password was echoed back")
@@ -86,12 +86,12 @@ func TestMembership(t *testing.T) {
 		t.Helper()
 		return e.mustDo(t, want, http.MethodPut, "/projects/"+project+"/members/"+user, token, map[string]any{"role": role}, headers...)
 	}
-	m := decode[httpapi.Member](t, put(e.AdminToken, "default", "ANN@barrage.test", "viewer", http.StatusOK))
-	if m.User.Id != ann.Id || m.Role != httpapi.Viewer {
+	m := decode[client.Member](t, put(e.AdminToken, "default", "ANN@barrage.test", "viewer", http.StatusOK))
+	if m.User.Id != ann.Id || m.Role != client.Viewer {
 		t.Errorf("PUT member by email = %+v, want ann as viewer", m)
 	}
 	put(e.AdminToken, "default", "cid@barrage.test", "viewer", http.StatusOK)
-	if got := e.memberRoles(t, "default", "", withCookie(cid)...); len(got) != 3 || got[testAdminEmail] != httpapi.Admin || got["cid@barrage.test"] != httpapi.Viewer {
+	if got := e.memberRoles(t, "default", "", withCookie(cid)...); len(got) != 3 || got[testAdminEmail] != client.Admin || got["cid@barrage.test"] != client.Viewer {
 		t.Errorf("members seen by viewer cid = %v", got)
 	}
 	// A viewer reads but does not manage; another project is not found.
@@ -117,7 +117,7 @@ func TestMembership(t *testing.T) {
 	e.mustDo(t, http.StatusNoContent, http.MethodDelete, "/projects/default/members/bob@barrage.test", e.AdminToken, nil)
 
 	got := e.memberRoles(t, "default", e.AdminToken)
-	want := map[string]httpapi.Role{"ann@barrage.test": httpapi.Runner, "cid@barrage.test": httpapi.Admin}
+	want := map[string]client.Role{"ann@barrage.test": client.Runner, "cid@barrage.test": client.Admin}
 	if len(got) != len(want) || got["ann@barrage.test"] != want["ann@barrage.test"] || got["cid@barrage.test"] != want["cid@barrage.test"] {
 		t.Errorf("members = %v, want %v", got, want)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // TestRunStopsWhenItsRateIsNotHeld: two connections against a target that
@@ -22,7 +22,7 @@ func TestRunStopsWhenItsRateIsNotHeld(t *testing.T) { // serial: see heavyTests
 		if abort {
 			sp["abort_if_rate_not_held"] = true
 		}
-		return decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
+		return decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
 			map[string]any{"project": "default", "spec": sp})).Id.String()
 	}
 	aborted, steady := start(true, "30s"), start(false, "10s")
@@ -44,7 +44,7 @@ func TestRunStopsWhenItsRateIsNotHeld(t *testing.T) { // serial: see heavyTests
 	if run.Summary == nil || run.Summary.Count < 100 || run.Summary.Count > 500 || verdict(&run) != "error" {
 		t.Errorf("summary %+v verdict %q: want what ran (about 40 qps for 6-8 s) and verdict error", run.Summary, verdict(&run))
 	}
-	res := decode[httpapi.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+aborted+"/result", e.AdminToken, nil))
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+aborted+"/result", e.AdminToken, nil))
 	if res.Count != run.Summary.Count {
 		t.Errorf("result count %d, summary %d", res.Count, run.Summary.Count)
 	}

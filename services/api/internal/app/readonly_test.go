@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
@@ -61,7 +62,7 @@ func TestReadOnlyRouteTable(t *testing.T) {
 	rw := startAPI(t)
 	rw.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", rw.AdminToken, map[string]any{"public_results": true})
 	test := rw.mustTest(t, rw.AdminToken, "default", "public test")
-	first := decode[httpapi.Run](t, rw.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default", rw.AdminToken, fortioDoc(t, "http_duration.json")))
+	first := decode[client.Run](t, rw.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default", rw.AdminToken, fortioDoc(t, "http_duration.json")))
 	second := rw.mustRun(t, rw.AdminToken, "default", "queued run", nil)
 	rw.mustProject(t, "private")
 	private := rw.mustRun(t, rw.AdminToken, "private", "private run", nil)
@@ -78,9 +79,9 @@ func TestReadOnlyRouteTable(t *testing.T) {
 	for _, r := range routes {
 		path := params.Replace(r.Path)
 		switch r.Path {
-		case httpapi.BasePath + "/runs/compare":
+		case client.BasePath + "/runs/compare":
 			path += "?ids=" + first.Id.String() + "," + second.Id.String()
-		case httpapi.BasePath + "/echo-servers":
+		case client.BasePath + "/echo-servers":
 			path += "?project=default"
 		}
 		t.Run(r.Method+" "+r.Path, func(t *testing.T) {
@@ -109,19 +110,19 @@ func TestReadOnlyRouteTable(t *testing.T) {
 		status, header, raw := ro.do(t, http.MethodPost, path, "", nil)
 		wantProblem(t, status, header, raw, http.StatusForbidden, "forbidden")
 	}
-	if m := decode[httpapi.AuthMethods](t, ro.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", "", nil)); !m.ReadOnly || m.Password || m.Oidc {
+	if m := decode[client.AuthMethods](t, ro.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", "", nil)); !m.ReadOnly || m.Password || m.Oidc {
 		t.Errorf("GET /auth/methods = %+v, want read-only and no sign-in", m)
 	}
-	if m := decode[httpapi.AuthMethods](t, rw.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", "", nil)); m.ReadOnly || !m.Password {
+	if m := decode[client.AuthMethods](t, rw.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", "", nil)); m.ReadOnly || !m.Password {
 		t.Errorf("the normal server's GET /auth/methods = %+v", m)
 	}
 	// Anonymous visitors see the public project only.
-	page := decode[httpapi.RunPage](t, ro.mustDo(t, http.StatusOK, http.MethodGet, "/runs", "", nil))
-	if ids := ids(page.Items, func(r httpapi.Run) uuid.UUID { return r.Id }); len(ids) != 2 || slices.Contains(ids, private.Id) {
+	page := decode[client.RunPage](t, ro.mustDo(t, http.StatusOK, http.MethodGet, "/runs", "", nil))
+	if ids := ids(page.Items, func(r client.Run) uuid.UUID { return r.Id }); len(ids) != 2 || slices.Contains(ids, private.Id) {
 		t.Errorf("anonymous GET /runs lists %v, want the 2 runs of default", ids)
 	}
 	ro.mustDo(t, http.StatusNotFound, http.MethodGet, "/runs/"+private.Id.String(), "", nil)
-	if me := decode[httpapi.Me](t, ro.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil)); len(me.Projects) != 1 || me.Projects[0].Role != httpapi.Viewer {
+	if me := decode[client.Me](t, ro.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil)); len(me.Projects) != 1 || me.Projects[0].Role != client.Viewer {
 		t.Errorf("anonymous GET /me = %+v, want viewer of default only", me)
 	}
 	if after := rowCounts(t, rw); !mapsEqual(before, after) {
@@ -137,7 +138,7 @@ func TestReadOnlyRouteTable(t *testing.T) {
 func publicRead(route string) bool {
 	switch route {
 	case "/healthz", "/readyz", "/metrics", httpapi.FortioDataPath + "/:file",
-		httpapi.BasePath + "/openapi.yaml", httpapi.BasePath + "/auth/methods":
+		client.BasePath + "/openapi.yaml", client.BasePath + "/auth/methods":
 		return true
 	}
 	return false

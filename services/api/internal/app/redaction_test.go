@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // Secrets of TestRedactionEndToEnd, each one distinct so a hit names the
@@ -99,14 +99,14 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		if c.fromTest {
 			test := e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, body)
 			record("POST /tests", test)
-			testID := decode[httpapi.Test](t, test).Id.String()
+			testID := decode[client.Test](t, test).Id.String()
 			record("GET /tests/"+testID, e.mustDo(t, http.StatusOK, http.MethodGet, "/tests/"+testID, e.AdminToken, nil))
 			record("GET /tests", e.mustDo(t, http.StatusOK, http.MethodGet, "/tests?project=default", e.AdminToken, nil))
 			body = map[string]any{"test": testID}
 		}
 		created := e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body)
 		record("POST /runs", created)
-		id := decode[httpapi.Run](t, created).Id.String()
+		id := decode[client.Run](t, created).Id.String()
 		run := e.waitRun(t, id, 40*time.Second)
 		if run.Status != "completed" {
 			t.Fatalf("run %s ended %s (error %q)", c.name, run.Status, derefS(run.Error))
@@ -154,7 +154,7 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 	doc["URL"] = doc["URL"].(string) + "&x-tenant-sig=" + secretSig
 	imported := e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default&name=imported", e.AdminToken, doc)
 	record("POST /imports", imported)
-	importedID := decode[httpapi.Run](t, imported).Id.String()
+	importedID := decode[client.Run](t, imported).Id.String()
 	for _, sub := range []string{"", "/result", "/result?format=fortio"} {
 		record("GET /runs/"+importedID+sub, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+importedID+sub, e.AdminToken, nil))
 	}

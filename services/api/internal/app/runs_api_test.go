@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 func TestCreateRunFromInlineSpec(t *testing.T) {
@@ -38,19 +38,19 @@ func TestCreateRunFromInlineSpec(t *testing.T) {
 	if status != http.StatusCreated {
 		t.Fatalf("POST /runs = %d, want 201; body: %s", status, raw)
 	}
-	run := decode[httpapi.Run](t, raw)
+	run := decode[client.Run](t, raw)
 	if got, want := header.Get("Location"), "/api/v1/runs/"+run.Id.String(); got != want {
 		t.Errorf("Location = %q, want %q", got, want)
 	}
-	wantLabels := httpapi.Labels{"team": "web", "ci": "yes", "env": "staging"} // the run's labels win
+	wantLabels := client.Labels{"team": "web", "ci": "yes", "env": "staging"} // the run's labels win
 	const wantURL = "http://loader:" + spec.RedactedValue + "@target.test/checkout?api_key=" + spec.RedactedValue + "&page=2"
 	checks := []struct {
 		what      string
 		got, want any
 	}{
-		{"status", run.Status, httpapi.Queued},
+		{"status", run.Status, client.Queued},
 		{"name", run.Name, "checkout smoke"},
-		{"source", run.Source, httpapi.RunSourceApi},
+		{"source", run.Source, client.RunSourceApi},
 		{"labels", run.Labels, wantLabels},
 		{"qps_requested", run.QpsRequested, 75.0},
 		{"spec.url", run.Spec.URL, wantURL},
@@ -71,7 +71,7 @@ func TestCreateRunFromInlineSpec(t *testing.T) {
 
 	// What is shown again is redacted too; what is stored for the agents is
 	// sealed (TestRedactionEndToEnd checks that they get the real values).
-	got := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String(), e.AdminToken, nil))
+	got := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String(), e.AdminToken, nil))
 	if got.Spec.URL != wantURL || !slices.Equal(got.Spec.Headers, run.Spec.Headers) {
 		t.Errorf("GET /runs/{run} spec = %s %q, want redacted", got.Spec.URL, got.Spec.Headers)
 	}
@@ -128,28 +128,28 @@ func TestCreateRunFromStoredTest(t *testing.T) {
 		body           map[string]any
 		wantName       string
 		wantThresholds []string
-		wantLabels     httpapi.Labels
+		wantLabels     client.Labels
 	}{
 		{
 			name: "inherits", body: map[string]any{"test": stored.Id},
-			wantName: "checkout", wantThresholds: []string{"p(99) < 250ms"}, wantLabels: httpapi.Labels{"team": "web"},
+			wantName: "checkout", wantThresholds: []string{"p(99) < 250ms"}, wantLabels: client.Labels{"team": "web"},
 		},
 		{
 			name: "overrides", body: map[string]any{
 				"test": stored.Id, "project": "default", "name": "nightly", "thresholds": []string{"p(50) < 10ms"},
 				"labels": map[string]string{"team": "perf", "when": "night"},
 			},
-			wantName: "nightly", wantThresholds: []string{"p(50) < 10ms"}, wantLabels: httpapi.Labels{"team": "perf", "when": "night"},
+			wantName: "nightly", wantThresholds: []string{"p(50) < 10ms"}, wantLabels: client.Labels{"team": "perf", "when": "night"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			run := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, tt.body))
+			run := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, tt.body))
 			if run.TestId == nil || *run.TestId != stored.Id {
 				t.Errorf("test_id = %v, want %s", run.TestId, stored.Id)
 			}
-			if run.ProjectId != stored.ProjectId || run.Name != tt.wantName || run.Status != httpapi.Queued {
+			if run.ProjectId != stored.ProjectId || run.Name != tt.wantName || run.Status != client.Queued {
 				t.Errorf("run = project %s name %q status %s, want %s %q queued", run.ProjectId, run.Name, run.Status, stored.ProjectId, tt.wantName)
 			}
 			if !slices.Equal(run.Thresholds, tt.wantThresholds) || !maps.Equal(run.Labels, tt.wantLabels) {
@@ -210,12 +210,12 @@ func TestCreateRunIdempotency(t *testing.T) {
 	}
 	t.Run("same key and body replay the run", func(t *testing.T) {
 		t.Parallel()
-		first := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body("replayed"), "Idempotency-Key", "ci-1"))
+		first := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body("replayed"), "Idempotency-Key", "ci-1"))
 		status, header, raw := e.do(t, http.MethodPost, "/runs", e.AdminToken, body("replayed"), "Idempotency-Key", "ci-1")
 		if status != http.StatusOK {
 			t.Fatalf("replay = %d, want 200; body: %s", status, raw)
 		}
-		if again := decode[httpapi.Run](t, raw); again.Id != first.Id {
+		if again := decode[client.Run](t, raw); again.Id != first.Id {
 			t.Errorf("replay returned run %s, want %s", again.Id, first.Id)
 		}
 		if loc := header.Get("Location"); loc != "" {
@@ -272,7 +272,7 @@ func TestCreateRunIdempotency(t *testing.T) {
 			}
 			statuses[a.status]++
 			if a.status == http.StatusOK || a.status == http.StatusCreated {
-				runIDs[decode[httpapi.Run](t, a.raw).Id] = true
+				runIDs[decode[client.Run](t, a.raw).Id] = true
 			} else {
 				t.Errorf("answer %d: %s", a.status, a.raw)
 			}
@@ -295,8 +295,8 @@ func TestStopRun(t *testing.T) {
 	t.Run("queued is canceled at once, then a conflict", func(t *testing.T) {
 		t.Parallel()
 		run := e.mustRun(t, e.AdminToken, "default", "to cancel", nil)
-		stopped := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+run.Id.String()+"/stop", e.AdminToken, nil))
-		if stopped.Status != httpapi.Canceled || stopped.EndedAt == nil || stopped.Id != run.Id {
+		stopped := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+run.Id.String()+"/stop", e.AdminToken, nil))
+		if stopped.Status != client.Canceled || stopped.EndedAt == nil || stopped.Id != run.Id {
 			t.Errorf("stopped run = %s status %s ended_at %v, want %s canceled with ended_at", stopped.Id, stopped.Status, stopped.EndedAt, run.Id)
 		}
 		if n := e.count(t, "SELECT count(*) FROM runs WHERE id = $1::uuid AND status = 'canceled' AND ended_at IS NOT NULL", run.Id.String()); n != 1 {
@@ -313,8 +313,8 @@ func TestStopRun(t *testing.T) {
 		run := e.mustRun(t, e.AdminToken, "default", "to stop", nil)
 		e.exec(t, "UPDATE runs SET status = 'running', started_at = now() WHERE id = $1::uuid", run.Id.String())
 		for range 2 { // a second stop finds it stopping and changes nothing
-			stopped := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+run.Id.String()+"/stop", e.AdminToken, nil))
-			if stopped.Status != httpapi.Stopping || stopped.EndedAt != nil {
+			stopped := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+run.Id.String()+"/stop", e.AdminToken, nil))
+			if stopped.Status != client.Stopping || stopped.EndedAt != nil {
 				t.Errorf("stopped run status %s ended_at %v, want stopping, not ended", stopped.Status, stopped.EndedAt)
 			}
 		}
@@ -350,8 +350,8 @@ func listRunIDs(t *testing.T, e *apiEnv, query string, limit int, between func()
 		if cursor != "" {
 			q += "&cursor=" + url.QueryEscape(cursor)
 		}
-		p := decode[httpapi.RunPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, q, e.AdminToken, nil))
-		pageIDs := ids(p.Items, func(r httpapi.Run) uuid.UUID { return r.Id })
+		p := decode[client.RunPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, q, e.AdminToken, nil))
+		pageIDs := ids(p.Items, func(r client.Run) uuid.UUID { return r.Id })
 		all, pages = append(all, pageIDs...), append(pages, pageIDs)
 		if page == 0 && between != nil {
 			between()
@@ -411,34 +411,34 @@ func TestListRunsFilters(t *testing.T) {
 	web := e.mustRun(t, e.AdminToken, "default", "web", map[string]string{"team": "web"})
 	webProd := e.mustRun(t, e.AdminToken, "default", "web prod", map[string]string{"team": "web", "env": "prod"})
 	api := e.mustRun(t, e.AdminToken, "default", "api", map[string]string{"team": "api", "env": "prod"})
-	fromTest := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"test": stored.Id}))
+	fromTest := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"test": stored.Id}))
 	e.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+api.Id.String()+"/stop", e.AdminToken, nil)
 	e.exec(t, "UPDATE runs SET status = 'completed', ended_at = now() WHERE id = $1::uuid", webProd.Id.String())
 
 	// created_at as stored, for since/until.
-	at := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+webProd.Id.String(), e.AdminToken, nil)).CreatedAt
+	at := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+webProd.Id.String(), e.AdminToken, nil)).CreatedAt
 	stamp := url.QueryEscape(at.Format(time.RFC3339Nano))
 
-	id := func(r httpapi.Run) uuid.UUID { return r.Id }
+	id := func(r client.Run) uuid.UUID { return r.Id }
 	tests := []struct {
 		query string
-		want  []httpapi.Run // newest first
+		want  []client.Run // newest first
 	}{
-		{"", []httpapi.Run{fromTest, api, webProd, web}},
-		{"status=queued", []httpapi.Run{fromTest, web}},
-		{"status=canceled", []httpapi.Run{api}},
-		{"status=completed,canceled", []httpapi.Run{api, webProd}},
+		{"", []client.Run{fromTest, api, webProd, web}},
+		{"status=queued", []client.Run{fromTest, web}},
+		{"status=canceled", []client.Run{api}},
+		{"status=completed,canceled", []client.Run{api, webProd}},
 		{"status=running", nil},
-		{"label=team=web", []httpapi.Run{fromTest, webProd, web}}, // fromTest has the stored test's labels
-		{"label=env=prod", []httpapi.Run{api, webProd}},
-		{"label=team=web&label=env=prod", []httpapi.Run{webProd}},
+		{"label=team=web", []client.Run{fromTest, webProd, web}}, // fromTest has the stored test's labels
+		{"label=env=prod", []client.Run{api, webProd}},
+		{"label=team=web&label=env=prod", []client.Run{webProd}},
 		{"label=team=nobody", nil},
-		{"test=" + stored.Id.String(), []httpapi.Run{fromTest}},
-		{"since=" + stamp, []httpapi.Run{fromTest, api, webProd}},
-		{"until=" + stamp, []httpapi.Run{web}},
-		{"since=" + stamp + "&until=" + url.QueryEscape(at.Add(time.Microsecond).Format(time.RFC3339Nano)), []httpapi.Run{webProd}},
-		{"status=queued&label=team=web", []httpapi.Run{fromTest, web}},
-		{"project=default&label=team=api", []httpapi.Run{api}},
+		{"test=" + stored.Id.String(), []client.Run{fromTest}},
+		{"since=" + stamp, []client.Run{fromTest, api, webProd}},
+		{"until=" + stamp, []client.Run{web}},
+		{"since=" + stamp + "&until=" + url.QueryEscape(at.Add(time.Microsecond).Format(time.RFC3339Nano)), []client.Run{webProd}},
+		{"status=queued&label=team=web", []client.Run{fromTest, web}},
+		{"project=default&label=team=api", []client.Run{api}},
 	}
 	for _, tt := range tests {
 		t.Run("?"+tt.query, func(t *testing.T) {
@@ -463,7 +463,7 @@ func TestListRunsFilters(t *testing.T) {
 }
 
 // names describes got by the runs' names where known, for messages.
-func names(known []httpapi.Run, got []uuid.UUID) string {
+func names(known []client.Run, got []uuid.UUID) string {
 	byID := map[uuid.UUID]string{}
 	for i := range known {
 		byID[known[i].Id] = known[i].Name

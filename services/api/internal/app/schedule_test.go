@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // scheduledTest is the body of a test with a schedule.
@@ -24,7 +24,7 @@ func TestTestSchedulesAPI(t *testing.T) {
 	e := startAPI(t)
 
 	before := time.Now()
-	created := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
+	created := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
 		scheduledTest("every five", "*/5 * * * *", "Europe/Paris")))
 	after := time.Now()
 	if created.Schedule == nil || *created.Schedule != "*/5 * * * *" || created.Timezone == nil || *created.Timezone != "Europe/Paris" {
@@ -41,7 +41,7 @@ func TestTestSchedulesAPI(t *testing.T) {
 	}
 
 	// A daily schedule is read in its zone: 03:00 in Paris.
-	daily := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
+	daily := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
 		scheduledTest("nightly", "0 3 * * *", "Europe/Paris")))
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
@@ -52,7 +52,7 @@ func TestTestSchedulesAPI(t *testing.T) {
 	}
 
 	// Replacing without a schedule clears it.
-	replaced := decode[httpapi.Test](t, e.mustDo(t, http.StatusOK, http.MethodPut, fmt.Sprintf("/tests/%s", created.Id), e.AdminToken,
+	replaced := decode[client.Test](t, e.mustDo(t, http.StatusOK, http.MethodPut, fmt.Sprintf("/tests/%s", created.Id), e.AdminToken,
 		map[string]any{"name": "every five", "spec": testSpec()}))
 	if replaced.Schedule != nil || replaced.NextRunAt != nil {
 		t.Fatalf("after PUT without schedule: schedule %v, next_run_at %v", replaced.Schedule, replaced.NextRunAt)
@@ -93,7 +93,7 @@ func TestTestSchedulesInvalid(t *testing.T) {
 func TestSchedulerStartsDueRuns(t *testing.T) {
 	t.Parallel()
 	e := startAPI(t, "BARRAGE_SCHEDULE_TICK=50ms")
-	test := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
+	test := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
 		scheduledTest("due", "0 0 1 1 *", "")))
 	e.exec(t, `UPDATE tests SET next_run_at = now() - interval '1 minute' WHERE id = $1`, test.Id)
 	waitFor(t, 10*time.Second, func() error {

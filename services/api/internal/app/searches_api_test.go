@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // searchBody is a small valid search of project.
@@ -23,18 +23,18 @@ func searchBody(project, name string) map[string]any {
 }
 
 // mustSearch starts a search in project as token's holder.
-func (e *apiEnv) mustSearch(t testing.TB, token, project, name string) httpapi.Search {
+func (e *apiEnv) mustSearch(t testing.TB, token, project, name string) client.Search {
 	t.Helper()
-	return decode[httpapi.Search](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/searches", token, searchBody(project, name)))
+	return decode[client.Search](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/searches", token, searchBody(project, name)))
 }
 
 // waitSearch polls a search until it is no longer running.
-func (e *apiEnv) waitSearch(t *testing.T, id string, within time.Duration) httpapi.Search {
+func (e *apiEnv) waitSearch(t *testing.T, id string, within time.Duration) client.Search {
 	t.Helper()
-	var sr httpapi.Search
+	var sr client.Search
 	waitFor(t, within, func() error {
-		sr = decode[httpapi.Search](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/searches/"+id, e.AdminToken, nil))
-		if sr.Status == httpapi.SearchRunning {
+		sr = decode[client.Search](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/searches/"+id, e.AdminToken, nil))
+		if sr.Status == client.SearchRunning {
 			return fmt.Errorf("search %s still running after %d steps", id, len(sr.Steps))
 		}
 		return nil
@@ -63,14 +63,14 @@ func TestSearchFindsTheKnee(t *testing.T) { // serial: see heavyTests
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	echo := startEcho(t)
 	startAgents(t, e.NATSURL, 2)
-	created := decode[httpapi.Search](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/searches", e.AdminToken, map[string]any{
+	created := decode[client.Search](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/searches", e.AdminToken, map[string]any{
 		"project": "default", "name": "knee",
 		"spec":      map[string]any{"url": echo + "/?saturate=20ms:20ms", "connections": 64},
 		"objective": "p(50) < 80ms and error_rate < 1%", "min_qps": 25, "max_qps": 100, "step_duration": "2s", "warmup": "1s",
 		"resolution": 0.04,
 	}))
 	sr := e.waitSearch(t, created.Id.String(), 85*time.Second)
-	if sr.Status != httpapi.SearchCompleted || sr.Outcome == nil || *sr.Outcome != httpapi.OutcomeFound || sr.BestQps == nil || sr.FirstFailQps == nil {
+	if sr.Status != client.SearchCompleted || sr.Outcome == nil || *sr.Outcome != client.OutcomeFound || sr.BestQps == nil || sr.FirstFailQps == nil {
 		t.Fatalf("search ended %s (%v): %s", sr.Status, sr.Outcome, sr.Message)
 	}
 	const knee = 37.5
@@ -85,14 +85,14 @@ func TestSearchFindsTheKnee(t *testing.T) { // serial: see heavyTests
 
 // checkSteps checks that every step's figures are those of its run: the
 // merged rows of the seconds after the warm-up, and a run on both agents.
-func checkSteps(t *testing.T, e *apiEnv, sr httpapi.Search) {
+func checkSteps(t *testing.T, e *apiEnv, sr client.Search) {
 	t.Helper()
 	if len(sr.Steps) < 3 || sr.Steps[0].Qps != sr.MinQps {
 		t.Fatalf("%d steps from %v qps: want a probe from min_qps and a bisection", len(sr.Steps), sr.Steps[0].Qps)
 	}
 	for i := range sr.Steps {
 		st := &sr.Steps[i]
-		if st.RunId == nil || st.Status == httpapi.StepError || st.Status == httpapi.StepRunning {
+		if st.RunId == nil || st.Status == client.StepError || st.Status == client.StepRunning {
 			t.Fatalf("step %d: %+v", st.Step, st)
 		}
 		id := st.RunId.String()
@@ -103,7 +103,7 @@ func checkSteps(t *testing.T, e *apiEnv, sr httpapi.Search) {
 		if n := e.count(t, `SELECT count(DISTINCT agent_id) FROM run_shards WHERE run_id = $1::uuid`, id); n != 2 {
 			t.Errorf("step %d ran on %d agents, want 2", st.Step, n)
 		}
-		if passed := st.Status == httpapi.StepPassed; passed != (st.P50Us < 80000 && st.Errors*100 < st.Count) {
+		if passed := st.Status == client.StepPassed; passed != (st.P50Us < 80000 && st.Errors*100 < st.Count) {
 			t.Errorf("step %d: %s with p50 %v µs and %d errors of %d against the objective", st.Step, st.Status, st.P50Us, st.Errors, st.Count)
 		}
 	}
@@ -125,17 +125,17 @@ func TestSearchNeverMet(t *testing.T) { // serial: see heavyTests
 		!strings.Contains(r.stdout, "not met at min qps 20: p(50) < 4ms: was ") {
 		t.Fatalf("exit %d, stdout:\n%s", r.code, r.stdout)
 	}
-	page := decode[httpapi.SearchPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/searches?project=default", e.AdminToken, nil))
+	page := decode[client.SearchPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/searches?project=default", e.AdminToken, nil))
 	if len(page.Items) != 1 || page.Items[0].Name != "never" {
 		t.Fatalf("searches: %+v", page.Items)
 	}
 	sr := e.waitSearch(t, page.Items[0].Id.String(), 5*time.Second)
-	if sr.Status != httpapi.SearchCompleted || sr.Outcome == nil || *sr.Outcome != httpapi.OutcomeNotMet ||
+	if sr.Status != client.SearchCompleted || sr.Outcome == nil || *sr.Outcome != client.OutcomeNotMet ||
 		sr.BestQps != nil || sr.FirstFailQps == nil || *sr.FirstFailQps != 20 || len(sr.Steps) != 1 {
 		t.Fatalf("search: %+v", sr)
 	}
 	st := sr.Steps[0]
-	if st.Status != httpapi.StepFailed || st.Count < 30 || st.P50Us < 5000 || len(st.Outcomes) != 2 || st.Outcomes[0].Pass || !st.Outcomes[1].Pass {
+	if st.Status != client.StepFailed || st.Count < 30 || st.P50Us < 5000 || len(st.Outcomes) != 2 || st.Outcomes[0].Pass || !st.Outcomes[1].Pass {
 		t.Errorf("step: %+v", st)
 	}
 	for _, c := range []struct {

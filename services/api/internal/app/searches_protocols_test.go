@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
@@ -52,13 +52,13 @@ func TestSearchFindsTheKneeOverEachProtocol(t *testing.T) { // serial: see heavy
 		tt.spec["connections"], tt.spec["agents"] = 64, map[string]any{"count": 2}
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			created := decode[httpapi.Search](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/searches", e.AdminToken, map[string]any{
+			created := decode[client.Search](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/searches", e.AdminToken, map[string]any{
 				"project": "default", "name": "knee over " + tt.name, "spec": tt.spec,
 				"objective": "p(50) < 250ms and error_rate < 1%", "min_qps": 24, "max_qps": 96,
 				"step_duration": "2s", "warmup": "2s", "resolution": 0.3,
 			}))
 			sr := e.waitSearch(t, created.Id.String(), 90*time.Second)
-			if sr.Status != httpapi.SearchCompleted || sr.Outcome == nil || *sr.Outcome != httpapi.OutcomeFound ||
+			if sr.Status != client.SearchCompleted || sr.Outcome == nil || *sr.Outcome != client.OutcomeFound ||
 				sr.BestQps == nil || sr.FirstFailQps == nil {
 				t.Fatalf("search ended %s (%v): %s", sr.Status, sr.Outcome, sr.Message)
 			}
@@ -77,14 +77,14 @@ func TestSearchFindsTheKneeOverEachProtocol(t *testing.T) { // serial: see heavy
 // rate within 10 % of the target for the steps that met the objective.
 // A failing step counts fewer: requests stuck behind a growing latency end
 // after its seconds.
-func checkKneeSteps(t *testing.T, e *apiEnv, sr httpapi.Search, rates []float64, passed []bool) {
+func checkKneeSteps(t *testing.T, e *apiEnv, sr client.Search, rates []float64, passed []bool) {
 	t.Helper()
 	if len(sr.Steps) != len(rates) {
 		t.Fatalf("%d steps, want %d at %v qps", len(sr.Steps), len(rates), rates)
 	}
 	for i := range sr.Steps {
 		st := &sr.Steps[i]
-		if st.Qps != rates[i] || (st.Status == httpapi.StepPassed) != passed[i] || st.RunId == nil {
+		if st.Qps != rates[i] || (st.Status == client.StepPassed) != passed[i] || st.RunId == nil {
 			t.Fatalf("step %d: %v qps %s, want %v qps passed=%v", st.Step, st.Qps, st.Status, rates[i], passed[i])
 		}
 		meets := st.P50Us < 250000 && st.Errors*100 < st.Count

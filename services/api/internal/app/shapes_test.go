@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // runShape runs spec on two agents against the real echo server and
@@ -19,7 +19,7 @@ func runShape(t *testing.T, shape map[string]any) []int64 {
 	startAgents(t, e.NATSURL, 2)
 	shape["url"] = echo + "/?delay=1ms"
 	shape["connections"] = 8
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
 		map[string]any{"project": "default", "spec": shape}))
 	id := created.Id.String()
 	run := e.waitRun(t, id, 60*time.Second)
@@ -29,7 +29,7 @@ func runShape(t *testing.T, shape map[string]any) []int64 {
 	if shards := e.shards(t, id); len(shards) != 2 {
 		t.Fatalf("%d shards, want one on each of 2 agents", len(shards))
 	}
-	page := decode[httpapi.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/intervals", e.AdminToken, nil))
+	page := decode[client.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/intervals", e.AdminToken, nil))
 	var counts []int64
 	for i := range page.Items {
 		iv := &page.Items[i]

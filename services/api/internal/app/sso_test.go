@@ -14,6 +14,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/coreos/go-oidc/v3/oidc/oidctest"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
@@ -172,7 +173,7 @@ func TestOIDCSignIn(t *testing.T) {
 	e := startAPI(t, "BARRAGE_OIDC_ISSUER="+idp.URL, "BARRAGE_OIDC_CLIENT_ID="+idpClientID, "BARRAGE_OIDC_CLIENT_SECRET="+idpClientSecret,
 		"BARRAGE_OIDC_REDIRECT_URL="+idpRedirectURL, "BARRAGE_OIDC_EMAIL_DOMAIN=barrage.test")
 
-	if m := decode[httpapi.AuthMethods](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", "", nil)); !m.Password || !m.Oidc {
+	if m := decode[client.AuthMethods](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/auth/methods", "", nil)); !m.Password || !m.Oidc {
 		t.Errorf("GET /auth/methods = %+v, want password and oidc", m)
 	}
 
@@ -183,7 +184,7 @@ func TestOIDCSignIn(t *testing.T) {
 	if to != "/" || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/" {
 		t.Fatalf("callback sent the browser to %q with session %v, want / and an HttpOnly Lax session", to, session)
 	}
-	me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(session)...))
+	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(session)...))
 	if me.User.Email != "Dana@barrage.test" || me.User.Name != "Dana" || me.User.IsAdmin || len(me.Projects) != 0 {
 		t.Errorf("GET /me after OIDC = %+v, want Dana, no admin, no project", me)
 	}
@@ -202,7 +203,7 @@ func TestOIDCSignIn(t *testing.T) {
 	if admin == nil {
 		t.Fatal("the admin's OIDC sign-in failed")
 	}
-	if me := decode[httpapi.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(admin)...)); !me.User.IsAdmin {
+	if me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", "", nil, withCookie(admin)...)); !me.User.IsAdmin {
 		t.Errorf("the admin signed in with OIDC is %+v, want the existing org admin", me.User)
 	}
 	if n := e.count(t, "SELECT count(*) FROM users"); n != 2 {

@@ -21,7 +21,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/barrage-dev/barrage/pkg/fortiotool"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // syncTimeout bounds one sync, from POST .../run to its end.
@@ -71,7 +71,7 @@ func closeTo(got, want float64) bool {
 func (e *apiEnv) wantSummaryOf(t testing.TB, id string, doc []byte) {
 	t.Helper()
 	f := mustFortioFigures(t, doc)
-	run := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil))
+	run := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil))
 	if run.Source != "sync" || run.Status != "completed" || run.Summary == nil {
 		t.Fatalf("run %s: source %q, status %q, summary %v; want a completed sync run with a summary", id, run.Source, run.Status, run.Summary)
 	}
@@ -105,7 +105,7 @@ func (e *apiEnv) wantSummaryOf(t testing.TB, id string, doc []byte) {
 // allowLoopback puts 127.0.0.1 on project default's target allow-list.
 func (e *apiEnv) allowLoopback(t testing.TB) {
 	t.Helper()
-	p := decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken,
+	p := decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken,
 		map[string]any{"target_allow_list": []string{"127.0.0.1"}}))
 	if len(p.TargetAllowList) != 1 || p.TargetAllowList[0] != "127.0.0.1" {
 		t.Fatalf("target_allow_list = %q, want [127.0.0.1]", p.TargetAllowList)
@@ -114,10 +114,10 @@ func (e *apiEnv) allowLoopback(t testing.TB) {
 
 // mustSyncSource adds an on-demand sync source to project default that
 // looks at up to maxObjects objects.
-func (e *apiEnv) mustSyncSource(t testing.TB, name, sourceURL string, maxObjects int) httpapi.SyncSource {
+func (e *apiEnv) mustSyncSource(t testing.TB, name, sourceURL string, maxObjects int) client.SyncSource {
 	t.Helper()
 	body := map[string]any{"project": "default", "name": name, "url": sourceURL, "interval_minutes": 0, "max_pages": 10, "max_objects": maxObjects}
-	src := decode[httpapi.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, body))
+	src := decode[client.SyncSource](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/sync-sources", e.AdminToken, body))
 	if src.Kind != "auto" {
 		t.Errorf("new source kind = %q, want auto", src.Kind)
 	}
@@ -125,13 +125,13 @@ func (e *apiEnv) mustSyncSource(t testing.TB, name, sourceURL string, maxObjects
 }
 
 // mustSync runs a sync of src and waits for it to end.
-func (e *apiEnv) mustSync(t testing.TB, src httpapi.SyncSource) httpapi.SyncRun {
+func (e *apiEnv) mustSync(t testing.TB, src client.SyncSource) client.SyncRun {
 	t.Helper()
-	started := decode[httpapi.SyncRun](t, e.mustDo(t, http.StatusAccepted, http.MethodPost,
+	started := decode[client.SyncRun](t, e.mustDo(t, http.StatusAccepted, http.MethodPost,
 		"/sync-sources/"+src.Id.String()+"/run", e.AdminToken, nil))
-	var run httpapi.SyncRun
+	var run client.SyncRun
 	waitFor(t, syncTimeout, func() error {
-		run = decode[httpapi.SyncRun](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-runs/"+started.Id.String(), e.AdminToken, nil))
+		run = decode[client.SyncRun](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/sync-runs/"+started.Id.String(), e.AdminToken, nil))
 		if run.Status == "running" {
 			return errNotYet
 		}
@@ -149,12 +149,12 @@ type syncFigures struct {
 	Imported, Unchanged, Skipped, Failed int
 }
 
-func syncFiguresOf(r httpapi.SyncRun) syncFigures {
+func syncFiguresOf(r client.SyncRun) syncFigures {
 	return syncFigures{string(r.Status), r.Imported, r.Unchanged, r.Skipped, r.Failed}
 }
 
 // objectOf returns the object of r whose URL ends in suffix.
-func objectOf(t testing.TB, r httpapi.SyncRun, suffix string) httpapi.SyncObject {
+func objectOf(t testing.TB, r client.SyncRun, suffix string) client.SyncObject {
 	t.Helper()
 	for _, o := range *r.Objects {
 		if strings.HasSuffix(o.Url, suffix) {
@@ -162,7 +162,7 @@ func objectOf(t testing.TB, r httpapi.SyncRun, suffix string) httpapi.SyncObject
 		}
 	}
 	t.Fatalf("sync %s saw no object ending %q", r.Id, suffix)
-	return httpapi.SyncObject{}
+	return client.SyncObject{}
 }
 
 // s3Docs are the Fortio results the bucket holds under team/a/.
@@ -235,7 +235,7 @@ func TestSyncFromS3(t *testing.T) {
 	v1 := e.mustSyncSource(t, "bucket v1", base+"/results?prefix=team/a/&max-keys=2", 100)
 	v2 := e.mustSyncSource(t, "bucket v2", base+"/results?list-type=2&prefix=team/a/&max-keys=2", 100)
 	for _, c := range []struct {
-		src  httpapi.SyncSource
+		src  client.SyncSource
 		kind string
 	}{{v1, "s3v1"}, {v2, "s3v2"}} {
 		run := e.mustSync(t, c.src)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/services/agent/agent"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // hostPort returns the host:port of a URL.
@@ -93,7 +93,7 @@ func TestRunTargetPolicyAtSubmit(t *testing.T) {
 	t.Run("stored test is checked when run", func(t *testing.T) {
 		t.Parallel()
 		body := map[string]any{"project": "default", "name": "meta", "spec": map[string]any{"url": "http://meta.test/", "qps": 10, "duration": "1s"}}
-		test := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, body))
+		test := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, body))
 		status, header, raw := e.do(t, http.MethodPost, "/runs", e.AdminToken, map[string]any{"test": test.Id})
 		wantTargetRefused(t, status, header, raw, `host "meta.test"`, "169.254.169.254")
 	})
@@ -159,7 +159,7 @@ func TestRunTargetRebindingRefusedByAgent(t *testing.T) { // serial: see heavyTe
 			e.DNS.Set("rebind.test", netip.MustParseAddr("127.0.0.1"))
 			before := echoRequests(t, echo)
 
-			created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+			created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 				"project": "default",
 				"spec":    map[string]any{"url": "http://rebind.test:" + port + "/", "qps": 50, "connections": 2, "duration": "2s"},
 			}))

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // pathRecorder is a loopback HTTP target that records the path of every
@@ -44,7 +44,7 @@ func TestDistributedSeqTemplateIsUniqueAcrossShards(t *testing.T) { // serial: s
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	rec, target := startPathRecorder(t)
 	startAgents(t, e.NATSURL, 2)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec":    map[string]any{"url": target + "/post/{seq:6}", "qps": 200, "connections": 4, "duration": "2s"},
 	}))
@@ -97,7 +97,7 @@ func TestDistributedRequestMix(t *testing.T) { // serial: see heavyTests
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	rec, target := startPathRecorder(t)
 	startAgents(t, e.NATSURL, 2)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec": map[string]any{"url": target + "/", "qps": 400, "connections": 4, "duration": "2s", "requests": []map[string]any{
 			{"name": "reads", "url": target + "/read/{rand:100}", "weight": 3},
@@ -109,7 +109,7 @@ func TestDistributedRequestMix(t *testing.T) { // serial: see heavyTests
 	if run.Status != "completed" {
 		t.Fatalf("run ended %s (error %q)", run.Status, derefS(run.Error))
 	}
-	res := decode[httpapi.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil))
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil))
 	if res.Entries == nil || len(*res.Entries) != 2 {
 		t.Fatalf("result entries %+v, want 2", res.Entries)
 	}

@@ -23,6 +23,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", to count rows
 
 	"github.com/barrage-dev/barrage/pkg/dnstest"
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
@@ -204,7 +205,7 @@ func apiPath(path string) string {
 			return path
 		}
 	}
-	return httpapi.BasePath + path
+	return client.BasePath + path
 }
 
 // request sends one request; body is nil (none), []byte or string (sent
@@ -291,7 +292,7 @@ func decode[T any](t testing.TB, raw []byte) T {
 
 // wantProblem checks that a response is problem details of status and
 // type slug (the part after ProblemBase), and returns them.
-func wantProblem(t testing.TB, status int, header http.Header, raw []byte, wantStatus int, wantSlug string) httpapi.Problem {
+func wantProblem(t testing.TB, status int, header http.Header, raw []byte, wantStatus int, wantSlug string) client.Problem {
 	t.Helper()
 	if status != wantStatus {
 		t.Fatalf("status = %d, want %d; body: %s", status, wantStatus, raw)
@@ -299,7 +300,7 @@ func wantProblem(t testing.TB, status int, header http.Header, raw []byte, wantS
 	if mt, _, _ := mime.ParseMediaType(header.Get("Content-Type")); mt != "application/problem+json" {
 		t.Errorf("Content-Type = %q, want application/problem+json", header.Get("Content-Type"))
 	}
-	p := decode[httpapi.Problem](t, raw)
+	p := decode[client.Problem](t, raw)
 	if want := httpapi.ProblemBase + wantSlug; p.Type != want {
 		t.Errorf("problem type = %q, want %q; body: %s", p.Type, want, raw)
 	}
@@ -310,7 +311,7 @@ func wantProblem(t testing.TB, status int, header http.Header, raw []byte, wantS
 }
 
 // problemFields returns the field names of a validation problem, sorted.
-func problemFields(p httpapi.Problem) []string {
+func problemFields(p client.Problem) []string {
 	if p.Errors == nil {
 		return nil
 	}
@@ -323,7 +324,7 @@ func problemFields(p httpapi.Problem) []string {
 }
 
 // fieldMessage returns the message of field in a validation problem.
-func fieldMessage(p httpapi.Problem, field string) (string, bool) {
+func fieldMessage(p client.Problem, field string) (string, bool) {
 	if p.Errors == nil {
 		return "", false
 	}
@@ -336,11 +337,11 @@ func fieldMessage(p httpapi.Problem, field string) (string, bool) {
 }
 
 // mustTokenCreated mints a token of role in project as the bootstrap admin.
-func (e *apiEnv) mustTokenCreated(t testing.TB, project string, role auth.Role) httpapi.TokenCreated {
+func (e *apiEnv) mustTokenCreated(t testing.TB, project string, role auth.Role) client.TokenCreated {
 	t.Helper()
 	body := map[string]any{"project": project, "name": fmt.Sprintf("%s of %s", role, project), "role": role}
-	tok := decode[httpapi.TokenCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tokens", e.AdminToken, body))
-	if tok.Secret == "" || tok.Role != httpapi.Role(role) {
+	tok := decode[client.TokenCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tokens", e.AdminToken, body))
+	if tok.Secret == "" || tok.Role != client.Role(role) {
 		t.Fatalf("created token = %+v, want a secret and role %s", tok, role)
 	}
 	return tok
@@ -354,20 +355,20 @@ func (e *apiEnv) mustToken(t testing.TB, project string, role auth.Role) string 
 
 // mustUser creates a user of the organisation with the admin token; its
 // email is key@barrage.test and its password is generated.
-func (e *apiEnv) mustUser(t testing.TB, key string) httpapi.User {
+func (e *apiEnv) mustUser(t testing.TB, key string) client.User {
 	t.Helper()
 	body := map[string]any{"email": key + "@barrage.test", "name": "User " + key}
-	return decode[httpapi.UserCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/users", e.AdminToken, body)).User
+	return decode[client.UserCreated](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/users", e.AdminToken, body)).User
 }
 
 // mustProject creates a project as the bootstrap admin.
-func (e *apiEnv) mustProject(t testing.TB, slug string) httpapi.Project {
+func (e *apiEnv) mustProject(t testing.TB, slug string) client.Project {
 	t.Helper()
 	body := map[string]any{"slug": slug, "name": "Project " + slug}
 	e.mustDo(t, http.StatusCreated, http.MethodPost, "/projects", e.AdminToken, body)
 	// Runs of the project may reach loopback, as the default project's.
 	allow := map[string]any{"target_allow_list": []string{"127.0.0.0/8", "::1", "localhost"}}
-	return decode[httpapi.Project](t, e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/"+slug, e.AdminToken, allow))
+	return decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/"+slug, e.AdminToken, allow))
 }
 
 // testSpec is a small valid inline spec.
@@ -376,23 +377,23 @@ func testSpec() map[string]any {
 }
 
 // mustRun starts a run from an inline spec in project as token's holder.
-func (e *apiEnv) mustRun(t testing.TB, token, project, name string, labels map[string]string) httpapi.Run {
+func (e *apiEnv) mustRun(t testing.TB, token, project, name string, labels map[string]string) client.Run {
 	t.Helper()
 	body := map[string]any{"project": project, "name": name, "spec": testSpec()}
 	if labels != nil {
 		body["labels"] = labels
 	}
-	return decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", token, body))
+	return decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", token, body))
 }
 
 // mustTest stores a test in project as token's holder.
-func (e *apiEnv) mustTest(t testing.TB, token, project, name string) httpapi.Test {
+func (e *apiEnv) mustTest(t testing.TB, token, project, name string) client.Test {
 	t.Helper()
 	body := map[string]any{
 		"project": project, "name": name, "spec": testSpec(),
 		"thresholds": []string{"p(99) < 250ms"}, "labels": map[string]string{"team": "web"},
 	}
-	return decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", token, body))
+	return decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", token, body))
 }
 
 // count returns the single integer query returns.

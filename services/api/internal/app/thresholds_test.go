@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/barrage-dev/barrage/pkg/threshold"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // junitReport is the part of a JUnit XML report the tests read.
@@ -57,9 +57,9 @@ func (e *apiEnv) junit(t *testing.T, id string) junitReport {
 
 // startJudgedRun starts a run with body against the echo and waits for
 // it to end.
-func (e *apiEnv) startJudgedRun(t *testing.T, body map[string]any) httpapi.Run {
+func (e *apiEnv) startJudgedRun(t *testing.T, body map[string]any) client.Run {
 	t.Helper()
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body))
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body))
 	run := e.waitRun(t, created.Id.String(), 30*time.Second)
 	if run.Status != "completed" || run.Summary == nil {
 		t.Fatalf("run ended %s (error %q)", run.Status, derefS(run.Error))
@@ -68,7 +68,7 @@ func (e *apiEnv) startJudgedRun(t *testing.T, body map[string]any) httpapi.Run {
 }
 
 // outcomes returns a judged run's threshold results.
-func outcomes(t *testing.T, run *httpapi.Run, n int) []httpapi.ThresholdResult {
+func outcomes(t *testing.T, run *client.Run, n int) []client.ThresholdResult {
 	t.Helper()
 	if run.ThresholdResults == nil || len(*run.ThresholdResults) != n {
 		t.Fatalf("threshold results %v, want %d", run.ThresholdResults, n)
@@ -77,7 +77,7 @@ func outcomes(t *testing.T, run *httpapi.Run, n int) []httpapi.ThresholdResult {
 }
 
 // verdict returns a run's verdict, "" for none.
-func verdict(run *httpapi.Run) string {
+func verdict(run *client.Run) string {
 	if run.Verdict == nil {
 		return ""
 	}
@@ -134,7 +134,7 @@ func TestThresholdVerdicts(t *testing.T) { // serial: see heavyTests
 			t.Errorf("verdict %q, want fail", verdict(&run))
 		}
 		out := outcomes(t, &run, 2)
-		if out[0].Pass || out[0].Observed < 20_000 || out[0].Limit != 1000 || out[0].Unit != httpapi.UnitMicros {
+		if out[0].Pass || out[0].Observed < 20_000 || out[0].Limit != 1000 || out[0].Unit != client.UnitMicros {
 			t.Errorf("p99 outcome %+v, want a failure with observed ≥ 20 ms", out[0])
 		}
 		if out[1].Pass || derefS(out[1].Error) != "no baseline: the run has no test" {
@@ -151,7 +151,7 @@ func TestThresholdVerdicts(t *testing.T) { // serial: see heavyTests
 	})
 
 	t.Run("baseline", func(t *testing.T) {
-		stored := decode[httpapi.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, map[string]any{
+		stored := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, map[string]any{
 			"project": "default", "name": "checkout", "spec": spec(""), "thresholds": []string{"p(99) < baseline * 1000"},
 		}))
 		// The first run of the test has no baseline: it passes on its own
@@ -202,7 +202,7 @@ func TestThresholdVerdicts(t *testing.T) { // serial: see heavyTests
 			"spec":       map[string]any{"url": echo + "/?status=503:50", "qps": 200, "connections": 4, "duration": "20s"},
 			"thresholds": []string{"error_rate < 10% abort after 200", "count > 0"},
 		}
-		created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body))
+		created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body))
 		run := e.waitRun(t, created.Id.String(), 30*time.Second)
 		if run.Status != "completed" || verdict(&run) != "fail" || derefS(run.AbortedBy) != "error_rate < 10% abort after 200" ||
 			!strings.HasPrefix(derefS(run.Error), "aborted: error_rate < 10% abort after 200 was crossed after ") {

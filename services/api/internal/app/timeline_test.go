@@ -10,7 +10,7 @@ import (
 	"time"
 
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // sampleKey identifies a request of a timeline across the shards' samples
@@ -26,7 +26,7 @@ func TestDistributedTimelineMergesShardsInProportion(t *testing.T) { // serial: 
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	echo := startEcho(t)
 	startAgents(t, e.NATSURL, 2)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec":    map[string]any{"url": echo + "/", "qps": 3000, "connections": 3, "duration": "5s"},
 	}))
@@ -41,10 +41,10 @@ func TestDistributedTimelineMergesShardsInProportion(t *testing.T) { // serial: 
 	owner, seen := shardSamples(t, finals)
 	t.Logf("final snapshots of %d and %d bytes", e.count(t, `SELECT length(final_snapshot) FROM run_shards WHERE run_id = $1::uuid AND shard = 0`, id),
 		e.count(t, `SELECT length(final_snapshot) FROM run_shards WHERE run_id = $1::uuid AND shard = 1`, id))
-	tl := decode[httpapi.RunTimeline](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/timeline", e.AdminToken, nil))
+	tl := decode[client.RunTimeline](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/timeline", e.AdminToken, nil))
 	total := seen[0] + seen[1]
 	t.Logf("shards saw %v requests; merged sample of %d from %d", seen, len(tl.Samples), tl.Seen)
-	if tl.Seen != total || total != decode[httpapi.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil)).Count {
+	if tl.Seen != total || total != decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil)).Count {
 		t.Fatalf("timeline seen %d, shards saw %d: want both the run's count", tl.Seen, total)
 	}
 	if want := min(total, 10_000); int64(len(tl.Samples)) != want {
@@ -97,7 +97,7 @@ func shardSamples(t *testing.T, finals []*barragev1.Snapshot) (map[sampleKey]int
 
 // checkTimelineCSV reads the timeline as CSV: the header, then the JSON's
 // samples row for row.
-func checkTimelineCSV(t *testing.T, e *apiEnv, id string, tl httpapi.RunTimeline) {
+func checkTimelineCSV(t *testing.T, e *apiEnv, id string, tl client.RunTimeline) {
 	t.Helper()
 	status, header, raw := e.do(t, http.MethodGet, "/runs/"+id+"/timeline?format=csv", e.AdminToken, nil)
 	if status != http.StatusOK || header.Get("Content-Type") != "text/csv" {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 )
 
 // TestTestTrendAPI checks GET /tests/{test}/trend end to end: the newest
@@ -22,7 +22,7 @@ func TestTestTrendAPI(t *testing.T) {
 	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	var runs []uuid.UUID
 	for i := range 3 {
-		run := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
+		run := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
 			map[string]any{"test": test.Id.String()}))
 		e.exec(t, "UPDATE runs SET created_at = $1 WHERE id = $2", base.Add(time.Duration(i)*time.Minute), run.Id)
 		runs = append(runs, run.Id)
@@ -33,8 +33,8 @@ func TestTestTrendAPI(t *testing.T) {
 
 	viewer := e.mustToken(t, "default", auth.Viewer)
 	path := "/tests/" + test.Id.String() + "/trend"
-	trend := decode[httpapi.TestTrend](t, e.mustDo(t, http.StatusOK, http.MethodGet, path+"?limit=2", viewer, nil))
-	wantIDs(t, "trend", ids(trend.Items, func(p httpapi.TrendPoint) uuid.UUID { return p.RunId }), runs[1:])
+	trend := decode[client.TestTrend](t, e.mustDo(t, http.StatusOK, http.MethodGet, path+"?limit=2", viewer, nil))
+	wantIDs(t, "trend", ids(trend.Items, func(p client.TrendPoint) uuid.UUID { return p.RunId }), runs[1:])
 	if p := trend.Items[0]; p.Count != nil || p.P99Us != nil || p.ErrorRate != 0 || p.Verdict != nil {
 		t.Errorf("run without figures: %+v", p)
 	}
@@ -43,8 +43,8 @@ func TestTestTrendAPI(t *testing.T) {
 		p.Qps == nil || *p.Qps != 20 || p.Verdict == nil || *p.Verdict != "fail" || !p.CreatedAt.Equal(base.Add(2*time.Minute)) {
 		t.Errorf("run with figures: %+v", p)
 	}
-	all := decode[httpapi.TestTrend](t, e.mustDo(t, http.StatusOK, http.MethodGet, path, viewer, nil))
-	wantIDs(t, "default trend", ids(all.Items, func(p httpapi.TrendPoint) uuid.UUID { return p.RunId }), runs)
+	all := decode[client.TestTrend](t, e.mustDo(t, http.StatusOK, http.MethodGet, path, viewer, nil))
+	wantIDs(t, "default trend", ids(all.Items, func(p client.TrendPoint) uuid.UUID { return p.RunId }), runs)
 
 	for _, limit := range []string{"0", "501"} {
 		status, header, raw := e.do(t, http.MethodGet, path+"?limit="+limit, viewer, nil)

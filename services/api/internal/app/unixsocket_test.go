@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
@@ -50,7 +50,7 @@ func TestRunOverUnixSocket(t *testing.T) { // serial: see heavyTests
 	e.mustDo(t, http.StatusOK, http.MethodPatch, "/projects/default", e.AdminToken,
 		map[string]any{"target_allow_list": []string{"*", "127.0.0.1", "unix:" + sock}})
 	startAgents(t, e.NATSURL, 1)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body))
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, body))
 	run := e.waitRun(t, created.Id.String(), 40*time.Second)
 	if run.Status != "completed" || run.Summary == nil || run.Summary.Count != 40 || run.Summary.Errors != 0 {
 		t.Fatalf("run ended %s (error %q), summary %+v; want 40 requests without errors", run.Status, derefS(run.Error), run.Summary)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // TestCreateRunRejectsBadWait: ?wait= is a duration of at most 15m; a bad
@@ -47,8 +47,8 @@ func TestCreateRunWaits(t *testing.T) { // serial: see heavyTests
 	if status != http.StatusCreated {
 		t.Fatalf("status %d, want 201: %s", status, raw)
 	}
-	run := decode[httpapi.Run](t, raw)
-	if run.Status != httpapi.Completed || verdict(&run) != "pass" || run.Summary == nil || run.Summary.Count == 0 {
+	run := decode[client.Run](t, raw)
+	if run.Status != client.Completed || verdict(&run) != "pass" || run.Summary == nil || run.Summary.Count == 0 {
 		t.Fatalf("run %+v, want completed with verdict pass and a summary", run)
 	}
 	outcomes(t, &run, 1)
@@ -56,8 +56,8 @@ func TestCreateRunWaits(t *testing.T) { // serial: see heavyTests
 		t.Errorf("Location %q, want %q", header.Get("Location"), want)
 	}
 
-	replay := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs?wait=60s", e.AdminToken, body, "Idempotency-Key", "wait-1"))
-	if replay.Id != run.Id || replay.Status != httpapi.Completed || verdict(&replay) != "pass" {
+	replay := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodPost, "/runs?wait=60s", e.AdminToken, body, "Idempotency-Key", "wait-1"))
+	if replay.Id != run.Id || replay.Status != client.Completed || verdict(&replay) != "pass" {
 		t.Errorf("replay %s %s %q, want run %s completed and passed", replay.Id, replay.Status, verdict(&replay), run.Id)
 	}
 
@@ -70,8 +70,8 @@ func TestCreateRunWaits(t *testing.T) { // serial: see heavyTests
 	if took := time.Since(start); took < time.Second || took > 10*time.Second {
 		t.Errorf("the 1s wait answered after %v", took)
 	}
-	pending := decode[httpapi.Run](t, raw)
-	if pending.Status == httpapi.Completed || pending.Status == httpapi.Failed || pending.Status == httpapi.Canceled {
+	pending := decode[client.Run](t, raw)
+	if pending.Status == client.Completed || pending.Status == client.Failed || pending.Status == client.Canceled {
 		t.Errorf("202 with status %s, want a run still going", pending.Status)
 	}
 	if want := "/api/v1/runs/" + pending.Id.String(); header.Get("Location") != want {
@@ -126,7 +126,7 @@ func TestCreateRunWaitEndsWithItsClient(t *testing.T) { // serial: see heavyTest
 		}
 		return nil
 	})
-	if st := decode[httpapi.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil)).Status; st != "running" {
+	if st := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil)).Status; st != "running" {
 		t.Errorf("right after the hang-up the run is %s, want running", st)
 	}
 	run := e.waitRun(t, id, 30*time.Second)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // writeReadTarget is a loopback target that creates whatever is posted to
@@ -69,7 +69,7 @@ func TestDistributedWrittenURLsReadBack(t *testing.T) { // serial: see heavyTest
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	target, base := startWriteReadTarget(t)
 	startAgents(t, e.NATSURL, 2)
-	created := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 		"project": "default",
 		"spec": map[string]any{"url": base + "/post/{seq}", "method": "POST", "payload": `{"id":{seq}}`,
 			"count": n, "connections": 4, "record_written_urls": true},
@@ -118,7 +118,7 @@ func TestDistributedWrittenURLsReadBack(t *testing.T) { // serial: see heavyTest
 	if p := wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation"); !slices.Contains(problemFields(p), "spec.url") {
 		t.Errorf("a follow-up to a target outside the allow-list: fields %v, want spec.url", problemFields(p))
 	}
-	read := decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"project": "default",
+	read := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"project": "default",
 		"spec": map[string]any{"url": base + "/", "urls_from_run": id, "count": 2 * n, "connections": 4}}))
 	if len(read.Spec.URLs) != n || read.Spec.URLsFromRun != id || !slices.Equal(read.Spec.URLs, lines) {
 		t.Fatalf("follow-up spec has %d urls from %q; want the %d written URLs of %s in order", len(read.Spec.URLs), read.Spec.URLsFromRun, n, id)
@@ -157,7 +157,7 @@ func (e *apiEnv) writtenURLs(t *testing.T, id string) []string {
 // checkWrittenCounts checks the result's written_urls.
 func checkWrittenCounts(t *testing.T, e *apiEnv, id string, stored, dropped int64) {
 	t.Helper()
-	res := decode[httpapi.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil))
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil))
 	if c := res.WrittenUrls; c == nil || c.Stored != stored || c.Dropped != dropped {
 		t.Errorf("result written_urls %+v, want %d stored and %d dropped", c, stored, dropped)
 	}
@@ -223,7 +223,7 @@ func TestWrittenURLsRefused(t *testing.T) {
 	recording := func(project string) string {
 		sp := testSpec()
 		sp["method"], sp["record_written_urls"] = "POST", true
-		return decode[httpapi.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
+		return decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken,
 			map[string]any{"project": project, "spec": sp})).Id.String()
 	}
 	plain := e.mustRun(t, e.AdminToken, "default", "plain", nil).Id.String()

@@ -7,7 +7,8 @@
 // result files into runs, `sync list|add|run` for result sync sources, and
 // `search`, which runs a capacity search and prints its steps.
 //
-// It talks only to the REST API (never to Postgres or NATS) and holds no
+// It talks only to the REST API, through the generated client of
+// services/api/client (never to Postgres or NATS), and holds no
 // rules of its own beyond mapping a run's outcome to an exit code.
 package cli
 
@@ -20,6 +21,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // Exit codes of the barrage command.
@@ -76,7 +79,7 @@ unreachable or server error.
 
 // env is what one invocation runs with.
 type env struct {
-	api   *client
+	api   *client.ClientWithResponses
 	out   *printer
 	isTTY bool
 	now   func() time.Time
@@ -119,8 +122,13 @@ func Run(ctx context.Context, o Options) int {
 		p.errorf("barrage: an API token is required: set BARRAGE_TOKEN or pass -token")
 		return ExitUsage
 	}
+	api, err := client.New(*apiURL, *token, client.WithHTTPClient(&http.Client{}))
+	if err != nil {
+		p.errorf("barrage: -url %s: %v", *apiURL, err)
+		return ExitUsage
+	}
 	e := &env{
-		api:   &client{base: strings.TrimRight(*apiURL, "/"), token: *token, http: &http.Client{}},
+		api:   api,
 		out:   p,
 		isTTY: o.StdoutIsTTY,
 		now:   time.Now,
@@ -174,10 +182,10 @@ func (p *printer) errorf(format string, args ...any) {
 // fail reports err and returns its exit code: 2 for a refused request
 // (each field error on its own line), 1 for anything else.
 func (p *printer) fail(what string, err error) int {
-	var pe *problemError
-	if errors.As(err, &pe) && pe.status < 500 {
+	var pe *client.ProblemError
+	if errors.As(err, &pe) && pe.StatusCode < 500 {
 		p.errorf("barrage: %s: %v", what, err)
-		for _, f := range pe.fields() {
+		for _, f := range pe.Fields() {
 			p.errorf("  %s", f)
 		}
 		return ExitUsage

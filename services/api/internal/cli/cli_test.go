@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 func TestRunFlagsToRunCreate(t *testing.T) {
@@ -107,23 +107,23 @@ func TestDecodeSpecJSON(t *testing.T) {
 
 func TestExitCode(t *testing.T) {
 	t.Parallel()
-	verdict := func(v httpapi.RunVerdict) *httpapi.RunVerdict { return &v }
-	ok := &httpapi.RunSummary{Count: 100, Errors: 1}
+	verdict := func(v client.RunVerdict) *client.RunVerdict { return &v }
+	ok := &client.RunSummary{Count: 100, Errors: 1}
 	tests := []struct {
 		name string
-		run  httpapi.Run
+		run  client.Run
 		want int
 	}{
-		{"pass", httpapi.Run{Status: httpapi.Completed, Verdict: verdict(httpapi.Pass), Summary: ok}, ExitPass},
-		{"thresholds failed", httpapi.Run{Status: httpapi.Completed, Verdict: verdict(httpapi.Fail), Summary: ok}, ExitThresholds},
-		{"verdict error", httpapi.Run{Status: httpapi.Completed, Verdict: verdict(httpapi.Error), Summary: ok}, ExitRunError},
-		{"degraded", httpapi.Run{Status: httpapi.Completed, Degraded: true, Verdict: verdict(httpapi.Error), Summary: ok}, ExitRunError},
-		{"degraded, allow_partial", httpapi.Run{Status: httpapi.Completed, Degraded: true, AllowPartial: ptr(true), Verdict: verdict(httpapi.Pass), Summary: ok}, ExitPass},
-		{"failed", httpapi.Run{Status: httpapi.Failed, Verdict: verdict(httpapi.Error)}, ExitRunError},
-		{"canceled", httpapi.Run{Status: httpapi.Canceled}, ExitRunError},
-		{"every request failed", httpapi.Run{Status: httpapi.Completed, Verdict: verdict(httpapi.Pass),
-			Summary: &httpapi.RunSummary{Count: 50, Errors: 50}}, ExitRunError},
-		{"no request", httpapi.Run{Status: httpapi.Completed, Verdict: verdict(httpapi.Pass), Summary: &httpapi.RunSummary{}}, ExitRunError},
+		{"pass", client.Run{Status: client.Completed, Verdict: verdict(client.Pass), Summary: ok}, ExitPass},
+		{"thresholds failed", client.Run{Status: client.Completed, Verdict: verdict(client.Fail), Summary: ok}, ExitThresholds},
+		{"verdict error", client.Run{Status: client.Completed, Verdict: verdict(client.Error), Summary: ok}, ExitRunError},
+		{"degraded", client.Run{Status: client.Completed, Degraded: true, Verdict: verdict(client.Error), Summary: ok}, ExitRunError},
+		{"degraded, allow_partial", client.Run{Status: client.Completed, Degraded: true, AllowPartial: ptr(true), Verdict: verdict(client.Pass), Summary: ok}, ExitPass},
+		{"failed", client.Run{Status: client.Failed, Verdict: verdict(client.Error)}, ExitRunError},
+		{"canceled", client.Run{Status: client.Canceled}, ExitRunError},
+		{"every request failed", client.Run{Status: client.Completed, Verdict: verdict(client.Pass),
+			Summary: &client.RunSummary{Count: 50, Errors: 50}}, ExitRunError},
+		{"no request", client.Run{Status: client.Completed, Verdict: verdict(client.Pass), Summary: &client.RunSummary{}}, ExitRunError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,11 +142,11 @@ func TestFormatProgress(t *testing.T) {
 		st   progressState
 		want string
 	}{
-		{"timed", progressState{Status: httpapi.Running, Elapsed: 3, Total: 10 * time.Second, Count: 300, Errors: 3, QPS: 99.84, P99: 1250},
+		{"timed", progressState{Status: client.Running, Elapsed: 3, Total: 10 * time.Second, Count: 300, Errors: 3, QPS: 99.84, P99: 1250},
 			"running 3s/10s  qps 99.8  p99 1.25ms  errors 3 (1%)  7s left"},
-		{"count bound", progressState{Status: httpapi.Running, Elapsed: 2, Count: 40, QPS: 20, P99: 850},
+		{"count bound", progressState{Status: client.Running, Elapsed: 2, Count: 40, QPS: 20, P99: 850},
 			"running 2s  qps 20.0  p99 850us  errors 0 (0%)"},
-		{"overrun", progressState{Status: httpapi.Stopping, Elapsed: 12, Total: 10 * time.Second, Count: 1, P99: 2.5e6},
+		{"overrun", progressState{Status: client.Stopping, Elapsed: 12, Total: 10 * time.Second, Count: 1, P99: 2.5e6},
 			"stopping 12s/10s  qps 0.0  p99 2.5s  errors 0 (0%)  0s left"},
 	}
 	for _, tt := range tests {
@@ -165,11 +165,11 @@ func TestProgressLines(t *testing.T) {
 		var out bytes.Buffer
 		clock := time.Unix(0, 0)
 		e := &env{out: &printer{stdout: &out, stderr: &out}, isTTY: tty, now: func() time.Time { return clock }}
-		run := httpapi.Run{Status: httpapi.Running}
+		run := client.Run{Status: client.Running}
 		run.Spec.Duration = 10_000_000_000
 		p := newProgress(e, run)
 		for sec := range 3 {
-			data, _ := json.Marshal(httpapi.Interval{Second: sec, Count: 10, Qps: 10})
+			data, _ := json.Marshal(client.Interval{Second: sec, Count: 10, Qps: 10})
 			p.handle("interval", string(data))
 			clock = clock.Add(3 * time.Second)
 		}

@@ -3,11 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/url"
+	"net/http"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // Bounds of `barrage runs compare` (the API's).
@@ -28,8 +28,10 @@ func (e *env) runsCompare(ctx context.Context, ids []string) int {
 			return ExitUsage
 		}
 	}
-	var cmp httpapi.RunComparison
-	if err := e.api.getJSON(ctx, "/runs/compare?ids="+url.QueryEscape(strings.Join(ids, ",")), &cmp); err != nil {
+	var cmp client.RunComparison
+	if _, err := call(ctx, &cmp, func() (*http.Response, error) {
+		return e.api.CompareRuns(ctx, &client.CompareRunsParams{Ids: strings.Join(ids, ",")})
+	}); err != nil {
 		return e.out.fail("compare runs", err)
 	}
 	e.out.printf("%s", formatComparison(cmp.Items))
@@ -39,7 +41,7 @@ func (e *env) runsCompare(ctx context.Context, ids []string) int {
 // compareRow is one figure of the comparison table.
 type compareRow struct {
 	name  string
-	value func(r *httpapi.ComparedRun) *float64
+	value func(r *client.ComparedRun) *float64
 	kind  figureKind
 }
 
@@ -64,17 +66,17 @@ func compareRows() []compareRow {
 		return ptr(float64(*p))
 	}
 	return []compareRow{
-		{name: "count", value: func(r *httpapi.ComparedRun) *float64 { return i2f(r.Count) }},
-		{name: "qps", value: func(r *httpapi.ComparedRun) *float64 { return r.Qps }, kind: rateFigure},
-		{name: "errors", value: func(r *httpapi.ComparedRun) *float64 { return i2f(r.Errors) }},
-		{name: "min", value: func(r *httpapi.ComparedRun) *float64 { return r.MinUs }, kind: latencyFigure},
-		{name: "p50", value: func(r *httpapi.ComparedRun) *float64 { return r.P50Us }, kind: latencyFigure},
-		{name: "avg", value: func(r *httpapi.ComparedRun) *float64 { return r.AvgUs }, kind: latencyFigure},
-		{name: "p75", value: func(r *httpapi.ComparedRun) *float64 { return r.P75Us }, kind: latencyFigure},
-		{name: "p90", value: func(r *httpapi.ComparedRun) *float64 { return r.P90Us }, kind: latencyFigure},
-		{name: "p99", value: func(r *httpapi.ComparedRun) *float64 { return r.P99Us }, kind: latencyFigure},
-		{name: "p99.9", value: func(r *httpapi.ComparedRun) *float64 { return r.P999Us }, kind: latencyFigure},
-		{name: "max", value: func(r *httpapi.ComparedRun) *float64 { return r.MaxUs }, kind: latencyFigure},
+		{name: "count", value: func(r *client.ComparedRun) *float64 { return i2f(r.Count) }},
+		{name: "qps", value: func(r *client.ComparedRun) *float64 { return r.Qps }, kind: rateFigure},
+		{name: "errors", value: func(r *client.ComparedRun) *float64 { return i2f(r.Errors) }},
+		{name: "min", value: func(r *client.ComparedRun) *float64 { return r.MinUs }, kind: latencyFigure},
+		{name: "p50", value: func(r *client.ComparedRun) *float64 { return r.P50Us }, kind: latencyFigure},
+		{name: "avg", value: func(r *client.ComparedRun) *float64 { return r.AvgUs }, kind: latencyFigure},
+		{name: "p75", value: func(r *client.ComparedRun) *float64 { return r.P75Us }, kind: latencyFigure},
+		{name: "p90", value: func(r *client.ComparedRun) *float64 { return r.P90Us }, kind: latencyFigure},
+		{name: "p99", value: func(r *client.ComparedRun) *float64 { return r.P99Us }, kind: latencyFigure},
+		{name: "p99.9", value: func(r *client.ComparedRun) *float64 { return r.P999Us }, kind: latencyFigure},
+		{name: "max", value: func(r *client.ComparedRun) *float64 { return r.MaxUs }, kind: latencyFigure},
 	}
 }
 
@@ -82,21 +84,21 @@ func compareRows() []compareRow {
 // name, id and status on top), a row per figure, and after each
 // figure of the second and later runs its change against the first run,
 // e.g. "1.25ms (+12.3%)". A run without a result shows "-".
-func formatComparison(items []httpapi.ComparedRun) string {
+func formatComparison(items []client.ComparedRun) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', tabwriter.AlignRight)
-	header := func(f func(r *httpapi.ComparedRun) string) {
+	header := func(f func(r *client.ComparedRun) string) {
 		for i := range items {
 			fmt.Fprintf(tw, "\t%s", f(&items[i]))
 		}
 		fmt.Fprint(tw, "\t\n")
 	}
 	fmt.Fprint(tw, "run")
-	header(func(r *httpapi.ComparedRun) string { return r.Name })
+	header(func(r *client.ComparedRun) string { return r.Name })
 	fmt.Fprint(tw, "id")
-	header(func(r *httpapi.ComparedRun) string { return r.Id.String() })
+	header(func(r *client.ComparedRun) string { return r.Id.String() })
 	fmt.Fprint(tw, "status")
-	header(func(r *httpapi.ComparedRun) string { return string(r.Status) })
+	header(func(r *client.ComparedRun) string { return string(r.Status) })
 	for _, row := range compareRows() {
 		fmt.Fprint(tw, row.name)
 		var base *float64

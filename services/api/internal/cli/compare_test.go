@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 func TestFormatFigure(t *testing.T) {
@@ -42,14 +42,14 @@ func TestFormatComparison(t *testing.T) {
 	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	n := func(v int64) *int64 { return &v }
-	items := []httpapi.ComparedRun{
-		{Id: uuid.MustParse("11111111-0000-0000-0000-000000000000"), Name: "before", Status: httpapi.Completed,
+	items := []client.ComparedRun{
+		{Id: uuid.MustParse("11111111-0000-0000-0000-000000000000"), Name: "before", Status: client.Completed,
 			Count: n(100), Qps: f(50), Errors: n(0), MinUs: f(100), P50Us: f(200), AvgUs: f(250), P75Us: f(300),
 			P90Us: f(400), P99Us: f(1000), P999Us: f(2000), MaxUs: f(3000)},
-		{Id: uuid.MustParse("22222222-0000-0000-0000-000000000000"), Name: "after", Status: httpapi.Completed,
+		{Id: uuid.MustParse("22222222-0000-0000-0000-000000000000"), Name: "after", Status: client.Completed,
 			Count: n(100), Qps: f(50), Errors: n(1), MinUs: f(100), P50Us: f(220), AvgUs: f(250), P75Us: f(300),
 			P90Us: f(400), P99Us: f(1500), P999Us: f(2000), MaxUs: f(3000)},
-		{Id: uuid.MustParse("33333333-0000-0000-0000-000000000000"), Name: "going", Status: httpapi.Running},
+		{Id: uuid.MustParse("33333333-0000-0000-0000-000000000000"), Name: "going", Status: client.Running},
 	}
 	got := formatComparison(items)
 	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,14 +9,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // maxImportFile is the largest file `barrage import` sends; the API caps
@@ -61,8 +63,8 @@ func (e *env) importFiles(ctx context.Context, args []string) int {
 }
 
 // importFile posts one file to /imports.
-func (e *env) importFile(ctx context.Context, project, file string) (httpapi.Run, error) {
-	var run httpapi.Run
+func (e *env) importFile(ctx context.Context, project, file string) (client.Run, error) {
+	var run client.Run
 	f, err := os.Open(file) //nolint:gosec // the user names the file
 	if err != nil {
 		return run, &fileError{err}
@@ -75,18 +77,14 @@ func (e *env) importFile(ctx context.Context, project, file string) (httpapi.Run
 	if len(doc) > maxImportFile {
 		return run, &fileError{fmt.Errorf("larger than %d bytes", maxImportFile)}
 	}
-	q := url.Values{"origin": {filepath.Base(file)}}
+	params := &client.CreateImportParams{Origin: ptr(filepath.Base(file))}
 	if project != "" {
-		q.Set("project", project)
+		params.Project = &project
 	}
-	_, raw, err := e.api.do(ctx, request{method: http.MethodPost, path: "/imports?" + q.Encode(), raw: doc})
-	if err != nil {
-		return run, err
-	}
-	if err := json.Unmarshal(raw, &run); err != nil {
-		return run, fmt.Errorf("decode run: %w", err)
-	}
-	return run, nil
+	_, err = call(ctx, &run, func() (*http.Response, error) {
+		return e.api.CreateImportWithBody(ctx, params, jsonBody, bytes.NewReader(doc))
+	})
+	return run, err
 }
 
 // fileError is a file the CLI could not read: a usage error.
@@ -128,10 +126,12 @@ func (e *env) sync(ctx context.Context, args []string) int {
 		if *project != "" {
 			body["project"] = *project
 		}
-		var src httpapi.SyncSource
-		_, raw, err := e.api.do(ctx, request{method: http.MethodPost, path: "/sync-sources", body: body})
+		var src client.SyncSource
+		b, err := json.Marshal(body)
 		if err == nil {
-			err = json.Unmarshal(raw, &src)
+			_, err = call(ctx, &src, func() (*http.Response, error) {
+				return e.api.CreateSyncSourceWithBody(ctx, jsonBody, bytes.NewReader(b))
+			})
 		}
 		if err != nil {
 			return e.out.fail("add sync source", err)
@@ -139,7 +139,7 @@ func (e *env) sync(ctx context.Context, args []string) int {
 		e.out.printf("added sync source %s (%s) for %s\n", src.Id, src.Name, src.Url)
 		return ExitPass
 	case cmd == "run" && id != "":
-		return e.syncRun(ctx, id, *wait)
+		return e.syncRun(ctx, uuid.MustParse(id), *wait) // isID above
 	}
 	e.out.errorf("%s", syncUsage)
 	return ExitUsage
@@ -147,12 +147,12 @@ func (e *env) sync(ctx context.Context, args []string) int {
 
 // syncList prints the sources with their latest sync.
 func (e *env) syncList(ctx context.Context, project string) int {
-	q := url.Values{"limit": {"100"}}
+	params := &client.ListSyncSourcesParams{Limit: ptr(100)}
 	if project != "" {
-		q.Set("project", project)
+		params.Project = &project
 	}
-	var page httpapi.SyncSourcePage
-	if err := e.api.getJSON(ctx, "/sync-sources?"+q.Encode(), &page); err != nil {
+	var page client.SyncSourcePage
+	if _, err := call(ctx, &page, func() (*http.Response, error) { return e.api.ListSyncSources(ctx, params) }); err != nil {
 		return e.out.fail("list sync sources", err)
 	}
 	var b strings.Builder
@@ -177,19 +177,15 @@ func (e *env) syncList(ctx context.Context, project string) int {
 
 // syncRun starts a sync, prints its progress and each object's outcome,
 // and exits 0 when it succeeded, 97 when it failed or was partial.
-func (e *env) syncRun(ctx context.Context, id string, wait time.Duration) int {
-	var run httpapi.SyncRun
-	_, raw, err := e.api.do(ctx, request{method: http.MethodPost, path: "/sync-sources/" + id + "/run"})
-	if err == nil {
-		err = json.Unmarshal(raw, &run)
-	}
-	if err != nil {
+func (e *env) syncRun(ctx context.Context, id uuid.UUID, wait time.Duration) int {
+	var run client.SyncRun
+	if _, err := call(ctx, &run, func() (*http.Response, error) { return e.api.RunSyncSource(ctx, id) }); err != nil {
 		return e.out.fail("start sync", err)
 	}
 	deadline := e.now().Add(wait)
 	last := ""
 	for {
-		if err := e.api.getJSON(ctx, "/sync-runs/"+run.Id.String(), &run); err != nil {
+		if _, err := call(ctx, &run, func() (*http.Response, error) { return e.api.GetSyncRun(ctx, run.Id) }); err != nil {
 			return e.out.fail("read sync", err)
 		}
 		line := fmt.Sprintf("sync %s: %s, %d pages, %d imported, %d unchanged, %d skipped, %d failed",
@@ -198,7 +194,7 @@ func (e *env) syncRun(ctx context.Context, id string, wait time.Duration) int {
 			e.out.printf("%s\n", line)
 			last = line
 		}
-		if run.Status != httpapi.SyncRunning {
+		if run.Status != client.SyncRunning {
 			break
 		}
 		if e.now().After(deadline) {
@@ -212,7 +208,7 @@ func (e *env) syncRun(ctx context.Context, id string, wait time.Duration) int {
 		}
 	}
 	e.printObjects(run)
-	if run.Status != httpapi.SyncSucceeded {
+	if run.Status != client.SyncSucceeded {
 		if msg := deref(run.Error); msg != "" {
 			e.out.errorf("barrage: sync %s: %s", run.Status, msg)
 		}
@@ -222,7 +218,7 @@ func (e *env) syncRun(ctx context.Context, id string, wait time.Duration) int {
 }
 
 // printObjects prints each object's outcome of a finished sync.
-func (e *env) printObjects(run httpapi.SyncRun) {
+func (e *env) printObjects(run client.SyncRun) {
 	objs := deref(run.Objects)
 	if len(objs) == 0 {
 		return

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/threshold"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // plainEvery is the period of progress lines when stdout is not a terminal.
@@ -22,17 +22,17 @@ const plainEvery = 5 * time.Second
 // last event id, and the run's end is learnt elsewhere.
 type progress struct {
 	e   *env
-	run httpapi.Run
+	run client.Run
 	// seconds holds the latest figures of each second.
-	seconds map[int]httpapi.Interval
-	status  httpapi.RunStatus
+	seconds map[int]client.Interval
+	status  client.RunStatus
 	last    time.Time // when a plain line was last printed
 	drawn   bool      // a terminal line is on screen
 }
 
 // newProgress returns the progress of run.
-func newProgress(e *env, run httpapi.Run) *progress {
-	return &progress{e: e, run: run, seconds: map[int]httpapi.Interval{}, status: run.Status}
+func newProgress(e *env, run client.Run) *progress {
+	return &progress{e: e, run: run, seconds: map[int]client.Interval{}, status: run.Status}
 }
 
 // follow streams until ctx ends or the run's result arrives, then ends
@@ -62,11 +62,11 @@ func (p *progress) follow(ctx context.Context) {
 // stream reads one connection of the event stream and returns whether the
 // run ended and the last event id seen.
 func (p *progress) stream(ctx context.Context, lastID string) (bool, string) {
-	req := request{method: http.MethodGet, path: "/runs/" + p.run.Id.String() + "/events", header: map[string]string{"Accept": "text/event-stream"}}
+	params := &client.StreamRunEventsParams{}
 	if lastID != "" {
-		req.header["Last-Event-ID"] = lastID
+		params.LastEventID = &lastID
 	}
-	resp, err := p.e.api.open(ctx, req)
+	resp, err := p.e.api.StreamRunEvents(ctx, p.run.Id, params, header("Accept", "text/event-stream"))
 	if err != nil {
 		return false, lastID
 	}
@@ -100,14 +100,14 @@ func (p *progress) stream(ctx context.Context, lastID string) (bool, string) {
 func (p *progress) handle(event, data string) bool {
 	switch event {
 	case "interval":
-		var iv httpapi.Interval
+		var iv client.Interval
 		if json.Unmarshal([]byte(data), &iv) == nil {
 			p.seconds[iv.Second] = iv
 			p.show()
 		}
 	case "status":
 		var st struct {
-			Status httpapi.RunStatus `json:"status"`
+			Status client.RunStatus `json:"status"`
 		}
 		if json.Unmarshal([]byte(data), &st) == nil {
 			p.status = st.Status
@@ -137,7 +137,7 @@ func (p *progress) show() {
 // progressState is what a progress line shows.
 type progressState struct {
 	// Status is the run's status.
-	Status httpapi.RunStatus
+	Status client.RunStatus
 	// Elapsed is the seconds of the run measured so far.
 	Elapsed int
 	// Total is the run's planned duration; 0 when it is bounded by a count

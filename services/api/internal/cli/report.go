@@ -6,28 +6,28 @@ import (
 	"strings"
 
 	"github.com/barrage-dev/barrage/pkg/threshold"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // terminal reports whether a run in status st has ended.
-func terminal(st httpapi.RunStatus) bool {
-	return st == httpapi.Completed || st == httpapi.Failed || st == httpapi.Canceled
+func terminal(st client.RunStatus) bool {
+	return st == client.Completed || st == client.Failed || st == client.Canceled
 }
 
 // exitCode maps an ended run to the exit code of `barrage run`: 97 when it
 // failed, was canceled, was degraded without allow_partial (verdict error) or none of its
 // requests succeeded (the target is down: no threshold can vouch for it),
 // 99 when a threshold failed, 0 when it passed.
-func exitCode(run httpapi.Run) int {
+func exitCode(run client.Run) int {
 	code, _ := outcome(run)
 	return code
 }
 
 // outcome returns the exit code of an ended run and why, for the summary.
-func outcome(run httpapi.Run) (int, string) {
+func outcome(run client.Run) (int, string) {
 	sm := run.Summary
 	switch {
-	case run.Status != httpapi.Completed:
+	case run.Status != client.Completed:
 		return ExitRunError, "ERROR (the run " + string(run.Status) + ")"
 	case run.Degraded && !deref(run.AllowPartial):
 		return ExitRunError, "ERROR (degraded: a shard was lost)"
@@ -39,9 +39,9 @@ func outcome(run httpapi.Run) (int, string) {
 		return ExitRunError, "ERROR (the run was not judged)"
 	}
 	switch *run.Verdict {
-	case httpapi.Pass:
+	case client.Pass:
 		return ExitPass, "PASS"
-	case httpapi.Fail:
+	case client.Fail:
 		return ExitThresholds, "FAIL (a threshold failed)"
 	default:
 		return ExitRunError, "ERROR (run error)"
@@ -49,7 +49,7 @@ func outcome(run httpapi.Run) (int, string) {
 }
 
 // formatSummary renders the final figures, the verdict and each threshold.
-func formatSummary(run httpapi.Run, res *httpapi.RunResult) string {
+func formatSummary(run client.Run, res *client.RunResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nrun %s %s", run.Id, run.Status)
 	if run.Degraded {
@@ -95,7 +95,7 @@ func formatSummary(run httpapi.Run, res *httpapi.RunResult) string {
 
 // formatOutcome renders one threshold's outcome, e.g.
 // "FAIL   p(99) < 1ms   observed 21.3ms, limit 1ms".
-func formatOutcome(o *httpapi.ThresholdResult) string {
+func formatOutcome(o *client.ThresholdResult) string {
 	unit := threshold.Unit(o.Unit)
 	word := "pass"
 	switch {

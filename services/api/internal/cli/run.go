@@ -1,20 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // maxWaitChunk is the longest ?wait= one request asks for (the API's bound).
@@ -49,7 +49,7 @@ func (e *env) run(ctx context.Context, args []string) int {
 		return ExitUsage
 	}
 	key := uuid.NewString()
-	var run httpapi.Run
+	var run client.Run
 	if err := e.create(ctx, body, key, 0, &run); err != nil {
 		return e.out.fail("start the run", err)
 	}
@@ -63,26 +63,26 @@ func (e *env) run(ctx context.Context, args []string) int {
 
 // create posts body with an Idempotency-Key, waiting up to wait when it is
 // positive, and decodes the run into out.
-func (e *env) create(ctx context.Context, body createBody, key string, wait time.Duration, out *httpapi.Run) error {
-	path := "/runs"
+func (e *env) create(ctx context.Context, body createBody, key string, wait time.Duration, out *client.Run) error {
+	params := &client.CreateRunParams{IdempotencyKey: &key}
 	if wait > 0 {
-		path += "?wait=" + url.QueryEscape(wait.String())
+		params.Wait = ptr(wait.String())
 	}
-	_, raw, err := e.api.do(ctx, request{method: http.MethodPost, path: path, body: body, header: map[string]string{"Idempotency-Key": key}})
+	b, err := json.Marshal(body)
 	if err != nil {
-		return err
+		return fmt.Errorf("encode request: %w", err)
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("decode run: %w", err)
-	}
-	return nil
+	_, err = call(ctx, out, func() (*http.Response, error) {
+		return e.api.CreateRunWithBody(ctx, params, jsonBody, bytes.NewReader(b))
+	})
+	return err
 }
 
 // follow waits for run to end: it repeats the create request (the same
 // Idempotency-Key, so the same run) with ?wait= in chunks, while a
 // goroutine follows the live stream for the progress lines. When the run
 // does not end within wait, or ctx ends (Ctrl-C), it stops the run.
-func (e *env) follow(ctx context.Context, body createBody, key string, run httpapi.Run, wait time.Duration) (httpapi.Run, int) {
+func (e *env) follow(ctx context.Context, body createBody, key string, run client.Run, wait time.Duration) (client.Run, int) {
 	deadline := e.now().Add(wait)
 	pctx, stopProgress := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -111,7 +111,7 @@ func (e *env) follow(ctx context.Context, body createBody, key string, run httpa
 		if chunk < time.Second {
 			chunk = time.Second
 		}
-		var next httpapi.Run
+		var next client.Run
 		if err := e.create(ctx, body, key, chunk, &next); err != nil {
 			if ctx.Err() != nil {
 				continue // stop it above
@@ -132,19 +132,19 @@ func (e *env) follow(ctx context.Context, body createBody, key string, run httpa
 func (e *env) stop(id uuid.UUID) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, _, err := e.api.do(ctx, request{method: http.MethodPost, path: "/runs/" + id.String() + "/stop"}); err != nil {
+	if _, err := call(ctx, nil, func() (*http.Response, error) { return e.api.StopRun(ctx, id) }); err != nil {
 		e.out.errorf("barrage run: stop run %s: %v", id, err)
 	}
 }
 
 // finish reads the result, prints the summary, writes --junit and --json
 // and returns the exit code of the run's outcome.
-func (e *env) finish(ctx context.Context, f *runFlags, run httpapi.Run) int {
-	id := run.Id.String()
-	var res *httpapi.RunResult
-	if run.Status == httpapi.Completed {
-		var r httpapi.RunResult
-		if err := e.api.getJSON(ctx, "/runs/"+id+"/result", &r); err != nil {
+func (e *env) finish(ctx context.Context, f *runFlags, run client.Run) int {
+	id := run.Id
+	var res *client.RunResult
+	if run.Status == client.Completed {
+		var r client.RunResult
+		if _, err := call(ctx, &r, func() (*http.Response, error) { return e.api.GetRunResult(ctx, id, &client.GetRunResultParams{}) }); err != nil {
 			return e.out.fail("read the result", err)
 		}
 		res = &r
@@ -157,8 +157,8 @@ func (e *env) finish(ctx context.Context, f *runFlags, run httpapi.Run) int {
 	}
 	if f.json != "" {
 		b, err := json.MarshalIndent(struct {
-			Run    httpapi.Run        `json:"run"`
-			Result *httpapi.RunResult `json:"result"`
+			Run    client.Run        `json:"run"`
+			Result *client.RunResult `json:"result"`
 		}{run, res}, "", "  ")
 		if err == nil {
 			err = os.WriteFile(f.json, append(b, '\n'), 0o644)
@@ -173,12 +173,14 @@ func (e *env) finish(ctx context.Context, f *runFlags, run httpapi.Run) int {
 
 // writeJUnit writes the run's JUnit report to name; a run without a
 // result has none (the API answers 409), which is reported and skipped.
-func (e *env) writeJUnit(ctx context.Context, id, name string, hasResult bool) int {
+func (e *env) writeJUnit(ctx context.Context, id uuid.UUID, name string, hasResult bool) int {
 	if !hasResult {
 		e.out.errorf("barrage run: --junit: the run has no result, so no report was written")
 		return ExitPass
 	}
-	_, raw, err := e.api.do(ctx, request{method: http.MethodGet, path: "/runs/" + id + "/result?format=junit"})
+	raw, err := call(ctx, nil, func() (*http.Response, error) {
+		return e.api.GetRunResult(ctx, id, &client.GetRunResultParams{Format: ptr(client.Junit)})
+	})
 	if err != nil {
 		return e.out.fail("read the JUnit report", err)
 	}
@@ -195,33 +197,23 @@ func (e *env) resolveTest(ctx context.Context, project, nameOrID string) (string
 	if isID(nameOrID) {
 		return nameOrID, nil
 	}
-	q := url.Values{"limit": {"200"}}
-	if project != "" {
-		q.Set("project", project)
+	all, err := e.listTests(ctx, project)
+	if err != nil {
+		return "", err
 	}
-	var found []httpapi.Test
-	for range 50 { // 10,000 tests at most
-		var page httpapi.TestPage
-		if err := e.api.getJSON(ctx, "/tests?"+q.Encode(), &page); err != nil {
-			return "", err
+	var found []client.Test
+	for i := range all {
+		if all[i].Name == nameOrID {
+			found = append(found, all[i])
 		}
-		for i := range page.Items {
-			if page.Items[i].Name == nameOrID {
-				found = append(found, page.Items[i])
-			}
-		}
-		if page.NextCursor == nil || *page.NextCursor == "" {
-			break
-		}
-		q.Set("cursor", *page.NextCursor)
 	}
 	switch len(found) {
 	case 0:
-		return "", &problemError{status: http.StatusNotFound, problem: httpapi.Problem{Title: "Not Found", Detail: ptr("no test named " + nameOrID)}}
+		return "", &client.ProblemError{StatusCode: http.StatusNotFound, Problem: client.Problem{Title: "Not Found", Detail: ptr("no test named " + nameOrID)}}
 	case 1:
 		return found[0].Id.String(), nil
 	default:
-		return "", &problemError{status: http.StatusConflict, problem: httpapi.Problem{Title: "Conflict",
+		return "", &client.ProblemError{StatusCode: http.StatusConflict, Problem: client.Problem{Title: "Conflict",
 			Detail: ptr(fmt.Sprintf("%d tests are named %s: pass --project or the test id", len(found), nameOrID))}}
 	}
 }

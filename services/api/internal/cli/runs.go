@@ -2,15 +2,16 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // runs is `barrage runs list|show|stop|compare`.
@@ -25,14 +26,13 @@ func (e *env) runs(ctx context.Context, args []string) int {
 	case args[0] == "compare":
 		return e.runsCompare(ctx, args[1:])
 	case (args[0] == "show" || args[0] == "stop") && len(args) == 2 && isID(args[1]):
-		var run httpapi.Run
-		var err error
-		if args[0] == "show" {
-			err = e.api.getJSON(ctx, "/runs/"+args[1], &run)
-		} else {
-			run, err = e.stopRun(ctx, args[1])
+		var run client.Run
+		id := uuid.MustParse(args[1]) // isID above
+		op := e.api.GetRun
+		if args[0] == "stop" {
+			op = e.api.StopRun
 		}
-		if err != nil {
+		if _, err := call(ctx, &run, func() (*http.Response, error) { return op(ctx, id) }); err != nil {
 			return e.out.fail(args[0]+" run "+args[1], err)
 		}
 		e.out.printf("%s", formatSummary(run, nil))
@@ -43,28 +43,20 @@ func (e *env) runs(ctx context.Context, args []string) int {
 	}
 }
 
-// stopRun posts /runs/{id}/stop.
-func (e *env) stopRun(ctx context.Context, id string) (httpapi.Run, error) {
-	var run httpapi.Run
-	_, raw, err := e.api.do(ctx, request{method: http.MethodPost, path: "/runs/" + id + "/stop"})
-	if err != nil {
-		return run, err
-	}
-	if err := json.Unmarshal(raw, &run); err != nil {
-		return run, fmt.Errorf("decode run: %w", err)
-	}
-	return run, nil
-}
-
 // runsList prints a table of the newest runs.
 func (e *env) runsList(ctx context.Context, args []string) int {
-	q := url.Values{"limit": {"20"}}
+	params := &client.ListRunsParams{Limit: ptr(20)}
 	for i := 0; i+1 < len(args); i += 2 {
 		switch strings.TrimLeft(args[i], "-") {
 		case "project":
-			q.Set("project", args[i+1])
+			params.Project = &args[i+1]
 		case "limit":
-			q.Set("limit", args[i+1])
+			n, err := strconv.Atoi(args[i+1])
+			if err != nil {
+				e.out.errorf("barrage runs list: -limit %q is not a number", args[i+1])
+				return ExitUsage
+			}
+			params.Limit = &n
 		default:
 			e.out.errorf("barrage runs list: unknown flag %s", args[i])
 			return ExitUsage
@@ -74,8 +66,8 @@ func (e *env) runsList(ctx context.Context, args []string) int {
 		e.out.errorf("barrage runs list: flag %s needs a value", args[len(args)-1])
 		return ExitUsage
 	}
-	var page httpapi.RunPage
-	if err := e.api.getJSON(ctx, "/runs?"+q.Encode(), &page); err != nil {
+	var page client.RunPage
+	if _, err := call(ctx, &page, func() (*http.Response, error) { return e.api.ListRuns(ctx, params) }); err != nil {
 		return e.out.fail("list runs", err)
 	}
 	var b strings.Builder

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // searchFlags are the flags of `barrage search`.
@@ -115,13 +118,13 @@ func (e *env) search(ctx context.Context, args []string) int {
 		e.out.errorf("barrage search: %v", err)
 		return ExitUsage
 	}
-	_, raw, err := e.api.do(ctx, request{method: http.MethodPost, path: "/searches", body: body})
+	b, err := json.Marshal(body)
 	if err != nil {
-		return e.out.fail("start search", err)
+		return e.out.fail("start search", fmt.Errorf("encode request: %w", err))
 	}
-	var sr httpapi.Search
-	if err := json.Unmarshal(raw, &sr); err != nil {
-		return e.out.fail("start search", fmt.Errorf("decode search: %w", err))
+	var sr client.Search
+	if _, err := call(ctx, &sr, func() (*http.Response, error) { return e.api.CreateSearchWithBody(ctx, jsonBody, bytes.NewReader(b)) }); err != nil {
+		return e.out.fail("start search", err)
 	}
 	e.out.printf("search %s: %s between %g and %g qps\n", sr.Id, sr.Objective, sr.MinQps, sr.MaxQps)
 	return e.followSearch(ctx, sr, f.wait)
@@ -129,20 +132,20 @@ func (e *env) search(ctx context.Context, args []string) int {
 
 // followSearch polls the search, printing each finished step once, until
 // it ends or wait passes (then it cancels it).
-func (e *env) followSearch(ctx context.Context, sr httpapi.Search, wait time.Duration) int {
+func (e *env) followSearch(ctx context.Context, sr client.Search, wait time.Duration) int {
 	deadline := e.now().Add(wait)
 	printed := 0
 	tick := time.NewTicker(searchPoll)
 	defer tick.Stop()
 	for {
-		for ; printed < len(sr.Steps) && sr.Steps[printed].Status != httpapi.StepRunning; printed++ {
+		for ; printed < len(sr.Steps) && sr.Steps[printed].Status != client.StepRunning; printed++ {
 			e.out.printf("%s\n", formatStep(sr.Steps[printed]))
 		}
-		if sr.Status != httpapi.SearchRunning {
+		if sr.Status != client.SearchRunning {
 			return e.searchResult(sr)
 		}
 		if e.now().After(deadline) || ctx.Err() != nil {
-			e.cancelSearch(sr.Id.String())
+			e.cancelSearch(sr.Id)
 			e.out.errorf("barrage search: canceled: not done within --wait %s", wait)
 			return ExitRunError
 		}
@@ -153,27 +156,27 @@ func (e *env) followSearch(ctx context.Context, sr httpapi.Search, wait time.Dur
 		if ctx.Err() != nil {
 			continue
 		}
-		if err := e.api.getJSON(ctx, "/searches/"+sr.Id.String(), &sr); err != nil && ctx.Err() == nil {
+		if _, err := call(ctx, &sr, func() (*http.Response, error) { return e.api.GetSearch(ctx, sr.Id) }); err != nil && ctx.Err() == nil {
 			return e.out.fail("read search", err)
 		}
 	}
 }
 
 // cancelSearch cancels a search, best effort, even when ctx is done.
-func (e *env) cancelSearch(id string) {
+func (e *env) cancelSearch(id uuid.UUID) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, _, _ = e.api.do(ctx, request{method: http.MethodPost, path: "/searches/" + id + "/cancel"})
+	_, _ = call(ctx, nil, func() (*http.Response, error) { return e.api.CancelSearch(ctx, id) })
 }
 
 // searchResult prints the answer and returns the exit code.
-func (e *env) searchResult(sr httpapi.Search) int {
+func (e *env) searchResult(sr client.Search) int {
 	e.out.printf("%s\n", sr.Message)
 	switch {
-	case sr.Status != httpapi.SearchCompleted:
+	case sr.Status != client.SearchCompleted:
 		e.out.printf("search %s\n", sr.Status)
 		return ExitRunError
-	case sr.Outcome != nil && *sr.Outcome == httpapi.OutcomeNotMet:
+	case sr.Outcome != nil && *sr.Outcome == client.OutcomeNotMet:
 		return ExitThresholds
 	}
 	e.out.printf("capacity: %g qps\n", deref(sr.BestQps))
@@ -181,10 +184,10 @@ func (e *env) searchResult(sr httpapi.Search) int {
 }
 
 // formatStep is one line per step: its rate, verdict and figures.
-func formatStep(st httpapi.SearchStep) string {
+func formatStep(st client.SearchStep) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "step %d  %g qps  %s", st.Step+1, st.Qps, strings.ToUpper(string(st.Status)))
-	if st.Status != httpapi.StepError {
+	if st.Status != client.StepError {
 		fmt.Fprintf(&b, "  achieved %.1f qps  p50 %s  p99 %s  errors %d (%s)", st.AchievedQps,
 			formatMicros(st.P50Us), formatMicros(st.P99Us), st.Errors, formatRate(st.Errors, st.Count))
 	}

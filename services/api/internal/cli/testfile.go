@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // testDoc is one test definition of a `barrage tests apply` file.
@@ -157,7 +157,7 @@ func zoneOrUTC(tz string) string {
 // (an Authorization header, a token in the URL), which the API never
 // shows, is not seen. A spec that does not parse is never the same: the
 // API is asked and reports why.
-func sameTest(d *testDoc, cur *httpapi.Test) bool {
+func sameTest(d *testDoc, cur *client.Test) bool {
 	if d.Description != cur.Description || !slices.Equal(d.Thresholds, cur.Thresholds) || !maps.Equal(d.Labels, cur.Labels) {
 		return false
 	}

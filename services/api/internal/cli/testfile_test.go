@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 func TestDecodeTestDocs(t *testing.T) {
@@ -67,7 +67,7 @@ func TestDecodeTestDocs(t *testing.T) {
 }
 
 // storedTest returns the test as the API would show it after storing d.
-func storedTest(t *testing.T, d *testDoc) httpapi.Test {
+func storedTest(t *testing.T, d *testDoc) client.Test {
 	t.Helper()
 	raw, err := json.Marshal(d.Spec)
 	if err != nil {
@@ -81,11 +81,11 @@ func storedTest(t *testing.T, d *testDoc) httpapi.Test {
 	if th == nil {
 		th = []string{}
 	}
-	labels := httpapi.Labels{}
+	labels := client.Labels{}
 	for k, v := range d.Labels {
 		labels[k] = v
 	}
-	out := httpapi.Test{Name: d.Name, Description: d.Description, Spec: sp.Redacted(), Thresholds: th, Labels: labels}
+	out := client.Test{Name: d.Name, Description: d.Description, Spec: sp.Redacted(), Thresholds: th, Labels: labels}
 	if d.Schedule != "" { // the API stores the zone, UTC by default
 		out.Schedule, out.Timezone = &d.Schedule, ptr(zoneOrUTC(d.Timezone))
 	}
@@ -142,7 +142,7 @@ func TestSameTest(t *testing.T) {
 
 func TestFindByName(t *testing.T) {
 	t.Parallel()
-	list := []httpapi.Test{{Name: "a"}, {Name: "b"}, {Name: "b"}}
+	list := []client.Test{{Name: "a"}, {Name: "b"}, {Name: "b"}}
 	if got, err := findByName(list, "a"); err != nil || got != &list[0] {
 		t.Errorf("a: %v, %v", got, err)
 	}

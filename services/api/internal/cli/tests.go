@@ -1,20 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 const testsUsage = "usage: barrage tests list [-project P] | apply -f FILE [-project P] [--dry-run]"
@@ -56,22 +56,22 @@ func (e *env) tests(ctx context.Context, args []string) int {
 
 // listTests returns every test of project (of every project the token
 // sees when empty), newest first.
-func (e *env) listTests(ctx context.Context, project string) ([]httpapi.Test, error) {
-	q := url.Values{"limit": {"200"}}
+func (e *env) listTests(ctx context.Context, project string) ([]client.Test, error) {
+	params := &client.ListTestsParams{Limit: ptr(200)}
 	if project != "" {
-		q.Set("project", project)
+		params.Project = &project
 	}
-	var all []httpapi.Test
+	var all []client.Test
 	for range 50 { // 10,000 tests at most
-		var page httpapi.TestPage
-		if err := e.api.getJSON(ctx, "/tests?"+q.Encode(), &page); err != nil {
+		var page client.TestPage
+		if _, err := call(ctx, &page, func() (*http.Response, error) { return e.api.ListTests(ctx, params) }); err != nil {
 			return nil, err
 		}
 		all = append(all, page.Items...)
 		if page.NextCursor == nil || *page.NextCursor == "" {
 			break
 		}
-		q.Set("cursor", *page.NextCursor)
+		params.Cursor = page.NextCursor
 	}
 	return all, nil
 }
@@ -123,7 +123,7 @@ func (e *env) testsApply(ctx context.Context, file, project string, dryRun bool)
 		e.out.errorf("barrage tests apply: %s: %v", file, err)
 		return ExitUsage
 	}
-	known := map[string][]httpapi.Test{} // by project as given
+	known := map[string][]client.Test{} // by project as given
 	for i := range docs {
 		d := &docs[i]
 		body := d.body(project)
@@ -150,18 +150,15 @@ func (e *env) testsApply(ctx context.Context, file, project string, dryRun bool)
 
 // applyOne creates (cur nil), replaces or leaves alone one test and prints
 // what it did.
-func (e *env) applyOne(ctx context.Context, d *testDoc, body testBody, cur *httpapi.Test, dryRun bool) error {
-	var req request
+func (e *env) applyOne(ctx context.Context, d *testDoc, body testBody, cur *client.Test, dryRun bool) error {
 	word := "created"
 	switch {
 	case cur == nil:
-		req = request{method: http.MethodPost, path: "/tests", body: body}
 	case sameTest(d, cur):
 		e.out.printf("unchanged  %s  %s\n", d.Name, cur.Id)
 		return nil
 	default:
 		body.Project = "" // TestReplace has none: a test stays in its project
-		req = request{method: http.MethodPut, path: "/tests/" + cur.Id.String(), body: body}
 		word = "updated"
 	}
 	if dryRun {
@@ -172,13 +169,19 @@ func (e *env) applyOne(ctx context.Context, d *testDoc, body testBody, cur *http
 		e.out.printf("would %s  %s  %s\n", strings.TrimSuffix(word, "d"), d.Name, id)
 		return nil
 	}
-	_, raw, err := e.api.do(ctx, req)
+	b, err := json.Marshal(body)
 	if err != nil {
-		return err
+		return fmt.Errorf("encode request: %w", err)
 	}
-	var t httpapi.Test
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return fmt.Errorf("decode test: %w", err)
+	send := func() (*http.Response, error) { return e.api.CreateTestWithBody(ctx, jsonBody, bytes.NewReader(b)) }
+	if cur != nil {
+		send = func() (*http.Response, error) {
+			return e.api.ReplaceTestWithBody(ctx, cur.Id, jsonBody, bytes.NewReader(b))
+		}
+	}
+	var t client.Test
+	if _, err := call(ctx, &t, send); err != nil {
+		return err
 	}
 	e.out.printf("%s  %s  %s\n", word, t.Name, t.Id)
 	return nil
@@ -186,14 +189,14 @@ func (e *env) applyOne(ctx context.Context, d *testDoc, body testBody, cur *http
 
 // findByName returns the test called name in list, nil when there is none,
 // or a conflict when several (of different projects) are.
-func findByName(list []httpapi.Test, name string) (*httpapi.Test, error) {
-	var found *httpapi.Test
+func findByName(list []client.Test, name string) (*client.Test, error) {
+	var found *client.Test
 	for i := range list {
 		if list[i].Name != name {
 			continue
 		}
 		if found != nil {
-			return nil, &problemError{status: http.StatusConflict, problem: httpapi.Problem{Title: "Conflict",
+			return nil, &client.ProblemError{StatusCode: http.StatusConflict, Problem: client.Problem{Title: "Conflict",
 				Detail: ptr("several tests are named " + name + ": give its project (project: in the file or -project)")}}
 		}
 		found = &list[i]

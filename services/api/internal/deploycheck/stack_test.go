@@ -20,9 +20,9 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
+	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/app"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
-	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
 )
 
@@ -189,12 +189,12 @@ func TestStackRunsWithAgentPermissions(t *testing.T) {
 	agent := s.startAgent(t, "perm-agent")
 	waitFor(t, 15*time.Second, func() error { return s.healthcheck(agent) })
 
-	var run httpapi.Run
+	var run client.Run
 	s.do(t, http.MethodPost, "/runs?wait=60s", map[string]any{
 		"project": "default", "thresholds": []string{"count > 0"},
 		"spec": map[string]any{"url": tg, "qps": 50, "connections": 2, "duration": "2s", "agents": map[string]any{"count": 1}},
 	}, &run)
-	if run.Status != httpapi.Completed || run.Summary == nil || run.Summary.Count == 0 ||
+	if run.Status != client.Completed || run.Summary == nil || run.Summary.Count == 0 ||
 		run.Verdict == nil || *run.Verdict != "pass" {
 		t.Fatalf("run %+v, want completed, verdict pass, with a count", run)
 	}
@@ -206,7 +206,7 @@ func TestStackRunsWithAgentPermissions(t *testing.T) {
 	}, &run)
 	id := run.Id.String()
 	waitFor(t, 20*time.Second, func() error {
-		var shards httpapi.ShardList
+		var shards client.ShardList
 		s.do(t, http.MethodGet, "/runs/"+id+"/shards", nil, &shards)
 		if len(shards.Items) != 1 || shards.Items[0].Snapshots < 2 {
 			return fmt.Errorf("shards %+v, want one with 2 snapshots", shards.Items)
@@ -226,14 +226,14 @@ func TestStackRunsWithAgentPermissions(t *testing.T) {
 	}
 	waitFor(t, 20*time.Second, func() error {
 		s.do(t, http.MethodGet, "/runs/"+id, nil, &run)
-		if run.Status != httpapi.Completed {
+		if run.Status != client.Completed {
 			return fmt.Errorf("run status %s, want completed", run.Status)
 		}
 		return nil
 	})
-	var shards httpapi.ShardList
+	var shards client.ShardList
 	s.do(t, http.MethodGet, "/runs/"+id+"/shards", nil, &shards)
-	if sh := shards.Items[0]; !sh.FinalReceived || sh.Status != httpapi.ShardDone || run.Summary == nil || run.Summary.Count == 0 {
+	if sh := shards.Items[0]; !sh.FinalReceived || sh.Status != client.ShardDone || run.Summary == nil || run.Summary.Count == 0 {
 		t.Fatalf("after SIGTERM: shard %+v, summary %+v; want the final snapshot received and a count", sh, run.Summary)
 	}
 	if err := s.healthcheck(agent); err == nil {

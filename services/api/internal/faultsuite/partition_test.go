@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // link is a TCP link between one agent and nats-server that the test can
@@ -88,7 +90,7 @@ func TestAgentPartitionedFromNATS(t *testing.T) {
 	cutOff.start(t)
 	s.agents = append(s.agents, cutOff)
 	waitFor(t, 30*time.Second, "second agent registered", func() error {
-		var list struct{ Items []struct{ Name string } }
+		var list client.AgentList
 		if err := s.get("/agents", &list); err != nil {
 			return err
 		}
@@ -99,13 +101,13 @@ func TestAgentPartitionedFromNATS(t *testing.T) {
 	})
 	const long = 20 * time.Second
 	r := s.submit(t, qps, 2, long)
-	s.waitRunning(t, r.ID, 2)
+	s.waitRunning(t, r.Id.String(), 2)
 	cutAt := time.Now()
 	l.sever()
 	var stoppedAt time.Time
 	waitFor(t, 15*time.Second, "the cut-off agent stops on its own", func() error {
 		for _, rec := range cutOff.jsonLines("fail-safe: no running state for the run; stopping the shard") {
-			if rec["run"] == r.ID {
+			if rec["run"] == r.Id.String() {
 				ts, err := time.Parse(time.RFC3339Nano, rec["time"].(string))
 				if err != nil {
 					return err
@@ -119,9 +121,9 @@ func TestAgentPartitionedFromNATS(t *testing.T) {
 	if d := stoppedAt.Sub(cutAt); d > 11*time.Second {
 		t.Errorf("the cut-off agent stopped %s after the cut, want within 10 s and a second", d.Round(100*time.Millisecond))
 	}
-	r = s.waitTerminal(t, r.ID, long+2*time.Second+30*time.Second)
+	r = s.waitTerminal(t, r.Id.String(), long+2*time.Second+30*time.Second)
 	if !r.Degraded {
-		t.Errorf("run %s: %s, not degraded after an agent was cut off", r.ID, r.Status)
+		t.Errorf("run %s: %s, not degraded after an agent was cut off", r.Id.String(), r.Status)
 	}
 	s.checkLedger(t, r)
 }

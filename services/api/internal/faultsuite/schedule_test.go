@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // scheduleTicks is how many times TestSchedulerFiresOnceWithTwoReplicas
@@ -25,7 +27,7 @@ const scheduleTicks = 4
 // the leader is killed the other replica takes over.
 func TestSchedulerFiresOnceWithTwoReplicas(t *testing.T) {
 	s := startStackWith(t, stackConfig{replicas: 2, agents: 1, apiEnv: []string{"BARRAGE_SCHEDULE_TICK=500ms"}})
-	var test struct{ ID string }
+	var test client.Test
 	err := s.do(http.MethodPost, "/tests", map[string]any{"project": "default", "name": "every tick",
 		"schedule": "* * * * *", "spec": map[string]any{"url": s.echoURL + "/", "qps": 10, "connections": 1, "duration": "1s"},
 	}, &test)
@@ -45,14 +47,14 @@ func TestSchedulerFiresOnceWithTwoReplicas(t *testing.T) {
 			killed = s.killScheduleLeader(t)
 		}
 		due := time.Now().Add(2 * time.Second).Truncate(time.Second)
-		if _, err := db.Exec(ctx, `UPDATE tests SET next_run_at = $2 WHERE id = $1::uuid`, test.ID, due); err != nil {
+		if _, err := db.Exec(ctx, `UPDATE tests SET next_run_at = $2 WHERE id = $1::uuid`, test.Id.String(), due); err != nil {
 			t.Fatal(err)
 		}
-		id := waitScheduledRuns(t, db, test.ID, tick)
+		id := waitScheduledRuns(t, db, test.Id.String(), tick)
 		s.waitTerminal(t, id, 40*time.Second) // a tick is skipped while the previous run is active
 	}
 	time.Sleep(2 * time.Second) // more ticks of both replicas start nothing more
-	waitScheduledRuns(t, db, test.ID, scheduleTicks)
+	waitScheduledRuns(t, db, test.Id.String(), scheduleTicks)
 	s.checkScheduleLog(t, killed)
 }
 

@@ -36,7 +36,7 @@ func (r *soakReport) longSection(b *strings.Builder) {
 	fmt.Fprintf(b, "Processes on loopback: barrage-api (1 replica, Postgres pool 20), 2 × barrage-agent (capacity %d, `-debug-addr` for pprof), barrage-echo (HTTP only), nats-server (JetStream file store), a Postgres cluster of its own (initdb, fsync off). Spec: `GET %s/`, %d connections, %d qps, %s. Started %s.\n\n",
 		soakCapacity, "http://127.0.0.1:PORT", soakConns, cfg.qps, cfg.duration, r.startedAt.Format(time.RFC3339))
 	fmt.Fprintf(b, "- Run %s: %s, degraded %v; %d requests, %d errors, %.0f qps achieved (goal %d), p50 %.0f µs, p99 %.0f µs\n",
-		l.r.ID, l.r.Status, l.r.Degraded, sum.Count, sum.Errors, sum.QPS, cfg.qps, sum.P50US, sum.P99US)
+		l.r.Id, l.r.Status, l.r.Degraded, sum.Count, sum.Errors, deref(sum.Qps), cfg.qps, deref(sum.P50Us), deref(sum.P99Us))
 	fmt.Fprintf(b, "- Ledger: each shard's stored count equals its agent's logged count (%v); the run's seconds sum to its result; the echo answered %d requests, the run counted %d (difference %d, in flight at the end)\n",
 		l.agentCounts, l.echoed, l.counted, l.echoed-l.counted)
 	fmt.Fprintf(b, "- Load average (1, 5, 15 min) before: %.2f %.2f %.2f; after: %.2f %.2f %.2f; 1-min load over the run: mean %.2f, max %.2f (2 CPUs, shared with other work)\n\n",
@@ -193,4 +193,12 @@ func maxOr0(v []float64) float64 {
 		return 0
 	}
 	return slices.Max(v)
+}
+
+// deref returns *p, or 0 when p is nil (a figure the run has not got).
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // soakConfig is the soak's environment (make soak, bench/soak).
@@ -100,7 +102,7 @@ func (s *stack) concurrentRuns(t *testing.T, n int) concurrentResult {
 		wg.Go(func() {
 			r, err := s.submitSpec(map[string]any{"url": s.echoURL + "/", "qps": concurrentQPS, "connections": 1,
 				"duration": concurrentFor.String(), "agents": map[string]any{"count": 1}})
-			ids[i], errs[i] = r.ID, err
+			ids[i], errs[i] = r.Id.String(), err
 		})
 	}
 	wg.Wait()
@@ -122,7 +124,7 @@ func (s *stack) concurrentRuns(t *testing.T, n int) concurrentResult {
 		if r.Summary != nil {
 			res.counted += r.Summary.Count
 		}
-		s.checkLedger(t, r.run)
+		s.checkLedger(t, r.Run)
 	}
 	after, _ := s.echoCount()
 	res.echoed = after - before
@@ -137,7 +139,7 @@ func (s *stack) concurrentRuns(t *testing.T, n int) concurrentResult {
 
 // ended is a run seen terminal, and when.
 type ended struct {
-	run
+	client.Run
 	at time.Time
 }
 
@@ -150,13 +152,13 @@ func (s *stack) waitAllTerminal(t *testing.T, ids []string, within time.Duration
 			if _, ok := out[id]; ok {
 				continue
 			}
-			var r run
+			var r client.Run
 			if err := s.get("/runs/"+id, &r); err != nil {
 				return err
 			}
 			switch r.Status {
 			case "completed", "failed", "canceled":
-				out[id] = ended{run: r, at: time.Now()}
+				out[id] = ended{Run: r, at: time.Now()}
 			}
 		}
 		if len(out) < len(ids) {
@@ -169,7 +171,7 @@ func (s *stack) waitAllTerminal(t *testing.T, ids []string, within time.Duration
 
 // longResult is what the long run saw.
 type longResult struct {
-	r           run
+	r           client.Run
 	length      time.Duration // from start_at to terminal
 	counted     int64
 	echoed      int64
@@ -192,13 +194,12 @@ func (s *stack) longRun(t *testing.T, cfg soakConfig) longResult {
 	if err != nil {
 		t.Fatalf("submit the long run: %v", err)
 	}
-	s.waitRunning(t, r.ID, 2)
-	var got struct {
-		StartAt time.Time `json:"start_at"`
+	s.waitRunning(t, r.Id.String(), 2)
+	var got client.Run
+	if err := s.get("/runs/"+r.Id.String(), &got); err != nil || got.StartAt == nil || got.StartAt.IsZero() {
+		t.Fatalf("start_at of run %s: %v", r.Id, err)
 	}
-	if err := s.get("/runs/"+r.ID, &got); err != nil || got.StartAt.IsZero() {
-		t.Fatalf("start_at of run %s: %v", r.ID, err)
-	}
+	startAt := *got.StartAt
 	sampleCtx, stopSampling := context.WithCancel(context.Background())
 	defer stopSampling()
 	sampled := make(chan struct{})
@@ -209,7 +210,7 @@ func (s *stack) longRun(t *testing.T, cfg soakConfig) longResult {
 	subCtx, stopSubs := context.WithCancel(context.Background())
 	defer stopSubs()
 	subsDone := make(chan []*subscriber, 1)
-	go func() { subsDone <- s.subscribe(subCtx, r.ID, got.StartAt, 2, cfg.sse) }()
+	go func() { subsDone <- s.subscribe(subCtx, r.Id.String(), startAt, 2, cfg.sse) }()
 	go func() { // after the first fifth (warm-up), and near the end under the same load
 		for _, at := range []struct {
 			tag   string
@@ -218,13 +219,13 @@ func (s *stack) longRun(t *testing.T, cfg soakConfig) longResult {
 			select {
 			case <-sampleCtx.Done():
 				return
-			case <-time.After(time.Until(got.StartAt.Add(at.after))):
+			case <-time.After(time.Until(startAt.Add(at.after))):
 				prof.heaps(at.tag)
 			}
 		}
 	}()
-	res.r = s.waitTerminal(t, r.ID, time.Until(got.StartAt.Add(cfg.duration+terminalGrace)))
-	res.length = time.Since(got.StartAt)
+	res.r = s.waitTerminal(t, r.Id.String(), time.Until(startAt.Add(cfg.duration+terminalGrace)))
+	res.length = time.Since(startAt)
 	stopSampling()
 	<-sampled
 	select { // the result event follows the end by the stream's grace (3 s)
@@ -243,10 +244,10 @@ func (s *stack) checkLong(t *testing.T, res *longResult, before int64) {
 	t.Helper()
 	r := res.r
 	if r.Status != "completed" || r.Degraded || r.Summary == nil {
-		t.Fatalf("long run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+		t.Fatalf("long run %s: %s, degraded %v; want completed and whole", r.Id.String(), r.Status, r.Degraded)
 	}
 	s.checkLedger(t, r)
-	res.agentCounts = s.agentCounts(r.ID)
+	res.agentCounts = s.agentCounts(r.Id.String())
 	res.counted = r.Summary.Count
 	after, _ := s.echoCount()
 	res.echoed = after - before

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // stack is one Barrage deployment of separate processes.
@@ -109,7 +111,7 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 		s.agents = append(s.agents, a)
 	}
 	waitFor(t, 30*time.Second, "agents registered", func() error {
-		var list struct{ Items []struct{ Name string } }
+		var list client.AgentList
 		if err := s.get("/agents", &list); err != nil {
 			return err
 		}
@@ -172,29 +174,8 @@ func (s *stack) do(method, path string, body, out any) error {
 
 func (s *stack) get(path string, out any) error { return s.do(http.MethodGet, path, nil, out) }
 
-// run is what the checks read of a run.
-type run struct {
-	ID       string
-	Status   string
-	Degraded bool
-	Summary  *struct {
-		Count, Errors int64
-		QPS           float64 `json:"qps"`
-		P50US         float64 `json:"p50_us"`
-		P99US         float64 `json:"p99_us"`
-	}
-}
-
-type shard struct {
-	Shard         int
-	AgentName     string `json:"agent_name"`
-	Status        string
-	Count         int64
-	FinalReceived bool `json:"final_received"`
-}
-
 // submit starts a run of the echo at qps for length on n agents.
-func (s *stack) submit(t *testing.T, qps, n int, length time.Duration) run {
+func (s *stack) submit(t *testing.T, qps, n int, length time.Duration) client.Run {
 	t.Helper()
 	r, err := s.submitSpec(map[string]any{"url": s.echoURL + "/?delay=2ms", "qps": qps, "connections": 2 * n,
 		"duration": length.String(), "agents": map[string]any{"count": n}})
@@ -205,8 +186,8 @@ func (s *stack) submit(t *testing.T, qps, n int, length time.Duration) run {
 }
 
 // submitSpec starts a run of spec in project default.
-func (s *stack) submitSpec(spec map[string]any) (run, error) {
-	var r run
+func (s *stack) submitSpec(spec map[string]any) (client.Run, error) {
+	var r client.Run
 	err := s.do(http.MethodPost, "/runs", map[string]any{"project": "default", "spec": spec}, &r)
 	return r, err
 }
@@ -215,7 +196,7 @@ func (s *stack) submitSpec(spec map[string]any) (run, error) {
 func (s *stack) waitRunning(t *testing.T, id string, n int) {
 	t.Helper()
 	waitFor(t, 30*time.Second, "run "+id+" running on every shard", func() error {
-		var sh struct{ Items []struct{ Snapshots int64 } }
+		var sh client.ShardList
 		if err := s.get("/runs/"+id+"/shards", &sh); err != nil {
 			return err
 		}
@@ -233,9 +214,9 @@ func (s *stack) waitRunning(t *testing.T, id string, n int) {
 
 // waitTerminal waits for the run's terminal state within within (the
 // suite's bound: its deadline plus 30 s).
-func (s *stack) waitTerminal(t *testing.T, id string, within time.Duration) run {
+func (s *stack) waitTerminal(t *testing.T, id string, within time.Duration) client.Run {
 	t.Helper()
-	var r run
+	var r client.Run
 	waitFor(t, within, "run "+id+" terminal", func() error {
 		if err := s.get("/runs/"+id, &r); err != nil {
 			return err
@@ -249,9 +230,9 @@ func (s *stack) waitTerminal(t *testing.T, id string, within time.Duration) run 
 	return r
 }
 
-func (s *stack) shards(t *testing.T, id string) []shard {
+func (s *stack) shards(t *testing.T, id string) []client.RunShard {
 	t.Helper()
-	var sh struct{ Items []shard }
+	var sh client.ShardList
 	if err := s.get("/runs/"+id+"/shards", &sh); err != nil {
 		t.Fatal(err)
 	}
@@ -263,15 +244,12 @@ func (s *stack) intervalTotal(t *testing.T, id string) int64 {
 	t.Helper()
 	var n int64
 	for from := 0; ; {
-		var page struct {
-			Items    []struct{ Count int64 }
-			NextFrom *int `json:"next_from"`
-		}
+		var page client.IntervalPage
 		if err := s.get(fmt.Sprintf("/runs/%s/intervals?limit=1000&from=%d", id, from), &page); err != nil {
 			t.Fatal(err)
 		}
-		for _, it := range page.Items {
-			n += it.Count
+		for i := range page.Items {
+			n += page.Items[i].Count
 		}
 		if page.NextFrom == nil {
 			return n
@@ -315,11 +293,11 @@ func (s *stack) agentCounts(id string) map[int]int64 {
 // checkLedger is the suite's invariant for shards that finished: the
 // stored count of each done shard is what its agent counted, and the
 // run's seconds add up to its result.
-func (s *stack) checkLedger(t *testing.T, r run) {
+func (s *stack) checkLedger(t *testing.T, r client.Run) {
 	t.Helper()
-	counted := s.agentCounts(r.ID)
+	counted := s.agentCounts(r.Id.String())
 	var doneSum int64
-	for _, sh := range s.shards(t, r.ID) {
+	for _, sh := range s.shards(t, r.Id.String()) {
 		if sh.Status != "done" {
 			continue
 		}
@@ -329,7 +307,7 @@ func (s *stack) checkLedger(t *testing.T, r run) {
 		}
 	}
 	if r.Summary == nil {
-		t.Fatalf("run %s has no summary", r.ID)
+		t.Fatalf("run %s has no summary", r.Id.String())
 	}
 	if !r.Degraded {
 		if doneSum != r.Summary.Count {
@@ -339,7 +317,7 @@ func (s *stack) checkLedger(t *testing.T, r run) {
 		// ingester's retry delay, possibly after the finals ended the run:
 		// the seconds must add up within the suite's 30 s bound.
 		waitFor(t, 30*time.Second, "the run's seconds sum to its result", func() error {
-			if got := s.intervalTotal(t, r.ID); got != r.Summary.Count {
+			if got := s.intervalTotal(t, r.Id.String()); got != r.Summary.Count {
 				return fmt.Errorf("the run's seconds sum to %d, its result counts %d: a snapshot was lost or counted twice", got, r.Summary.Count)
 			}
 			return nil

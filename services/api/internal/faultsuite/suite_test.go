@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/barrage-dev/barrage/services/api/client"
 )
 
 // The load of every scenario: 2 agents, 200 qps, 8 s; the bound on reaching
@@ -34,7 +36,7 @@ func outage(t *testing.T) time.Duration {
 // echoDelta checks that the echo answered the run's requests: as many as
 // the result counts, give or take the requests in flight when shards
 // stopped (one per connection).
-func (s *stack) echoDelta(t *testing.T, before int64, r run) {
+func (s *stack) echoDelta(t *testing.T, before int64, r client.Run) {
 	t.Helper()
 	after, err := s.echoCount()
 	if err != nil {
@@ -48,10 +50,10 @@ func (s *stack) echoDelta(t *testing.T, before int64, r run) {
 
 // checkWhole checks a run that must have survived its fault whole:
 // completed, not degraded, its ledger right, every request answered counted.
-func (s *stack) checkWhole(t *testing.T, r run, before int64) {
+func (s *stack) checkWhole(t *testing.T, r client.Run, before int64) {
 	t.Helper()
 	if r.Status != "completed" || r.Degraded {
-		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.Id.String(), r.Status, r.Degraded)
 	}
 	s.checkLedger(t, r)
 	s.echoDelta(t, before, r)
@@ -65,9 +67,9 @@ func survives(t *testing.T, fault func(*stack), within time.Duration) {
 	s := startStack(t, 1, 2)
 	before, _ := s.echoCount()
 	r := s.submit(t, qps, 2, length)
-	s.waitRunning(t, r.ID, 2)
+	s.waitRunning(t, r.Id.String(), 2)
 	fault(s)
-	r = s.waitTerminal(t, r.ID, within)
+	r = s.waitTerminal(t, r.Id.String(), within)
 	s.checkWhole(t, r, before)
 }
 
@@ -76,15 +78,15 @@ func survives(t *testing.T, fault func(*stack), within time.Duration) {
 func TestAgentKilledMidRun(t *testing.T) {
 	s := startStack(t, 1, 2)
 	r := s.submit(t, qps, 2, length)
-	s.waitRunning(t, r.ID, 2)
+	s.waitRunning(t, r.Id.String(), 2)
 	s.agents[0].signal(t, syscall.SIGKILL, 5*time.Second)
-	r = s.waitTerminal(t, r.ID, bound)
+	r = s.waitTerminal(t, r.Id.String(), bound)
 	if !r.Degraded {
-		t.Errorf("run %s after an agent's kill -9: status %s, not degraded", r.ID, r.Status)
+		t.Errorf("run %s after an agent's kill -9: status %s, not degraded", r.Id.String(), r.Status)
 	}
 	states := map[string]int{}
-	for _, sh := range s.shards(t, r.ID) {
-		states[sh.Status]++
+	for _, sh := range s.shards(t, r.Id.String()) {
+		states[string(sh.Status)]++
 	}
 	if states["lost"] != 1 || states["done"] != 1 {
 		t.Errorf("shard states %v, want one lost and one done", states)
@@ -98,16 +100,16 @@ func TestAgentTerminatedMidRun(t *testing.T) {
 	s := startStack(t, 1, 2)
 	before, _ := s.echoCount()
 	r := s.submit(t, qps, 2, length)
-	s.waitRunning(t, r.ID, 2)
+	s.waitRunning(t, r.Id.String(), 2)
 	s.agents[0].signal(t, syscall.SIGTERM, 15*time.Second)
 	if code := s.agents[0].exitCode(); code != 0 {
 		t.Errorf("agent exit code %d after SIGTERM, want 0", code)
 	}
-	r = s.waitTerminal(t, r.ID, bound)
+	r = s.waitTerminal(t, r.Id.String(), bound)
 	if r.Status != "completed" || r.Degraded {
-		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.ID, r.Status, r.Degraded)
+		t.Fatalf("run %s: %s, degraded %v; want completed and whole", r.Id.String(), r.Status, r.Degraded)
 	}
-	for _, sh := range s.shards(t, r.ID) {
+	for _, sh := range s.shards(t, r.Id.String()) {
 		if sh.Status != "done" || !sh.FinalReceived {
 			t.Errorf("shard %d: %s, final %v", sh.Shard, sh.Status, sh.FinalReceived)
 		}
@@ -162,7 +164,7 @@ func TestTwoAPIReplicas(t *testing.T) {
 	s := startStack(t, 2, 2)
 	before, _ := s.echoCount()
 	r := s.submit(t, qps, 2, length)
-	r = s.waitTerminal(t, r.ID, bound)
+	r = s.waitTerminal(t, r.Id.String(), bound)
 	s.checkWhole(t, r, before)
 }
 
