@@ -13,8 +13,9 @@ import (
 const (
 	// maxWait bounds ?wait=: longer waits poll again.
 	maxWait = 15 * time.Minute
-	// waitPollEvery is how often a waiting request reads its run's status;
-	// the hub's final events make it read sooner.
+	// waitPollEvery is how often a waiting request reads its run's status
+	// when it has no hub to tell it: on a server without live streams, or
+	// after its subscriber fell behind and was dropped.
 	waitPollEvery = 500 * time.Millisecond
 )
 
@@ -33,55 +34,50 @@ func parseWait(v *string) (time.Duration, error) {
 	return d, nil
 }
 
-// waitRun waits up to wait for r to reach a terminal status, reading its
-// status every waitPollEvery and whenever the hub says a shard sent its
-// final snapshot. It returns the run as it last read it and whether it
-// ended. The wait also ends, without error, when the client leaves or the
-// server shuts down (the hub closes).
+// waitRun waits up to wait for r to reach a terminal status. It reads the
+// run whenever the hub says a shard sent its final snapshot or the run
+// ended: every writer of a run's status publishes it (package live), so
+// with a hub it never polls. It subscribes before it reads, so that no end
+// falls between the two. Without a hub, or once its subscriber fell behind
+// and was dropped, it reads every waitPollEvery instead. It returns the run
+// as it last read it and whether it ended. The wait also ends, without
+// error, when the client leaves or the server shuts down (the hub closes).
 func (s *server) waitRun(ctx context.Context, r runs.Run, wait time.Duration) (runs.Run, bool, error) {
 	if r.Status.Terminal() {
 		return r, true, nil
 	}
-	w, r, err := s.svc.Measures.Watch(ctx, principal(ctx), r.ID)
-	if err != nil {
-		return r, false, err
-	}
-	if r.Status.Terminal() {
-		return r, true, nil
-	}
-	// Without a hub, the nil channels never fire and polling alone
-	// notices the end.
-	var (
-		sub       *live.Subscription
-		hubEvents <-chan live.Event
-		hubDone   <-chan struct{}
-	)
+	var ws waitSignals
 	if s.svc.Live != nil {
-		sub = s.svc.Live.Subscribe(r.ID)
+		sub := s.svc.Live.Subscribe(r.ID)
 		defer sub.Close()
-		hubEvents, hubDone = sub.C(), sub.Done()
+		ws.sub, ws.events, ws.done = sub, sub.C(), sub.Done()
+	} else {
+		ws.startPolling()
+	}
+	defer ws.stop()
+	w, r, err := s.svc.Measures.Watch(ctx, principal(ctx), r.ID)
+	if err != nil || r.Status.Terminal() {
+		return r, err == nil, err
 	}
 	expire := time.NewTimer(wait)
 	defer expire.Stop()
-	poll := time.NewTicker(waitPollEvery)
-	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return r, false, nil
-		case <-hubDone:
-			if !sub.Dropped() { // the server is shutting down
-				return r, false, nil
-			}
-			hubEvents, hubDone = nil, nil // fell behind: poll alone
-			continue
 		case <-expire.C:
 			return r, false, nil
-		case e := <-hubEvents:
-			if !e.Final { // an interval: the run goes on
+		case <-ws.done:
+			if !ws.sub.Dropped() { // the server is shutting down
+				return r, false, nil
+			}
+			ws.events, ws.done = nil, nil // fell behind: read now, then poll
+			ws.startPolling()
+		case e := <-ws.events:
+			if !e.Final { // an interval or a status on the way: the run goes on
 				continue
 			}
-		case <-poll.C:
+		case <-ws.polls:
 		}
 		now, err := w.Run(ctx)
 		if err != nil {
@@ -90,9 +86,31 @@ func (s *server) waitRun(ctx context.Context, r runs.Run, wait time.Duration) (r
 			}
 			return r, false, err
 		}
-		r = now
-		if r.Status.Terminal() {
+		if r = now; r.Status.Terminal() {
 			return r, true, nil
 		}
+	}
+}
+
+// waitSignals are what wakes a waiting request: the hub's events for its
+// run, or, without them, a poll. A nil channel never fires.
+type waitSignals struct {
+	sub    *live.Subscription
+	events <-chan live.Event
+	done   <-chan struct{}
+	poll   *time.Ticker
+	polls  <-chan time.Time
+}
+
+// startPolling makes the wait read its run every waitPollEvery.
+func (ws *waitSignals) startPolling() {
+	ws.poll = time.NewTicker(waitPollEvery)
+	ws.polls = ws.poll.C
+}
+
+// stop releases the poll, if there is one.
+func (ws *waitSignals) stop() {
+	if ws.poll != nil {
+		ws.poll.Stop()
 	}
 }
