@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { testKeys } from '@/lib/query-keys';
 
 export async function createTest(body: Schemas['TestCreate']) {
   return unwrap(await api.POST('/tests', { body }));
@@ -9,6 +10,6 @@ export function useCreateTest() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: createTest,
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['tests', 'list'] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: testKeys.lists() }),
   });
 }

@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { runKeys, type RunListKey } from '@/lib/query-keys';
 import { anyActive } from '@/lib/run-status';
-import { runKeys, type RunListKey } from './keys';
 
 /** The server-side part of the filters (the free text is applied to loaded rows). */
 export type RunListQuery = RunListKey;

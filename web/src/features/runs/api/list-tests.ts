@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { testKeys } from '@/lib/query-keys';
 
 /** listTests returns the newest 200 tests of a project: enough for a filter menu. */
 export async function listTests(project: string, signal?: AbortSignal) {
@@ -7,9 +8,7 @@ export async function listTests(project: string, signal?: AbortSignal) {
 }
 
 export function testsQuery(project: string) {
-  // Not ['tests', 'list', project]: the tests page keeps its paged list there,
-  // in another shape. Under that prefix, invalidating ['tests', 'list'] reaches both.
-  return queryOptions({ queryKey: ['tests', 'list', project, 'menu'], queryFn: ({ signal }) => listTests(project, signal), staleTime: 30_000 });
+  return queryOptions({ queryKey: testKeys.menu(project), queryFn: ({ signal }) => listTests(project, signal), staleTime: 30_000 });
 }
 
 export function useTests(project: string) {

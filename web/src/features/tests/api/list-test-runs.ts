@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { testKeys } from '@/lib/query-keys';
 import { anyActive } from '@/lib/run-status';
 
 /** How many of the test's most recent runs the page lists. */
@@ -12,7 +13,7 @@ export async function listTestRuns(testId: string): Promise<Schemas['RunPage']> 
 
 export function testRunsQuery(testId: string) {
   return queryOptions({
-    queryKey: ['tests', testId, 'runs'],
+    queryKey: testKeys.runs(testId),
     queryFn: () => listTestRuns(testId),
     // While one of them runs, its summary is on the way.
     refetchInterval: (q) => (anyActive(q.state.data?.items ?? []) ? 3_000 : false),

@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { testKeys } from '@/lib/query-keys';
 
 export async function listTests(project: string, cursor?: string) {
   return unwrap(await api.GET('/tests', { params: { query: { project, cursor, limit: 50 } } }));
@@ -7,7 +8,7 @@ export async function listTests(project: string, cursor?: string) {
 
 export function testsQuery(project: string) {
   return infiniteQueryOptions({
-    queryKey: ['tests', 'list', project],
+    queryKey: testKeys.list(project),
     queryFn: ({ pageParam }) => listTests(project, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor,

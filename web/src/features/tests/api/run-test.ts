@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { runKeys, testKeys } from '@/lib/query-keys';
 
 /** runTest starts a run of a stored test from the dashboard. */
 export async function runTest(testId: string) {
@@ -11,10 +12,10 @@ export function useRunTest() {
   return useMutation({
     mutationFn: runTest,
     onSuccess: (run, testId) => {
-      qc.setQueryData(['runs', run.id], run);
-      void qc.invalidateQueries({ queryKey: ['runs', 'list'] });
-      void qc.invalidateQueries({ queryKey: ['tests', testId, 'trend'] });
-      return qc.invalidateQueries({ queryKey: ['tests', testId, 'runs'] });
+      qc.setQueryData(runKeys.detail(run.id), run);
+      void qc.invalidateQueries({ queryKey: runKeys.lists() });
+      void qc.invalidateQueries({ queryKey: testKeys.trend(testId) });
+      return qc.invalidateQueries({ queryKey: testKeys.runs(testId) });
     },
   });
 }
