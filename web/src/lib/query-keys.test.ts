@@ -1,3 +1,4 @@
+import { QueryClient } from '@tanstack/react-query';
 import { runKeys, testKeys, type RunListKey } from './query-keys';
 
 // A key is a prefix of another when invalidating the first reaches the second.
@@ -40,5 +41,16 @@ describe('testKeys', () => {
     expect(testKeys.menu('p')).not.toEqual(testKeys.list('p'));
     under(testKeys.menu('p'), testKeys.list('p'));
     under(testKeys.list('p'), testKeys.lists());
+  });
+
+  it('reaches the menu and the paged list, and no single test, with one invalidation of lists()', async () => {
+    const qc = new QueryClient();
+    qc.setQueryData(testKeys.list('p'), { pages: [], pageParams: [] });
+    qc.setQueryData(testKeys.menu('p'), { items: [] });
+    qc.setQueryData(testKeys.detail('t'), { id: 't' });
+    await qc.invalidateQueries({ queryKey: testKeys.lists() });
+    expect(qc.getQueryState(testKeys.list('p'))?.isInvalidated).toBe(true);
+    expect(qc.getQueryState(testKeys.menu('p'))?.isInvalidated).toBe(true);
+    expect(qc.getQueryState(testKeys.detail('t'))?.isInvalidated).toBe(false);
   });
 });

@@ -3,9 +3,9 @@ import type { RunStatus } from './run-status';
 /**
  * The query keys that more than one feature reads or writes, in one home.
  * Every query and invalidation of a run's or a stored test's data builds its
- * key here: the runs feature reads runs and lists tests for its menus, and
- * the tests feature starts runs and lists a test's runs, so both import the
- * same factory and cannot drift apart.
+ * key here: the runs feature reads runs and stored tests (the filter menu,
+ * the New run form), and the tests feature starts runs and lists a test's
+ * runs, so both import the same factory and cannot drift apart.
  */
 
 /** The server-side part of the runs list filters, as its query key holds them. */
@@ -55,8 +55,8 @@ export const testKeys = {
   /** The tests page's paged list of a project. */
   list: (project: string) => [...testKeys.lists(), project] as const,
   /**
-   * The runs page's and New run form's menu: one page of a project's newest
-   * tests, in another shape than list(project), so under a key of its own.
+   * The runs page's filter menu: one large page of a project's newest tests,
+   * not pages like list(project), so under a key of its own.
    * It sits under list(project), so invalidating lists() or list(project)
    * reaches both.
    */
