@@ -34,7 +34,7 @@ describe('the feature-boundary lint rule', () => {
   });
 
   it('lets a feature import itself, shared code, and the app compose features', async () => {
-    expect(await boundaryErrors('src/features/runs/fixture.ts', `import { runKeys } from '@/features/runs/api/keys';${use('runKeys')}`)).toEqual([]);
+    expect(await boundaryErrors('src/features/runs/fixture.ts', `import { runQuery } from '@/features/runs/api/get-run';${use('runQuery')}`)).toEqual([]);
     expect(await boundaryErrors('src/features/runs/fixture.ts', `import { api } from '@/lib/api-client';${use('api')}`)).toEqual([]);
     expect(await boundaryErrors('src/app/routes/fixture.ts', `import { useMe } from '@/features/auth/api/get-me';${use('useMe')}`)).toEqual([]);
   });

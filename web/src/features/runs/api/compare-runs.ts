@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
 import { anyActive } from '@/lib/run-status';
-import { runKeys } from './keys';
 
 export async function compareRuns(ids: string[]) {
   return unwrap(await api.GET('/runs/compare', { params: { query: { ids: ids.join(',') } } }));

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
-import { runKeys } from './keys';
+import { runKeys } from '@/lib/query-keys';
 
 export interface ImportInput {
   project: string;

@@ -1,15 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '@/lib/api-client';
-import { runKeys } from './keys';
+import { createRun } from '@/lib/api/create-run';
+import { runKeys } from '@/lib/query-keys';
 
-/**
- * createRun starts a run. The Idempotency-Key makes a repeated submit of the
- * same body answer with the run the first one made instead of a second run.
- */
-export async function createRun({ body, idempotencyKey }: { body: Schemas['RunCreate']; idempotencyKey: string }) {
-  return unwrap(await api.POST('/runs', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }));
-}
-
+/** useCreateRun starts the New run form's run and refreshes every list of runs. */
 export function useCreateRun() {
   const qc = useQueryClient();
   return useMutation({

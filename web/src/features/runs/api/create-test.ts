@@ -1,14 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { createTest } from '@/lib/api/create-test';
+import { testKeys } from '@/lib/query-keys';
 
-export async function createTest(body: Schemas['TestCreate']) {
-  return unwrap(await api.POST('/tests', { body }));
-}
-
+/** useCreateTest saves the New run form as a stored test and refreshes every list of tests. */
 export function useCreateTest() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: createTest,
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['tests', 'list'] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: testKeys.lists() }),
   });
 }

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
 import { parseFortioHistogram } from '../utils/histogram';
-import { runKeys } from './keys';
 
 /** getRunFortioResult fetches a finished run's result as Fortio's JSON, for its histogram. */
 export async function getRunFortioResult(runId: string): Promise<Schemas['FortioResult']> {

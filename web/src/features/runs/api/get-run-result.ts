@@ -1,7 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
-
-import { runKeys } from './keys';
+import { runKeys } from '@/lib/query-keys';
 
 /** getRunResult returns the run's merged result, or null while it has none (409). */
 export async function getRunResult(runId: string): Promise<Schemas['RunResult'] | null> {

@@ -1,7 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
-
-import { runKeys } from './keys';
+import { runKeys } from '@/lib/query-keys';
 
 /** The CSV download of a run's timeline. */
 export const runTimelineCsvUrl = (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/timeline?format=csv`;

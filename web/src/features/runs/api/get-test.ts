@@ -1,15 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '@/lib/api-client';
-
-export async function getTest(id: string, signal?: AbortSignal) {
-  return unwrap(await api.GET('/tests/{test}', { params: { path: { test: id } }, signal }));
-}
+import { getTest } from '@/lib/api/get-test';
+import { testKeys } from '@/lib/query-keys';
 
 export function testQuery(id: string) {
-  return queryOptions({ queryKey: ['tests', id], queryFn: ({ signal }) => getTest(id, signal) });
+  return queryOptions({ queryKey: testKeys.detail(id), queryFn: ({ signal }) => getTest(id, signal) });
 }
 
-/** useTest loads a stored test; disabled while id is ''. */
+/** useTest loads the stored test the New run form starts from; disabled while id is ''. */
 export function useTest(id: string) {
   return useQuery({ ...testQuery(id), enabled: id !== '' });
 }

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
 import { mergeIntervals, type Interval } from '../utils/intervals';
-import { runKeys } from './keys';
 
 /** pageSize is the API's largest page of seconds. */
 const pageSize = 1000;

@@ -1,9 +1,8 @@
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, unwrap } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
 import { isTerminal, type RunStatus } from '@/lib/run-status';
-
-import { runKeys } from './keys';
 
 /** livePollMs is how often the shards of a run that has not ended are read again. */
 const livePollMs = 2_000;

@@ -1,17 +1,19 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '@/lib/api-client';
+import { listTests } from '@/lib/api/list-tests';
+import { testKeys } from '@/lib/query-keys';
 
-/** listTests returns the newest 200 tests of a project: enough for a filter menu. */
-export async function listTests(project: string, signal?: AbortSignal) {
-  return unwrap(await api.GET('/tests', { params: { query: { project: project || undefined, limit: 200 } }, signal }));
-}
+/** The menus show a project's newest this-many tests. */
+export const testMenuLimit = 200;
 
 export function testsQuery(project: string) {
-  // Not ['tests', 'list', project]: the tests page keeps its paged list there,
-  // in another shape. Under that prefix, invalidating ['tests', 'list'] reaches both.
-  return queryOptions({ queryKey: ['tests', 'list', project, 'menu'], queryFn: ({ signal }) => listTests(project, signal), staleTime: 30_000 });
+  return queryOptions({
+    queryKey: testKeys.menu(project),
+    queryFn: ({ signal }) => listTests({ project: project || undefined, limit: testMenuLimit }, signal),
+    staleTime: 30_000,
+  });
 }
 
+/** useTests lists a project's newest tests for the runs page's filter menu. */
 export function useTests(project: string) {
   return useQuery(testsQuery(project));
 }

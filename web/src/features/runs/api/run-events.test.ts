@@ -2,8 +2,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, renderHook } from '@testing-library/react';
 import { createElement, type ReactNode } from 'react';
 import type { Schemas } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
 import type { Interval } from '../utils/intervals';
-import { runKeys } from './keys';
 import { createRunEventHandler, parseIntervalEvent, parseStatusEvent, useRunEvents } from './run-events';
 
 const id = '0b7e7f0e-55a3-4c4b-9a53-6d3c1c6f0a11';

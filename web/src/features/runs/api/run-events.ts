@@ -1,9 +1,9 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { Schemas } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
 import { isRunStatus, isTerminal, type RunStatus } from '@/lib/run-status';
 import { mergeIntervals, type Interval } from '../utils/intervals';
-import { runKeys } from './keys';
 
 function json(e: MessageEvent): Record<string, unknown> | undefined {
   try {

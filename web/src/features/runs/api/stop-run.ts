@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
-import { runKeys } from './keys';
+import { runKeys } from '@/lib/query-keys';
 
 export async function stopRun(runId: string) {
   return unwrap(await api.POST('/runs/{run}/stop', { params: { path: { run: runId } } }));

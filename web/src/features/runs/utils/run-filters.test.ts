@@ -1,4 +1,3 @@
-import { serializeRunsQuery } from '../api/list-runs';
 import { emptyFilters, filtersFromParams, filtersToParams, hasFilters, labelFilterError, matchesText, type RunFilters } from './run-filters';
 
 describe('run filters in the URL', () => {
@@ -39,14 +38,5 @@ describe('matchesText', () => {
     expect(matchesText(run, '')).toBe(true);
     expect(matchesText(run, 'SMOKE shop')).toBe(true);
     expect(matchesText(run, 'smoke cart')).toBe(false);
-  });
-});
-
-describe('serializeRunsQuery', () => {
-  it('sends status comma-separated and label repeated', () => {
-    expect(serializeRunsQuery({ project: 'default', status: ['running', 'queued'], label: ['a=1', 'b=2'], cursor: 'c1', limit: 50 })).toBe(
-      'project=default&status=running%2Cqueued&label=a%3D1&label=b%3D2&cursor=c1&limit=50',
-    );
-    expect(serializeRunsQuery({})).toBe('');
   });
 });

@@ -1,17 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { createTest } from '@/lib/api/create-test';
+import { testKeys } from '@/lib/query-keys';
 
-export async function createTest(body: Schemas['TestCreate']) {
-  return unwrap(await api.POST('/tests', { body }));
-}
-
+/** useCreateTest stores a test, caches it for its page and refreshes every list of tests. */
 export function useCreateTest() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: createTest,
     onSuccess: (t) => {
-      qc.setQueryData(['tests', t.id], t);
-      return qc.invalidateQueries({ queryKey: ['tests', 'list'] });
+      qc.setQueryData(testKeys.detail(t.id), t);
+      return qc.invalidateQueries({ queryKey: testKeys.lists() });
     },
   });
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/lib/api-client';
+import { testKeys } from '@/lib/query-keys';
 
 export async function deleteTest(testId: string) {
   unwrap(await api.DELETE('/tests/{test}', { params: { path: { test: testId } } }));
@@ -10,8 +11,8 @@ export function useDeleteTest() {
   return useMutation({
     mutationFn: deleteTest,
     onSuccess: (_, testId) => {
-      qc.removeQueries({ queryKey: ['tests', testId], exact: true });
-      return qc.invalidateQueries({ queryKey: ['tests', 'list'] });
+      qc.removeQueries({ queryKey: testKeys.detail(testId), exact: true });
+      return qc.invalidateQueries({ queryKey: testKeys.lists() });
     },
   });
 }

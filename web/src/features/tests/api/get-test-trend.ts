@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { testKeys } from '@/lib/query-keys';
 import { anyActive } from '@/lib/run-status';
 
 /** The trend looks at this many of the test's most recent runs. */
@@ -12,7 +13,7 @@ export async function getTestTrend(testId: string): Promise<Schemas['TestTrend']
 
 export function testTrendQuery(testId: string) {
   return queryOptions({
-    queryKey: ['tests', testId, 'trend'],
+    queryKey: testKeys.trend(testId),
     queryFn: () => getTestTrend(testId),
     // While one of them runs, its figures are on the way.
     refetchInterval: (q) => (anyActive(q.state.data?.items ?? []) ? 3_000 : false),

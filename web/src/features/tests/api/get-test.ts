@@ -1,14 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '@/lib/api-client';
-
-export async function getTest(testId: string) {
-  return unwrap(await api.GET('/tests/{test}', { params: { path: { test: testId } } }));
-}
+import { getTest } from '@/lib/api/get-test';
+import { testKeys } from '@/lib/query-keys';
 
 export function testQuery(testId: string) {
-  return queryOptions({ queryKey: ['tests', testId], queryFn: () => getTest(testId) });
+  return queryOptions({ queryKey: testKeys.detail(testId), queryFn: () => getTest(testId) });
 }
 
+/** useTest loads the stored test the page shows. */
 export function useTest(testId: string) {
   return useQuery(testQuery(testId));
 }

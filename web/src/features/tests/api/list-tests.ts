@@ -1,14 +1,14 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
-import { api, unwrap } from '@/lib/api-client';
+import { listTests } from '@/lib/api/list-tests';
+import { testKeys } from '@/lib/query-keys';
 
-export async function listTests(project: string, cursor?: string) {
-  return unwrap(await api.GET('/tests', { params: { query: { project, cursor, limit: 50 } } }));
-}
+/** How many tests one page of the tests page holds. */
+export const testsPageSize = 50;
 
 export function testsQuery(project: string) {
   return infiniteQueryOptions({
-    queryKey: ['tests', 'list', project],
-    queryFn: ({ pageParam }) => listTests(project, pageParam),
+    queryKey: testKeys.list(project),
+    queryFn: ({ pageParam }) => listTests({ project, cursor: pageParam, limit: testsPageSize }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor,
   });

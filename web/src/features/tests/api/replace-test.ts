@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { testKeys } from '@/lib/query-keys';
 
 export async function replaceTest({ testId, body }: { testId: string; body: Schemas['TestReplace'] }) {
   return unwrap(await api.PUT('/tests/{test}', { params: { path: { test: testId } }, body }));
@@ -10,8 +11,8 @@ export function useReplaceTest() {
   return useMutation({
     mutationFn: replaceTest,
     onSuccess: (t) => {
-      qc.setQueryData(['tests', t.id], t);
-      return qc.invalidateQueries({ queryKey: ['tests', 'list'] });
+      qc.setQueryData(testKeys.detail(t.id), t);
+      return qc.invalidateQueries({ queryKey: testKeys.lists() });
     },
   });
 }

@@ -1,20 +1,17 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '@/lib/api-client';
+import { createRun } from '@/lib/api/create-run';
+import { runKeys, testKeys } from '@/lib/query-keys';
 
-/** runTest starts a run of a stored test from the dashboard. */
-export async function runTest(testId: string) {
-  return unwrap(await api.POST('/runs', { body: { test: testId, source: 'ui' } }));
-}
-
+/** useRunTest starts a run of a stored test from the dashboard, and refreshes the lists it shows up in. */
 export function useRunTest() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: runTest,
+    mutationFn: (testId: string) => createRun({ body: { test: testId, source: 'ui' } }),
     onSuccess: (run, testId) => {
-      qc.setQueryData(['runs', run.id], run);
-      void qc.invalidateQueries({ queryKey: ['runs', 'list'] });
-      void qc.invalidateQueries({ queryKey: ['tests', testId, 'trend'] });
-      return qc.invalidateQueries({ queryKey: ['tests', testId, 'runs'] });
+      qc.setQueryData(runKeys.detail(run.id), run);
+      void qc.invalidateQueries({ queryKey: runKeys.lists() });
+      void qc.invalidateQueries({ queryKey: testKeys.trend(testId) });
+      return qc.invalidateQueries({ queryKey: testKeys.runs(testId) });
     },
   });
 }

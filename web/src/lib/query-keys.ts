@@ -1,0 +1,68 @@
+import type { RunStatus } from './run-status';
+
+/**
+ * The query keys that more than one feature reads or writes, in one home.
+ * Every query and invalidation of a run's or a stored test's data builds its
+ * key here: the runs feature reads runs and stored tests (the filter menu,
+ * the New run form), and the tests feature starts runs and lists a test's
+ * runs, so both import the same factory and cannot drift apart.
+ */
+
+/** The server-side part of the runs list filters, as its query key holds them. */
+export interface RunListKey {
+  project: string;
+  status: RunStatus[];
+  /** A stored test's id, or '' for any. */
+  test: string;
+  labels: string[];
+}
+
+/**
+ * runKeys: everything about one run sits under detail(id), so invalidating it
+ * reaches the run's result, seconds and shards too; every list of runs sits
+ * under lists(), so a new run or import refreshes each of them.
+ */
+export const runKeys = {
+  all: ['runs'] as const,
+  lists: () => [...runKeys.all, 'list'] as const,
+  /** The runs page's paged list, per server-side filter. */
+  list: (q: RunListKey) => [...runKeys.lists(), q.project, { status: q.status, test: q.test, labels: q.labels }] as const,
+  /** The compare page's picker: the newest completed runs of a project. */
+  completed: (project: string, limit: number) => [...runKeys.lists(), project, 'completed', limit] as const,
+  compare: (ids: string[]) => [...runKeys.all, 'compare', ids.join(',')] as const,
+  detail: (id: string) => [...runKeys.all, id] as const,
+  result: (id: string) => [...runKeys.detail(id), 'result'] as const,
+  fortioResult: (id: string) => [...runKeys.result(id), 'fortio'] as const,
+  timeline: (id: string) => [...runKeys.detail(id), 'timeline'] as const,
+  shards: (id: string) => [...runKeys.detail(id), 'shards'] as const,
+  /**
+   * A run's seconds. The run page's full series, which the live stream also
+   * writes, is intervals(id); a read capped at maxPages pages (the compare
+   * page's overlay) has a key of its own under it.
+   */
+  intervals: (id: string, maxPages?: number) =>
+    maxPages === undefined ? ([...runKeys.detail(id), 'intervals'] as const) : ([...runKeys.detail(id), 'intervals', { maxPages }] as const),
+};
+
+/**
+ * testKeys: a stored test is detail(id), with its recent runs and trend under
+ * it; every list of tests sits under lists(), so saving or deleting a test
+ * refreshes each of them.
+ */
+export const testKeys = {
+  all: ['tests'] as const,
+  lists: () => [...testKeys.all, 'list'] as const,
+  /** The tests page's paged list of a project. */
+  list: (project: string) => [...testKeys.lists(), project] as const,
+  /**
+   * The runs page's filter menu: one large page of a project's newest tests,
+   * not pages like list(project), so under a key of its own.
+   * It sits under list(project), so invalidating lists() or list(project)
+   * reaches both.
+   */
+  menu: (project: string) => [...testKeys.list(project), 'menu'] as const,
+  detail: (id: string) => [...testKeys.all, id] as const,
+  /** The test's most recent runs, as its page lists them. */
+  runs: (id: string) => [...testKeys.detail(id), 'runs'] as const,
+  trend: (id: string) => [...testKeys.detail(id), 'trend'] as const,
+};
