@@ -10,8 +10,8 @@
 // Two policies use it:
 //
 //   - Fetches by the API server (the sync of results from peer servers and
-//     buckets): public addresses are allowed; loopback, private and CGNAT
-//     ones only when the project's allow-list names them; the control
+//     buckets): public addresses are allowed; loopback, private, CGNAT,
+//     benchmarking, reserved and 6to4/Teredo ones only when the project's allow-list names them; the control
 //     plane's Postgres and NATS (in Guard.Deny) never.
 //   - Run targets (Guard.RequireListed): every address a run sends to, public
 //     ones included, must match an entry of the project's allow-list ("*"
@@ -146,6 +146,12 @@ const (
 	reasonPrivate     = "private address"
 	reasonCGNAT       = "carrier-grade NAT address"
 	reasonThisNetwork = "this-network (0.0.0.0/8) address"
+	reasonBenchmark   = "benchmarking (198.18.0.0/15) address"
+	reasonReserved    = "reserved (240.0.0.0/4) address"
+	// reasonTransition refuses 6to4 (2002::/16) and Teredo (2001::/32)
+	// addresses: they carry an IPv4 address a relay reaches, which the
+	// guard does not judge, so they are never taken for public ones.
+	reasonTransition = "6to4 or Teredo (IPv6 transition) address"
 	// reasonPublic refuses a public address with RequireListed.
 	reasonPublic = "public address"
 	// reasonControlPlane refuses an address in Deny.
@@ -155,10 +161,11 @@ const (
 // Check reports why host (as asked in the URL) at ip:port may not be
 // reached, as a *RefusedError, or nil when it may. Link-local, cloud
 // metadata, unspecified, multicast and broadcast addresses, and those in
-// g.Deny, are always refused; loopback, private, CGNAT and 0.0.0.0/8
-// addresses are refused unless g.Allow has an entry for them; every other
-// (public) address is allowed, or with g.RequireListed only when g.Allow
-// has an entry for it. IPv4-mapped IPv6 and NAT64 (64:ff9b::/96) forms are
+// g.Deny, are always refused; loopback, private, CGNAT, 0.0.0.0/8,
+// benchmarking (198.18.0.0/15), reserved (240.0.0.0/4), 6to4 (2002::/16)
+// and Teredo (2001::/32) addresses are refused unless g.Allow has an entry
+// for them; every other (public) address is allowed, or with
+// g.RequireListed only when g.Allow has an entry for it. IPv4-mapped IPv6 and NAT64 (64:ff9b::/96) forms are
 // judged by the IPv4 address they carry.
 func (g Guard) Check(host string, ip netip.Addr, port int) error {
 	eff := effective(ip)
@@ -218,13 +225,26 @@ func classify(ip netip.Addr) (reason string, permanent bool) {
 		return reasonPrivate, false
 	}
 	if ip.Is4() {
-		b := ip.As4()
-		switch {
-		case b[0] == 100 && b[1]&0xc0 == 64: // 100.64.0.0/10
-			return reasonCGNAT, false
-		case b[0] == 0: // 0.0.0.0/8
-			return reasonThisNetwork, false
-		}
+		return classify4(ip.As4())
+	}
+	b := ip.As16()
+	if b[0] == 0x20 && (b[1] == 0x02 || (b[1] == 0x01 && b[2] == 0 && b[3] == 0)) { // 2002::/16, 2001::/32
+		return reasonTransition, false
+	}
+	return "", false
+}
+
+// classify4 is classify for the IPv4 ranges netip has no predicate for.
+func classify4(b [4]byte) (reason string, permanent bool) {
+	switch {
+	case b[0] == 100 && b[1]&0xc0 == 64: // 100.64.0.0/10
+		return reasonCGNAT, false
+	case b[0] == 0: // 0.0.0.0/8
+		return reasonThisNetwork, false
+	case b[0] == 198 && b[1]&0xfe == 18: // 198.18.0.0/15
+		return reasonBenchmark, false
+	case b[0]&0xf0 == 240: // 240.0.0.0/4; 255.255.255.255 is refused before as broadcast
+		return reasonReserved, false
 	}
 	return "", false
 }
@@ -241,13 +261,14 @@ func isMetadata(ip netip.Addr) bool {
 
 // Unrestricted returns a Guard that refuses only what is always refused
 // (link-local, cloud metadata, unspecified, multicast, broadcast): public,
-// loopback, private and CGNAT addresses are all open. It is the policy of
-// a load with no project, `barrage-agent load`, which like Fortio hits
-// whatever its user names.
+// loopback, private, CGNAT, benchmarking, reserved and 6to4/Teredo
+// addresses are all open. It is the policy of a load with no project,
+// `barrage-agent load`, which like Fortio hits whatever its user names.
 func Unrestricted() Guard {
 	all := []string{
 		"127.0.0.0/8", "::1", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
-		"fc00::/7", "100.64.0.0/10", "0.0.0.0/8",
+		"fc00::/7", "100.64.0.0/10", "0.0.0.0/8", "198.18.0.0/15", "240.0.0.0/4",
+		"2002::/16", "2001::/32",
 	}
 	list, err := ParseAllowList(all)
 	if err != nil { // the entries above are valid

@@ -194,7 +194,8 @@ func TestRefusedErrorText(t *testing.T) {
 func TestUnrestricted(t *testing.T) {
 	t.Parallel()
 	g := Unrestricted()
-	for _, ip := range []string{"127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "fd12::1", "100.64.1.1", "8.8.8.8"} {
+	for _, ip := range []string{"127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "fd12::1", "100.64.1.1", "8.8.8.8",
+		"198.18.0.1", "240.0.0.1", "2002:c000:204::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2"} {
 		if err := g.Check("x", netip.MustParseAddr(ip), 80); err != nil {
 			t.Errorf("Check(%s) = %v, want nil", ip, err)
 		}
