@@ -83,7 +83,7 @@ func TestParseSamples(t *testing.T) {
 		{"http_duration.json", "HTTP", "http://127.0.0.1:18099/echo", 20, 6, 0, 0, 0},
 		{"tcp.json", "TCP", "tcp://127.0.0.1:18792", 50, 10, 0, 240, 240},
 		{"grpc_ping.json", "GRPC Ping", "127.0.0.1:18793", 50, 10, 0, 0, 0},
-		{"nighthawk.json", "", "http://user:REDACTED@example.com:8080/path?api_key=REDACTED&x=1", 100, 200, 10, 0, 0},
+		{"nighthawk.json", "", "http://REDACTED:REDACTED@example.com:8080/path?api_key=REDACTED&x=1", 100, 200, 10, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -66,7 +66,7 @@ func TestRedact(t *testing.T) {
 		{"null creds", `{ "UserCredentials" : null }`, ""},
 		{"creds", `{"a": 1, "UserCredentials":  "u:p" , "b": [1]}`, `{"a": 1, "UserCredentials":  "REDACTED" , "b": [1]}`},
 		{"creds any case, twice", `{"usercredentials": "x", "UserCredentials": 5}`, `{"usercredentials": "REDACTED", "UserCredentials": "REDACTED"}`},
-		{"url userinfo", `{"URL": "https://me:pass@h/p?session=s1&q=2#f"}`, `{"URL": "https://me:REDACTED@h/p?session=REDACTED\u0026q=2#f"}`},
+		{"url userinfo", `{"URL": "https://me:pass@h/p?session=s1&q=2#f"}`, `{"URL": "https://REDACTED:REDACTED@h/p?session=REDACTED\u0026q=2#f"}`},
 		{"destination", `{"Destination": "grpc://h:1/?auth=abc"}`, `{"Destination": "grpc://h:1/?auth=REDACTED"}`},
 		{"url escaped", `{"URL": "http://h/?token=\u003cx\u003e"}`, `{"URL": "http://h/?token=REDACTED"}`},
 		{"headers map", `{"Headers": {"Authorization": "Bearer x", "Accept": "*/*", "Cookie": ["a=1", "b=2"], "X-Api-Key": null}}`,

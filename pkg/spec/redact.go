@@ -9,8 +9,8 @@ import (
 const RedactedValue = "REDACTED"
 
 // Redacted returns a deep copy of s that is safe to store, show and log
-// (docs/architecture.md §7): the values of secret headers (see IsSecretName), the password
-// in the URL's userinfo and the values of URL query parameters with secret
+// (docs/architecture.md §7): the values of secret headers (see IsSecretName), the username
+// and password in the URL's userinfo and the values of URL query parameters with secret
 // names are replaced by RedactedValue. s itself is not changed. Redacting
 // twice gives the same result as once.
 func (s Spec) Redacted() Spec {
@@ -19,15 +19,18 @@ func (s Spec) Redacted() Spec {
 
 // IsSecretName reports whether a header or query parameter of this name
 // carries a secret: Authorization, Proxy-Authorization, Cookie, Set-Cookie,
-// X-Api-Key, or any name containing "token", "secret", "password", "passwd",
-// "key", "auth", "credential" or "session", ignoring case.
+// X-Api-Key, Sig, or any name containing "token", "secret", "password",
+// "passwd", "key", "auth", "credential", "session" or "signature" (so
+// X-Amz-Signature and X-Goog-Signature), ignoring case.
 func IsSecretName(name string) bool {
 	n := strings.ToLower(strings.TrimSpace(name))
 	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key":
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "sig":
 		return true
 	}
-	for _, word := range [...]string{"token", "secret", "password", "passwd", "key", "auth", "credential", "session"} {
+	for _, word := range [...]string{
+		"token", "secret", "password", "passwd", "key", "auth", "credential", "session", "signature",
+	} {
 		if strings.Contains(n, word) {
 			return true
 		}

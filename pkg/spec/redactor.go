@@ -83,11 +83,24 @@ func (r Redactor) URL(raw string) string {
 	}
 	authority, tail := rest[:end], rest[end:]
 	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
-		if user, _, hasPassword := strings.Cut(authority[:at], ":"); hasPassword {
-			authority = user + ":" + RedactedValue + authority[at:]
-		}
+		authority = redactUserinfo(authority[:at]) + authority[at:]
 	}
 	return scheme + "://" + authority + r.query(tail)
+}
+
+// redactUserinfo replaces the username and the password of a URL's
+// userinfo by RedactedValue: either may be the secret (a token is often
+// the username, as in https://ghp_x@github.com). An empty username stays
+// empty.
+func redactUserinfo(userinfo string) string {
+	user, _, hasPassword := strings.Cut(userinfo, ":")
+	if user != "" {
+		user = RedactedValue
+	}
+	if hasPassword {
+		return user + ":" + RedactedValue
+	}
+	return user
 }
 
 // header redacts the value of a "Name: value" header with a secret name. A

@@ -20,7 +20,7 @@ func TestRedactorExtraNames(t *testing.T) {
 	if !slices.Equal(got.Headers, wantHeaders) {
 		t.Errorf("headers = %q, want %q", got.Headers, wantHeaders)
 	}
-	if want := "http://u:REDACTED@example.com/p?signature=REDACTED&x=1&token=REDACTED"; got.URL != want {
+	if want := "http://REDACTED:REDACTED@example.com/p?signature=REDACTED&x=1&token=REDACTED"; got.URL != want {
 		t.Errorf("URL = %q, want %q", got.URL, want)
 	}
 	if in.Headers[0] != "X-TENANT-SIG: s3cr3t" {

@@ -24,6 +24,11 @@ const (
 	secretBearer   = "s3cr3t-AAA"
 	secretPassword = "pa55-BBB"
 	secretToken    = "tok-CCC"
+	// secretUser is the URL's username, which is often a token
+	// (https://ghp_x@github.com); secretAmzSig is an X-Amz-Signature query
+	// parameter.
+	secretUser   = "ghp_user-FFF"
+	secretAmzSig = "amzsig-GGG"
 	// secretAPIKey and secretSig travel in headers named in
 	// BARRAGE_SECRET_HEADERS; X-Tenant-Sig is secret only through that list.
 	secretAPIKey = "apikey-DDD"
@@ -32,7 +37,7 @@ const (
 
 // seenRequest is what the target of the redaction run saw.
 type seenRequest struct {
-	authorization, user, password, token, apiKey, sig string
+	authorization, user, password, token, amzSig, apiKey, sig string
 }
 
 // startSecretTarget is an HTTP target that records the credentials of the
@@ -46,6 +51,7 @@ func startSecretTarget(t *testing.T) (base string, last func() (seenRequest, int
 		user, password, _ := r.BasicAuth()
 		mu.Lock()
 		seen = seenRequest{authorization: r.Header.Get("Authorization"), user: user, password: password, token: r.URL.Query().Get("token"),
+			amzSig: r.URL.Query().Get("X-Amz-Signature"),
 			apiKey: r.Header.Get("X-Api-Key"), sig: r.Header.Get("X-Tenant-Sig")}
 		n++
 		mu.Unlock()
@@ -75,7 +81,7 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 	if err != nil {
 		t.Fatal(err)
 	}
-	runURL := fmt.Sprintf("http://user:%s@%s/?token=%s&page=2", secretPassword, u.Host, secretToken)
+	runURL := fmt.Sprintf("http://%s:%s@%s/?token=%s&X-Amz-Signature=%s&page=2", secretUser, secretPassword, u.Host, secretToken, secretAmzSig)
 	var responses bytes.Buffer
 	record := func(what string, raw []byte) { fmt.Fprintf(&responses, "== %s\n%s\n", what, raw) }
 	// An Authorization header wins over the URL's userinfo, so a second
@@ -89,10 +95,10 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		want     seenRequest
 	}{
 		{"bearer", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible", "X-Api-Key: " + secretAPIKey, "X-Tenant-Sig: " + secretSig},
-			false, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, apiKey: secretAPIKey, sig: secretSig}},
-		{"basic", []string{"X-Trace: visible"}, false, seenRequest{user: "user", password: secretPassword, token: secretToken}},
+			false, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, amzSig: secretAmzSig, apiKey: secretAPIKey, sig: secretSig}},
+		{"basic", []string{"X-Trace: visible"}, false, seenRequest{user: secretUser, password: secretPassword, token: secretToken, amzSig: secretAmzSig}},
 		{"stored test", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible", "X-Tenant-Sig: " + secretSig},
-			true, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, sig: secretSig}},
+			true, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, amzSig: secretAmzSig, sig: secretSig}},
 	} {
 		sp := map[string]any{"url": runURL, "qps": 20, "connections": 1, "duration": "1s", "headers": c.headers}
 		body := map[string]any{"project": "default", "name": "redaction " + c.name, "spec": sp}
@@ -175,7 +181,7 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		{"API responses", responses.Bytes()},
 		{"API and agent logs", []byte(logs.String())},
 	} {
-		for _, secret := range []string{secretBearer, secretPassword, secretToken, secretAPIKey, secretSig} {
+		for _, secret := range []string{secretBearer, secretUser, secretPassword, secretToken, secretAmzSig, secretAPIKey, secretSig} {
 			if i := bytes.Index(place.text, []byte(secret)); i >= 0 {
 				t.Errorf("%s: found the secret %q in …%s…", place.name, secret, around(place.text, i))
 			}
