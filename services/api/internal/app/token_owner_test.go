@@ -74,6 +74,10 @@ func TestTokenFollowsOwnerMembership(t *testing.T) {
 	if len(runs.Items) != 0 {
 		t.Errorf("GET /runs with the removed member's token lists %d runs, want none", len(runs.Items))
 	}
+	me = decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", bob, nil))
+	if len(me.Projects) != 0 || me.Token == nil || me.Token.Role != nil {
+		t.Errorf("GET /me of the removed member's token = %+v, want no project and a token without role", me)
+	}
 
 	// Back as a viewer, bob's token follows the new role; promoted back,
 	// ann's token gets its own role again, never more.
