@@ -29,6 +29,10 @@ const (
 	// default that worked, then was revoked or expired: 401 everywhere.
 	callerRevoked = "revoked token"
 	callerExpired = "expired token"
+	// callerDemoted holds an admin token of project default that its owner
+	// minted as a project admin before being demoted to viewer: it gets
+	// exactly what the viewer token gets.
+	callerDemoted = "demoted member's admin token"
 )
 
 // tokenCallers are the callers holding a valid token, in the order of
@@ -58,6 +62,10 @@ func startAuthz(t *testing.T) *authzEnv {
 	e := startAPI(t)
 	f := &authzEnv{apiEnv: e, tokens: map[string]string{}, tokenIDs: map[string]uuid.UUID{}}
 	f.def = decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/default", e.AdminToken, nil))
+	demoted := e.mustMemberToken(t, "demoted", "default", auth.Admin)
+	e.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/members/demoted@barrage.test", e.AdminToken, map[string]any{"role": auth.Viewer})
+	f.tokens[callerDemoted], f.tokenIDs[callerDemoted] = demoted.Secret, demoted.Id
+	f.defTokenIDsByRecent = []uuid.UUID{demoted.Id}
 	f.other = e.mustProject(t, "other")
 	for _, c := range []struct {
 		caller, project string
@@ -150,7 +158,8 @@ type authzCase struct {
 	target func(t *testing.T, f *authzEnv, key string) (path string, body any, ref string)
 	// want is the status for viewer, runner, admin, other's admin and
 	// org admin; callers without a valid token (none, malformed, unknown,
-	// revoked, expired) always get 401.
+	// revoked, expired) always get 401, and the demoted member's admin
+	// token gets the viewer's status.
 	want [len(tokenCallers)]int
 	// done, when set, reports whether the request's effect is in the
 	// database; it must be exactly when the status is 2xx.
@@ -665,6 +674,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		for i, c := range tokenCallers {
 			want[c] = tc.want[i]
 		}
+		want[callerDemoted] = tc.want[0] // a viewer now
 		method, _, _ := strings.Cut(tc.route, " ")
 		for _, caller := range slices.Sorted(maps.Keys(want)) {
 			t.Run(name+" as "+caller, func(t *testing.T) {

@@ -33,6 +33,9 @@ type Identity struct {
 	// TokenProject and TokenRole scope a project token; uuid.Nil and "" otherwise.
 	TokenProject uuid.UUID
 	TokenRole    Role
+	// OwnerRole is the user's current role in TokenProject; "" when they
+	// are no longer a member (or for an unscoped credential).
+	OwnerRole Role
 	// ExpiresAt is when the credential stops working; zero for never.
 	ExpiresAt time.Time
 	// RevokedAt is when the credential was revoked; zero if it was not.
@@ -205,7 +208,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization, cookie 
 	}
 	p := &Principal{
 		UserID: id.UserID, Email: id.Email, Name: id.Name, OrgAdmin: id.OrgAdmin,
-		TokenID: id.TokenID, SessionID: id.SessionID, TokenProject: id.TokenProject, TokenRole: id.TokenRole,
+		TokenID: id.TokenID, SessionID: id.SessionID, TokenProject: id.TokenProject, TokenRole: id.effectiveTokenRole(),
 		session: sessionState{issuedAt: id.IssuedAt, expiresAt: id.ExpiresAt, replaced: id.Replaced},
 	}
 	if !p.Scoped() {
@@ -219,6 +222,17 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization, cookie 
 		}
 	}
 	return p, nil
+}
+
+// effectiveTokenRole is what a project token may do: the lower of its own
+// role and its owner's current role in the project, so a token loses what
+// its owner loses when demoted or removed; an org admin's token keeps its
+// role, as org admins act as admin in every project.
+func (id Identity) effectiveTokenRole() Role {
+	if id.TokenProject == uuid.Nil || id.OrgAdmin {
+		return id.TokenRole
+	}
+	return Lower(id.TokenRole, id.OwnerRole)
 }
 
 // SignOut ends the caller's session, if they used one.

@@ -50,6 +50,14 @@ func (r Role) Valid() bool { return r.rank() > 0 }
 // Includes reports whether r grants at least the rights of need.
 func (r Role) Includes(need Role) bool { return r.rank() >= need.rank() && r.Valid() }
 
+// Lower returns the weaker of r and o; no role ("") is weaker than any.
+func Lower(r, o Role) Role {
+	if o.rank() < r.rank() {
+		return o
+	}
+	return r
+}
+
 // ParseRole returns the role named s.
 func ParseRole(s string) (Role, error) {
 	r := Role(s)
@@ -77,7 +85,9 @@ type Principal struct {
 	// TokenProject and TokenRole limit a project token to one project and
 	// role; TokenProject is uuid.Nil for an unscoped credential.
 	TokenProject uuid.UUID
-	// TokenRole is the role of a project token.
+	// TokenRole is the effective role of a project token: the lower of the
+	// token's own role and its owner's current role in TokenProject (an
+	// org admin's token keeps its own); "" when the owner left the project.
 	TokenRole Role
 	// Memberships maps the projects the user belongs to to their roles.
 	Memberships map[uuid.UUID]Role
@@ -146,6 +156,9 @@ func (p *Principal) Reach(loadErr error, project uuid.UUID, need Role, kind stri
 // all=true for an unscoped org admin, who sees every project.
 func (p *Principal) VisibleProjects() (ids []uuid.UUID, all bool) {
 	if p.Scoped() {
+		if !p.TokenRole.Valid() { // its owner left the project
+			return []uuid.UUID{}, false
+		}
 		return []uuid.UUID{p.TokenProject}, false
 	}
 	if p.OrgAdmin {

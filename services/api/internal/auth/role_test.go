@@ -25,6 +25,38 @@ func TestRoleIncludes(t *testing.T) {
 	}
 }
 
+func TestLower(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ r, o, want Role }{
+		{Admin, Viewer, Viewer}, {Viewer, Admin, Viewer}, {Runner, Admin, Runner}, {Admin, Admin, Admin},
+		{Admin, "", ""}, {"", Runner, ""}, {Runner, "owner", "owner"},
+	} {
+		if got := Lower(c.r, c.o); got != c.want {
+			t.Errorf("Lower(%q, %q) = %q, want %q", c.r, c.o, got, c.want)
+		}
+	}
+}
+
+func TestEffectiveTokenRole(t *testing.T) {
+	t.Parallel()
+	project := uuid.New()
+	for _, c := range []struct {
+		name string
+		id   Identity
+		want Role
+	}{
+		{"owner demoted", Identity{TokenProject: project, TokenRole: Admin, OwnerRole: Viewer}, Viewer},
+		{"owner promoted", Identity{TokenProject: project, TokenRole: Runner, OwnerRole: Admin}, Runner},
+		{"owner removed", Identity{TokenProject: project, TokenRole: Runner}, ""},
+		{"org admin not a member", Identity{OrgAdmin: true, TokenProject: project, TokenRole: Runner}, Runner},
+		{"unscoped token", Identity{}, ""},
+	} {
+		if got := c.id.effectiveTokenRole(); got != c.want {
+			t.Errorf("%s: effectiveTokenRole = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 func TestParseRole(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"viewer", "runner", "admin"} {
@@ -59,6 +91,11 @@ func TestPrincipalRoleIn(t *testing.T) {
 			name: "org admin's scoped token keeps to its scope",
 			p:    Principal{OrgAdmin: true, TokenID: uuid.New(), TokenProject: away, TokenRole: Runner},
 			want: map[uuid.UUID]Role{away: Runner}, visible: []uuid.UUID{away},
+		},
+		{
+			name: "scoped token whose owner left its project",
+			p:    Principal{TokenID: uuid.New(), TokenProject: home, TokenRole: "", Memberships: members},
+			want: map[uuid.UUID]Role{}, visible: []uuid.UUID{},
 		},
 		{
 			name: "org admin", p: Principal{OrgAdmin: true, TokenID: uuid.New()},

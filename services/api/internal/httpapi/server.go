@@ -210,8 +210,11 @@ func (s *server) me(ctx context.Context, p *auth.Principal) (Me, error) {
 	if p.TokenID != uuid.Nil {
 		scope := TokenScope{Id: p.TokenID}
 		if p.Scoped() {
-			role := Role(p.TokenRole)
-			scope.ProjectId, scope.Role = &p.TokenProject, &role
+			scope.ProjectId = &p.TokenProject
+			if p.TokenRole.Valid() { // no role once its owner left the project
+				role := Role(p.TokenRole)
+				scope.Role = &role
+			}
 		}
 		me.Token = &scope
 	}

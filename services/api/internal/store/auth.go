@@ -51,6 +51,7 @@ type identityRow struct {
 	CredentialID uuid.UUID  `gorm:"column:credential_id"`
 	ProjectID    *uuid.UUID `gorm:"column:project_id"`
 	Role         *string    `gorm:"column:role"`
+	OwnerRole    *string    `gorm:"column:owner_role"`
 	ExpiresAt    *time.Time `gorm:"column:expires_at"`
 	RevokedAt    *time.Time `gorm:"column:revoked_at"`
 	LastUsedAt   *time.Time `gorm:"column:last_used_at"`
@@ -64,6 +65,7 @@ func identityFromRow(r identityRow, token bool) auth.Identity {
 	id := auth.Identity{
 		UserID: r.UserID, Email: r.Email, Name: r.Name, OrgAdmin: r.IsAdmin, UserDisabled: r.DisabledAt != nil,
 		TokenProject: fromNullUUID(r.ProjectID), TokenRole: auth.Role(fromNullString(r.Role)),
+		OwnerRole: auth.Role(fromNullString(r.OwnerRole)),
 		ExpiresAt: fromNullTime(r.ExpiresAt), RevokedAt: fromNullTime(r.RevokedAt), LastUsedAt: fromNullTime(r.LastUsedAt),
 		IssuedAt: fromNullTime(r.IssuedAt), Replaced: r.Replaced,
 	}
@@ -75,18 +77,22 @@ func identityFromRow(r identityRow, token bool) auth.Identity {
 	return id
 }
 
-// identityByTokenSQL finds an API token and its user by hash.
+// identityByTokenSQL finds an API token and its user by hash, with the
+// user's current role in the token's project (NULL when they are not a
+// member, or the token is unscoped), in the same read.
 const identityByTokenSQL = `
 SELECT u.id AS user_id, u.email, u.name, u.is_admin, u.disabled_at,
-       t.id AS credential_id, t.project_id, t.role, t.expires_at, t.revoked_at, t.last_used_at,
+       t.id AS credential_id, t.project_id, t.role, m.role AS owner_role,
+       t.expires_at, t.revoked_at, t.last_used_at,
        NULL::timestamptz AS issued_at, false AS replaced
 FROM api_tokens t JOIN users u ON u.id = t.user_id
+LEFT JOIN memberships m ON m.project_id = t.project_id AND m.user_id = t.user_id
 WHERE t.hash = ?`
 
 // identityBySessionSQL finds a session and its user by hash.
 const identityBySessionSQL = `
 SELECT u.id AS user_id, u.email, u.name, u.is_admin, u.disabled_at,
-       s.id AS credential_id, NULL::uuid AS project_id, NULL::text AS role,
+       s.id AS credential_id, NULL::uuid AS project_id, NULL::text AS role, NULL::text AS owner_role,
        s.expires_at, s.revoked_at, NULL::timestamptz AS last_used_at,
        s.created_at AS issued_at, s.replaced_by IS NOT NULL AS replaced
 FROM sessions s JOIN users u ON u.id = s.user_id

@@ -10,6 +10,7 @@ import (
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/members"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
 )
@@ -132,4 +133,44 @@ func interleave(a, b []uuid.UUID) []uuid.UUID {
 		out = append(out, b[i], a[i])
 	}
 	return out
+}
+
+// TestIdentityOwnerRole: the token lookup reads its owner's current role in
+// the token's project, which follows the membership.
+func TestIdentityOwnerRole(t *testing.T) {
+	t.Parallel()
+	f := mustFixture(t)
+	ctx := ctxT(t)
+	ann, err := f.s.CreateUser(ctx, members.NewUser{ID: uuid.New(), Email: "ann@example.com", Name: "Ann", CreatedAt: time.Now()}, f.actor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.PutMember(ctx, f.project.ID, ann.ID, auth.Runner, time.Now(), f.actor); err != nil {
+		t.Fatal(err)
+	}
+	tok := f.newToken(f.project.ID, "ann's", auth.Admin)
+	tok.UserID = ann.ID
+	if _, err := f.s.CreateToken(ctx, tok, f.actor); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(want auth.Role) {
+		t.Helper()
+		id, err := f.s.IdentityByTokenHash(ctx, tok.Hash)
+		if err != nil || id.UserID != ann.ID || id.TokenRole != auth.Admin || id.OwnerRole != want {
+			t.Errorf("identity = %+v, %v; want ann's admin token with owner role %q", id, err, want)
+		}
+	}
+	owner(auth.Runner)
+	if _, err := f.s.PutMember(ctx, f.project.ID, ann.ID, auth.Viewer, time.Now(), f.actor); err != nil {
+		t.Fatal(err)
+	}
+	owner(auth.Viewer)
+	if err := f.s.RemoveMember(ctx, f.project.ID, ann.ID, f.actor); err != nil {
+		t.Fatal(err)
+	}
+	owner("")
+	// The unscoped bootstrap token has no project, so no owner role.
+	if id, err := f.s.IdentityByTokenHash(ctx, f.token); err != nil || id.OwnerRole != "" || !id.OrgAdmin {
+		t.Errorf("bootstrap identity = %+v, %v; want an org admin without owner role", id, err)
+	}
 }
