@@ -1,4 +1,4 @@
-import { cumulativeAt, cumulativeSeries, logDomain, logTicks, minLatencyUs, overlayCumulative } from './cumulative';
+import { cumulativeAt, cumulativeSeries, logDomain, minLatencyUs, overlayCumulative } from './cumulative';
 import { parseFortioHistogram, type FortioBucket } from './histogram';
 
 /** Fortio's buckets as the API sends them (seconds), read by the one parser. */
@@ -121,15 +121,6 @@ describe('overlayCumulative', () => {
 
   it('leaves out a run without a line', () => {
     expect(overlayCumulative([[{ x: 5, y: 100 }], []])).toEqual([{ x: 5, r0: 100 }]);
-  });
-});
-
-describe('logTicks', () => {
-  it('picks 1-2-5 steps inside the range', () => {
-    expect(logTicks(150, 6000)).toEqual([200, 500, 1000, 2000, 5000]);
-  });
-  it('is empty for a range a log axis cannot show', () => {
-    expect(logTicks(0, 10)).toEqual([]);
   });
 });
 

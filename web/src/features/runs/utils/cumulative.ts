@@ -73,22 +73,6 @@ export function logDomain(lo: number, hi: number): [number, number] {
   return [down, up];
 }
 
-/**
- * logTicks are round latencies (1, 2, 5 × 10ⁿ µs) inside [lo, hi] for a log
- * axis, whose automatic ticks are not round numbers.
- */
-export function logTicks(lo: number, hi: number): number[] {
-  if (!(lo > 0) || !(hi >= lo)) return [];
-  const out: number[] = [];
-  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
-    for (const m of [1, 2, 5]) {
-      const v = m * 10 ** e;
-      if (v >= lo && v <= hi) out.push(v);
-    }
-  }
-  return out;
-}
-
 function round2(v: number): number {
   return Math.round(v * 100) / 100;
 }

@@ -100,6 +100,10 @@ describe('logTicks', () => {
     expect(t[0]).toBe(1);
     expect(t).toContain(1e9);
   });
+  it('is empty for a range a log axis cannot show', () => {
+    expect(logTicks(0, 10)).toEqual([]);
+    expect(logTicks(10, 10)).toEqual([]);
+  });
 });
 
 describe('linearTicks', () => {

@@ -5,7 +5,8 @@ import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/c
 import { ErrorState, Loading } from '@/components/ui/states';
 import { formatDuration } from '@/lib/format';
 import { runFortioHistogramQuery } from '../../api/get-run-fortio-result';
-import { cumulativeSeries, logDomain, logTicks, overlayCumulative } from '../../utils/cumulative';
+import { cumulativeSeries, logDomain, overlayCumulative } from '../../utils/cumulative';
+import { logTicks } from '../../utils/histogram';
 import { runColor } from '../../utils/compared-runs';
 
 type Props = { runs: { id: string; name: string; hasResult: boolean }[] };
