@@ -6,6 +6,8 @@ package wire
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -69,6 +71,24 @@ func AssignSubject(agentID string) string { return assignPrefix + agentID }
 // (SnapSubjectsOf) and the API can check the shard is that agent's.
 func SnapSubject(agentID, runID string, shard uint32) string {
 	return fmt.Sprintf("%s%s.%s.%d", snapPrefix, agentID, runID, shard)
+}
+
+// ParseSnapSubject splits a SnapSubject into its agent, run and shard;
+// false when subject is not one.
+func ParseSnapSubject(subject string) (agentID, runID string, shard uint32, ok bool) {
+	rest, ok := strings.CutPrefix(subject, snapPrefix)
+	if !ok {
+		return "", "", 0, false
+	}
+	parts := strings.Split(rest, ".")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+		return "", "", 0, false
+	}
+	n, err := strconv.ParseUint(parts[2], 10, 32)
+	if err != nil {
+		return "", "", 0, false
+	}
+	return parts[0], parts[1], uint32(n), true
 }
 
 // ControlSubject is the core-NATS subject of a run's control messages.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/wire"
 	"github.com/barrage-dev/barrage/services/api/client"
 )
 
@@ -156,6 +157,27 @@ func TestPostgresDownMidRun(t *testing.T) {
 		s.pg.start(t)
 		waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
 	}, bound+outage(t))
+}
+
+// TestAgentsExitWhilePostgresIsDown: Postgres stops mid-run, then both
+// agents are told to stop: each sends its final into JetStream and exits,
+// and their heartbeats expire, all before Postgres is back. The finals
+// wait in the stream, so the sweeper loses no shard (its backlog grace,
+// docs/reliability.md) and the run completes whole once they are stored.
+func TestAgentsExitWhilePostgresIsDown(t *testing.T) {
+	s := startStack(t, 1, 2)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	s.waitRunning(t, r.Id.String(), 2)
+	s.pg.stop(t)
+	for _, a := range s.agents {
+		a.signal(t, syscall.SIGTERM, 15*time.Second)
+	}
+	time.Sleep(wire.AgentTTL + time.Second)
+	s.pg.start(t)
+	waitFor(t, 30*time.Second, "API ready again", func() error { return s.ready(s.apiURL) })
+	r = s.waitTerminal(t, r.Id.String(), bound)
+	s.checkWhole(t, r, before)
 }
 
 // TestTwoAPIReplicas: two API processes share the ingest consumer: the run

@@ -2,8 +2,11 @@ package ingest_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,4 +184,65 @@ func TestIngestRecreatesADeletedConsumer(t *testing.T) {
 	if !strings.Contains(e.log.String(), "ingest: pull snapshots") {
 		t.Errorf("the ingester did not log the failed pull:\n%s", e.log)
 	}
+}
+
+// pausedStore is the real store with storing snapshots paused, as while
+// Postgres is paused or the ingest is backlogged: the snapshots wait in
+// the stream. Sweeps still reach the database.
+type pausedStore struct {
+	ingest.Store
+	paused atomic.Bool
+}
+
+var errPaused = errors.New("storing snapshots is paused")
+
+func (p *pausedStore) RecordFinal(ctx context.Context, rec runs.SnapshotRecord) (runs.Recorded, error) {
+	if p.paused.Load() {
+		return runs.Recorded{}, errPaused
+	}
+	return p.Store.RecordFinal(ctx, rec)
+}
+
+func (p *pausedStore) BeginIntervals(ctx context.Context, recs []runs.SnapshotRecord) (runs.IntervalBatch, error) {
+	if p.paused.Load() {
+		return nil, errPaused
+	}
+	return p.Store.BeginIntervals(ctx, recs)
+}
+
+// A shard whose agent finished and exited while its final snapshot still
+// waits in the stream is not lost: the sweeper sees the queued snapshots
+// (docs/reliability.md) and the run completes whole once they are stored.
+func TestIngestWaitsForAFinalQueuedInTheStream(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	startAt := time.Now().UTC().Add(-5 * time.Second).Truncate(time.Millisecond)
+	run, agents := e.plannedRun(t, openSpec(), 2, startAt, startAt.Add(time.Minute))
+	e.beat(t, agents[0]) // shard 1's agent sent everything and exited
+	st := &pausedStore{Store: e.st}
+	st.paused.Store(true)
+	clock := &fakeClock{now: time.Now()}
+	e.start(t, func(c *ingest.Config) { c.Store, c.Now = st, clock.Now })
+	l := makeLoad(t, run.ID, startAt, 2, 2)
+	for s := range 2 {
+		e.publish(t, l.shards[s].intervals[0], "")
+		e.publish(t, l.shards[s].intervals[1], "")
+		e.publish(t, l.shards[s].final, "")
+	}
+	calls := clock.calls()
+	waitFor(t, 10*time.Second, func() error {
+		if n := clock.calls(); n < calls+5 {
+			return fmt.Errorf("%d sweeps so far", n-calls)
+		}
+		return nil
+	})
+	if n := e.count(t, "SELECT count(*) FROM run_shards WHERE run_id = $1 AND status = 'lost'", run.ID); n != 0 {
+		t.Fatalf("%d shards lost while their snapshots wait in the stream", n)
+	}
+	st.paused.Store(false)
+	done := e.waitStatus(t, run.ID, runs.Completed)
+	if done.Degraded {
+		t.Error("run is degraded although every snapshot arrived")
+	}
+	e.checkResult(t, run.ID, l.finals(t, 0, 1), 2, 0)
 }

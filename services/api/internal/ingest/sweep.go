@@ -2,8 +2,8 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -90,12 +90,8 @@ func (in *Ingester) queuedShards(ctx context.Context) ([]string, bool) {
 	}
 	out := make([]string, 0, len(info.State.Subjects))
 	for subj := range info.State.Subjects {
-		rest, ok := strings.CutPrefix(subj, wire.SnapSubjects[:len(wire.SnapSubjects)-1])
-		if !ok {
-			continue
-		}
-		if i := strings.LastIndexByte(rest, '.'); i > 0 {
-			out = append(out, rest[:i]+"/"+rest[i+1:])
+		if _, run, shard, ok := wire.ParseSnapSubject(subj); ok {
+			out = append(out, fmt.Sprintf("%s/%d", run, shard))
 		}
 	}
 	return out, true
