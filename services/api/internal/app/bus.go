@@ -30,12 +30,15 @@ type bus struct {
 	keys *natsauth.Keys
 	nc   *nats.Conn
 	js   jetstream.JetStream
+	// reconnected wakes keepSetUp; stop ends it.
+	reconnected chan struct{}
+	stop        context.CancelFunc
 }
 
 // openBus connects to cfg.NATSURL, or starts an embedded server first, and
 // creates the contract's streams and buckets.
 func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
-	b := &bus{}
+	b := &bus{reconnected: make(chan struct{}, 1)}
 	keys, err := natsKeys(cfg, log)
 	if err != nil {
 		return nil, err
@@ -57,7 +60,13 @@ func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			log.Warn("nats disconnected", slog.Any("error", err))
 		}),
-		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted())) }),
+		nats.ReconnectHandler(func(c *nats.Conn) {
+			log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted()))
+			select {
+			case b.reconnected <- struct{}{}:
+			default:
+			}
+		}),
 	}
 	if keys != nil {
 		creds, err := keys.APIUser()
@@ -83,7 +92,40 @@ func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 		b.close()
 		return nil, fmt.Errorf("set up NATS streams (does the server have JetStream enabled?): %w", err)
 	}
+	kctx, stop := context.WithCancel(context.Background())
+	b.stop = stop
+	go b.keepSetUp(kctx, log)
 	return b, nil
+}
+
+// keepSetUp runs wire.Setup again after every reconnect until it succeeds.
+// A restarted nats-server has lost its memory-stored buckets (the agents'
+// and echoes' heartbeats); agents with their own credentials may not
+// create them, so without this, dispatch would stop until the API
+// restarted (docs/reliability.md).
+func (b *bus) keepSetUp(ctx context.Context, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.reconnected:
+		}
+		for {
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err := wire.Setup(sctx, b.js)
+			cancel()
+			if err == nil {
+				log.Info("nats: streams and buckets checked after reconnect")
+				break
+			}
+			log.Warn("nats: set up streams and buckets after reconnect; will retry", slog.Any("error", err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
 }
 
 // startEmbedded starts the in-process server on cfg.NATSListen. When that
@@ -178,6 +220,9 @@ func (b *bus) ready(context.Context) error {
 
 // close drains the connection and stops the embedded server.
 func (b *bus) close() {
+	if b.stop != nil {
+		b.stop()
+	}
 	if b.nc != nil {
 		_ = b.nc.Drain()
 		for b.nc.IsDraining() {

@@ -141,6 +141,21 @@ func TestNATSRestartedMidRun(t *testing.T) {
 	}, bound)
 }
 
+// TestNewRunAfterNATSRestart: nats-server stopped and started again between
+// runs. Its memory-stored buckets (agents' and echoes' heartbeats) are gone
+// afterwards; the API recreates them, the agents heartbeat into them again,
+// and a new run is dispatched and completes with no process restarted.
+func TestNewRunAfterNATSRestart(t *testing.T) {
+	s := startStack(t, 1, 2)
+	stopNATS(t, s.nats)
+	time.Sleep(2 * time.Second)
+	s.nats.start(t)
+	before, _ := s.echoCount()
+	r := s.submit(t, qps, 2, length)
+	r = s.waitTerminal(t, r.Id.String(), bound)
+	s.checkWhole(t, r, before)
+}
+
 // TestPostgresDownMidRun: Postgres stopped for FAULTS_OUTAGE mid-run: the
 // API is not ready meanwhile, ingest resumes from NATS afterwards and
 // nothing is lost.
