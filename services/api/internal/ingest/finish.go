@@ -105,6 +105,16 @@ func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 		judge(st, &m, &f)
 		return f, nil
 	}
+	if st.SentBeforeLost() {
+		used, err := m.withLostShards(st.Seconds, st.LostCount())
+		if err != nil {
+			return runs.Finish{}, fmt.Errorf("merge the seconds of lost shards: %w", err)
+		}
+		if !used {
+			in.cfg.Log.Warn("ingest: a lost shard's seconds left out: the stored seconds count fewer requests than the finals and the lost shards",
+				slog.String("run", st.Run.ID.String()))
+		}
+	}
 	res, err := m.result(st.Run.ID)
 	if err != nil {
 		return runs.Finish{}, err

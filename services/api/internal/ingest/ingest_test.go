@@ -207,15 +207,40 @@ func TestIngestLosesShardWithoutHeartbeat(t *testing.T) {
 	if !done.Degraded {
 		t.Error("run with a lost shard is not degraded")
 	}
+	// The result holds the finals plus the two seconds shard 2 sent
+	// before it was lost; the duration is the finished shards'.
 	want := l.finals(t, 0, 1)
+	want.start, want.end = withSeconds(t, want, l.shards[2].seconds[:2])
 	e.checkResult(t, run.ID, want, 2, 1)
 	checkSummary(t, done, want)
+	ivs, err := e.st.RunIntervals(ctxT(t), run.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, iv := range ivs {
+		sum += iv.Count
+	}
+	if sum != want.count {
+		t.Errorf("the run's seconds count %d requests, its result %d", sum, want.count)
+	}
 	if n := e.count(t, "SELECT count(*) FROM run_shards WHERE run_id = $1 AND shard = 2 AND status = 'lost' AND NOT final_received", run.ID); n != 1 {
 		t.Error("shard 2 is not lost")
 	}
 	if p := e.runPhase(t, run.ID); p != barragev1.RunPhase_RUN_PHASE_DONE {
 		t.Errorf("run state = %s, want done", p)
 	}
+}
+
+// withSeconds merges seconds into m, and returns m's span as it was
+// before.
+func withSeconds(t *testing.T, m *measured, seconds []*measured) (start, end time.Time) {
+	t.Helper()
+	start, end = m.start, m.end
+	for _, sec := range seconds {
+		m.add(t, sec)
+	}
+	return start, end
 }
 
 func TestIngestFailsRunWhenAllShardsLost(t *testing.T) {

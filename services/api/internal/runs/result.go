@@ -177,6 +177,32 @@ type Settlement struct {
 	// Run, with its result; nil when the run has no test or no thresholds,
 	// or the test has no such run.
 	Baseline *Baseline
+	// Seconds are the run's stored seconds (every shard's interval
+	// snapshots, merged); read only when a lost shard had sent some, so
+	// that the result counts what it sent (docs/reliability.md).
+	Seconds []Interval
+}
+
+// SentBeforeLost reports whether a shard of the settlement was lost after
+// sending snapshots.
+func (st *Settlement) SentBeforeLost() bool {
+	for _, sh := range st.Shards {
+		if sh.Status == ShardLost && sh.LastSeq > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// LostCount is the requests the lost shards' stored snapshots counted.
+func (st *Settlement) LostCount() int64 {
+	var n int64
+	for _, sh := range st.Shards {
+		if sh.Status == ShardLost {
+			n += sh.Count
+		}
+	}
+	return n
 }
 
 // Baseline is a run the baseline forms of thresholds compare with.

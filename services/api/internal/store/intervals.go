@@ -86,14 +86,17 @@ func writeInterval(tx *gorm.DB, runID uuid.UUID, second int, next runs.Interval)
 	return nil
 }
 
-// RunIntervals returns up to limit seconds of a run from second from on,
-// in order. A run without intervals (or no such run) gives none.
-func (s *Store) RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]runs.Interval, error) {
+// allIntervals returns every stored second of a run, in order.
+func allIntervals(tx *gorm.DB, runID uuid.UUID) ([]runs.Interval, error) {
 	var rows []intervalRow
-	if err := s.conn(ctx).Where("run_id = ? AND second >= ?", runID, from).
-		Order("second").Limit(limit).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("read intervals of run %s: %w", runID, err)
+	if err := tx.Where("run_id = ?", runID).Order("second").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read seconds of run %s: %w", runID, err)
 	}
+	return intervalsFromRows(rows)
+}
+
+// intervalsFromRows maps rows to intervals.
+func intervalsFromRows(rows []intervalRow) ([]runs.Interval, error) {
 	out := make([]runs.Interval, len(rows))
 	for i := range rows {
 		iv, err := intervalFromRow(&rows[i])
@@ -103,6 +106,17 @@ func (s *Store) RunIntervals(ctx context.Context, runID uuid.UUID, from, limit i
 		out[i] = iv
 	}
 	return out, nil
+}
+
+// RunIntervals returns up to limit seconds of a run from second from on,
+// in order. A run without intervals (or no such run) gives none.
+func (s *Store) RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]runs.Interval, error) {
+	var rows []intervalRow
+	if err := s.conn(ctx).Where("run_id = ? AND second >= ?", runID, from).
+		Order("second").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read intervals of run %s: %w", runID, err)
+	}
+	return intervalsFromRows(rows)
 }
 
 // RunIntervalMarks returns up to limit seconds of a run from second from

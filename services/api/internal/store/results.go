@@ -127,7 +127,13 @@ func (s *Store) FinishRun(ctx context.Context, id uuid.UUID, decide func(runs.Se
 		if err != nil {
 			return err
 		}
-		f, err := decide(runs.Settlement{Run: run, Shards: states, Baseline: base})
+		settle := runs.Settlement{Run: run, Shards: states, Baseline: base}
+		if settle.SentBeforeLost() {
+			if settle.Seconds, err = allIntervals(tx, id); err != nil {
+				return err
+			}
+		}
+		f, err := decide(settle)
 		if err != nil {
 			return err
 		}
