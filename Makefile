@@ -122,7 +122,7 @@ accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -rac
 	go test -count=1 -p 1 -tags accuracy ./services/agent/internal/accuracy/
 
 .PHONY: faults
-faults: ## Fault-injection suite: API, agents, echo, nats-server and a Postgres cluster as separate processes (FAULTS_OUTAGE, default 5s).
+faults: ## Fault-injection suite: API, agents, echo, nats-server and a Postgres cluster as separate processes (FAULTS_OUTAGE, default 30s).
 	cd services/api && go test -count=1 -p 1 -timeout 20m -tags faults ./internal/faultsuite/
 
 .PHONY: soak

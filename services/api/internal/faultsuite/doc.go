@@ -8,5 +8,5 @@
 // server's count of requests against the stored total).
 //
 // The tests need the build tag faults; FAULTS_OUTAGE sets how long Postgres
-// stays down (default 5s; docs/reliability.md runs it with 30s).
+// stays down (default 30s, as in make test).
 package faultsuite

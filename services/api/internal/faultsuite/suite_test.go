@@ -32,7 +32,7 @@ func outage(t *testing.T) time.Duration {
 		}
 		return d
 	}
-	return 5 * time.Second
+	return 30 * time.Second
 }
 
 // echoDelta checks that the echo answered the run's requests: as many as
