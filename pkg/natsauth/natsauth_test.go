@@ -60,7 +60,12 @@ func (a *agentConn) violations() string {
 
 func connectAgent(t *testing.T, url string, keys natsauth.Keys, name string) *agentConn {
 	t.Helper()
-	creds, _, err := keys.AgentUser(name, natsauth.AgentOptions{})
+	return connectAgentWith(t, url, keys, name, natsauth.AgentOptions{})
+}
+
+func connectAgentWith(t *testing.T, url string, keys natsauth.Keys, name string, opts natsauth.AgentOptions) *agentConn {
+	t.Helper()
+	creds, _, err := keys.AgentUser(name, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
