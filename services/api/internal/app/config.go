@@ -53,8 +53,8 @@ type Config struct {
 	// AgentMaxCapacity caps the shards the dispatcher gives one agent at
 	// once, whatever capacity the agent reports (docs/security.md "Agents");
 	// 0 for no cap beyond what its credential binds.
-	AgentMaxCapacity int `env:"BARRAGE_AGENT_MAX_CAPACITY" envDefault:"64"`
-	AllInOne     bool          `env:"BARRAGE_ALL_IN_ONE"`
+	AgentMaxCapacity int  `env:"BARRAGE_AGENT_MAX_CAPACITY" envDefault:"64"`
+	AllInOne         bool `env:"BARRAGE_ALL_IN_ONE"`
 	// ReadOnly serves results only: every write is 403, nobody signs in,
 	// the projects with public_results are browsable without credentials,
 	// and no schedule or sync starts here.
