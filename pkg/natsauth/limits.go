@@ -112,9 +112,9 @@ func (o AgentOptions) apply(u *jwt.UserClaims) {
 	if o.Capacity > 0 {
 		u.Tags.Add(capacityTag + strconv.Itoa(o.Capacity))
 	}
-	u.Limits.Subs = DefaultAgentSubs
+	u.Subs = DefaultAgentSubs
 	if o.Subs > 0 {
-		u.Limits.Subs = o.Subs
+		u.Subs = o.Subs
 	}
 	if o.Payload > 0 {
 		u.Limits.Payload = o.Payload

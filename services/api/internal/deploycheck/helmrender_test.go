@@ -64,8 +64,8 @@ func (o object) str(path ...any) string { s, _ := o.get(path...).(string); retur
 // sets, and returns the objects by "Kind/name", or helm's error output.
 func renderChart(t *testing.T, sets ...string) (map[string]object, string) {
 	t.Helper()
-	args := []string{"template", "barrage", filepath.Join(root, "deploy/helm/barrage"), "--kube-version", "v1.34.2",
-		"-f", filepath.Join(root, "deploy/helm/barrage/ci/test-values.yaml")}
+	args := []string{"template", "barrage", filepath.Join(root, "deploy", "helm", "barrage"), "--kube-version", "v1.34.2",
+		"-f", filepath.Join(root, "deploy", "helm", "barrage", "ci", "test-values.yaml")}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
