@@ -63,4 +63,7 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- else -}}
 {{- $most -}}
 {{- end -}}
+{{- if gt (max (int .Values.nats.auth.agentSlots) $most) 500 -}}
+{{- fail "more than 500 agent credential slots: they would not fit the 1 MiB of one Secret" -}}
+{{- end -}}
 {{- end -}}

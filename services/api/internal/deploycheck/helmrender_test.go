@@ -291,8 +291,8 @@ func TestHelmPerAgentCredentials(t *testing.T) {
 
 // TestHelmSharedAgentUserIsOptIn: the shared agent user is rendered only
 // with nats.insecureSharedAgentUser=true (then: a Deployment, the shared
-// password, no bootstrap Job); too few slots for the agent pods fail the
-// render.
+// password, no bootstrap Job); too few slots for the agent pods, or more
+// than one Secret holds, fail the render.
 func TestHelmSharedAgentUserIsOptIn(t *testing.T) {
 	t.Parallel()
 	objs := mustRender(t, "nats.insecureSharedAgentUser=true", "nats.apiPassword=a", "nats.agentPassword=b")
@@ -304,6 +304,9 @@ func TestHelmSharedAgentUserIsOptIn(t *testing.T) {
 	}
 	if _, errOut := renderChart(t, "agent.autoscaling.enabled=false", "agent.replicas=3", "nats.auth.agentSlots=2"); !strings.Contains(errOut, "fewer than the 3 agent pods") {
 		t.Errorf("2 slots for 3 agents: %q, want a refusal", errOut)
+	}
+	if _, errOut := renderChart(t, "agent.autoscaling.maxReplicas=600"); !strings.Contains(errOut, "more than 500 agent credential slots") {
+		t.Errorf("600 slots: %q, want a refusal (one Secret holds 1 MiB)", errOut)
 	}
 	var v struct {
 		NATS struct {
