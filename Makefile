@@ -157,6 +157,8 @@ deploy-check: ## Helm chart: helm lint, then helm template | kubeconform -strict
 	helm template barrage $(HELM_CHART) --kube-version $(K8S_VERSION) -f $(HELM_CHART)/ci/test-values.yaml | $(KUBECONFORM) -
 	helm template barrage $(HELM_CHART) --kube-version $(K8S_VERSION) -f $(HELM_CHART)/ci/test-values.yaml \
 	  --set agent.autoscaling.enabled=false,ingress.enabled=false,echo.enabled=false,networkPolicy.enabled=false,existingSecret=barrage-credentials | $(KUBECONFORM) -
+	helm template barrage $(HELM_CHART) --kube-version $(K8S_VERSION) -f $(HELM_CHART)/ci/test-values.yaml \
+	  --set nats.insecureSharedAgentUser=true,nats.apiPassword=change-me-api,nats.agentPassword=change-me-agent | $(KUBECONFORM) -
 
 .PHONY: images
 images: ## Build the three container images (needs a Docker engine): IMAGE_PREFIX, IMAGE_TAG, VERSION.

@@ -21,8 +21,15 @@ type Trust struct {
 	AccountJWT    string
 }
 
-// Trust signs the operator and account JWTs.
-func (k Keys) Trust() (Trust, error) {
+// Trust signs the operator and account JWTs with DefaultAccountLimits.
+func (k Keys) Trust() (Trust, error) { return k.TrustLimited(DefaultAccountLimits()) }
+
+// TrustLimited signs the operator and account JWTs; the Barrage
+// account's JetStream use is bounded by limits.
+func (k Keys) TrustLimited(limits AccountLimits) (Trust, error) {
+	if err := limits.Validate(); err != nil {
+		return Trust{}, err
+	}
 	var t Trust
 	op := jwt.NewOperatorClaims(k.publicKey(k.Operator))
 	op.Name = "barrage"
@@ -43,8 +50,9 @@ func (k Keys) Trust() (Trust, error) {
 	t.AccountPublic = k.publicKey(k.Account)
 	acc := jwt.NewAccountClaims(t.AccountPublic)
 	acc.Name = AccountName
-	// JetStream is on for the account, bounded only by the server's limits.
-	acc.Limits.JetStreamLimits = jwt.JetStreamLimits{MemoryStorage: -1, DiskStorage: -1, Streams: -1, Consumer: -1}
+	// JetStream is on for the account, within its limits: every client of
+	// the account, the agents included, shares them (docs/security.md "Agents").
+	acc.Limits.JetStreamLimits = limits.jetStream()
 	if t.AccountJWT, err = acc.Encode(k.Operator); err != nil {
 		return Trust{}, fmt.Errorf("natsauth: account jwt: %w", err)
 	}

@@ -146,6 +146,11 @@ func WriteSecretFile(path string, data []byte) error {
 	return nil
 }
 
+// AccountPublic is the public key of the Barrage account, which signs
+// every user: what a verifier of agent credentials checks them against
+// (VerifyAgentJWT).
+func (k Keys) AccountPublic() string { return k.publicKey(k.Account) }
+
 // publicKey returns kp's public key; the key pairs of Keys always have one.
 func (Keys) publicKey(kp nkeys.KeyPair) string {
 	pub, err := kp.PublicKey()

@@ -60,7 +60,12 @@ func (a *agentConn) violations() string {
 
 func connectAgent(t *testing.T, url string, keys natsauth.Keys, name string) *agentConn {
 	t.Helper()
-	creds, _, err := keys.AgentUser(name)
+	return connectAgentWith(t, url, keys, name, natsauth.AgentOptions{})
+}
+
+func connectAgentWith(t *testing.T, url string, keys natsauth.Keys, name string, opts natsauth.AgentOptions) *agentConn {
+	t.Helper()
+	creds, _, err := keys.AgentUser(name, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +242,7 @@ func TestCredentialsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds, id, err := keys.AgentUser("load-1")
+	creds, id, err := keys.AgentUser("load-1", natsauth.AgentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +269,7 @@ func TestCredentialsRoundTrip(t *testing.T) {
 		t.Error("garbage parsed as credentials")
 	}
 	for _, bad := range []string{"", "-x", "a b", strings.Repeat("a", 64), "a/b"} {
-		if _, _, err := keys.AgentUser(bad); err == nil {
+		if _, _, err := keys.AgentUser(bad, natsauth.AgentOptions{}); err == nil {
 			t.Errorf("agent name %q accepted", bad)
 		}
 	}

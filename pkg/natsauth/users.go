@@ -46,13 +46,20 @@ func (k Keys) APIUser() (Credentials, error) {
 
 // AgentUser issues the credentials of one agent. The agent's id is a new
 // UUID, carried as the JWT's subject-bound name; name is the human name
-// the heartbeats show.
-func (k Keys) AgentUser(name string) (Credentials, string, error) {
+// the heartbeats show; opts bind its pool and capacity cap and limit its
+// connection (AgentOptions).
+func (k Keys) AgentUser(name string, opts AgentOptions) (Credentials, string, error) {
 	if err := CheckName(name); err != nil {
 		return Credentials{}, "", err
 	}
+	if err := opts.Validate(); err != nil {
+		return Credentials{}, "", fmt.Errorf("natsauth: agent %q: %w", name, err)
+	}
 	id := uuid.NewString()
-	c, err := k.user(id, name, func(u *jwt.UserClaims) { u.Permissions = AgentPermissions(id) })
+	c, err := k.user(id, name, func(u *jwt.UserClaims) {
+		u.Permissions = AgentPermissions(id)
+		opts.apply(u)
+	})
 	return c, id, err
 }
 

@@ -36,8 +36,13 @@ type Heartbeat struct {
 	// rss_bytes is the agent's resident memory.
 	RssBytes uint64 `protobuf:"varint,7,opt,name=rss_bytes,json=rssBytes,proto3" json:"rss_bytes,omitempty"`
 	// cpu_percent is the agent's CPU use over the last interval (100 = one core).
-	CpuPercent    float64                `protobuf:"fixed64,8,opt,name=cpu_percent,json=cpuPercent,proto3" json:"cpu_percent,omitempty"`
-	SentAt        *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
+	CpuPercent float64                `protobuf:"fixed64,8,opt,name=cpu_percent,json=cpuPercent,proto3" json:"cpu_percent,omitempty"`
+	SentAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
+	// credential is the agent's NATS user JWT (public: without its seed it proves
+	// nothing). In operator mode the API verifies it against the account key and takes
+	// the agent's pool and capacity cap from it, never from the fields above; agent_id
+	// must equal the KV key the credential lets the agent write (docs/security.md "Agents").
+	Credential    string `protobuf:"bytes,10,opt,name=credential,proto3" json:"credential,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -135,6 +140,13 @@ func (x *Heartbeat) GetSentAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Heartbeat) GetCredential() string {
+	if x != nil {
+		return x.Credential
+	}
+	return ""
+}
+
 // ShardRef names one shard of one run.
 type ShardRef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -193,7 +205,7 @@ var File_barrage_v1_heartbeat_proto protoreflect.FileDescriptor
 const file_barrage_v1_heartbeat_proto_rawDesc = "" +
 	"\n" +
 	"\x1abarrage/v1/heartbeat.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x89\x03\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa9\x03\n" +
 	"\tHeartbeat\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -204,7 +216,11 @@ const file_barrage_v1_heartbeat_proto_rawDesc = "" +
 	"\trss_bytes\x18\a \x01(\x04R\brssBytes\x12\x1f\n" +
 	"\vcpu_percent\x18\b \x01(\x01R\n" +
 	"cpuPercent\x123\n" +
-	"\asent_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\x1a9\n" +
+	"\asent_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\x12\x1e\n" +
+	"\n" +
+	"credential\x18\n" +
+	" \x01(\tR\n" +
+	"credential\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"7\n" +

@@ -496,6 +496,12 @@ type AgentList struct {
 	Items []Agent `json:"items"`
 }
 
+// AgentPools defines model for AgentPools.
+type AgentPools struct {
+	// Pools Agent pools (bound in agents' credentials); empty for every agent.
+	Pools []string `json:"pools"`
+}
+
 // AuditActor Who made the change; empty for the system (bootstrap, CLI, dispatcher) and for failed sign-ins.
 type AuditActor struct {
 	Email     *string             `json:"email,omitempty"`
@@ -1878,6 +1884,9 @@ type CreateProjectJSONRequestBody = ProjectCreate
 // UpdateProjectJSONRequestBody defines body for UpdateProject for application/json ContentType.
 type UpdateProjectJSONRequestBody = ProjectUpdate
 
+// PutAgentPoolsJSONRequestBody defines body for PutAgentPools for application/json ContentType.
+type PutAgentPoolsJSONRequestBody = AgentPools
+
 // PutMemberJSONRequestBody defines body for PutMember for application/json ContentType.
 type PutMemberJSONRequestBody = MemberPut
 
@@ -2351,6 +2360,29 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /projects/{project} (the `UpdateProject` operationId).
 	UpdateProject(ctx context.Context, project ProjectPath, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAgentPools The agent pools the project's runs are restricted to (any member may read); empty for every agent.
+	//
+	// Corresponds with GET /projects/{project}/agent-pools (the `GetAgentPools` operationId).
+	GetAgentPools(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutAgentPoolsWithBody Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+	//
+	// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+	PutAgentPoolsWithBody(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutAgentPools Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+	//
+	// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+	PutAgentPools(ctx context.Context, project ProjectPath, body PutAgentPoolsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListMembers Members of a project and their roles (any member may read), by email.
 	//
@@ -3155,6 +3187,59 @@ func (c *Client) UpdateProjectWithBody(ctx context.Context, project ProjectPath,
 // Corresponds with PATCH /projects/{project} (the `UpdateProject` operationId).
 func (c *Client) UpdateProject(ctx context.Context, project ProjectPath, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateProjectRequest(c.Server, project, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAgentPools The agent pools the project's runs are restricted to (any member may read); empty for every agent.
+//
+// Corresponds with GET /projects/{project}/agent-pools (the `GetAgentPools` operationId).
+func (c *Client) GetAgentPools(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgentPoolsRequest(c.Server, project)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutAgentPoolsWithBody Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+//
+// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+func (c *Client) PutAgentPoolsWithBody(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutAgentPoolsRequestWithBody(c.Server, project, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutAgentPools Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+//
+// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+func (c *Client) PutAgentPools(ctx context.Context, project ProjectPath, body PutAgentPoolsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutAgentPoolsRequest(c.Server, project, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4867,6 +4952,87 @@ func NewUpdateProjectRequestWithBody(server string, project ProjectPath, content
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetAgentPoolsRequest constructs an http.Request for the GetAgentPools method
+func NewGetAgentPoolsRequest(server string, project ProjectPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/agent-pools", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutAgentPoolsRequest calls the generic PutAgentPools builder with application/json body
+func NewPutAgentPoolsRequest(server string, project ProjectPath, body PutAgentPoolsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutAgentPoolsRequestWithBody(server, project, "application/json", bodyReader)
+}
+
+// NewPutAgentPoolsRequestWithBody constructs an http.Request for the PutAgentPools method, with any body, and a specified content type
+func NewPutAgentPoolsRequestWithBody(server string, project ProjectPath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/agent-pools", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -6940,6 +7106,31 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /projects/{project} (the `UpdateProject` operationId).
 	UpdateProjectWithResponse(ctx context.Context, project ProjectPath, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error)
 
+	// GetAgentPoolsWithResponse The agent pools the project's runs are restricted to (any member may read); empty for every agent.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /projects/{project}/agent-pools (the `GetAgentPools` operationId).
+	GetAgentPoolsWithResponse(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*GetAgentPoolsResponse, error)
+
+	// PutAgentPoolsWithBodyWithResponse Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+	//
+	// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+	PutAgentPoolsWithBodyWithResponse(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutAgentPoolsResponse, error)
+
+	// PutAgentPoolsWithResponse Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+	//
+	// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+	PutAgentPoolsWithResponse(ctx context.Context, project ProjectPath, body PutAgentPoolsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutAgentPoolsResponse, error)
+
 	// ListMembersWithResponse Members of a project and their roles (any member may read), by email.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -8709,6 +8900,158 @@ func (r UpdateProjectResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateProjectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAgentPoolsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentPools
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAgentPoolsResponse) GetJSON200() *AgentPools {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAgentPoolsResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAgentPoolsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetAgentPoolsResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetAgentPoolsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAgentPoolsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAgentPoolsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAgentPoolsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAgentPoolsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutAgentPoolsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentPools
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutAgentPoolsResponse) GetJSON200() *AgentPools {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutAgentPoolsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutAgentPoolsResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutAgentPoolsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PutAgentPoolsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PutAgentPoolsResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PutAgentPoolsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutAgentPoolsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutAgentPoolsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutAgentPoolsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutAgentPoolsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11813,6 +12156,49 @@ func (c *ClientWithResponses) UpdateProjectWithResponse(ctx context.Context, pro
 	return ParseUpdateProjectResponse(rsp)
 }
 
+// GetAgentPoolsWithResponse The agent pools the project's runs are restricted to (any member may read); empty for every agent.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /projects/{project}/agent-pools (the `GetAgentPools` operationId).
+func (c *ClientWithResponses) GetAgentPoolsWithResponse(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*GetAgentPoolsResponse, error) {
+	rsp, err := c.GetAgentPools(ctx, project, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAgentPoolsResponse(rsp)
+}
+
+// PutAgentPoolsWithBodyWithResponse Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+//
+// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+func (c *ClientWithResponses) PutAgentPoolsWithBodyWithResponse(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutAgentPoolsResponse, error) {
+	rsp, err := c.PutAgentPoolsWithBody(ctx, project, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutAgentPoolsResponse(rsp)
+}
+
+// PutAgentPoolsWithResponse Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+//
+// An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /projects/{project}/agent-pools (the `PutAgentPools` operationId).
+func (c *ClientWithResponses) PutAgentPoolsWithResponse(ctx context.Context, project ProjectPath, body PutAgentPoolsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutAgentPoolsResponse, error) {
+	rsp, err := c.PutAgentPools(ctx, project, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutAgentPoolsResponse(rsp)
+}
+
 // ListMembersWithResponse Members of a project and their roles (any member may read), by email.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -13526,6 +13912,128 @@ func ParseUpdateProjectResponse(rsp *http.Response) (*UpdateProjectResponse, err
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest Project
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAgentPoolsResponse parses an HTTP response from a GetAgentPoolsWithResponse call
+func ParseGetAgentPoolsResponse(rsp *http.Response) (*GetAgentPoolsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAgentPoolsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentPools
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutAgentPoolsResponse parses an HTTP response from a PutAgentPoolsWithResponse call
+func ParsePutAgentPoolsResponse(rsp *http.Response) (*PutAgentPoolsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutAgentPoolsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentPools
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

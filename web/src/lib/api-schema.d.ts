@@ -200,6 +200,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project}/agent-pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        /** The agent pools the project's runs are restricted to (any member may read); empty for every agent. */
+        get: operations["getAgentPools"];
+        /**
+         * Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+         * @description An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+         */
+        put: operations["putAgentPools"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -911,6 +935,10 @@ export interface components {
             role: components["schemas"]["Role"];
             /** Format: date-time */
             added_at: string;
+        };
+        AgentPools: {
+            /** @description Agent pools (bound in agents' credentials); empty for every agent. */
+            pools: string[];
         };
         MemberList: {
             /** @description Every member, by email. */
@@ -2468,6 +2496,66 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getAgentPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's agent pools. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPools"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    putAgentPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPools"];
+            };
+        };
+        responses: {
+            /** @description The pools now in force, sorted, without repeats. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPools"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };

@@ -45,3 +45,25 @@ app.kubernetes.io/component: {{ index . 1 }}
   emptyDir:
     sizeLimit: 256Mi
 {{- end -}}
+
+{{/* Operator mode's Secrets, written by the nats-auth bootstrap Job (templates/natsauth.yaml). */}}
+{{- define "barrage.natsKeysSecret" -}}{{ include "barrage.fullname" . }}-nats-keys{{- end -}}
+{{- define "barrage.natsTrustSecret" -}}{{ include "barrage.fullname" . }}-nats-trust{{- end -}}
+{{- define "barrage.agentCredsSecret" -}}{{ include "barrage.fullname" . }}-agent-creds{{- end -}}
+
+{{/* Credential slots to issue: nats.auth.agentSlots, or the most agent pods the chart runs. */}}
+{{- define "barrage.agentSlots" -}}
+{{- $most := int .Values.agent.replicas -}}
+{{- if .Values.agent.autoscaling.enabled -}}{{- $most = max $most (int .Values.agent.autoscaling.maxReplicas) -}}{{- end -}}
+{{- if .Values.nats.auth.agentSlots -}}
+{{- if lt (int .Values.nats.auth.agentSlots) $most -}}
+{{- fail (printf "nats.auth.agentSlots %d is fewer than the %d agent pods the chart may run: each pod needs a slot" (int .Values.nats.auth.agentSlots) $most) -}}
+{{- end -}}
+{{- int .Values.nats.auth.agentSlots -}}
+{{- else -}}
+{{- $most -}}
+{{- end -}}
+{{- if gt (max (int .Values.nats.auth.agentSlots) $most) 500 -}}
+{{- fail "more than 500 agent credential slots: they would not fit the 1 MiB of one Secret" -}}
+{{- end -}}
+{{- end -}}

@@ -35,6 +35,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		return runServe(ctx, args[2:], environ, stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, args[2:], environ, stderr)
+	case "creds-slot":
+		return runCredsSlot(args[2:], stdout, stderr)
 	case "curl":
 		return runCurl(ctx, args[2:], stdout, stderr)
 	case "grpcping":
@@ -69,6 +71,9 @@ Commands:
                      send stdin to the address and print what comes back (Fortio's nc)
   healthcheck        exit 0 when NATS holds a fresh heartbeat of this agent (by
                      BARRAGE_AGENT_NAME or the hostname): the container HEALTHCHECK
+  creds-slot -from DIR -pod NAME -o FILE
+                     copy the credentials of a StatefulSet pod's slot (ordinal+1) out of
+                     DIR: the Helm chart's agent init container
   version            print the version
 `)
 }

@@ -18,13 +18,18 @@ import (
 )
 
 // beat writes the agent's heartbeat. A failure is logged when it starts and
-// when it ends, not at every beat.
+// when it ends, not at every beat. With credentials, the heartbeat carries
+// their JWT, from which the API reads the pool and capacity cap they bind.
 func (w *Worker) beat(ctx context.Context) {
-	data, err := proto.Marshal(&barragev1.Heartbeat{
+	hb := &barragev1.Heartbeat{
 		AgentId: w.id, Name: w.cfg.Name, Labels: w.cfg.Labels, Version: w.cfg.Version,
 		Capacity: uint32(w.cfg.Capacity), Running: w.running(), RssBytes: residentBytes(),
 		CpuPercent: w.cpu.percent(time.Now()), SentAt: timestamppb.Now(),
-	})
+	}
+	if w.creds != nil {
+		hb.Credential = w.creds.JWT
+	}
+	data, err := proto.Marshal(hb)
 	if err != nil {
 		w.log.Error("encode heartbeat", slog.Any("error", err))
 		return

@@ -60,7 +60,7 @@ func startCompanions(cfg Config, natsURL string, keys *natsauth.Keys, log *slog.
 	name, _ := os.Hostname()
 	var creds []byte
 	if keys != nil {
-		c, _, err := keys.AgentUser("all-in-one")
+		c, _, err := keys.AgentUser("all-in-one", natsauth.AgentOptions{})
 		if err == nil {
 			creds, err = c.File()
 		}

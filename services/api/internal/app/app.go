@@ -100,7 +100,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
 		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
 	}
-	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal, Live: a.hub}); err != nil {
+	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{
+		Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal, Live: a.hub,
+		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity,
+	}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
 	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local, Redactor: cfg.Redactor()}); err != nil {

@@ -237,6 +237,26 @@ func authzCases() []authzCase {
 			done: counted("SELECT count(*) FROM projects WHERE description = $1 AND max_qps = 100000"),
 		},
 
+		{route: "GET /projects/{project}/agent-pools", target: fixedPath("/projects/default/agent-pools"), want: [5]int{ok, ok, ok, notFound, ok}},
+		{
+			// Org admins only: a project admin cannot grant its own project
+			// agent pools (docs/security.md "Agents").
+			route: "PUT /projects/{project}/agent-pools",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/projects/default/agent-pools", map[string]any{"pools": []string{key}}, key
+			},
+			want: [5]int{forbidden, forbidden, forbidden, notFound, ok},
+			done: counted("SELECT count(*) FROM projects WHERE slug = 'default' AND $1 = ANY(agent_pools)"),
+		},
+		{
+			route: "PUT /projects/{project}/agent-pools", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, key string) (string, any, string) {
+				return "/projects/" + f.other.Id.String() + "/agent-pools", map[string]any{"pools": []string{key}}, key
+			},
+			want: [5]int{notFound, notFound, notFound, forbidden, ok},
+			done: counted("SELECT count(*) FROM projects WHERE slug = 'other' AND $1 = ANY(agent_pools)"),
+		},
+
 		{route: "GET /projects/{project}/members", target: fixedPath("/projects/default/members"), want: [5]int{ok, ok, ok, notFound, ok}},
 		{
 			route: "GET /projects/{project}/members", variant: "of other",

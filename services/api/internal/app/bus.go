@@ -234,3 +234,12 @@ func (b *bus) close() {
 		b.srv.Shutdown()
 	}
 }
+
+// agentAccount is the public key of the account that signs agent
+// credentials in operator mode, "" without keys (dispatch.Config).
+func (b *bus) agentAccount() string {
+	if b.keys == nil {
+		return ""
+	}
+	return b.keys.AccountPublic()
+}

@@ -50,7 +50,11 @@ type Config struct {
 	// server runs in operator mode (with keys of this process only).
 	NATSKeys     string        `env:"BARRAGE_NATS_KEYS"`
 	DispatchWait time.Duration `env:"BARRAGE_DISPATCH_WAIT" envDefault:"10s"`
-	AllInOne     bool          `env:"BARRAGE_ALL_IN_ONE"`
+	// AgentMaxCapacity caps the shards the dispatcher gives one agent at
+	// once, whatever capacity the agent reports (docs/security.md "Agents");
+	// 0 for no cap beyond what its credential binds.
+	AgentMaxCapacity int  `env:"BARRAGE_AGENT_MAX_CAPACITY" envDefault:"64"`
+	AllInOne         bool `env:"BARRAGE_ALL_IN_ONE"`
 	// ReadOnly serves results only: every write is 403, nobody signs in,
 	// the projects with public_results are browsable without credentials,
 	// and no schedule or sync starts here.
@@ -183,6 +187,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.AllInOne, "all-in-one", cfg.AllInOne, "also run one agent and the echo server in this process (BARRAGE_ALL_IN_ONE)")
 	fs.IntVar(&cfg.AgentCapacity, "agent-capacity", cfg.AgentCapacity, "shards the all-in-one agent runs at once (BARRAGE_AGENT_CAPACITY)")
 	fs.DurationVar(&cfg.DispatchWait, "dispatch-wait", cfg.DispatchWait, "how long a run waits for a free matching agent before it fails (BARRAGE_DISPATCH_WAIT)")
+	fs.IntVar(&cfg.AgentMaxCapacity, "agent-max-capacity", cfg.AgentMaxCapacity, "most shards one agent is given at once, whatever it reports; 0 = no cap (BARRAGE_AGENT_MAX_CAPACITY)")
 	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (BARRAGE_LOG_LEVEL)")
 	fs.Float64Var(&cfg.MaxQPS, "max-qps", cfg.MaxQPS, "highest qps one run may ask for (BARRAGE_MAX_QPS)")
 	fs.IntVar(&cfg.MaxConnections, "max-connections", cfg.MaxConnections, "most connections one run may ask for (BARRAGE_MAX_CONNECTIONS)")
@@ -264,6 +269,9 @@ func (c Config) Validate() error {
 	}
 	if c.AllInOne && (c.AgentCapacity < 1 || c.AgentCapacity > 1000) {
 		errs = append(errs, fmt.Errorf("-agent-capacity %d: must be from 1 to 1000", c.AgentCapacity))
+	}
+	if c.AgentMaxCapacity < 0 || c.AgentMaxCapacity > 10000 {
+		errs = append(errs, fmt.Errorf("-agent-max-capacity %d: must be from 0 to 10000", c.AgentMaxCapacity))
 	}
 	if c.DispatchWait < 0 {
 		errs = append(errs, fmt.Errorf("-dispatch-wait %v: must not be negative", c.DispatchWait))

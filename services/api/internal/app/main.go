@@ -28,10 +28,14 @@ const usage = `usage:
   barrage-api key rotate [-batch 100]         re-seal the stored secrets under BARRAGE_SECRET_KEY, opening them
                                               with it or BARRAGE_SECRET_KEYS_PREVIOUS; prints the counts
   barrage-api nats-auth init FILE             create the NATS operator-mode keys file (for BARRAGE_NATS_KEYS)
-  barrage-api nats-auth server-config [-nats-keys FILE]
-                                              print the nats-server configuration that trusts those keys
-  barrage-api agent-credentials create NAME [-o FILE] [-nats-keys FILE]
-                                              issue an agent's own NATS credentials (.creds)
+  barrage-api nats-auth server-config [-nats-keys FILE] [-js-memory-mib N -js-disk-mib N -js-streams N -js-consumers N]
+                                              print the nats-server configuration that trusts those keys,
+                                              with the account's JetStream limits
+  barrage-api nats-auth bootstrap -keys-dir D -server-dir D -agents-dir D [-agents N] [-agent-pool P] [-agent-capacity N]
+                                              keys once, the trust file and agent credential slots (Compose, Helm)
+  barrage-api agent-credentials create NAME [-o FILE] [-nats-keys FILE] [-pool POOL] [-capacity N] [-max-payload BYTES]
+                                              issue an agent's own NATS credentials (.creds), binding its pool
+                                              and capacity cap
   barrage-api echo-credentials create NAME [-o FILE] [-nats-keys FILE]
                                               issue a managed echo's NATS credentials (.creds)
   barrage-api healthcheck [-url URL]          exit 0 when the local server's /healthz answers 200 (container HEALTHCHECK)

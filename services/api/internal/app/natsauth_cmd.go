@@ -34,11 +34,14 @@ func natsAuth(args, environ []string, stdout, stderr io.Writer) error {
 	case "bootstrap":
 		return natsBootstrap(args[1:], stdout, stderr)
 	case "server-config":
-		keys, _, err := keysFlag("nats-auth server-config", args[1:], environ, stderr)
+		var limits func() natsauth.AccountLimits
+		keys, _, err := keysFlag("nats-auth server-config", args[1:], environ, stderr, func(fs *flag.FlagSet) {
+			limits = accountLimitFlags(fs)
+		})
 		if err != nil {
 			return err
 		}
-		trust, err := keys.Trust()
+		trust, err := keys.TrustLimited(limits())
 		if err != nil {
 			return err //nolint:wrapcheck // natsauth's errors say what failed
 		}
@@ -49,13 +52,36 @@ func natsAuth(args, environ []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// agentCredentials runs `agent-credentials create NAME [-o FILE]`.
+// agentCredentials runs `agent-credentials create NAME [-o FILE] [-pool
+// POOL] [-capacity N]`: the pool and capacity cap are bound in the
+// credential (natsauth.AgentOptions).
 func agentCredentials(args, environ []string, stdout, stderr io.Writer) error {
+	var opts natsauth.AgentOptions
 	return issueCredentials("agent-credentials", args, environ, stdout, stderr,
 		func(keys natsauth.Keys, name string) (natsauth.Credentials, string, error) {
-			creds, id, err := keys.AgentUser(name)
+			creds, id, err := keys.AgentUser(name, opts)
 			return creds, fmt.Sprintf("agent %q has id %s; start it with `barrage-agent serve -creds FILE`", name, id), err
-		})
+		}, func(fs *flag.FlagSet) { agentOptionFlags(fs, &opts, "") })
+}
+
+// agentOptionFlags adds the flags of what an agent credential binds.
+func agentOptionFlags(fs *flag.FlagSet, opts *natsauth.AgentOptions, prefix string) {
+	fs.StringVar(&opts.Pool, prefix+"pool", "", "agent pool bound in the credential (projects restricted to pools get only agents of theirs)")
+	fs.IntVar(&opts.Capacity, prefix+"capacity", 0, "most shards the agent may run at once, bound in the credential (0: the server's cap only)")
+	fs.Int64Var(&opts.Payload, prefix+"max-payload", 0, "largest message the agent may publish, bytes (0: the server's max_payload)")
+}
+
+// accountLimitFlags adds the flags of the account's JetStream limits and
+// returns a function that reads them once parsed.
+func accountLimitFlags(fs *flag.FlagSet) func() natsauth.AccountLimits {
+	def := natsauth.DefaultAccountLimits()
+	mem := fs.Int64("js-memory-mib", def.MemoryBytes>>20, "JetStream memory the Barrage account may use, MiB")
+	disk := fs.Int64("js-disk-mib", def.DiskBytes>>20, "JetStream disk the Barrage account may use, MiB")
+	streams := fs.Int64("js-streams", def.Streams, "JetStream streams the Barrage account may hold")
+	consumers := fs.Int64("js-consumers", def.Consumers, "JetStream consumers the Barrage account may hold")
+	return func() natsauth.AccountLimits {
+		return natsauth.AccountLimits{MemoryBytes: *mem << 20, DiskBytes: *disk << 20, Streams: *streams, Consumers: *consumers}
+	}
 }
 
 // echoCredentials runs `echo-credentials create NAME [-o FILE]`: a managed
@@ -65,13 +91,13 @@ func echoCredentials(args, environ []string, stdout, stderr io.Writer) error {
 		func(keys natsauth.Keys, name string) (natsauth.Credentials, string, error) {
 			creds, err := keys.EchoUser(name)
 			return creds, fmt.Sprintf("start the echo with `barrage-echo -nats URL -creds FILE -name %s -project PROJECT`", name), err
-		})
+		}, nil)
 }
 
 // issueCredentials parses `create NAME [-o FILE] [-nats-keys FILE]` and
 // writes the credentials issue returns, then its note on stderr.
 func issueCredentials(cmd string, args, environ []string, stdout, stderr io.Writer,
-	issue func(natsauth.Keys, string) (natsauth.Credentials, string, error),
+	issue func(natsauth.Keys, string) (natsauth.Credentials, string, error), extra func(*flag.FlagSet),
 ) error {
 	if len(args) < 2 || args[0] != "create" || strings.HasPrefix(args[1], "-") {
 		return usageError{fmt.Errorf("%s needs create NAME", cmd)}
@@ -83,6 +109,9 @@ func issueCredentials(cmd string, args, environ []string, stdout, stderr io.Writ
 	var out string
 	keys, fs, err := keysFlag(cmd+" create", args[2:], environ, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&out, "o", "", "write the credentials to this new file (owner-only) instead of stdout")
+		if extra != nil {
+			extra(fs)
+		}
 	})
 	if err != nil {
 		return err
@@ -92,6 +121,9 @@ func issueCredentials(cmd string, args, environ []string, stdout, stderr io.Writ
 	}
 	creds, note, err := issue(keys, name)
 	if err != nil {
+		if strings.Contains(err.Error(), "pool") || strings.Contains(err.Error(), "capacity") {
+			return usageError{err}
+		}
 		return err //nolint:wrapcheck // natsauth's errors say what failed
 	}
 	file, err := creds.File()

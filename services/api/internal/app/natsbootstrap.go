@@ -37,6 +37,9 @@ func natsBootstrap(args []string, stdout, stderr io.Writer) error {
 	agentsDir := f.String("agents-dir", "", "directory of the agent credentials (agent-N.creds)")
 	slots := f.Int("agents", 8, "agent credentials to have (agent-1 .. agent-N)")
 	owner := f.String("owner", "", "UID:GID to give the files written (when run as root for non-root services)")
+	var opts natsauth.AgentOptions
+	agentOptionFlags(f, &opts, "agent-")
+	limits := accountLimitFlags(f)
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err //nolint:wrapcheck // matched by Main
@@ -48,6 +51,12 @@ func natsBootstrap(args []string, stdout, stderr io.Writer) error {
 	}
 	if *slots < 1 || *slots > maxAgentSlots {
 		return usageError{fmt.Errorf("-agents %d: must be from 1 to %d", *slots, maxAgentSlots)}
+	}
+	if err := opts.Validate(); err != nil {
+		return usageError{err}
+	}
+	if err := limits().Validate(); err != nil {
+		return usageError{err}
 	}
 	uid, gid, err := parseOwner(*owner)
 	if err != nil {
@@ -70,7 +79,7 @@ func natsBootstrap(args []string, stdout, stderr io.Writer) error {
 	if err := own(keysPath); err != nil {
 		return err
 	}
-	trust, err := keys.Trust()
+	trust, err := keys.TrustLimited(limits())
 	if err != nil {
 		return err //nolint:wrapcheck // natsauth's errors say what failed
 	}
@@ -79,7 +88,7 @@ func natsBootstrap(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("trust file: %w", err)
 	}
 	_, _ = fmt.Fprintf(stdout, "wrote %s\n", serverPath)
-	created, err := issueAgentSlots(keys, *agentsDir, *slots, own)
+	created, err := issueAgentSlots(keys, opts, *agentsDir, *slots, own)
 	if err != nil {
 		return err
 	}
@@ -108,8 +117,9 @@ func loadOrCreateKeys(path string, stdout io.Writer) (natsauth.Keys, error) {
 }
 
 // issueAgentSlots issues the credentials agent-1 .. agent-slots that dir
-// lacks, gives each new file to own, and returns how many it issued.
-func issueAgentSlots(keys natsauth.Keys, dir string, slots int, own func(string) error) (int, error) {
+// lacks, each binding opts, gives each new file to own, and returns how
+// many it issued.
+func issueAgentSlots(keys natsauth.Keys, opts natsauth.AgentOptions, dir string, slots int, own func(string) error) (int, error) {
 	created := 0
 	for i := 1; i <= slots; i++ {
 		name := "agent-" + strconv.Itoa(i)
@@ -117,7 +127,7 @@ func issueAgentSlots(keys natsauth.Keys, dir string, slots int, own func(string)
 		if _, err := os.Stat(path); err == nil {
 			continue
 		}
-		creds, _, err := keys.AgentUser(name)
+		creds, _, err := keys.AgentUser(name, opts)
 		if err != nil {
 			return created, err //nolint:wrapcheck // natsauth's errors say what failed
 		}

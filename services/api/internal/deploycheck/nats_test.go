@@ -21,7 +21,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/wire"
 )
 
-// The passwords the tests give deploy/nats/nats.conf through its environment.
+// The passwords the tests give deploy/nats/nats-insecure-shared-agent.conf through its environment.
 const (
 	apiPassword   = "api-secret"
 	agentPassword = "agent-secret"
@@ -45,7 +45,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// natsServer is a real nats-server running deploy/nats/nats.conf.
+// natsServer is a real nats-server running deploy/nats/nats-insecure-shared-agent.conf.
 type natsServer struct {
 	addr string        // host:port of clients
 	log  *lockedBuffer // the server's log
@@ -68,7 +68,7 @@ func natsServerBin(tb testing.TB) string {
 	if _, err := os.Stat("/usr/sbin/nats-server"); err == nil {
 		return "/usr/sbin/nats-server"
 	}
-	tb.Fatal("these tests run deploy/nats/nats.conf in a real nats-server: install it " +
+	tb.Fatal("these tests run deploy/nats/nats-insecure-shared-agent.conf in a real nats-server: install it " +
 		"(apt-get install nats-server) or set NATS_SERVER_BIN")
 	return ""
 }
@@ -83,12 +83,12 @@ func freePort(tb testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startNATS runs nats-server with deploy/nats/nats.conf (its store_dir moved
+// startNATS runs nats-server with deploy/nats/nats-insecure-shared-agent.conf (its store_dir moved
 // to a temporary directory, its ports to free ones) until the test ends.
 func startNATS(tb testing.TB) *natsServer {
 	tb.Helper()
 	dir := tb.TempDir()
-	s := runNATS(tb, "deploy/nats/nats.conf", dir,
+	s := runNATS(tb, "deploy/nats/nats-insecure-shared-agent.conf", dir,
 		[]string{"NATS_API_PASSWORD=" + apiPassword, "NATS_AGENT_PASSWORD=" + agentPassword})
 	waitFor(tb, 10*time.Second, func() error {
 		nc, err := nats.Connect(s.url("api", apiPassword))

@@ -9,13 +9,13 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// TestNATSChartValuesMatchConf: deploy/helm/nats-values.yaml (the official
-// NATS chart) gives the users the same permissions as deploy/nats/nats.conf,
+// TestNATSChartValuesMatchConf: deploy/helm/nats-values-insecure-shared-agent.yaml (the official
+// NATS chart) gives the users the same permissions as deploy/nats/nats-insecure-shared-agent.conf,
 // which TestNATSUsers and TestStackRunsWithAgentPermissions check for real.
 func TestNATSChartValuesMatchConf(t *testing.T) { // not parallel: t.Setenv
 	t.Setenv("NATS_API_PASSWORD", apiPassword)
 	t.Setenv("NATS_AGENT_PASSWORD", agentPassword)
-	parsed, err := conf.ParseFile(filepath.Join(root, "deploy", "nats", "nats.conf"))
+	parsed, err := conf.ParseFile(filepath.Join(root, "deploy", "nats", "nats-insecure-shared-agent.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestNATSChartValuesMatchConf(t *testing.T) { // not parallel: t.Setenv
 			}
 		}
 	}
-	if err := yaml.Unmarshal([]byte(mustRead(t, "deploy/helm/nats-values.yaml")), &values); err != nil {
+	if err := yaml.Unmarshal([]byte(mustRead(t, "deploy/helm/nats-values-insecure-shared-agent.yaml")), &values); err != nil {
 		t.Fatal(err)
 	}
 	if !values.Config.Jetstream.Enabled {

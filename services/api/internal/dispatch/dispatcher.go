@@ -38,6 +38,9 @@ type Store interface {
 	GetRun(ctx context.Context, id uuid.UUID) (runs.Run, error)
 	RunShards(ctx context.Context, id uuid.UUID) ([]runs.Shard, error)
 	MoveRun(ctx context.Context, m runs.Move) (runs.Run, error)
+	// ProjectAgentPools returns the agent pools project id's runs are
+	// restricted to (org admins grant them); empty for every agent.
+	ProjectAgentPools(ctx context.Context, id uuid.UUID) ([]string, error)
 }
 
 // Config configures a Dispatcher.
@@ -71,6 +74,14 @@ type Config struct {
 	// makes (dispatching, running, failed), so that live streams need
 	// not poll for it; a live.Hub.
 	Live runs.Notifier
+	// AgentAccount, in operator mode, is the public key of the account
+	// that signs agent credentials: a heartbeat's credential must verify
+	// against it, and the agent's pool and capacity cap come from it
+	// (PoolLabel). Empty: no agent has a pool.
+	AgentAccount string
+	// MaxAgentCapacity caps every agent's capacity, whatever it claims;
+	// 0 for no cap.
+	MaxAgentCapacity int
 }
 
 // waitRetry is how often a run waiting for an agent looks again.
@@ -215,11 +226,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 // agent to take the run it waits up to Wait from the run's creation, then
 // fails it.
 func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp targetPolicy) (later time.Time, err error) {
-	live, err := d.live(ctx)
+	live, restriction, err := d.eligible(ctx, run.ProjectID)
 	if err != nil {
 		return time.Time{}, err
 	}
 	chosen, err := pick(live, sp.Agents)
+	if err != nil && restriction != "" {
+		err = fmt.Errorf("%s: %w", restriction, err)
+	}
 	if err != nil {
 		now := d.cfg.Now()
 		if now.Before(run.CreatedAt.Add(d.cfg.Wait)) {
@@ -412,7 +426,8 @@ func (d *Dispatcher) putState(ctx context.Context, id uuid.UUID, phase barragev1
 	return nil
 }
 
-// live returns the heartbeats in the agents bucket (expired ones are gone).
+// live returns the heartbeats in the agents bucket (expired ones are gone)
+// that it trusts, as trust rewrote them.
 func (d *Dispatcher) live(ctx context.Context) ([]*barragev1.Heartbeat, error) {
 	entries, err := wire.Entries(ctx, d.cfg.JS, d.agents)
 	if err != nil {
@@ -423,6 +438,10 @@ func (d *Dispatcher) live(ctx context.Context) ([]*barragev1.Heartbeat, error) {
 		hb := &barragev1.Heartbeat{}
 		if err := proto.Unmarshal(e.Value(), hb); err != nil {
 			d.cfg.Log.Warn("dispatch: unreadable heartbeat; agent skipped", slog.String("key", e.Key()), slog.Any("error", err))
+			continue
+		}
+		if err := d.trust(e.Key(), hb); err != nil {
+			d.cfg.Log.Warn("dispatch: untrusted heartbeat; agent skipped", slog.String("key", e.Key()), slog.Any("error", err))
 			continue
 		}
 		out = append(out, hb)

@@ -494,6 +494,12 @@ type AgentList struct {
 	Items []Agent `json:"items"`
 }
 
+// AgentPools defines model for AgentPools.
+type AgentPools struct {
+	// Pools Agent pools (bound in agents' credentials); empty for every agent.
+	Pools []string `json:"pools"`
+}
+
 // AuditActor Who made the change; empty for the system (bootstrap, CLI, dispatcher) and for failed sign-ins.
 type AuditActor struct {
 	Email     *string             `json:"email,omitempty"`
@@ -1876,6 +1882,9 @@ type CreateProjectJSONRequestBody = ProjectCreate
 // UpdateProjectJSONRequestBody defines body for UpdateProject for application/json ContentType.
 type UpdateProjectJSONRequestBody = ProjectUpdate
 
+// PutAgentPoolsJSONRequestBody defines body for PutAgentPools for application/json ContentType.
+type PutAgentPoolsJSONRequestBody = AgentPools
+
 // PutMemberJSONRequestBody defines body for PutMember for application/json ContentType.
 type PutMemberJSONRequestBody = MemberPut
 
@@ -2157,6 +2166,12 @@ type ServerInterface interface {
 	// UpdateProject Change a project (project admins).
 	// (PATCH /projects/{project})
 	UpdateProject(c *gin.Context, project ProjectPath)
+	// GetAgentPools The agent pools the project's runs are restricted to (any member may read); empty for every agent.
+	// (GET /projects/{project}/agent-pools)
+	GetAgentPools(c *gin.Context, project ProjectPath)
+	// PutAgentPools Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+	// (PUT /projects/{project}/agent-pools)
+	PutAgentPools(c *gin.Context, project ProjectPath)
 	// ListMembers Members of a project and their roles (any member may read), by email.
 	// (GET /projects/{project}/members)
 	ListMembers(c *gin.Context, project ProjectPath)
@@ -2740,6 +2755,56 @@ func (siw *ServerInterfaceWrapper) UpdateProject(c *gin.Context) {
 	}
 
 	siw.Handler.UpdateProject(c, project)
+}
+
+// GetAgentPools operation middleware
+func (siw *ServerInterfaceWrapper) GetAgentPools(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", c.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetAgentPools(c, project)
+}
+
+// PutAgentPools operation middleware
+func (siw *ServerInterfaceWrapper) PutAgentPools(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", c.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.PutAgentPools(c, project)
 }
 
 // ListMembers operation middleware
@@ -3882,6 +3947,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/projects/:project/members", wrapper.ListMembers)
 	router.DELETE(options.BaseURL+"/projects/:project/members/:user", wrapper.DeleteMember)
 	router.PUT(options.BaseURL+"/projects/:project/members/:user", wrapper.PutMember)
+	router.GET(options.BaseURL+"/projects/:project/agent-pools", wrapper.GetAgentPools)
+	router.PUT(options.BaseURL+"/projects/:project/agent-pools", wrapper.PutAgentPools)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser)
 	router.GET(options.BaseURL+"/tests", wrapper.ListTests)
 	router.POST(options.BaseURL+"/tests", wrapper.CreateTest)
@@ -5644,6 +5711,213 @@ type UpdateProjectdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response UpdateProjectdefaultApplicationProblemPlusJSONResponse) VisitUpdateProjectResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentPoolsRequestObject struct {
+	Project ProjectPath `json:"project"`
+}
+
+type GetAgentPoolsResponseObject interface {
+	VisitGetAgentPoolsResponse(w http.ResponseWriter) error
+}
+
+type GetAgentPools200JSONResponse AgentPools
+
+func (response GetAgentPools200JSONResponse) VisitGetAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentPools401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentPools401ApplicationProblemPlusJSONResponse) VisitGetAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentPools404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentPools404ApplicationProblemPlusJSONResponse) VisitGetAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentPools422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentPools422ApplicationProblemPlusJSONResponse) VisitGetAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentPoolsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetAgentPoolsdefaultApplicationProblemPlusJSONResponse) VisitGetAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAgentPoolsRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Body    *PutAgentPoolsJSONRequestBody
+}
+
+type PutAgentPoolsResponseObject interface {
+	VisitPutAgentPoolsResponse(w http.ResponseWriter) error
+}
+
+type PutAgentPools200JSONResponse AgentPools
+
+func (response PutAgentPools200JSONResponse) VisitPutAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAgentPools400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PutAgentPools400ApplicationProblemPlusJSONResponse) VisitPutAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAgentPools401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response PutAgentPools401ApplicationProblemPlusJSONResponse) VisitPutAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAgentPools403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PutAgentPools403ApplicationProblemPlusJSONResponse) VisitPutAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAgentPools404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PutAgentPools404ApplicationProblemPlusJSONResponse) VisitPutAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAgentPools422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response PutAgentPools422ApplicationProblemPlusJSONResponse) VisitPutAgentPoolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutAgentPoolsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response PutAgentPoolsdefaultApplicationProblemPlusJSONResponse) VisitPutAgentPoolsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -9544,6 +9818,12 @@ type StrictServerInterface interface {
 	// UpdateProject Change a project (project admins).
 	// (PATCH /projects/{project})
 	UpdateProject(ctx context.Context, request UpdateProjectRequestObject) (UpdateProjectResponseObject, error)
+	// GetAgentPools The agent pools the project's runs are restricted to (any member may read); empty for every agent.
+	// (GET /projects/{project}/agent-pools)
+	GetAgentPools(ctx context.Context, request GetAgentPoolsRequestObject) (GetAgentPoolsResponseObject, error)
+	// PutAgentPools Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+	// (PUT /projects/{project}/agent-pools)
+	PutAgentPools(ctx context.Context, request PutAgentPoolsRequestObject) (PutAgentPoolsResponseObject, error)
 	// ListMembers Members of a project and their roles (any member may read), by email.
 	// (GET /projects/{project}/members)
 	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
@@ -10335,6 +10615,76 @@ func (sh *strictHandler) UpdateProject(ctx *gin.Context, project ProjectPath) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(UpdateProjectResponseObject); ok {
 		if err := validResponse.VisitUpdateProjectResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetAgentPools operation middleware
+func (sh *strictHandler) GetAgentPools(ctx *gin.Context, project ProjectPath) {
+	var request GetAgentPoolsRequestObject
+
+	request.Project = project
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAgentPools(ctx, request.(GetAgentPoolsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAgentPools")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetAgentPoolsResponseObject); ok {
+		if err := validResponse.VisitGetAgentPoolsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PutAgentPools operation middleware
+func (sh *strictHandler) PutAgentPools(ctx *gin.Context, project ProjectPath) {
+	var request PutAgentPoolsRequestObject
+
+	request.Project = project
+
+	var body PutAgentPoolsJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutAgentPools(ctx, request.(PutAgentPoolsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutAgentPools")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(PutAgentPoolsResponseObject); ok {
+		if err := validResponse.VisitPutAgentPoolsResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -67,4 +67,8 @@ type Store interface {
 	ProjectLimits(ctx context.Context, id uuid.UUID) (policy.Overrides, error)
 	// DefaultOrg returns the id of the organisation new projects join.
 	DefaultOrg(ctx context.Context) (uuid.UUID, error)
+	// ProjectAgentPools returns the agent pools project id is restricted
+	// to; SetProjectAgentPools replaces them and writes an audit entry.
+	ProjectAgentPools(ctx context.Context, id uuid.UUID) ([]string, error)
+	SetProjectAgentPools(ctx context.Context, id uuid.UUID, pools []string, actor auth.Actor) error
 }

@@ -91,6 +91,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "login_failures", "locked_until") || !hasColumn(t, s, "sessions", "replaced_by") {
 		t.Error("login_failures.locked_until or sessions.replaced_by of 00008 missing after up")
 	}
+	if !hasColumn(t, s, "projects", "agent_pools") {
+		t.Error("projects.agent_pools of 00017 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00017_agent_pools.sql") || hasColumn(t, s, "projects", "agent_pools") {
+		t.Errorf("down of 00017 printed %q, or projects.agent_pools is still there", out)
+	}
 	if !hasColumn(t, s, "run_written_urls", "url") || !hasColumn(t, s, "run_shards", "written_urls") {
 		t.Error("run_written_urls or run_shards.written_urls of 00014 missing after up")
 	}

@@ -1,0 +1,108 @@
+package natsauth_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/barrage-dev/barrage/pkg/natsauth"
+	"github.com/barrage-dev/barrage/pkg/natsembed"
+	"github.com/barrage-dev/barrage/pkg/wire"
+)
+
+// limitedServer starts an operator-mode server whose Barrage account has
+// limits, sets up the streams as the API and returns its URL and keys.
+func limitedServer(t *testing.T, limits natsauth.AccountLimits) (string, natsauth.Keys) {
+	t.Helper()
+	keys, err := natsauth.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust, err := keys.TrustLimited(limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := natsembed.Start(natsembed.Options{DataDir: t.TempDir(), Port: -1, Trust: &trust})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	api, err := keys.APIUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(srv.URL(), nats.UserJWTAndSeed(api.JWT, string(api.Seed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wire.Setup(ctx(t), js); err != nil {
+		t.Fatalf("wire.Setup within the limits: %v", err)
+	}
+	return srv.URL(), keys
+}
+
+// TestAgentAccountLimits: the JetStream limits signed into the account
+// JWT hold for an agent. Agent credentials carry a subscription limit and
+// an optional payload limit, and a hostile agent that publishes snapshots
+// without end is stopped at the account's disk limit, not the server's.
+func TestAgentAccountLimits(t *testing.T) {
+	t.Parallel()
+	url, keys := limitedServer(t, natsauth.AccountLimits{MemoryBytes: 1 << 20, DiskBytes: 256 << 10, Streams: 8, Consumers: 16})
+
+	a := connectAgentWith(t, url, keys, "flood", natsauth.AgentOptions{Payload: 16 << 10})
+	// Disk: 8 KiB snapshots until the account's 256 KiB are used up.
+	body := make([]byte, 8<<10)
+	var refused error
+	for i := range 64 {
+		if _, err := a.js.Publish(ctx(t), wire.SnapSubject(a.id, "run-1", uint32(i)), body); err != nil {
+			refused = err
+			break
+		}
+	}
+	var apiErr *jetstream.APIError
+	if !errors.As(refused, &apiErr) || apiErr.ErrorCode != 10002 {
+		t.Errorf("64 x 8 KiB snapshots into a 256 KiB account: last error %v, want 10002 resource limits exceeded for account", refused)
+	}
+
+	// Subscriptions: the agent's JWT allows natsauth.DefaultAgentSubs.
+	b := connectAgentWith(t, url, keys, "subs", natsauth.AgentOptions{})
+	for range natsauth.DefaultAgentSubs + 1 {
+		if _, err := b.nc.SubscribeSync(wire.ControlSubject("run-1")); err != nil {
+			break
+		}
+	}
+	_ = b.nc.Flush()
+	waitViolation(t, b, "maximum subscriptions exceeded")
+
+	// Payload: a message above the credential's 16 KiB is refused and the
+	// connection closed.
+	c := connectAgentWith(t, url, keys, "big", natsauth.AgentOptions{Payload: 16 << 10})
+	if err := c.nc.Publish(wire.SnapSubject(c.id, "run-1", 0), make([]byte, 32<<10)); err != nil {
+		t.Fatalf("the client refused 32 KiB itself (%v): the server's limit is what is tested", err)
+	}
+	_ = c.nc.Flush() // the server answers with an error and closes the connection
+	waitViolation(t, c, "maximum payload")
+}
+
+// waitViolation waits until the agent's connection reports text.
+func waitViolation(t *testing.T, a *agentConn, text string) {
+	t.Helper()
+	end := time.Now().Add(3 * time.Second)
+	for time.Now().Before(end) {
+		if strings.Contains(strings.ToLower(a.violations()), text) ||
+			a.nc.LastError() != nil && strings.Contains(strings.ToLower(a.nc.LastError().Error()), text) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("no %q error; errors: %s; last: %v", text, a.violations(), a.nc.LastError())
+}
