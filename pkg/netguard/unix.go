@@ -54,10 +54,16 @@ func (l AllowList) allowsUnix(p string) bool {
 // or g.Allow has the entry "unix:<socketPath>" (the path exactly as
 // given). Host names, CIDRs and "*" never open a socket.
 func (g Guard) CheckUnix(socketPath string) error {
-	if g.AnyUnixSocket || g.Allow.allowsUnix(socketPath) {
+	if g.AnyUnixSocket {
 		return nil
 	}
-	return &RefusedError{Socket: socketPath, Reason: reasonUnixSocket}
+	if !g.Allow.allowsUnix(socketPath) {
+		return &RefusedError{Socket: socketPath, Reason: reasonUnixSocket}
+	}
+	if g.Outer != nil && !g.Outer.allowsUnix(socketPath) {
+		return &RefusedError{Socket: socketPath, Reason: reasonOuter}
+	}
+	return nil
 }
 
 // dialUnix checks the socket at addr and connects to it.
@@ -78,6 +84,9 @@ func (g Guard) dialUnix(ctx context.Context, addr string) (net.Conn, error) {
 
 // unixRefusal is the message of a refused socket.
 func (e *RefusedError) unixRefusal() string {
+	if e.Reason == reasonOuter {
+		return fmt.Sprintf("unix socket %q is outside the organisation's target policy; only an org admin can open it", e.Socket)
+	}
 	return fmt.Sprintf("unix socket %q is not allowed; add %q to the project's target allow-list to reach it",
 		e.Socket, unixPrefix+e.Socket)
 }
