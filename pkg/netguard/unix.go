@@ -52,8 +52,12 @@ func (l AllowList) allowsUnix(p string) bool {
 // CheckUnix reports why the Unix domain socket at socketPath may not be
 // reached, as a *RefusedError, or nil when it may: g.AnyUnixSocket is set,
 // or g.Allow has the entry "unix:<socketPath>" (the path exactly as
-// given). Host names, CIDRs and "*" never open a socket.
+// given). Host names, CIDRs and "*" never open a socket. A socket g.Deny
+// names ("unix:/path", the control plane's Postgres) is always refused.
 func (g Guard) CheckUnix(socketPath string) error {
+	if g.Deny.allowsUnix(path.Clean(socketPath)) {
+		return &RefusedError{Socket: socketPath, Reason: reasonControlPlane, Permanent: true}
+	}
 	if g.AnyUnixSocket {
 		return nil
 	}
@@ -84,6 +88,9 @@ func (g Guard) dialUnix(ctx context.Context, addr string) (net.Conn, error) {
 
 // unixRefusal is the message of a refused socket.
 func (e *RefusedError) unixRefusal() string {
+	if e.Reason == reasonControlPlane {
+		return fmt.Sprintf("unix socket %q is the Barrage control plane's (Postgres), which can never be a target", e.Socket)
+	}
 	if e.Reason == reasonOuter {
 		return fmt.Sprintf("unix socket %q is outside the organisation's target policy; only an org admin can open it", e.Socket)
 	}
