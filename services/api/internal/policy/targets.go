@@ -57,10 +57,10 @@ func (t Targets) Guard(deny []string) (netguard.Guard, error) {
 // policy is t and returns the entries of it that are granted beyond the
 // organisation's policy. An org admin may list anything that parses: the
 // entries Org does not cover become granted. Anyone else may list only
-// entries Org covers or that are granted already (keeping or dropping a
-// grant, never adding one): any other entry is a Forbidden error naming
-// it (target_allow_list[i]). Entries that do not parse are an Invalid
-// error naming each.
+// entries that Org or the project's granted entries cover (keeping,
+// narrowing or dropping a grant, never widening one): any other entry is a
+// Forbidden error naming it (target_allow_list[i]). Entries that do not
+// parse are an Invalid error naming each.
 func (t Targets) NarrowAllowList(list []string, orgAdmin bool) ([]string, error) {
 	parsed, err := parseList(list, FieldTargetAllowList, "the target allow-list has invalid entries")
 	if err != nil {
@@ -70,13 +70,18 @@ func (t Targets) NarrowAllowList(list []string, orgAdmin bool) ([]string, error)
 	if err != nil {
 		return nil, fmt.Errorf("organisation target policy: %w", err)
 	}
-	granted := []string{}
+	granted, err := netguard.ParseAllowList(t.Granted)
+	if err != nil {
+		return nil, fmt.Errorf("granted target entries: %w", err)
+	}
+	beyond := parsed.Outside(org.Merge(granted))
+	out := []string{}
 	e := &apperr.Error{Code: apperr.Forbidden,
 		Detail: "the target allow-list goes beyond the organisation's target policy; only an org admin can add these entries"}
 	for _, i := range parsed.Outside(org) {
 		switch {
-		case orgAdmin || slices.Contains(t.Granted, list[i]):
-			granted = append(granted, list[i])
+		case orgAdmin || !slices.Contains(beyond, i):
+			out = append(out, list[i])
 		default:
 			e.Fields = append(e.Fields, apperr.FieldError{
 				Field:   fmt.Sprintf("%s[%d]", FieldTargetAllowList, i),
@@ -87,7 +92,7 @@ func (t Targets) NarrowAllowList(list []string, orgAdmin bool) ([]string, error)
 	if len(e.Fields) > 0 {
 		return nil, e
 	}
-	return granted, nil
+	return out, nil
 }
 
 // CheckOrgList reports each entry of an organisation policy that does not
