@@ -33,7 +33,7 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
 	}
 	created, err := st.Bootstrap(ctx, store.Bootstrap{
 		OrgTargetPolicy: orgPolicy,
-		OrgSlug: "default", OrgName: "Default",
+		OrgSlug:         "default", OrgName: "Default",
 		ProjectSlug: "default", ProjectName: "Default",
 		AdminEmail: cfg.AdminEmail, AdminPasswordHash: auth.HashPassword(password),
 		TokenName: "bootstrap admin", TokenHash: token.Hash, TokenHint: token.Hint,

@@ -79,7 +79,7 @@ func projectFromRow(r projectRow) projects.Project {
 	return projects.Project{
 		ID: r.ID, OrgID: r.OrgID, Slug: r.Slug, Name: r.Name, Description: r.Description,
 		PublicResults: r.Public, TargetAllowList: []string(r.AllowList), TargetAllowGranted: []string(r.Granted),
-		Limits: r.Limits.overrides(),
+		Limits:    r.Limits.overrides(),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
@@ -140,7 +140,7 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 			"name": p.Name, "description": p.Description, "updated_at": orNow(p.UpdatedAt),
 			"public_results": p.PublicResults, "target_allow_list": textArray(p.TargetAllowList),
 			"target_allow_granted": textArray(p.TargetAllowGranted),
-			"max_qps": lc.MaxQPS, "max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
+			"max_qps":              lc.MaxQPS, "max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
 			"max_agents": lc.MaxAgents, "max_concurrent_runs": lc.MaxConcurrentRuns,
 		})
 		if res.Error != nil {
@@ -154,7 +154,7 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 			Details: map[string]any{
 				"name": p.Name, "public_results": p.PublicResults, "target_allow_list": p.TargetAllowList,
 				"target_allow_granted": p.TargetAllowGranted,
-				"limits": lc.audit(),
+				"limits":               lc.audit(),
 			},
 		})
 	})
