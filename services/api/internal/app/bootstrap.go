@@ -32,8 +32,7 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
 		orgPolicy = []string{"*", "127.0.0.0/8", "::1", "localhost"}
 	}
 	created, err := st.Bootstrap(ctx, store.Bootstrap{
-		OrgTargetPolicy: orgPolicy,
-		OrgSlug:         "default", OrgName: "Default",
+		OrgSlug: "default", OrgName: "Default", OrgTargetPolicy: orgPolicy,
 		ProjectSlug: "default", ProjectName: "Default",
 		AdminEmail: cfg.AdminEmail, AdminPasswordHash: auth.HashPassword(password),
 		TokenName: "bootstrap admin", TokenHash: token.Hash, TokenHint: token.Hint,
