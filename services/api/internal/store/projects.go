@@ -138,7 +138,8 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ?", p.ID).Updates(map[string]any{
 			"name": p.Name, "description": p.Description, "updated_at": orNow(p.UpdatedAt),
 			"public_results": p.PublicResults, "target_allow_list": textArray(p.TargetAllowList),
-			"target_allow_granted": textArray(p.TargetAllowGranted), "max_qps": lc.MaxQPS, "max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
+			"target_allow_granted": textArray(p.TargetAllowGranted), "max_qps": lc.MaxQPS,
+			"max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
 			"max_agents": lc.MaxAgents, "max_concurrent_runs": lc.MaxConcurrentRuns,
 		})
 		if res.Error != nil {
