@@ -108,6 +108,18 @@ type Config struct {
 	SecretHeaders string `env:"BARRAGE_SECRET_HEADERS"`
 }
 
+// targetDenyErrors checks -target-deny and -target-deny-refresh.
+func (c Config) targetDenyErrors() []error {
+	var errs []error
+	if _, err := netguard.ParseAllowList(splitList(c.TargetDeny)); err != nil {
+		errs = append(errs, fmt.Errorf("-target-deny: %w", err))
+	}
+	if c.TargetDenyRefresh < 100*time.Millisecond {
+		errs = append(errs, fmt.Errorf("-target-deny-refresh %v: must be at least 100ms", c.TargetDenyRefresh))
+	}
+	return errs
+}
+
 // Redactor returns the redactor of the built-in secret names and
 // SecretHeaders.
 func (c Config) Redactor() spec.Redactor {
@@ -270,12 +282,7 @@ func (c Config) Validate() error {
 	if c.SyncTick < 0 || c.SyncRequestTimeout < time.Second {
 		errs = append(errs, errors.New("-sync-tick must be 0 or more and -sync-request-timeout at least 1s"))
 	}
-	if _, err := netguard.ParseAllowList(splitList(c.TargetDeny)); err != nil {
-		errs = append(errs, fmt.Errorf("-target-deny: %w", err))
-	}
-	if c.TargetDenyRefresh < 100*time.Millisecond {
-		errs = append(errs, fmt.Errorf("-target-deny-refresh %v: must be at least 100ms", c.TargetDenyRefresh))
-	}
+	errs = append(errs, c.targetDenyErrors()...)
 	if c.ScheduleTick < 0 {
 		errs = append(errs, fmt.Errorf("-schedule-tick %v: must not be negative", c.ScheduleTick))
 	}

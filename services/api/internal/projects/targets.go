@@ -23,7 +23,8 @@ func (s *Service) Targets(ctx context.Context, proj Project) (policy.Targets, er
 // OrgTargetPolicy returns the organisation's target policy: org admins
 // and the admins of a project only (a project admin narrows it).
 func (s *Service) OrgTargetPolicy(ctx context.Context, p *auth.Principal) ([]string, error) {
-	if !(p.OrgAdmin && !p.Scoped()) && !s.adminOfAny(p) {
+	orgAdmin := p.OrgAdmin && !p.Scoped()
+	if !orgAdmin && !s.adminOfAny(p) {
 		return nil, apperr.New(apperr.Forbidden, "the organisation's target policy is for org admins and project admins")
 	}
 	org, err := s.store.DefaultOrg(ctx)

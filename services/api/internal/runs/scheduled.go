@@ -46,11 +46,8 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 	if err != nil {
 		return Run{}, false, err
 	}
-	targets, err := s.projects.Targets(ctx, proj)
+	targets, err := s.checkedTargets(ctx, proj, sp)
 	if err != nil {
-		return Run{}, false, err
-	}
-	if err := s.targets.checkTarget(ctx, targets, sp); err != nil {
 		return Run{}, false, err
 	}
 	labels := map[string]string{}

@@ -227,10 +227,9 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun,
 	}
 	var (
-		sp    spec.Spec
-		allow policy.Targets
-		proj  projects.Project
-		err   error
+		sp   spec.Spec
+		proj projects.Project
+		err  error
 	)
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
@@ -248,9 +247,6 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		if proj.ID != t.ProjectID {
 			return built{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
 		}
-		if allow, err = s.projects.Targets(ctx, proj); err != nil {
-			return built{}, err
-		}
 		if sp, err = t.RunSpec(); err != nil {
 			return built{}, err
 		}
@@ -267,9 +263,6 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 			return built{}, err
 		}
 		r.ProjectID, sp = proj.ID, in.Spec.Clone()
-		if allow, err = s.projects.Targets(ctx, proj); err != nil {
-			return built{}, err
-		}
 	}
 	o, err := s.projects.Overrides(ctx, r.ProjectID)
 	if err != nil {
@@ -281,7 +274,8 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	if err := s.withURLsFromRun(ctx, p, r.ProjectID, &sp, in, r.Thresholds, o); err != nil {
 		return built{}, err
 	}
-	if err := s.targets.checkTarget(ctx, allow, sp); err != nil {
+	allow, err := s.checkedTargets(ctx, proj, sp)
+	if err != nil {
 		return built{}, err
 	}
 	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
+	"github.com/barrage-dev/barrage/services/api/internal/projects"
 )
 
 // targetField is the problem field of a refused target.
@@ -42,6 +43,19 @@ func (tp TargetPolicy) deny() []string {
 		return nil
 	}
 	return tp.Deny()
+}
+
+// checkedTargets returns the target policy of proj once sp's target
+// passes it (checkTarget).
+func (s *Service) checkedTargets(ctx context.Context, proj projects.Project, sp spec.Spec) (policy.Targets, error) {
+	t, err := s.projects.Targets(ctx, proj)
+	if err != nil {
+		return policy.Targets{}, err
+	}
+	if err := s.targets.checkTarget(ctx, t, sp); err != nil {
+		return policy.Targets{}, err
+	}
+	return t, nil
 }
 
 // checkTarget resolves the target of a validated spec and checks every
