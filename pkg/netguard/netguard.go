@@ -7,22 +7,20 @@
 // *http.Client built on it. ParseAllowList parses a project's target
 // allow-list.
 //
-// Two policies use it:
-//
-//   - Fetches by the API server (the sync of results from peer servers and
-//     buckets): public addresses are allowed; loopback, private, CGNAT,
-//     benchmarking, reserved and 6to4/Teredo ones only when the project's allow-list names them; the control
-//     plane's Postgres and NATS (in Guard.Deny) never.
-//   - Run targets (Guard.RequireListed): every address a run sends to, public
-//     ones included, must match an entry of the project's allow-list ("*"
-//     opens every public address); an empty list refuses every target. The
-//     API checks the spec's target when a run is submitted (resolving its
-//     name) and the agent checks again on every connection it dials (the
-//     name resolved again, so a name that now resolves to a refused address
-//     is refused). The control plane's own addresses (the API's listen
-//     address, Postgres, NATS) are in Guard.Deny and refused whatever the
-//     list says. The standalone `barrage-agent load` has no project: it
-//     refuses only what is always refused.
+// Barrage's runs and syncs use one policy (docs/security.md, "Target
+// policy"): every address, public ones included, must match an entry of
+// the project's allow-list (Guard.RequireListed; "*" opens every public
+// address; an empty list refuses every target) and of its bound, the
+// organisation's policy with the project's grants (Guard.Outer); the
+// control plane's own addresses (the API's listen address, Postgres,
+// NATS) are in Guard.Deny and refused whatever the lists say. The API
+// checks a run's target when the run is submitted (resolving its name),
+// the agent again on every connection it dials (the name resolved again,
+// so a name that now resolves to a refused address is refused), and a
+// sync on every connection. AllowList.Outside says which entries of a
+// list a bound does not cover. The standalone `barrage-agent load` has no
+// project: it refuses only what is always refused. A refusal's text names
+// a host as asked, never the address a name resolved to.
 //
 // Whatever the lists say, link-local, cloud metadata, unspecified, multicast
 // and broadcast addresses are never reached.
