@@ -35,18 +35,36 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	if d == nil {
 		d = &net.Dialer{Timeout: 30 * time.Second}
 	}
+	host, _, _ := net.SplitHostPort(addr) // checked resolved it
 	var errs []error
 	for _, ip := range ips {
 		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(ip, uint16(port)).String())
 		if err == nil {
 			return conn, nil
 		}
-		errs = append(errs, err)
+		errs = append(errs, withoutAddress(err, host))
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	return nil, fmt.Errorf("netguard: dial %s: %w", addr, errors.Join(errs...))
+}
+
+// withoutAddress returns err without the address dialed when host is a
+// name: the text of a failed dial reaches runners and sync readers, who
+// must not learn what an internal name resolves to (docs/security.md,
+// "Target policy"). An IP literal's error stays as it is.
+func withoutAddress(err error, host string) error {
+	if _, perr := netip.ParseAddr(host); perr == nil {
+		return err
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) {
+		return err
+	}
+	hidden := *op
+	hidden.Source, hidden.Addr = nil, nil
+	return &hidden
 }
 
 // CheckAddr resolves addr ("host:port") as DialContext would on network

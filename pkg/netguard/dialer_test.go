@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -194,6 +195,28 @@ func TestDialContextResolvedAddresses(t *testing.T) {
 			t.Errorf("error = %v, want a lookup failure", err)
 		}
 	})
+}
+
+// TestDialErrorHidesResolvedAddress: a failed dial of a name does not say
+// what the name resolved to; one of an IP literal names the IP as asked.
+func TestDialErrorHidesResolvedAddress(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close() // a closed port: the dial is refused
+	names := &staticLookup{names: map[string][]string{"internal.test": {"127.0.0.1"}}}
+	g := Guard{Allow: mustAllow(t, "127.0.0.1", "internal.test"), Lookup: names.lookup}
+	_, err = g.DialContext(t.Context(), "tcp", net.JoinHostPort("internal.test", strconv.Itoa(port)))
+	if err == nil || strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), "internal.test") {
+		t.Errorf("dial of a name = %v, want an error naming the host and not its address", err)
+	}
+	_, err = g.DialContext(t.Context(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("dial of an IP = %v, want an error naming it", err)
+	}
 }
 
 // TestDialContextRebinding resolves a name to a public address and then

@@ -7,22 +7,20 @@
 // *http.Client built on it. ParseAllowList parses a project's target
 // allow-list.
 //
-// Two policies use it:
-//
-//   - Fetches by the API server (the sync of results from peer servers and
-//     buckets): public addresses are allowed; loopback, private, CGNAT,
-//     benchmarking, reserved and 6to4/Teredo ones only when the project's allow-list names them; the control
-//     plane's Postgres and NATS (in Guard.Deny) never.
-//   - Run targets (Guard.RequireListed): every address a run sends to, public
-//     ones included, must match an entry of the project's allow-list ("*"
-//     opens every public address); an empty list refuses every target. The
-//     API checks the spec's target when a run is submitted (resolving its
-//     name) and the agent checks again on every connection it dials (the
-//     name resolved again, so a name that now resolves to a refused address
-//     is refused). The control plane's own addresses (the API's listen
-//     address, Postgres, NATS) are in Guard.Deny and refused whatever the
-//     list says. The standalone `barrage-agent load` has no project: it
-//     refuses only what is always refused.
+// Barrage's runs and syncs use one policy (docs/security.md, "Target
+// policy"): every address, public ones included, must match an entry of
+// the project's allow-list (Guard.RequireListed; "*" opens every public
+// address; an empty list refuses every target) and of its bound, the
+// organisation's policy with the project's grants (Guard.Outer); the
+// control plane's own addresses (the API's listen address, Postgres,
+// NATS) are in Guard.Deny and refused whatever the lists say. The API
+// checks a run's target when the run is submitted (resolving its name),
+// the agent again on every connection it dials (the name resolved again,
+// so a name that now resolves to a refused address is refused), and a
+// sync on every connection. AllowList.Outside says which entries of a
+// list a bound does not cover. The standalone `barrage-agent load` has no
+// project: it refuses only what is always refused. A refusal's text names
+// a host as asked, never the address a name resolved to.
 //
 // Whatever the lists say, link-local, cloud metadata, unspecified, multicast
 // and broadcast addresses are never reached.
@@ -62,6 +60,11 @@ type Guard struct {
 	// Lookup, when set, replaces Resolver: it returns every address of
 	// host. DialContext calls it exactly once per dial.
 	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Outer, when set, bounds Allow: an address (or socket) must also be
+	// opened by Outer, the organisation's target policy with the entries an
+	// org admin granted the project (docs/security.md, "Target policy").
+	// Nil means no bound beyond Allow.
+	Outer *AllowList
 	// AnyUnixSocket lets every Unix domain socket be dialed (the standalone
 	// CLI's policy); otherwise only the sockets Allow names ("unix:/path").
 	AnyUnixSocket bool
@@ -95,35 +98,47 @@ type RefusedError struct {
 }
 
 // Error says which address was refused, why, and whether the project's
-// target allow-list can open it.
+// target allow-list can open it. A host asked by name is named as asked,
+// never by the address it resolved to: the text reaches runners, who must
+// not learn the internal addresses of names (docs/security.md, "Target
+// policy").
 func (e *RefusedError) Error() string {
 	if e.Socket != "" {
 		return e.unixRefusal()
 	}
-	who := e.IP.String()
-	if e.Host != "" && !strings.EqualFold(e.Host, who) {
-		who += fmt.Sprintf(" (host %q)", e.Host)
+	who, verb := e.IP.String(), "is"
+	if e.byName() {
+		who, verb = fmt.Sprintf("host %q", e.Host), "resolves to"
 	}
-	if e.Reason == reasonControlPlane {
-		return fmt.Sprintf("%s is %s %s (the Barrage API, Postgres or NATS), which can never be a target",
-			net.JoinHostPort(e.IP.String(), strconv.Itoa(e.Port))+hostSuffix(e.Host, e.IP), article(e.Reason), e.Reason)
-	}
-	if e.Permanent {
-		return fmt.Sprintf("%s is %s %s, which can never be reached", who, article(e.Reason), e.Reason)
-	}
-	if e.EmptyList {
+	switch {
+	case e.Reason == reasonControlPlane:
+		if e.byName() {
+			who = fmt.Sprintf("host %q port %d", e.Host, e.Port)
+		} else {
+			who = net.JoinHostPort(e.IP.String(), strconv.Itoa(e.Port))
+		}
+		return fmt.Sprintf("%s %s %s %s (the Barrage API, Postgres or NATS), which can never be a target", who, verb, article(e.Reason), e.Reason)
+	case e.Permanent:
+		return fmt.Sprintf("%s %s %s %s, which can never be reached", who, verb, article(e.Reason), e.Reason)
+	case e.Reason == reasonOuter:
+		return fmt.Sprintf("%s %s %s; only an org admin can open it", who, verb, e.Reason)
+	case e.EmptyList:
 		return fmt.Sprintf("%s is not allowed: the project's target allow-list is empty; "+
 			"a project admin must add the hosts, CIDRs or \"*\" runs may reach in the project settings", who)
+	case e.byName():
+		return fmt.Sprintf("%s %s %s %s; add the host to the project's target allow-list to reach it", who, verb, article(e.Reason), e.Reason)
 	}
 	return fmt.Sprintf("%s is %s %s; add it to the project's target allow-list to reach it", who, article(e.Reason), e.Reason)
 }
 
-// hostSuffix is ` (host "name")` when host is not ip itself, else "".
-func hostSuffix(host string, ip netip.Addr) string {
-	if host == "" || strings.EqualFold(host, ip.String()) {
-		return ""
+// byName reports whether the refused host was asked as a name rather than
+// as an IP literal.
+func (e *RefusedError) byName() bool {
+	if e.Host == "" {
+		return false
 	}
-	return fmt.Sprintf(" (host %q)", host)
+	_, err := netip.ParseAddr(e.Host)
+	return err != nil
 }
 
 // article returns "an" before a vowel sound and "a" otherwise.
@@ -156,6 +171,8 @@ const (
 	reasonPublic = "public address"
 	// reasonControlPlane refuses an address in Deny.
 	reasonControlPlane = "control-plane address"
+	// reasonOuter refuses an address that Allow opens but Outer does not.
+	reasonOuter = "an address outside the organisation's target policy"
 )
 
 // Check reports why host (as asked in the URL) at ip:port may not be
@@ -182,6 +199,9 @@ func (g Guard) Check(host string, ip netip.Addr, port int) error {
 	case reason == "" && !g.RequireListed:
 		return nil
 	case g.Allow.allows(host, eff, port, reason == ""):
+		if g.Outer != nil && !g.Outer.allows(host, eff, port, reason == "") {
+			return refuse(reasonOuter, false)
+		}
 		return nil
 	case reason == "":
 		return refuse(reasonPublic, false)

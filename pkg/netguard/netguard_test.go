@@ -164,20 +164,24 @@ func TestRefusedErrorText(t *testing.T) {
 		want string
 	}{
 		{err: RefusedError{Host: "localhost", IP: netip.MustParseAddr("127.0.0.1"), Reason: "loopback address"},
-			want: `127.0.0.1 (host "localhost") is a loopback address; add it to the project's target allow-list to reach it`},
+			want: `host "localhost" resolves to a loopback address; add the host to the project's target allow-list to reach it`},
 		{err: RefusedError{Host: "127.0.0.1", IP: netip.MustParseAddr("127.0.0.1"), Reason: "loopback address"},
 			want: `127.0.0.1 is a loopback address; add it to the project's target allow-list to reach it`},
 		{err: RefusedError{Host: "metadata.google.internal", IP: netip.MustParseAddr("169.254.169.254"), Reason: "cloud metadata address", Permanent: true},
-			want: `169.254.169.254 (host "metadata.google.internal") is a cloud metadata address, which can never be reached`},
+			want: `host "metadata.google.internal" resolves to a cloud metadata address, which can never be reached`},
 		{err: RefusedError{Host: "::", IP: netip.MustParseAddr("::"), Reason: "unspecified address", Permanent: true},
 			want: `:: is an unspecified address, which can never be reached`},
 		{err: RefusedError{Host: "localhost", IP: netip.MustParseAddr("127.0.0.1"), Reason: "control-plane address", Permanent: true, Port: 8080},
-			want: `127.0.0.1:8080 (host "localhost") is a control-plane address (the Barrage API, Postgres or NATS), which can never be a target`},
+			want: `host "localhost" port 8080 resolves to a control-plane address (the Barrage API, Postgres or NATS), which can never be a target`},
+		{err: RefusedError{Host: "127.0.0.1", IP: netip.MustParseAddr("127.0.0.1"), Reason: "control-plane address", Permanent: true, Port: 8080},
+			want: `127.0.0.1:8080 is a control-plane address (the Barrage API, Postgres or NATS), which can never be a target`},
+		{err: RefusedError{Host: "db.internal", IP: netip.MustParseAddr("10.0.0.9"), Reason: reasonOuter, Port: 5432},
+			want: `host "db.internal" resolves to an address outside the organisation's target policy; only an org admin can open it`},
 		{err: RefusedError{Host: "example.com", IP: netip.MustParseAddr("93.184.216.34"), Reason: "public address", Port: 80, EmptyList: true},
-			want: `93.184.216.34 (host "example.com") is not allowed: the project's target allow-list is empty; ` +
+			want: `host "example.com" is not allowed: the project's target allow-list is empty; ` +
 				`a project admin must add the hosts, CIDRs or "*" runs may reach in the project settings`},
 		{err: RefusedError{Host: "example.com", IP: netip.MustParseAddr("93.184.216.34"), Reason: "public address", Port: 80},
-			want: `93.184.216.34 (host "example.com") is a public address; add it to the project's target allow-list to reach it`},
+			want: `host "example.com" resolves to a public address; add the host to the project's target allow-list to reach it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -52,12 +52,22 @@ func (l AllowList) allowsUnix(p string) bool {
 // CheckUnix reports why the Unix domain socket at socketPath may not be
 // reached, as a *RefusedError, or nil when it may: g.AnyUnixSocket is set,
 // or g.Allow has the entry "unix:<socketPath>" (the path exactly as
-// given). Host names, CIDRs and "*" never open a socket.
+// given). Host names, CIDRs and "*" never open a socket. A socket g.Deny
+// names ("unix:/path", the control plane's Postgres) is always refused.
 func (g Guard) CheckUnix(socketPath string) error {
-	if g.AnyUnixSocket || g.Allow.allowsUnix(socketPath) {
+	if g.Deny.allowsUnix(path.Clean(socketPath)) {
+		return &RefusedError{Socket: socketPath, Reason: reasonControlPlane, Permanent: true}
+	}
+	if g.AnyUnixSocket {
 		return nil
 	}
-	return &RefusedError{Socket: socketPath, Reason: reasonUnixSocket}
+	if !g.Allow.allowsUnix(socketPath) {
+		return &RefusedError{Socket: socketPath, Reason: reasonUnixSocket}
+	}
+	if g.Outer != nil && !g.Outer.allowsUnix(socketPath) {
+		return &RefusedError{Socket: socketPath, Reason: reasonOuter}
+	}
+	return nil
 }
 
 // dialUnix checks the socket at addr and connects to it.
@@ -78,6 +88,12 @@ func (g Guard) dialUnix(ctx context.Context, addr string) (net.Conn, error) {
 
 // unixRefusal is the message of a refused socket.
 func (e *RefusedError) unixRefusal() string {
+	if e.Reason == reasonControlPlane {
+		return fmt.Sprintf("unix socket %q is the Barrage control plane's (Postgres), which can never be a target", e.Socket)
+	}
+	if e.Reason == reasonOuter {
+		return fmt.Sprintf("unix socket %q is outside the organisation's target policy; only an org admin can open it", e.Socket)
+	}
 	return fmt.Sprintf("unix socket %q is not allowed; add %q to the project's target allow-list to reach it",
 		e.Socket, unixPrefix+e.Socket)
 }

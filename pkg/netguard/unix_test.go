@@ -118,3 +118,22 @@ func shortTempDir(tb testing.TB) (string, error) {
 	}
 	return "", errors.New("temp dir too long for a unix socket: " + dir)
 }
+
+// TestCheckUnixDenied: a socket the deny list names (the control plane's
+// Postgres) is refused whatever Allow, Outer or AnyUnixSocket say, also
+// when asked by an unclean path.
+func TestCheckUnixDenied(t *testing.T) {
+	t.Parallel()
+	const sock = "/var/run/postgresql/.s.PGSQL.5432"
+	outer := mustAllow(t, "unix:"+sock)
+	g := Guard{Allow: mustAllow(t, "unix:"+sock), Outer: &outer, Deny: mustAllow(t, "unix:"+sock), AnyUnixSocket: true}
+	for _, p := range []string{sock, "/var/run/postgresql/./.s.PGSQL.5432", "/var/run//postgresql/.s.PGSQL.5432"} {
+		var re *RefusedError
+		if err := g.CheckUnix(p); !errors.As(err, &re) || !re.Permanent || re.Reason != reasonControlPlane {
+			t.Errorf("CheckUnix(%q) = %v, want a permanent control-plane refusal", p, err)
+		}
+	}
+	if err := g.CheckUnix("/run/app.sock"); err != nil {
+		t.Errorf("CheckUnix(another socket) with AnyUnixSocket = %v, want nil", err)
+	}
+}

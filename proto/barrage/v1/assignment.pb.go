@@ -60,8 +60,15 @@ type Assignment struct {
 	// seq_start + seq_stride, seq_start + 2*seq_stride... The API sets
 	// seq_start = shard + 1 and seq_stride = shard_count, so no two shards
 	// render the same number and together they count 1, 2, 3... 0 means 1.
-	SeqStart      uint64 `protobuf:"varint,11,opt,name=seq_start,json=seqStart,proto3" json:"seq_start,omitempty"`
-	SeqStride     uint64 `protobuf:"varint,12,opt,name=seq_stride,json=seqStride,proto3" json:"seq_stride,omitempty"`
+	SeqStart  uint64 `protobuf:"varint,11,opt,name=seq_start,json=seqStart,proto3" json:"seq_start,omitempty"`
+	SeqStride uint64 `protobuf:"varint,12,opt,name=seq_stride,json=seqStride,proto3" json:"seq_stride,omitempty"`
+	// target_outer bounds target_allow when target_bounded is set: the
+	// organisation's target policy with the entries an org admin granted the
+	// project (docs/security.md, "Target policy"). The agent dials only
+	// addresses that an entry of each list matches. An API from before
+	// organisation policies sends neither.
+	TargetOuter   []string `protobuf:"bytes,13,rep,name=target_outer,json=targetOuter,proto3" json:"target_outer,omitempty"`
+	TargetBounded bool     `protobuf:"varint,14,opt,name=target_bounded,json=targetBounded,proto3" json:"target_bounded,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -166,12 +173,26 @@ func (x *Assignment) GetSeqStride() uint64 {
 	return 0
 }
 
+func (x *Assignment) GetTargetOuter() []string {
+	if x != nil {
+		return x.TargetOuter
+	}
+	return nil
+}
+
+func (x *Assignment) GetTargetBounded() bool {
+	if x != nil {
+		return x.TargetBounded
+	}
+	return false
+}
+
 var File_barrage_v1_assignment_proto protoreflect.FileDescriptor
 
 const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bbarrage/v1/assignment.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x87\x03\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd1\x03\n" +
 	"\n" +
 	"Assignment\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
@@ -187,7 +208,9 @@ const file_barrage_v1_assignment_proto_rawDesc = "" +
 	"targetDeny\x12\x1b\n" +
 	"\tseq_start\x18\v \x01(\x04R\bseqStart\x12\x1d\n" +
 	"\n" +
-	"seq_stride\x18\f \x01(\x04R\tseqStrideJ\x04\b\x05\x10\x06J\x04\b\x06\x10\aR\tqps_shareR\x11connections_shareB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
+	"seq_stride\x18\f \x01(\x04R\tseqStride\x12!\n" +
+	"\ftarget_outer\x18\r \x03(\tR\vtargetOuter\x12%\n" +
+	"\x0etarget_bounded\x18\x0e \x01(\bR\rtargetBoundedJ\x04\b\x05\x10\x06J\x04\b\x06\x10\aR\tqps_shareR\x11connections_shareB;Z9github.com/barrage-dev/barrage/proto/barrage/v1;barragev1b\x06proto3"
 
 var (
 	file_barrage_v1_assignment_proto_rawDescOnce sync.Once

@@ -828,6 +828,12 @@ type MemberPut struct {
 	Role Role `json:"role"`
 }
 
+// OrgTargetPolicy defines model for OrgTargetPolicy.
+type OrgTargetPolicy struct {
+	// TargetAllowList Hosts, IP addresses, CIDRs (each optionally with :port), `*` and `unix:/path` sockets that project admins may open in their projects' allow-lists. New installs start with `*` (every public address); an all-in-one install also with loopback.
+	TargetAllowList []string `json:"target_allow_list"`
+}
+
 // Problem defines model for Problem.
 type Problem struct {
 	Detail *string `json:"detail,omitempty"`
@@ -857,7 +863,10 @@ type Project struct {
 	PublicResults bool   `json:"public_results"`
 	Slug          string `json:"slug"`
 
-	// TargetAllowList Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach. A run's target must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), or POST /runs answers 422 on `spec.url`; an empty list refuses every run. Sync sources reach public addresses freely and loopback, private and CGNAT ones only when listed. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS) for runs, are always refused. The bootstrapped project starts with loopback only.
+	// TargetAllowGranted The entries of `target_allow_list` beyond the organisation's target policy, which an org admin listed (or which the project listed before organisation policies existed). A project admin may keep or drop them, not add them.
+	TargetAllowGranted []string `json:"target_allow_granted"`
+
+	// TargetAllowList Hosts, IP addresses, CIDRs (each optionally with :port) and `unix:/path` sockets the project may reach. A run's target and a sync source's URL must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), and the organisation's target policy (GET /org/target-policy) or an entry granted to the project (`target_allow_granted`), or POST /runs answers 422 on `spec.url`; an empty list refuses every run and sync. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS; the API's own public results stay readable to syncs), are always refused. The bootstrapped project starts with loopback only, granted.
 	TargetAllowList []string  `json:"target_allow_list"`
 	UpdatedAt       time.Time `json:"updated_at"`
 }
@@ -1878,6 +1887,9 @@ type ActivateEchoProfileJSONRequestBody = EchoProfileActivate
 // CreateImportJSONRequestBody defines body for CreateImport for application/json ContentType.
 type CreateImportJSONRequestBody = FortioDocument
 
+// PutOrgTargetPolicyJSONRequestBody defines body for PutOrgTargetPolicy for application/json ContentType.
+type PutOrgTargetPolicyJSONRequestBody = OrgTargetPolicy
+
 // CreateProjectJSONRequestBody defines body for CreateProject for application/json ContentType.
 type CreateProjectJSONRequestBody = ProjectCreate
 
@@ -2319,6 +2331,29 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetOrgTargetPolicy The organisation's target policy, the bound of every project's allow-list (org admins and project admins).
+	//
+	// Corresponds with GET /org/target-policy (the `GetOrgTargetPolicy` operationId).
+	GetOrgTargetPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutOrgTargetPolicyWithBody Replace the organisation's target policy (org admins).
+	//
+	// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+	PutOrgTargetPolicyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutOrgTargetPolicy Replace the organisation's target policy (org admins).
+	//
+	// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+	PutOrgTargetPolicy(ctx context.Context, body PutOrgTargetPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListProjects Projects the caller is a member of (every project for an org admin).
 	//
 	// Corresponds with GET /projects (the `ListProjects` operationId).
@@ -2345,7 +2380,7 @@ type ClientInterface interface {
 
 	// UpdateProjectWithBody Change a project (project admins).
 	//
-	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2354,7 +2389,7 @@ type ClientInterface interface {
 
 	// UpdateProject Change a project (project admins).
 	//
-	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3095,6 +3130,59 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// GetOrgTargetPolicy The organisation's target policy, the bound of every project's allow-list (org admins and project admins).
+//
+// Corresponds with GET /org/target-policy (the `GetOrgTargetPolicy` operationId).
+func (c *Client) GetOrgTargetPolicy(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOrgTargetPolicyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutOrgTargetPolicyWithBody Replace the organisation's target policy (org admins).
+//
+// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+func (c *Client) PutOrgTargetPolicyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutOrgTargetPolicyRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutOrgTargetPolicy Replace the organisation's target policy (org admins).
+//
+// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+func (c *Client) PutOrgTargetPolicy(ctx context.Context, body PutOrgTargetPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutOrgTargetPolicyRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListProjects Projects the caller is a member of (every project for an org admin).
 //
 // Corresponds with GET /projects (the `ListProjects` operationId).
@@ -3161,7 +3249,7 @@ func (c *Client) GetProject(ctx context.Context, project ProjectPath, reqEditors
 
 // UpdateProjectWithBody Change a project (project admins).
 //
-// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3180,7 +3268,7 @@ func (c *Client) UpdateProjectWithBody(ctx context.Context, project ProjectPath,
 
 // UpdateProject Change a project (project admins).
 //
-// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4770,6 +4858,73 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGetOrgTargetPolicyRequest constructs an http.Request for the GetOrgTargetPolicy method
+func NewGetOrgTargetPolicyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/org/target-policy")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutOrgTargetPolicyRequest calls the generic PutOrgTargetPolicy builder with application/json body
+func NewPutOrgTargetPolicyRequest(server string, body PutOrgTargetPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutOrgTargetPolicyRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPutOrgTargetPolicyRequestWithBody constructs an http.Request for the PutOrgTargetPolicy method, with any body, and a specified content type
+func NewPutOrgTargetPolicyRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/org/target-policy")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7060,6 +7215,31 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
 
+	// GetOrgTargetPolicyWithResponse The organisation's target policy, the bound of every project's allow-list (org admins and project admins).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /org/target-policy (the `GetOrgTargetPolicy` operationId).
+	GetOrgTargetPolicyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOrgTargetPolicyResponse, error)
+
+	// PutOrgTargetPolicyWithBodyWithResponse Replace the organisation's target policy (org admins).
+	//
+	// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+	PutOrgTargetPolicyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutOrgTargetPolicyResponse, error)
+
+	// PutOrgTargetPolicyWithResponse Replace the organisation's target policy (org admins).
+	//
+	// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+	PutOrgTargetPolicyWithResponse(ctx context.Context, body PutOrgTargetPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*PutOrgTargetPolicyResponse, error)
+
 	// ListProjectsWithResponse Projects the caller is a member of (every project for an org admin).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7090,7 +7270,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProjectWithBodyWithResponse Change a project (project admins).
 	//
-	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7099,7 +7279,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProjectWithResponse Change a project (project admins).
 	//
-	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+	// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8610,6 +8790,144 @@ func (r GetOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetOrgTargetPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OrgTargetPolicy
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOrgTargetPolicyResponse) GetJSON200() *OrgTargetPolicy {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetOrgTargetPolicyResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetOrgTargetPolicyResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetOrgTargetPolicyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOrgTargetPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOrgTargetPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOrgTargetPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOrgTargetPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutOrgTargetPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OrgTargetPolicy
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutOrgTargetPolicyResponse) GetJSON200() *OrgTargetPolicy {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutOrgTargetPolicyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutOrgTargetPolicyResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutOrgTargetPolicyResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PutOrgTargetPolicyResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PutOrgTargetPolicyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutOrgTargetPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutOrgTargetPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutOrgTargetPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutOrgTargetPolicyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12074,6 +12392,49 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 	return ParseGetOpenAPIResponse(rsp)
 }
 
+// GetOrgTargetPolicyWithResponse The organisation's target policy, the bound of every project's allow-list (org admins and project admins).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /org/target-policy (the `GetOrgTargetPolicy` operationId).
+func (c *ClientWithResponses) GetOrgTargetPolicyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOrgTargetPolicyResponse, error) {
+	rsp, err := c.GetOrgTargetPolicy(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOrgTargetPolicyResponse(rsp)
+}
+
+// PutOrgTargetPolicyWithBodyWithResponse Replace the organisation's target policy (org admins).
+//
+// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+func (c *ClientWithResponses) PutOrgTargetPolicyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutOrgTargetPolicyResponse, error) {
+	rsp, err := c.PutOrgTargetPolicyWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutOrgTargetPolicyResponse(rsp)
+}
+
+// PutOrgTargetPolicyWithResponse Replace the organisation's target policy (org admins).
+//
+// Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /org/target-policy (the `PutOrgTargetPolicy` operationId).
+func (c *ClientWithResponses) PutOrgTargetPolicyWithResponse(ctx context.Context, body PutOrgTargetPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*PutOrgTargetPolicyResponse, error) {
+	rsp, err := c.PutOrgTargetPolicy(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutOrgTargetPolicyResponse(rsp)
+}
+
 // ListProjectsWithResponse Projects the caller is a member of (every project for an org admin).
 //
 // Returns a wrapper object for the known response body format(s).
@@ -12128,7 +12489,7 @@ func (c *ClientWithResponses) GetProjectWithResponse(ctx context.Context, projec
 
 // UpdateProjectWithBodyWithResponse Change a project (project admins).
 //
-// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12143,7 +12504,7 @@ func (c *ClientWithResponses) UpdateProjectWithBodyWithResponse(ctx context.Cont
 
 // UpdateProjectWithResponse Change a project (project admins).
 //
-// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+// Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13728,6 +14089,114 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetOrgTargetPolicyResponse parses an HTTP response from a GetOrgTargetPolicyWithResponse call
+func ParseGetOrgTargetPolicyResponse(rsp *http.Response) (*GetOrgTargetPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOrgTargetPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OrgTargetPolicy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutOrgTargetPolicyResponse parses an HTTP response from a PutOrgTargetPolicyWithResponse call
+func ParsePutOrgTargetPolicyResponse(rsp *http.Response) (*PutOrgTargetPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutOrgTargetPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OrgTargetPolicy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
 
 	}
 

@@ -164,6 +164,9 @@ type shardSpec struct {
 	allow []string
 	// deny lists the control plane's addresses.
 	deny []string
+	// outer, when not nil, bounds allow (the organisation's target
+	// policy with the project's granted entries).
+	outer []string
 }
 
 // assign publishes an assignment as the dispatcher does and returns its start_at.
@@ -190,7 +193,7 @@ func (h *harness) assign(t *testing.T, agentID, run string, shard uint32, s shar
 	h.publishAssignment(t, agentID, &barragev1.Assignment{
 		RunId: run, Shard: shard, ShardCount: shard + 1, Spec: body,
 		StartAt: timestamppb.New(startAt), Deadline: timestamppb.New(startAt.Add(s.duration + s.slack)),
-		TargetAllow: s.allow, TargetDeny: s.deny,
+		TargetAllow: s.allow, TargetDeny: s.deny, TargetOuter: s.outer, TargetBounded: s.outer != nil,
 	})
 	return startAt
 }

@@ -63,6 +63,7 @@ func TestNewShardRejects(t *testing.T) {
 		}, "connections"},
 		{"bad allow-list entry", func(a *barragev1.Assignment) { a.TargetAllow = []string{"http://x/"} }, "target_allow"},
 		{"bad deny entry", func(a *barragev1.Assignment) { a.TargetDeny = []string{"10.0.0.0/33"} }, "target_deny"},
+		{"bad outer entry", func(a *barragev1.Assignment) { a.TargetOuter, a.TargetBounded = []string{"*.*"}, true }, "target_outer"},
 		{"payload file", func(a *barragev1.Assignment) {
 			a.Spec = []byte(`{"url":"http://127.0.0.1:1/","qps":10,"connections":1,"duration":"1s","payload_file":"/etc/passwd"}`)
 		}, "payload_file"},

@@ -103,7 +103,8 @@ func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error
 }
 
 // targetGuard is the Guard of an assignment's target policy: only what its
-// project's allow-list names, never the control plane.
+// project's allow-list names, inside the organisation's policy when the
+// assignment carries it, never the control plane.
 func (w *Worker) targetGuard(a *barragev1.Assignment) (netguard.Guard, error) {
 	allow, err := netguard.ParseAllowList(a.GetTargetAllow())
 	if err != nil {
@@ -113,7 +114,15 @@ func (w *Worker) targetGuard(a *barragev1.Assignment) (netguard.Guard, error) {
 	if err != nil {
 		return netguard.Guard{}, fmt.Errorf("target_deny: %w", err)
 	}
-	return netguard.Guard{Allow: allow, RequireListed: true, Deny: deny, Resolver: w.cfg.Resolver}, nil
+	g := netguard.Guard{Allow: allow, RequireListed: true, Deny: deny, Resolver: w.cfg.Resolver}
+	if a.GetTargetBounded() {
+		outer, err := netguard.ParseAllowList(a.GetTargetOuter())
+		if err != nil {
+			return netguard.Guard{}, fmt.Errorf("target_outer: %w", err)
+		}
+		g.Outer = &outer
+	}
+	return g, nil
 }
 
 // checkTarget resolves the shard's target and checks it against the

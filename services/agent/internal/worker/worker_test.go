@@ -403,18 +403,22 @@ func TestRefusedTargetFailsTheShard(t *testing.T) {
 		run   string
 		allow []string
 		deny  []string
+		outer []string
 		want  string
 	}{
 		{run: "run-not-listed", allow: []string{"10.0.0.0/8"}, want: "loopback address; add it to the project's target allow-list"},
 		{run: "run-empty-list", allow: []string{}, want: "allow-list is empty"},
 		{run: "run-control-plane", deny: []string{hostPort}, want: hostPort + " is a control-plane address"},
+		// Listed by the project, but beyond the organisation's policy
+		// (docs/security.md, "Target policy").
+		{run: "run-outside-org", allow: []string{"127.0.0.0/8"}, outer: []string{"*"}, want: "outside the organisation's target policy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.run, func(t *testing.T) {
 			t.Parallel()
 			h.putState(t, tt.run, barragev1.RunPhase_RUN_PHASE_RUNNING)
 			h.assign(t, r.w.ID(), tt.run, 0, shardSpec{url: tg.url("/" + tt.run), qps: 50, conns: 1,
-				duration: time.Second, allow: tt.allow, deny: tt.deny})
+				duration: time.Second, allow: tt.allow, deny: tt.deny, outer: tt.outer})
 			snaps, _ := h.snapshots(t, tt.run, 0, 10*time.Second)
 			final := snaps[len(snaps)-1]
 			if len(snaps) != 1 || final.GetCount() != 0 || !strings.Contains(final.GetError(), tt.want) {

@@ -64,6 +64,9 @@ type App struct {
 	scheduler *schedule.Scheduler
 	// searches drives the capacity searches this process started.
 	searches *searches.Service
+	// runDeny and syncDeny are the control plane's addresses, refused to
+	// runs and to syncs (which may read this API's public results).
+	runDeny, syncDeny *denylist
 	// companions run beside the API with -all-in-one; nil otherwise.
 	companions *companions
 	listener   net.Listener
@@ -117,15 +120,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 	if a.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		return nil, errors.Join(fmt.Errorf("listen on %s: %w", cfg.Listen, err), a.closeBackends())
 	}
-	targets := runs.TargetPolicy{
-		Deny:     controlPlaneDeny(ctx, log, a.listener.Addr(), cfg.DatabaseURL, b.url),
-		Resolver: cfg.TargetResolver,
-	}
-	log.Info("target policy: control-plane addresses denied to runs", slog.Any("deny", targets.Deny))
+	deny := splitList(cfg.TargetDeny)
+	a.runDeny = newDenylist(ctx, log, cfg.TargetResolver, a.listener.Addr(), cfg.DatabaseURL, b.url, deny)
+	targets := runs.TargetPolicy{Deny: a.runDeny.List, Resolver: cfg.TargetResolver}
 	// A sync may read this API's own index.tsv (a project mirroring another's
 	// public results), never its Postgres or NATS.
-	syncDeny := controlPlaneDeny(ctx, log, nil, cfg.DatabaseURL, b.url)
-	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor(), Deny: syncDeny})
+	a.syncDeny = newDenylist(ctx, log, cfg.TargetResolver, nil, cfg.DatabaseURL, b.url, deny)
+	a.syncer = resultsync.NewSyncer(st, resultsync.Options{Log: log, RequestTimeout: cfg.SyncRequestTimeout, Redactor: cfg.Redactor(),
+		Deny: a.syncDeny.List, Resolver: cfg.TargetResolver})
 	a.scheduler = newScheduler(cfg, log, st, seal, targets)
 	var provider *sso.Provider
 	if cfg.OIDC().Enabled() {
@@ -280,6 +282,8 @@ func (a *App) Run(ctx context.Context) error {
 		}
 	})
 	workers.Go(func() { runs.NewAborter(a.store, a.hub, a.log).Loop(wctx, time.Second) })
+	workers.Go(func() { a.runDeny.Run(wctx, a.cfg.TargetDenyRefresh) })
+	workers.Go(func() { a.syncDeny.Run(wctx, a.cfg.TargetDenyRefresh) })
 	if a.cfg.SyncTick > 0 && !a.cfg.ReadOnly {
 		workers.Go(func() { a.syncer.Loop(wctx, a.cfg.SyncTick) })
 	}

@@ -295,6 +295,27 @@ func authzCases() []authzCase {
 			done: counted("SELECT count(*) FROM users WHERE email = $1"),
 		},
 
+		{
+			// A socket beyond the organisation's target policy: only an org
+			// admin may add it (docs/security.md, "Target policy").
+			route: "PATCH /projects/{project}", variant: "allow-list beyond the org policy",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/projects/default", map[string]any{"description": key,
+					"target_allow_list": []string{"127.0.0.0/8", "::1", "localhost", "unix:/run/" + key + ".sock"}}, key
+			},
+			want: [5]int{forbidden, forbidden, forbidden, notFound, ok},
+			done: counted("SELECT count(*) FROM projects WHERE description = $1 AND 'unix:/run/' || $1 || '.sock' = ANY(target_allow_granted)"),
+		},
+		{route: "GET /org/target-policy", target: fixedPath("/org/target-policy"), want: [5]int{forbidden, forbidden, ok, ok, ok}},
+		{
+			route: "PUT /org/target-policy",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/org/target-policy", map[string]any{"target_allow_list": []string{"*", key + ".example"}}, key
+			},
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, ok},
+			done: counted("SELECT count(*) FROM orgs WHERE $1 || '.example' = ANY(target_allow_list)"),
+		},
+
 		{route: "GET /tests", target: fixedPath("/tests"), want: [5]int{ok, ok, ok, ok, ok}},
 		{route: "GET /tests", variant: "?project=default", target: fixedPath("/tests?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},
 		{

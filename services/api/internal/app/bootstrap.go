@@ -25,8 +25,14 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
 	if password == "" {
 		password = auth.NewPassword()
 	}
+	// All-in-one is one machine with its echo on loopback: there project
+	// admins may list loopback too (docs/security.md, "Target policy").
+	var orgPolicy []string
+	if cfg.AllInOne {
+		orgPolicy = []string{"*", "127.0.0.0/8", "::1", "localhost"}
+	}
 	created, err := st.Bootstrap(ctx, store.Bootstrap{
-		OrgSlug: "default", OrgName: "Default",
+		OrgSlug: "default", OrgName: "Default", OrgTargetPolicy: orgPolicy,
 		ProjectSlug: "default", ProjectName: "Default",
 		AdminEmail: cfg.AdminEmail, AdminPasswordHash: auth.HashPassword(password),
 		TokenName: "bootstrap admin", TokenHash: token.Hash, TokenHint: token.Hint,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
+	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
@@ -66,7 +67,15 @@ type Config struct {
 	// TargetResolver resolves run targets' names when runs are submitted;
 	// nil means net.DefaultResolver. Not a setting: tests point it at a
 	// DNS server of their own.
-	TargetResolver     *net.Resolver `env:"-"`
+	TargetResolver *net.Resolver `env:"-"`
+	// TargetDeny lists more addresses no run or sync may reach, whatever
+	// any policy says, on top of the API's own, its Postgres's and its
+	// NATS's (netguard entries, comma-separated; an entry without a port
+	// denies every port of its host).
+	TargetDeny string `env:"BARRAGE_TARGET_DENY"`
+	// TargetDenyRefresh is how often the deny list's names are resolved
+	// again, so DNS changes and database failovers are followed.
+	TargetDenyRefresh  time.Duration `env:"BARRAGE_TARGET_DENY_REFRESH" envDefault:"1m"`
 	MaxQPS             float64       `env:"BARRAGE_MAX_QPS" envDefault:"100000"`
 	MaxConnections     int           `env:"BARRAGE_MAX_CONNECTIONS" envDefault:"1000"`
 	MaxDuration        time.Duration `env:"BARRAGE_MAX_DURATION" envDefault:"1h"`
@@ -101,6 +110,18 @@ type Config struct {
 	// built-in ones (Authorization, Cookie, ...): redacted wherever those
 	// are and sealed for the agents.
 	SecretHeaders string `env:"BARRAGE_SECRET_HEADERS"`
+}
+
+// targetDenyErrors checks -target-deny and -target-deny-refresh.
+func (c Config) targetDenyErrors() []error {
+	var errs []error
+	if _, err := netguard.ParseAllowList(splitList(c.TargetDeny)); err != nil {
+		errs = append(errs, fmt.Errorf("-target-deny: %w", err))
+	}
+	if c.TargetDenyRefresh < 100*time.Millisecond {
+		errs = append(errs, fmt.Errorf("-target-deny-refresh %v: must be at least 100ms", c.TargetDenyRefresh))
+	}
+	return errs
 }
 
 // Redactor returns the redactor of the built-in secret names and
@@ -200,6 +221,8 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.SyncTick, "sync-tick", cfg.SyncTick, "how often due sync sources are looked for; 0 = no scheduled syncs (BARRAGE_SYNC_TICK)")
 	fs.DurationVar(&cfg.SyncRequestTimeout, "sync-request-timeout", cfg.SyncRequestTimeout, "timeout of each request a sync makes (BARRAGE_SYNC_REQUEST_TIMEOUT)")
 	fs.DurationVar(&cfg.ScheduleTick, "schedule-tick", cfg.ScheduleTick, "how often due test schedules are looked for; 0 = no scheduled runs (BARRAGE_SCHEDULE_TICK)")
+	fs.StringVar(&cfg.TargetDeny, "target-deny", cfg.TargetDeny, "more hosts, IPs or CIDRs no run or sync may reach, comma-separated; without :port every port (BARRAGE_TARGET_DENY)")
+	fs.DurationVar(&cfg.TargetDenyRefresh, "target-deny-refresh", cfg.TargetDenyRefresh, "how often the control-plane deny list's names are resolved again (BARRAGE_TARGET_DENY_REFRESH)")
 	fs.StringVar(&cfg.SecretKey, "secret-key", cfg.SecretKey, "base64 of 32 bytes that seal run secrets in Postgres; set it in production (`barrage-api key new`); unset = a key of this process only (BARRAGE_SECRET_KEY)")
 	fs.StringVar(&cfg.SecretKeysPrevious, "secret-keys-previous", cfg.SecretKeysPrevious, "older secret keys, comma-separated, that still open what they sealed until `barrage-api key rotate` (BARRAGE_SECRET_KEYS_PREVIOUS)")
 	fs.StringVar(&cfg.SecretHeaders, "secret-headers", cfg.SecretHeaders, "header and query parameter names, comma-separated, redacted like Authorization (BARRAGE_SECRET_HEADERS)")
@@ -264,6 +287,7 @@ func (c Config) Validate() error {
 	if c.SyncTick < 0 || c.SyncRequestTimeout < time.Second {
 		errs = append(errs, errors.New("-sync-tick must be 0 or more and -sync-request-timeout at least 1s"))
 	}
+	errs = append(errs, c.targetDenyErrors()...)
 	if c.ScheduleTick < 0 {
 		errs = append(errs, fmt.Errorf("-schedule-tick %v: must not be negative", c.ScheduleTick))
 	}

@@ -12,7 +12,9 @@ import (
 )
 
 // TestControlPlaneDeny: the API's listen address, Postgres and NATS become
-// deny entries with their ports, which netguard can parse.
+// deny entries, which netguard can parse: every port of a host elsewhere,
+// the one port of an address of this machine (docs/security.md, "Target
+// policy"); the operator's entries deny every port unless they list one.
 func TestControlPlaneDeny(t *testing.T) {
 	t.Parallel()
 	tcp := func(ip string, port int) net.Addr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: port} }
@@ -21,6 +23,7 @@ func TestControlPlaneDeny(t *testing.T) {
 		listen  net.Addr
 		db      string
 		nats    string
+		extra   []string
 		want    []string // all present
 		without []string // none present
 	}{
@@ -29,14 +32,18 @@ func TestControlPlaneDeny(t *testing.T) {
 		{name: "wildcard listen", listen: tcp("::", 8080), db: "postgres://127.0.0.1/x", nats: "nats://127.0.0.1:4223",
 			want: []string{"127.0.0.0/8:8080", "[::1]:8080", "localhost:8080", "127.0.0.1:5432", "127.0.0.1:4223"}},
 		{name: "names and defaults", listen: tcp("127.0.0.1", 9000), db: "host=localhost port=6543 dbname=x",
-			nats: "nats://localhost, 10.0.0.9:4333", want: []string{"localhost:6543", "127.0.0.1:6543", "localhost:4222", "127.0.0.1:4222", "10.0.0.9:4333"}},
+			nats: "nats://localhost, 10.0.0.9:4333", want: []string{"localhost:6543", "127.0.0.1:6543", "localhost:4222", "127.0.0.1:4222", "10.0.0.9"},
+			without: []string{"10.0.0.9:4333"}},
 		{name: "unix socket", listen: tcp("127.0.0.1", 9000), db: "host=/var/run/postgresql dbname=x", nats: "",
-			want: []string{"127.0.0.1:9000"}, without: []string{"/var/run/postgresql:5432"}},
+			want: []string{"127.0.0.1:9000", "unix:/var/run/postgresql/.s.PGSQL.5432"}, without: []string{"/var/run/postgresql:5432"}},
+		{name: "operator entries", listen: tcp("127.0.0.1", 9000), db: "postgres://127.0.0.1/x",
+			extra: []string{"10.1.0.0/16", "10.2.0.1:8200", "[fc00::/7]:443", "vault.invalid"},
+			want:  []string{"10.1.0.0/16", "10.2.0.1:8200", "[fc00::/7]:443", "vault.invalid"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := controlPlaneDeny(context.Background(), slog.New(slog.DiscardHandler), tt.listen, tt.db, tt.nats)
+			got := newDenylist(context.Background(), slog.New(slog.DiscardHandler), nil, tt.listen, tt.db, tt.nats, tt.extra).List()
 			for _, w := range tt.want {
 				if !slices.Contains(got, w) {
 					t.Errorf("deny %q lacks %q", got, w)

@@ -207,7 +207,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 		}
 		return time.Time{}, d.fail(ctx, run.ID, run.Status, reason)
 	}
-	tp := targetPolicy{allow: p.TargetAllow, deny: p.TargetDeny}
+	tp := targetPolicy{allow: p.TargetAllow, deny: p.TargetDeny, outer: p.TargetOuter, bounded: p.TargetBounded}
 	switch run.Status {
 	case runs.Queued:
 		return d.plan(ctx, run, sp, tp)
@@ -281,8 +281,11 @@ func deadline(sp spec.Spec, startAt time.Time, maxRunFor time.Duration) time.Tim
 }
 
 // targetPolicy is what a run's agents may dial: its project's target
-// allow-list at submit and the control plane's addresses.
-type targetPolicy struct{ allow, deny []string }
+// allow-list at submit, its bound and the control plane's addresses.
+type targetPolicy struct {
+	allow, deny, outer []string
+	bounded            bool
+}
 
 // send writes the run state, then publishes one assignment per shard, with
 // the shard's spec from split (specs[i] is shards[i]'s), and watches for
@@ -303,7 +306,7 @@ func (d *Dispatcher) send(ctx context.Context, run runs.Run, specs []spec.Spec, 
 		msg, err := proto.Marshal(&barragev1.Assignment{
 			RunId: run.ID.String(), Shard: uint32(sh.Index), ShardCount: uint32(len(shards)), Spec: b,
 			StartAt: timestamppb.New(run.StartAt), Deadline: timestamppb.New(run.Deadline),
-			TargetAllow: tp.allow, TargetDeny: tp.deny,
+			TargetAllow: tp.allow, TargetDeny: tp.deny, TargetOuter: tp.outer, TargetBounded: tp.bounded,
 			SeqStart: uint64(sh.Index) + 1, SeqStride: uint64(len(shards)),
 		})
 		if err != nil {

@@ -68,15 +68,20 @@ func thresholdsOf(t []string) Thresholds {
 
 // projectOut maps a project to the wire, with the limits in force in it.
 func (s *server) projectOut(p projects.Project) Project {
-	allow := p.TargetAllowList
-	if allow == nil {
-		allow = []string{}
-	}
 	return Project{
 		Id: p.ID, Slug: p.Slug, Name: p.Name, Description: p.Description, PublicResults: p.PublicResults,
-		TargetAllowList: allow, Limits: limitsOut(s.svc.Projects.Limits(p), s.svc.Projects.Deployment(), p.Limits),
+		TargetAllowList: nonNil(p.TargetAllowList), TargetAllowGranted: nonNil(p.TargetAllowGranted), Limits: limitsOut(s.svc.Projects.Limits(p), s.svc.Projects.Deployment(), p.Limits),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
+}
+
+// nonNil returns list, or an empty list for nil, so the wire always has
+// an array.
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 // limitValues maps limits to the wire.

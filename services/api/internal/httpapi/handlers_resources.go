@@ -59,6 +59,26 @@ func (s *server) UpdateProject(ctx context.Context, req UpdateProjectRequestObje
 	return UpdateProject200JSONResponse(s.projectOut(p)), nil
 }
 
+// GetOrgTargetPolicy implements GET /org/target-policy.
+func (s *server) GetOrgTargetPolicy(ctx context.Context, _ GetOrgTargetPolicyRequestObject) (GetOrgTargetPolicyResponseObject, error) {
+	ctx = requestContext(ctx)
+	list, err := s.svc.Projects.OrgTargetPolicy(ctx, principal(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return GetOrgTargetPolicy200JSONResponse{TargetAllowList: nonNil(list)}, nil
+}
+
+// PutOrgTargetPolicy implements PUT /org/target-policy.
+func (s *server) PutOrgTargetPolicy(ctx context.Context, req PutOrgTargetPolicyRequestObject) (PutOrgTargetPolicyResponseObject, error) {
+	ctx = requestContext(ctx)
+	list, err := s.svc.Projects.SetOrgTargetPolicy(ctx, principal(ctx), req.Body.TargetAllowList)
+	if err != nil {
+		return nil, err
+	}
+	return PutOrgTargetPolicy200JSONResponse{TargetAllowList: nonNil(list)}, nil
+}
+
 // ListTests implements GET /tests.
 func (s *server) ListTests(ctx context.Context, req ListTestsRequestObject) (ListTestsResponseObject, error) {
 	ctx = requestContext(ctx)

@@ -826,6 +826,12 @@ type MemberPut struct {
 	Role Role `json:"role"`
 }
 
+// OrgTargetPolicy defines model for OrgTargetPolicy.
+type OrgTargetPolicy struct {
+	// TargetAllowList Hosts, IP addresses, CIDRs (each optionally with :port), `*` and `unix:/path` sockets that project admins may open in their projects' allow-lists. New installs start with `*` (every public address); an all-in-one install also with loopback.
+	TargetAllowList []string `json:"target_allow_list"`
+}
+
 // Problem defines model for Problem.
 type Problem struct {
 	Detail *string `json:"detail,omitempty"`
@@ -855,7 +861,10 @@ type Project struct {
 	PublicResults bool   `json:"public_results"`
 	Slug          string `json:"slug"`
 
-	// TargetAllowList Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach. A run's target must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), or POST /runs answers 422 on `spec.url`; an empty list refuses every run. Sync sources reach public addresses freely and loopback, private and CGNAT ones only when listed. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS) for runs, are always refused. The bootstrapped project starts with loopback only.
+	// TargetAllowGranted The entries of `target_allow_list` beyond the organisation's target policy, which an org admin listed (or which the project listed before organisation policies existed). A project admin may keep or drop them, not add them.
+	TargetAllowGranted []string `json:"target_allow_granted"`
+
+	// TargetAllowList Hosts, IP addresses, CIDRs (each optionally with :port) and `unix:/path` sockets the project may reach. A run's target and a sync source's URL must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), and the organisation's target policy (GET /org/target-policy) or an entry granted to the project (`target_allow_granted`), or POST /runs answers 422 on `spec.url`; an empty list refuses every run and sync. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS; the API's own public results stay readable to syncs), are always refused. The bootstrapped project starts with loopback only, granted.
 	TargetAllowList []string  `json:"target_allow_list"`
 	UpdatedAt       time.Time `json:"updated_at"`
 }
@@ -1876,6 +1885,9 @@ type ActivateEchoProfileJSONRequestBody = EchoProfileActivate
 // CreateImportJSONRequestBody defines body for CreateImport for application/json ContentType.
 type CreateImportJSONRequestBody = FortioDocument
 
+// PutOrgTargetPolicyJSONRequestBody defines body for PutOrgTargetPolicy for application/json ContentType.
+type PutOrgTargetPolicyJSONRequestBody = OrgTargetPolicy
+
 // CreateProjectJSONRequestBody defines body for CreateProject for application/json ContentType.
 type CreateProjectJSONRequestBody = ProjectCreate
 
@@ -2154,6 +2166,12 @@ type ServerInterface interface {
 	// GetOpenAPI This document.
 	// (GET /openapi.yaml)
 	GetOpenAPI(c *gin.Context)
+	// GetOrgTargetPolicy The organisation's target policy, the bound of every project's allow-list (org admins and project admins).
+	// (GET /org/target-policy)
+	GetOrgTargetPolicy(c *gin.Context)
+	// PutOrgTargetPolicy Replace the organisation's target policy (org admins).
+	// (PUT /org/target-policy)
+	PutOrgTargetPolicy(c *gin.Context)
 	// ListProjects Projects the caller is a member of (every project for an org admin).
 	// (GET /projects)
 	ListProjects(c *gin.Context, params ListProjectsParams)
@@ -2657,6 +2675,32 @@ func (siw *ServerInterfaceWrapper) GetOpenAPI(c *gin.Context) {
 	}
 
 	siw.Handler.GetOpenAPI(c)
+}
+
+// GetOrgTargetPolicy operation middleware
+func (siw *ServerInterfaceWrapper) GetOrgTargetPolicy(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetOrgTargetPolicy(c)
+}
+
+// PutOrgTargetPolicy operation middleware
+func (siw *ServerInterfaceWrapper) PutOrgTargetPolicy(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.PutOrgTargetPolicy(c)
 }
 
 // ListProjects operation middleware
@@ -3950,6 +3994,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/projects/:project/agent-pools", wrapper.GetAgentPools)
 	router.PUT(options.BaseURL+"/projects/:project/agent-pools", wrapper.PutAgentPools)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser)
+	router.GET(options.BaseURL+"/org/target-policy", wrapper.GetOrgTargetPolicy)
+	router.PUT(options.BaseURL+"/org/target-policy", wrapper.PutOrgTargetPolicy)
 	router.GET(options.BaseURL+"/tests", wrapper.ListTests)
 	router.POST(options.BaseURL+"/tests", wrapper.CreateTest)
 	router.DELETE(options.BaseURL+"/tests/:test", wrapper.DeleteTest)
@@ -5337,6 +5383,179 @@ func (response GetOpenAPI429ApplicationProblemPlusJSONResponse) VisitGetOpenAPIR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrgTargetPolicyRequestObject struct {
+}
+
+type GetOrgTargetPolicyResponseObject interface {
+	VisitGetOrgTargetPolicyResponse(w http.ResponseWriter) error
+}
+
+type GetOrgTargetPolicy200JSONResponse OrgTargetPolicy
+
+func (response GetOrgTargetPolicy200JSONResponse) VisitGetOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrgTargetPolicy401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetOrgTargetPolicy401ApplicationProblemPlusJSONResponse) VisitGetOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrgTargetPolicy403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetOrgTargetPolicy403ApplicationProblemPlusJSONResponse) VisitGetOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrgTargetPolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetOrgTargetPolicydefaultApplicationProblemPlusJSONResponse) VisitGetOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutOrgTargetPolicyRequestObject struct {
+	Body *PutOrgTargetPolicyJSONRequestBody
+}
+
+type PutOrgTargetPolicyResponseObject interface {
+	VisitPutOrgTargetPolicyResponse(w http.ResponseWriter) error
+}
+
+type PutOrgTargetPolicy200JSONResponse OrgTargetPolicy
+
+func (response PutOrgTargetPolicy200JSONResponse) VisitPutOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutOrgTargetPolicy400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PutOrgTargetPolicy400ApplicationProblemPlusJSONResponse) VisitPutOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutOrgTargetPolicy401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response PutOrgTargetPolicy401ApplicationProblemPlusJSONResponse) VisitPutOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutOrgTargetPolicy403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PutOrgTargetPolicy403ApplicationProblemPlusJSONResponse) VisitPutOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutOrgTargetPolicy422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response PutOrgTargetPolicy422ApplicationProblemPlusJSONResponse) VisitPutOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutOrgTargetPolicydefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response PutOrgTargetPolicydefaultApplicationProblemPlusJSONResponse) VisitPutOrgTargetPolicyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9806,6 +10025,12 @@ type StrictServerInterface interface {
 	// GetOpenAPI This document.
 	// (GET /openapi.yaml)
 	GetOpenAPI(ctx context.Context, request GetOpenAPIRequestObject) (GetOpenAPIResponseObject, error)
+	// GetOrgTargetPolicy The organisation's target policy, the bound of every project's allow-list (org admins and project admins).
+	// (GET /org/target-policy)
+	GetOrgTargetPolicy(ctx context.Context, request GetOrgTargetPolicyRequestObject) (GetOrgTargetPolicyResponseObject, error)
+	// PutOrgTargetPolicy Replace the organisation's target policy (org admins).
+	// (PUT /org/target-policy)
+	PutOrgTargetPolicy(ctx context.Context, request PutOrgTargetPolicyRequestObject) (PutOrgTargetPolicyResponseObject, error)
 	// ListProjects Projects the caller is a member of (every project for an org admin).
 	// (GET /projects)
 	ListProjects(ctx context.Context, request ListProjectsRequestObject) (ListProjectsResponseObject, error)
@@ -10477,6 +10702,72 @@ func (sh *strictHandler) GetOpenAPI(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetOpenAPIResponseObject); ok {
 		if err := validResponse.VisitGetOpenAPIResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetOrgTargetPolicy operation middleware
+func (sh *strictHandler) GetOrgTargetPolicy(ctx *gin.Context) {
+	var request GetOrgTargetPolicyRequestObject
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOrgTargetPolicy(ctx, request.(GetOrgTargetPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOrgTargetPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetOrgTargetPolicyResponseObject); ok {
+		if err := validResponse.VisitGetOrgTargetPolicyResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PutOrgTargetPolicy operation middleware
+func (sh *strictHandler) PutOrgTargetPolicy(ctx *gin.Context) {
+	var request PutOrgTargetPolicyRequestObject
+
+	var body PutOrgTargetPolicyJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutOrgTargetPolicy(ctx, request.(PutOrgTargetPolicyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutOrgTargetPolicy")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(PutOrgTargetPolicyResponseObject); ok {
+		if err := validResponse.VisitPutOrgTargetPolicyResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -62,7 +62,7 @@ func TestDecide(t *testing.T) {
 	failed := func(shard uint32, why string) runs.ShardState {
 		return runs.ShardState{Index: int(shard), Status: runs.ShardDone, Final: failedFinal(t, id, shard, t0, why)}
 	}
-	const refused = "netguard: rebind.test:80: 169.254.169.254 (host \"rebind.test\") is a cloud metadata address, which can never be reached"
+	const refused = "netguard: rebind.test:80: host \"rebind.test\" resolves to a cloud metadata address, which can never be reached"
 	open, closed := spec.Spec{QPS: 100}, spec.Spec{QPS: 0}
 	tests := []struct {
 		name     string

@@ -5,8 +5,11 @@
 // A project may lower the rate, connections, length and agents limits and
 // cap its concurrent runs (Overrides).
 //
-// It is not the place for target allow-lists (a later issue adds them here)
-// nor for who may do what (package auth and the domain services).
+// Targets is a project's target policy: its allow-list bounded by the
+// organisation's (targets.go; docs/security.md, "Target policy").
+//
+// It is not the place for who may do what (package auth and the domain
+// services) nor for the address rules themselves (pkg/netguard).
 package policy
 
 import (

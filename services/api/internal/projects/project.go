@@ -32,6 +32,10 @@ type Project struct {
 	// port) the project may reach although they are refused by default
 	// (package netguard).
 	TargetAllowList []string
+	// TargetAllowGranted are the entries of TargetAllowList beyond the
+	// organisation's target policy that an org admin granted the project
+	// (docs/security.md, "Target policy").
+	TargetAllowGranted []string
 	// Limits are the project's own limits; nil fields are the
 	// deployment's (Service.Limits gives the ones in force).
 	Limits    policy.Overrides
@@ -54,7 +58,8 @@ type Store interface {
 	// GetProjectBySlug returns a project by slug.
 	GetProjectBySlug(ctx context.Context, slug string) (Project, error)
 	// UpdateProject stores p's name, description, public_results,
-	// allow-list and limits and writes an audit entry.
+	// allow-list (with its granted entries) and limits and writes an audit
+	// entry.
 	UpdateProject(ctx context.Context, p Project, actor auth.Actor) (Project, error)
 	// ListProjects returns up to page.Limit+1 of the projects (every project
 	// when all), newest first.
@@ -71,4 +76,9 @@ type Store interface {
 	// to; SetProjectAgentPools replaces them and writes an audit entry.
 	ProjectAgentPools(ctx context.Context, id uuid.UUID) ([]string, error)
 	SetProjectAgentPools(ctx context.Context, id uuid.UUID, pools []string, actor auth.Actor) error
+	// OrgTargetPolicy returns the target policy of organisation org.
+	OrgTargetPolicy(ctx context.Context, org uuid.UUID) ([]string, error)
+	// SetOrgTargetPolicy stores the target policy of organisation org and
+	// writes an audit entry.
+	SetOrgTargetPolicy(ctx context.Context, org uuid.UUID, list []string, actor auth.Actor) error
 }

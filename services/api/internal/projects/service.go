@@ -2,7 +2,6 @@ package projects
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
@@ -209,8 +207,9 @@ type Update struct {
 }
 
 // Update changes a project; project admins only. The allow-list must parse
-// (netguard.ParseAllowList) and each limit must be positive and at most
-// the deployment's.
+// (netguard.ParseAllowList) and stay inside the organisation's target
+// policy unless the caller is an org admin (policy.Targets.NarrowAllowList);
+// each limit must be positive and at most the deployment's.
 func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, u Update) (Project, error) {
 	proj, err := s.Resolve(ctx, p, ref, auth.Admin)
 	if err != nil {
@@ -230,10 +229,15 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, u U
 		proj.PublicResults = *u.PublicResults
 	}
 	if u.TargetAllowList != nil {
-		if err := checkAllowList(*u.TargetAllowList); err != nil {
+		t, err := s.Targets(ctx, proj)
+		if err != nil {
 			return Project{}, err
 		}
-		proj.TargetAllowList = *u.TargetAllowList
+		granted, err := t.NarrowAllowList(*u.TargetAllowList, p.OrgAdmin && !p.Scoped())
+		if err != nil {
+			return Project{}, err
+		}
+		proj.TargetAllowList, proj.TargetAllowGranted = *u.TargetAllowList, granted
 	}
 	if u.Limits != nil {
 		if fields := u.Limits.Validate(s.limits, "limits"); len(fields) > 0 {
@@ -247,29 +251,6 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, u U
 		return Project{}, fmt.Errorf("update project: %w", err)
 	}
 	return updated, nil
-}
-
-// checkAllowList reports each allow-list entry that does not parse.
-func checkAllowList(entries []string) error {
-	_, err := netguard.ParseAllowList(entries)
-	if err == nil {
-		return nil
-	}
-	e := &apperr.Error{Code: apperr.Invalid, Detail: "the target allow-list has invalid entries"}
-	var list interface{ Unwrap() []error }
-	errs := []error{err}
-	if errors.As(err, &list) {
-		errs = list.Unwrap()
-	}
-	for _, one := range errs {
-		field := "target_allow_list"
-		var ee *netguard.EntryError
-		if errors.As(one, &ee) {
-			field = fmt.Sprintf("target_allow_list[%d]", ee.Index)
-		}
-		e.Fields = append(e.Fields, apperr.FieldError{Field: field, Message: one.Error()})
-	}
-	return e
 }
 
 // List returns one page of the projects the caller can see and the cursor

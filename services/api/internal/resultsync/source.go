@@ -163,4 +163,7 @@ type Store interface {
 	ClaimDue(ctx context.Context, now time.Time, limit int) ([]Source, error)
 	// GetProject returns a project (for its allow-list).
 	GetProject(ctx context.Context, id uuid.UUID) (projects.Project, error)
+	// OrgTargetPolicy returns the target policy of organisation org, the
+	// bound of its projects' allow-lists.
+	OrgTargetPolicy(ctx context.Context, org uuid.UUID) ([]string, error)
 }

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
-	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
 )
 
 // Options tune a Syncer. Zero fields take the defaults of Normalize.
@@ -28,10 +29,14 @@ type Options struct {
 	// Redactor names the deployment's extra secret headers for the
 	// documents a sync imports; the zero value knows the built-in ones.
 	Redactor spec.Redactor
-	// Deny lists the control plane's back ends, its Postgres and NATS
-	// (netguard allow-list entries with ports), refused to every fetch
-	// whatever a project's allow-list says.
-	Deny []string
+	// Deny returns the control plane's back ends, its Postgres and NATS
+	// (netguard allow-list entries), refused to every fetch whatever any
+	// policy says; read at each sync, so a refreshed list applies. Nil
+	// denies nothing.
+	Deny func() []string
+	// Resolver resolves the names a sync fetches from; nil means
+	// net.DefaultResolver.
+	Resolver *net.Resolver
 }
 
 // Defaults of Options.
@@ -145,15 +150,24 @@ func (s *Syncer) walk(ctx context.Context, log *slog.Logger, src Source, run Run
 	if err != nil {
 		return failed(run, fmt.Sprintf("read the project: %v", err))
 	}
-	allow, err := netguard.ParseAllowList(proj.TargetAllowList)
-	if err != nil {
-		return failed(run, fmt.Sprintf("the project's target allow-list is invalid: %v", err))
+	var deny []string
+	if s.opts.Deny != nil {
+		deny = s.opts.Deny()
 	}
-	deny, err := netguard.ParseAllowList(s.opts.Deny)
+	org, err := s.store.OrgTargetPolicy(ctx, proj.OrgID)
 	if err != nil {
-		return failed(run, fmt.Sprintf("the control-plane deny list is invalid: %v", err))
+		return failed(run, fmt.Sprintf("read the organisation's target policy: %v", err))
 	}
-	f := fetcher{client: netguard.Guard{Allow: allow, Deny: deny}.Client(s.opts.RequestTimeout, s.opts.MaxRedirects)}
+	// The same policy as the project's runs (docs/security.md, "Target
+	// policy"): listed, inside the organisation's bound, never the control
+	// plane.
+	t := policy.Targets{Allow: proj.TargetAllowList, Org: org, Granted: proj.TargetAllowGranted}
+	guard, err := t.Guard(deny)
+	if err != nil {
+		return failed(run, fmt.Sprintf("the project's target policy is invalid: %v", err))
+	}
+	guard.Resolver = s.opts.Resolver
+	f := fetcher{client: guard.Client(s.opts.RequestTimeout, s.opts.MaxRedirects)}
 	list, err := f.list(ctx, src, s.opts.MaxListingBytes)
 	run.Kind, run.Pages = list.kind, list.pages
 	if err != nil && len(list.objects) == 0 {

@@ -46,7 +46,8 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 	if err != nil {
 		return Run{}, false, err
 	}
-	if err := s.targets.checkTarget(ctx, proj.TargetAllowList, sp); err != nil {
+	targets, err := s.checkedTargets(ctx, proj, sp)
+	if err != nil {
 		return Run{}, false, err
 	}
 	labels := map[string]string{}
@@ -62,7 +63,7 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 		Spec: redacted, Thresholds: t.Thresholds, Labels: labels, Target: redacted.URL, QPSRequested: sp.PeakQPS(),
 		CreatedAt: now, UpdatedAt: now,
 	}
-	payload, err := s.dispatchPayload(r, sp, proj.TargetAllowList)
+	payload, err := s.dispatchPayload(r, sp, targets)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create scheduled run of test %s: %w", t.ID, err)
 	}

@@ -115,6 +115,11 @@ type DispatchMessage struct {
 	// dial only what they allow (package netguard).
 	TargetAllow []string `json:"target_allow,omitempty"`
 	TargetDeny  []string `json:"target_deny,omitempty"`
+	// TargetOuter bounds TargetAllow (the organisation's target policy and
+	// the project's granted entries) when TargetBounded; a message written
+	// before organisation policies existed has none.
+	TargetOuter   []string `json:"target_outer,omitempty"`
+	TargetBounded bool     `json:"target_bounded,omitempty"`
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
@@ -156,14 +161,15 @@ func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
 	return sp, nil
 }
 
-// dispatchPayload is the outbox payload of a new run of sp; allow is its
-// project's target allow-list.
-func (s *Service) dispatchPayload(r Run, sp spec.Spec, allow []string) ([]byte, error) {
+// dispatchPayload is the outbox payload of a new run of sp; t is its
+// project's target policy.
+func (s *Service) dispatchPayload(r Run, sp spec.Spec, t policy.Targets) ([]byte, error) {
 	m, err := NewDispatchMessage(s.seal, s.redactor, r.ID, r.ProjectID, sp)
 	if err != nil {
 		return nil, err
 	}
-	m.TargetAllow, m.TargetDeny = allow, s.targets.Deny
+	m.TargetAllow, m.TargetDeny = t.Allow, s.targets.deny()
+	m.TargetOuter, m.TargetBounded = t.Outer(), true
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode dispatch message: %w", err)
@@ -186,7 +192,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 		return Run{}, false, err
 	}
 	r := b.run
-	payload, err := s.dispatchPayload(r, b.spec, b.allow)
+	payload, err := s.dispatchPayload(r, b.spec, b.targets)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
 	}
@@ -205,10 +211,10 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 type built struct {
 	run  Run
 	spec spec.Spec // to execute, secrets included
-	// limits are the ones in force in the run's project, allow its target
-	// allow-list.
-	limits policy.Limits
-	allow  []string
+	// limits are the ones in force in the run's project, targets its
+	// target policy.
+	limits  policy.Limits
+	targets policy.Targets
 }
 
 // build checks in and makes the run row and the spec to execute.
@@ -221,10 +227,9 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun,
 	}
 	var (
-		sp    spec.Spec
-		allow []string
-		proj  projects.Project
-		err   error
+		sp   spec.Spec
+		proj projects.Project
+		err  error
 	)
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
@@ -242,7 +247,6 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		if proj.ID != t.ProjectID {
 			return built{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
 		}
-		allow = proj.TargetAllowList
 		if sp, err = t.RunSpec(); err != nil {
 			return built{}, err
 		}
@@ -258,7 +262,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 		if proj, err = s.projects.Resolve(ctx, p, in.Project, auth.Runner); err != nil {
 			return built{}, err
 		}
-		r.ProjectID, sp, allow = proj.ID, in.Spec.Clone(), proj.TargetAllowList
+		r.ProjectID, sp = proj.ID, in.Spec.Clone()
 	}
 	o, err := s.projects.Overrides(ctx, r.ProjectID)
 	if err != nil {
@@ -270,7 +274,8 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	if err := s.withURLsFromRun(ctx, p, r.ProjectID, &sp, in, r.Thresholds, o); err != nil {
 		return built{}, err
 	}
-	if err := s.targets.checkTarget(ctx, allow, sp); err != nil {
+	allow, err := s.checkedTargets(ctx, proj, sp)
+	if err != nil {
 		return built{}, err
 	}
 	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {
@@ -291,7 +296,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	if s.echoes != nil {
 		r.EchoProfile = s.echoes.ProfileAt(ctx, proj, sp.URL)
 	}
-	return built{run: r, spec: sp, limits: s.limits.Apply(o), allow: allow}, nil
+	return built{run: r, spec: sp, limits: s.limits.Apply(o), targets: allow}, nil
 }
 
 // checkInput validates the run's own fields and its spec, which must fit

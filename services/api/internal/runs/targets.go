@@ -9,6 +9,8 @@ import (
 	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
+	"github.com/barrage-dev/barrage/services/api/internal/projects"
 )
 
 // targetField is the problem field of a refused target.
@@ -21,40 +23,52 @@ const targetField = "spec.url"
 const socketField = "spec.unix_socket"
 
 // TargetPolicy is what every run's target is checked against besides its
-// project's target allow-list (package netguard has the rules).
+// project's target policy (policy.Targets; package netguard has the
+// rules).
 type TargetPolicy struct {
-	// Deny lists the control plane's own addresses (the API's listen
-	// address, Postgres, NATS) as netguard allow-list entries with ports;
-	// no run may target them, whatever its project's list says.
-	Deny []string
+	// Deny returns the control plane's own addresses (the API's listen
+	// address, Postgres, NATS, and the operator's extra entries) as
+	// netguard allow-list entries; no run may target them, whatever any
+	// policy says. It is read at every submit, so a refreshed list applies
+	// at once. Nil denies nothing.
+	Deny func() []string
 	// Resolver resolves target names at submit; nil means
 	// net.DefaultResolver.
 	Resolver *net.Resolver
 }
 
-// guard returns the Guard that judges a run target of a project whose
-// allow-list is allow.
-func (tp TargetPolicy) guard(allow []string) (netguard.Guard, error) {
-	list, err := netguard.ParseAllowList(allow)
-	if err != nil { // the projects service checked it when it was saved
-		return netguard.Guard{}, fmt.Errorf("project target allow-list: %w", err)
+// deny returns the control-plane deny list now.
+func (tp TargetPolicy) deny() []string {
+	if tp.Deny == nil {
+		return nil
 	}
-	deny, err := netguard.ParseAllowList(tp.Deny)
+	return tp.Deny()
+}
+
+// checkedTargets returns the target policy of proj once sp's target
+// passes it (checkTarget).
+func (s *Service) checkedTargets(ctx context.Context, proj projects.Project, sp spec.Spec) (policy.Targets, error) {
+	t, err := s.projects.Targets(ctx, proj)
 	if err != nil {
-		return netguard.Guard{}, fmt.Errorf("control-plane deny list: %w", err)
+		return policy.Targets{}, err
 	}
-	return netguard.Guard{Allow: list, RequireListed: true, Deny: deny, Resolver: tp.Resolver}, nil
+	if err := s.targets.checkTarget(ctx, t, sp); err != nil {
+		return policy.Targets{}, err
+	}
+	return t, nil
 }
 
 // checkTarget resolves the target of a validated spec and checks every
-// address against the project's allow-list allow and the policy: an
+// address against the project's target policy t and the deny list: an
 // Invalid error on spec.url naming the target when it is refused or does
-// not resolve. The agent checks again when it connects.
-func (tp TargetPolicy) checkTarget(ctx context.Context, allow []string, sp spec.Spec) error {
-	g, err := tp.guard(allow)
+// not resolve, which never shows an address a name resolved to. The agent
+// checks again when it connects.
+func (tp TargetPolicy) checkTarget(ctx context.Context, t policy.Targets, sp spec.Spec) error {
+	g, err := t.Guard(tp.deny())
 	if err != nil {
 		return err
 	}
+	g.Resolver = tp.Resolver
 	network, addr := sp.DialTarget()
 	field := targetField
 	if network == "unix" {
@@ -73,18 +87,24 @@ func (tp TargetPolicy) checkTarget(ctx context.Context, allow []string, sp spec.
 	case ctx.Err() != nil:
 		return fmt.Errorf("check target %s: %w", addr, err)
 	default:
-		return apperr.Invalidf(targetField, "target %s cannot be resolved: %v", addr, unwrapAll(err))
+		return apperr.Invalidf(targetField, "target %s cannot be resolved: %s", addr, lookupFailure(err))
 	}
 }
 
-// unwrapAll returns the innermost error of err's Unwrap chain, which for
-// a failed lookup is the resolver's own message.
-func unwrapAll(err error) error {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err
-		}
+// lookupFailure says why a lookup failed without the resolver's address,
+// which net.DNSError's own text names ("lookup x on 10.0.0.2:53: ...").
+func lookupFailure(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "no such host"
+	case errors.As(err, &dns) && dns.IsTimeout:
+		return "the lookup timed out"
+	case errors.As(err, &dns):
+		return "the lookup failed"
+	}
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
 		err = next
 	}
+	return err.Error()
 }

@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/policy"
 )
 
 // bootstrapLock is the pg_advisory_xact_lock key that serialises
@@ -43,8 +44,13 @@ type Bootstrap struct {
 	// TargetAllowList is the project's target allow-list; nil means
 	// loopback only (127.0.0.0/8, ::1, localhost), so a first run against
 	// a local echo server works out of the box and nothing else is reached
-	// until an admin lists it. An empty non-nil list opens nothing.
+	// until an admin lists it. An empty non-nil list opens nothing. The
+	// entries OrgTargetPolicy does not cover are granted to the project, as
+	// if the first org admin had listed them.
 	TargetAllowList []string
+	// OrgTargetPolicy is the organisation's target policy, the bound of
+	// what project admins may list; nil means every public address ("*").
+	OrgTargetPolicy []string
 }
 
 // Normalize fills the zero fields of b with the defaults.
@@ -62,6 +68,9 @@ func (b *Bootstrap) Normalize() {
 	def(&b.TokenName, "bootstrap")
 	if b.TargetAllowList == nil {
 		b.TargetAllowList = []string{"127.0.0.0/8", "::1", "localhost"}
+	}
+	if b.OrgTargetPolicy == nil {
+		b.OrgTargetPolicy = []string{"*"}
 	}
 }
 
@@ -108,10 +117,14 @@ func (s *Store) Bootstrap(ctx context.Context, b Bootstrap) (created bool, err e
 // bootstrap inserts the rows of b in tx.
 func bootstrap(tx *gorm.DB, b Bootstrap) error {
 	now := time.Now().UTC()
-	org := orgRow{ID: uuid.New(), Slug: b.OrgSlug, Name: b.OrgName, CreatedAt: now}
+	org := orgRow{ID: uuid.New(), Slug: b.OrgSlug, Name: b.OrgName, TargetAllowList: textArray(b.OrgTargetPolicy), CreatedAt: now}
+	granted, err := (policy.Targets{Org: b.OrgTargetPolicy}).NarrowAllowList(b.TargetAllowList, true)
+	if err != nil {
+		return fmt.Errorf("the first project's target allow-list: %w", err)
+	}
 	proj := projectRow{
 		ID: uuid.New(), OrgID: org.ID, Slug: b.ProjectSlug, Name: b.ProjectName,
-		AllowList: textArray(b.TargetAllowList), CreatedAt: now, UpdatedAt: now,
+		AllowList: textArray(b.TargetAllowList), Granted: textArray(granted), CreatedAt: now, UpdatedAt: now,
 	}
 	user := userRow{
 		ID: uuid.New(), OrgID: org.ID, Email: b.AdminEmail, Name: b.AdminName,

@@ -100,6 +100,7 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "run_written_urls", "url") || !hasColumn(t, s, "run_shards", "written_urls") {
 		t.Error("run_written_urls or run_shards.written_urls of 00014 missing after up")
 	}
+	grandfatherTargetPolicy(t, s, run)
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00014_written_urls.sql") ||
 		slices.Contains(tables(t, s), "run_written_urls") || hasColumn(t, s, "run_shards", "written_urls") {
 		t.Errorf("down of 00014 printed %q, or run_written_urls or run_shards.written_urls is still there", out)
@@ -208,5 +209,44 @@ func TestMigrateUpConcurrent(t *testing.T) {
 	}
 	if applied != 1 {
 		t.Errorf("migration 1 recorded %d times, want 1", applied)
+	}
+}
+
+// grandfatherTargetPolicy rolls 00015 back, stores a project whose
+// allow-list a project admin set before organisation policies existed,
+// applies 00015 again and checks that the list stays in force: granted to
+// that project, under an organisation policy of "*" (docs/security.md,
+// "Target policy"). It leaves 00015 rolled back.
+func grandfatherTargetPolicy(t *testing.T, s *Store, run func(string) string) {
+	t.Helper()
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00015_target_policy.sql") ||
+		hasColumn(t, s, "orgs", "target_allow_list") || hasColumn(t, s, "projects", "target_allow_granted") {
+		t.Errorf("down of 00015 printed %q, or orgs.target_allow_list or projects.target_allow_granted is still there", out)
+	}
+	ctx := ctxT(t)
+	const org, proj = "00000000-0000-7000-8000-00000000000a", "00000000-0000-7000-8000-00000000000b"
+	if _, err := s.DB().ExecContext(ctx, `INSERT INTO orgs (id, slug, name) VALUES ($1, 'o', 'O')`, org); err != nil {
+		t.Fatalf("insert an organisation of before 00015: %v", err)
+	}
+	if _, err := s.DB().ExecContext(ctx, `INSERT INTO projects (id, org_id, slug, name, target_allow_list)
+		VALUES ($1, $2, 'p', 'P', '{10.0.0.0/8,unix:/run/app.sock,*}')`, proj, org); err != nil {
+		t.Fatalf("insert a project of before 00015: %v", err)
+	}
+	if out := run(MigrateCmdUp); !strings.Contains(out, "applied 00015_target_policy.sql") {
+		t.Errorf("up of 00015 printed %q", out)
+	}
+	var policy, granted textArray
+	if err := s.DB().QueryRowContext(ctx, `SELECT o.target_allow_list, p.target_allow_granted FROM projects p JOIN orgs o ON o.id = p.org_id
+		WHERE p.id = $1`, proj).Scan(&policy, &granted); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(policy, []string{"*"}) || !slices.Equal(granted, []string{"10.0.0.0/8", "unix:/run/app.sock", "*"}) {
+		t.Errorf("after 00015: org policy %q, project granted %q; want [*] and the project's whole list", policy, granted)
+	}
+	if _, err := s.DB().ExecContext(ctx, `DELETE FROM orgs WHERE id = $1`, org); err != nil {
+		t.Fatal(err)
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00015_target_policy.sql") {
+		t.Errorf("second down of 00015 printed %q", out)
 	}
 }

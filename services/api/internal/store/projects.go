@@ -18,10 +18,11 @@ import (
 
 // orgRow is a row of orgs.
 type orgRow struct {
-	ID        uuid.UUID `gorm:"column:id;primaryKey"`
-	Slug      string    `gorm:"column:slug"`
-	Name      string    `gorm:"column:name"`
-	CreatedAt time.Time `gorm:"column:created_at"`
+	ID              uuid.UUID `gorm:"column:id;primaryKey"`
+	Slug            string    `gorm:"column:slug"`
+	Name            string    `gorm:"column:name"`
+	TargetAllowList textArray `gorm:"column:target_allow_list"`
+	CreatedAt       time.Time `gorm:"column:created_at"`
 }
 
 // TableName returns the table of orgRow.
@@ -36,6 +37,7 @@ type projectRow struct {
 	Description string       `gorm:"column:description"`
 	Public      bool         `gorm:"column:public_results"`
 	AllowList   textArray    `gorm:"column:target_allow_list"`
+	Granted     textArray    `gorm:"column:target_allow_granted"`
 	Limits      limitColumns `gorm:"embedded"`
 	CreatedAt   time.Time    `gorm:"column:created_at"`
 	UpdatedAt   time.Time    `gorm:"column:updated_at"`
@@ -67,7 +69,7 @@ func projectToRow(p projects.Project) projectRow {
 	}
 	return projectRow{
 		ID: p.ID, OrgID: p.OrgID, Slug: p.Slug, Name: p.Name, Description: p.Description,
-		Public: p.PublicResults, AllowList: textArray(p.TargetAllowList), Limits: limitsToColumns(p.Limits),
+		Public: p.PublicResults, AllowList: textArray(p.TargetAllowList), Granted: textArray(p.TargetAllowGranted), Limits: limitsToColumns(p.Limits),
 		CreatedAt: created, UpdatedAt: updated,
 	}
 }
@@ -76,8 +78,8 @@ func projectToRow(p projects.Project) projectRow {
 func projectFromRow(r projectRow) projects.Project {
 	return projects.Project{
 		ID: r.ID, OrgID: r.OrgID, Slug: r.Slug, Name: r.Name, Description: r.Description,
-		PublicResults: r.Public, TargetAllowList: []string(r.AllowList), Limits: r.Limits.overrides(),
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		PublicResults: r.Public, TargetAllowList: []string(r.AllowList), TargetAllowGranted: []string(r.Granted),
+		Limits: r.Limits.overrides(), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
 
@@ -136,7 +138,8 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ?", p.ID).Updates(map[string]any{
 			"name": p.Name, "description": p.Description, "updated_at": orNow(p.UpdatedAt),
 			"public_results": p.PublicResults, "target_allow_list": textArray(p.TargetAllowList),
-			"max_qps": lc.MaxQPS, "max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
+			"target_allow_granted": textArray(p.TargetAllowGranted), "max_qps": lc.MaxQPS,
+			"max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
 			"max_agents": lc.MaxAgents, "max_concurrent_runs": lc.MaxConcurrentRuns,
 		})
 		if res.Error != nil {
@@ -149,7 +152,8 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 			Action: "project.update", Kind: "project", ID: p.ID.String(), Project: p.ID,
 			Details: map[string]any{
 				"name": p.Name, "public_results": p.PublicResults, "target_allow_list": p.TargetAllowList,
-				"limits": lc.audit(),
+				"target_allow_granted": p.TargetAllowGranted,
+				"limits":               lc.audit(),
 			},
 		})
 	})

@@ -25,6 +25,7 @@ func TestProjects(t *testing.T) {
 	want := in
 	want.CreatedAt, want.UpdatedAt = at.Truncate(time.Microsecond), at.Truncate(time.Microsecond)
 	want.TargetAllowList = []string{}
+	want.TargetAllowGranted = []string{}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("CreateProject = %+v, want %+v", p, want)
 	}
