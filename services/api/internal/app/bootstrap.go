@@ -18,7 +18,8 @@ import (
 // bootstrap creates the first admin, the default project and an admin
 // token when the database has no users. The password and token it
 // generates go to cfg.AdminCredentialsFile (mode 0600), and out is told
-// only that file's path: no secret is ever printed or logged
+// only that file's path (or, when it cannot be written, how to set a
+// password with the CLI): no secret is ever printed or logged
 // (docs/security.md, "Accounts, tokens and sign-in"). The token expires
 // after cfg.AdminTokenTTL and can be revoked like any other.
 func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) error {
@@ -62,17 +63,23 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
 	password, tokenAt, note := "(from BARRAGE_ADMIN_PASSWORD)", "(from BARRAGE_ADMIN_TOKEN)", ""
 	if creds.Password != "" || creds.Token != "" {
 		path, err := creds.write(cfg.AdminCredentialsFile)
-		if err != nil {
-			return fmt.Errorf("the admin was created but its credentials could not be saved (set a new password with "+
-				"`barrage-api admin reset-password %s`, mint a token with `barrage-api token create`): %w", cfg.AdminEmail, err)
+		switch {
+		case err != nil:
+			// The admin exists; a read-only file system must not stop the
+			// server. The generated secrets are dropped, never shown: the
+			// operator sets a password with the CLI.
+			password, tokenAt = "password not saved", "not saved"
+			note = fmt.Sprintf("  The credentials could not be saved (%v):\n  set a password with `barrage-api admin reset-password %s`,\n"+
+				"  then mint tokens with POST /tokens or `barrage-api token create`.\n", err, cfg.AdminEmail)
+		default:
+			if creds.Password != "" {
+				password = "password in " + path
+			}
+			if creds.Token != "" {
+				tokenAt = "in " + path
+			}
+			note = "  " + path + " is readable by this user only: keep its secrets elsewhere, then delete it.\n"
 		}
-		if creds.Password != "" {
-			password = "password in " + path
-		}
-		if creds.Token != "" {
-			tokenAt = "in " + path
-		}
-		note = "  " + path + " is readable by this user only: keep its secrets elsewhere, then delete it.\n"
 	}
 	_, err = fmt.Fprintf(out, `
   Barrage is set up.

@@ -176,3 +176,22 @@ func TestMainTokenRevoke(t *testing.T) {
 		t.Errorf("unknown token: exit code %d, stderr %q; want 1 and a message", code, stderr)
 	}
 }
+
+// TestMainFirstStartUnwritableCredentialsFile: when the credentials file
+// cannot be written (a read-only file system), the server still starts,
+// shows no secret and says how to set a password with the CLI.
+func TestMainFirstStartUnwritableCredentialsFile(t *testing.T) {
+	t.Parallel()
+	blocker := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stdout, stderr, stop := serveMain(t, pgtest.NewDatabase(t), "BARRAGE_ADMIN_CREDENTIALS_FILE="+filepath.Join(blocker, "admin-credentials"))
+	if code := stop(); code != 0 {
+		t.Errorf("serve exited with %d, want 0", code)
+	}
+	printed := stdout.String()
+	if !strings.Contains(printed, "barrage-api admin reset-password admin@barrage.local") || strings.Contains(printed+stderr.String(), "brg_") {
+		t.Errorf("first start printed %q, want the reset-password hint and no token", printed)
+	}
+}
