@@ -95,6 +95,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the caller's own password; every other session of the user ends.
+         * @description Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start linking a single sign-on identity to the caller's own account.
+         * @description The explicit step that lets an existing user sign in through the OpenID Connect provider: users are found by the provider's issuer and subject, never by email. Needs a dashboard session (an API token answers 403); 409 when single sign-on is not configured. The answer sets a short-lived flow cookie and gives the provider URL to send the browser to; back at /api/v1/auth/oidc/callback, the identity the provider vouches for is linked to the user of the session that started (audited as user.identity_link) and the browser goes to /?sso=linked, or to /?sso=link-failed when the identity is linked to another user.
+         */
+        post: operations["startOidcLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -218,6 +258,29 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/users/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Disable or enable a user, grant or take the org admin role (org admins).
+         * @description A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+         */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/tests": {
@@ -905,6 +968,8 @@ export interface components {
             name: string;
             /** @description Org admin: may create projects and acts as admin in every project. */
             is_admin: boolean;
+            /** @description Disabled by an org admin: cannot sign in; sessions and tokens do not work. */
+            disabled?: boolean;
         };
         Member: {
             user: components["schemas"]["User"];
@@ -924,6 +989,21 @@ export interface components {
             name?: string;
             /** @description At least 12 characters; generated when absent. */
             password?: string;
+        };
+        UserUpdate: {
+            /** @description true disables the user, false enables them again. */
+            disabled?: boolean;
+            /** @description true grants the org admin role, false takes it. */
+            org_admin?: boolean;
+        };
+        PasswordChange: {
+            current_password: string;
+            /** @description At least 12 characters. */
+            new_password: string;
+        };
+        OidcLinkStart: {
+            /** @description The identity provider's authorization URL to send the browser to. */
+            url: string;
         };
         UserCreated: {
             user: components["schemas"]["User"];
@@ -2242,6 +2322,58 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    startOidcLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Send the browser to url. */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcLinkStart"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Problem"];
+        };
+    };
     getOpenAPI: {
         parameters: {
             query?: never;
@@ -2497,6 +2629,40 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description The user as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
