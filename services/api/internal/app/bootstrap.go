@@ -133,7 +133,7 @@ func (c firstCredentials) write(path string) (string, error) {
 		_ = f.Close()
 		return "", fmt.Errorf("credentials file %s: %w", abs, err)
 	}
-	if _, err := io.WriteString(f, b.String()); err != nil {
+	if _, err := f.WriteString(b.String()); err != nil {
 		_ = f.Close()
 		return "", fmt.Errorf("credentials file %s: %w", abs, err)
 	}

@@ -239,23 +239,7 @@ func (c Config) Validate() error {
 	if c.DBMaxConns < 1 {
 		errs = append(errs, fmt.Errorf("-db-max-conns %d: must be at least 1", c.DBMaxConns))
 	}
-	if c.AdminToken != "" {
-		if _, err := auth.ParseToken(c.AdminToken); err != nil {
-			errs = append(errs, fmt.Errorf("-admin-token: %w; make one with `barrage-api token new`", err))
-		}
-	}
-	if _, err := mail.ParseAddress(c.AdminEmail); err != nil {
-		errs = append(errs, fmt.Errorf("-admin-email %q: not an email address", c.AdminEmail))
-	}
-	if c.AdminPassword != "" && len(c.AdminPassword) < 12 {
-		errs = append(errs, errors.New("-admin-password: must be at least 12 characters"))
-	}
-	if c.AdminTokenTTL < time.Hour {
-		errs = append(errs, fmt.Errorf("-admin-token-ttl %v: must be at least 1h", c.AdminTokenTTL))
-	}
-	if c.AdminCredentialsFile == "" && (c.AdminToken == "" || c.AdminPassword == "") {
-		errs = append(errs, errors.New("-admin-credentials-file: must be set unless -admin-token and -admin-password are"))
-	}
+	errs = append(errs, c.adminErrors()...)
 	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
 		errs = append(errs, fmt.Errorf("-max-body-bytes %d: must be from 1024 to %d", c.MaxBodyBytes, 64<<20))
 	}
@@ -313,6 +297,29 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// adminErrors reports the first admin's settings that are wrong.
+func (c Config) adminErrors() []error {
+	var errs []error
+	if c.AdminToken != "" {
+		if _, err := auth.ParseToken(c.AdminToken); err != nil {
+			errs = append(errs, fmt.Errorf("-admin-token: %w; make one with `barrage-api token new`", err))
+		}
+	}
+	if _, err := mail.ParseAddress(c.AdminEmail); err != nil {
+		errs = append(errs, fmt.Errorf("-admin-email %q: not an email address", c.AdminEmail))
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < auth.MinPasswordLength {
+		errs = append(errs, fmt.Errorf("-admin-password: must be at least %d characters", auth.MinPasswordLength))
+	}
+	if c.AdminTokenTTL < time.Hour {
+		errs = append(errs, fmt.Errorf("-admin-token-ttl %v: must be at least 1h", c.AdminTokenTTL))
+	}
+	if c.AdminCredentialsFile == "" && (c.AdminToken == "" || c.AdminPassword == "") {
+		errs = append(errs, errors.New("-admin-credentials-file: must be set unless -admin-token and -admin-password are"))
+	}
+	return errs
 }
 
 // validHeaderName reports whether name is an HTTP header name (RFC 9110

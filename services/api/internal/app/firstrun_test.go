@@ -39,7 +39,7 @@ func TestMainFirstStartWritesCredentialsFile(t *testing.T) {
 	t.Parallel()
 	dbURL := pgtest.NewDatabase(t)
 	path := filepath.Join(t.TempDir(), "state", "admin-credentials")
-	addr, stdout, stderr, stop := serveMain(t, dbURL, "BARRAGE_ADMIN_CREDENTIALS_FILE="+path)
+	_, stdout, stderr, stop := serveMain(t, dbURL, "BARRAGE_ADMIN_CREDENTIALS_FILE="+path)
 	info, err := os.Stat(path)
 	if err != nil {
 		t.Fatalf("no credentials file: %v; printed %q", err, stdout.String())
@@ -67,7 +67,7 @@ func TestMainFirstStartWritesCredentialsFile(t *testing.T) {
 		t.Errorf("a token appears in the start-up output or the log: %q", printed+logged)
 	}
 
-	addr, stdout, _, stop = serveMain(t, dbURL, "BARRAGE_ADMIN_CREDENTIALS_FILE="+path)
+	addr, stdout, _, stop := serveMain(t, dbURL, "BARRAGE_ADMIN_CREDENTIALS_FILE="+path)
 	e := &apiEnv{URL: "http://" + addr, DBURL: dbURL}
 	e.connect(t)
 	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", creds["token"], nil))

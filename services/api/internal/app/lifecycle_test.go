@@ -29,8 +29,10 @@ func TestDisableUser(t *testing.T) {
 		t.Errorf("PATCH /users answered %+v, want dan disabled", u)
 	}
 	for name, call := range map[string]func() (int, http.Header, []byte){
-		"token":   func() (int, http.Header, []byte) { return e.do(t, http.MethodGet, "/runs?project=default", token, nil) },
-		"session": func() (int, http.Header, []byte) { return e.do(t, http.MethodGet, "/me", "", nil, withCookie(session)...) },
+		"token": func() (int, http.Header, []byte) { return e.do(t, http.MethodGet, "/runs?project=default", token, nil) },
+		"session": func() (int, http.Header, []byte) {
+			return e.do(t, http.MethodGet, "/me", "", nil, withCookie(session)...)
+		},
 		"sign-in": func() (int, http.Header, []byte) { return e.tryLogin(t, "dan@barrage.test", memberPassword) },
 	} {
 		t.Run("disabled "+name, func(t *testing.T) {
