@@ -912,7 +912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
+        /** The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
         get: operations["listAudit"];
         put?: never;
         post?: never;
