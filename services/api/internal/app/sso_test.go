@@ -413,4 +413,15 @@ func TestOIDCLinkExistingAccount(t *testing.T) {
 	if n := e.count(t, "SELECT count(*) FROM user_identities"); n != 1 {
 		t.Errorf("%d identities linked, want only the admin's", n)
 	}
+
+	// Bob links his own identity; disabled, he cannot sign in with it.
+	flow, state, nonce = ssoLink(t, e, idp, bob)
+	idp.issue(map[string]any{"sub": "bob-at-idp", "email": "bob@barrage.test", "email_verified": true, "nonce": nonce})
+	if to, _ := ssoCallback(t, e, flow, state, bob); to != "/?sso=linked" {
+		t.Fatalf("bob linking his identity sent the browser to %q, want /?sso=linked", to)
+	}
+	e.mustDo(t, http.StatusOK, http.MethodPatch, "/users/bob@barrage.test", e.AdminToken, map[string]any{"disabled": true})
+	if to, s := ssoSignIn(t, e, idp, map[string]any{"sub": "bob-at-idp", "email": "bob@barrage.test", "email_verified": true}); to != "/sign-in?sso=failed" || s != nil {
+		t.Errorf("disabled bob's OIDC sign-in sent the browser to %q with session %v, want /sign-in?sso=failed and none", to, s)
+	}
 }
