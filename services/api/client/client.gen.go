@@ -828,10 +828,24 @@ type MemberPut struct {
 	Role Role `json:"role"`
 }
 
+// OidcLinkStart defines model for OidcLinkStart.
+type OidcLinkStart struct {
+	// Url The identity provider's authorization URL to send the browser to.
+	Url string `json:"url"`
+}
+
 // OrgTargetPolicy defines model for OrgTargetPolicy.
 type OrgTargetPolicy struct {
 	// TargetAllowList Hosts, IP addresses, CIDRs (each optionally with :port), `*` and `unix:/path` sockets that project admins may open in their projects' allow-lists. New installs start with `*` (every public address); an all-in-one install also with loopback.
 	TargetAllowList []string `json:"target_allow_list"`
+}
+
+// PasswordChange defines model for PasswordChange.
+type PasswordChange struct {
+	CurrentPassword string `json:"current_password"`
+
+	// NewPassword At least 12 characters.
+	NewPassword string `json:"new_password"`
 }
 
 // Problem defines model for Problem.
@@ -1604,8 +1618,10 @@ type TrendPoint struct {
 
 // User defines model for User.
 type User struct {
-	Email string             `json:"email"`
-	Id    openapi_types.UUID `json:"id"`
+	// Disabled Disabled by an org admin: cannot sign in; sessions and tokens do not work.
+	Disabled *bool              `json:"disabled,omitempty"`
+	Email    string             `json:"email"`
+	Id       openapi_types.UUID `json:"id"`
 
 	// IsAdmin Org admin: may create projects and acts as admin in every project.
 	IsAdmin bool   `json:"is_admin"`
@@ -1626,6 +1642,15 @@ type UserCreated struct {
 	// Password The generated password, shown in this response only.
 	Password *string `json:"password,omitempty"`
 	User     User    `json:"user"`
+}
+
+// UserUpdate defines model for UserUpdate.
+type UserUpdate struct {
+	// Disabled true disables the user, false enables them again.
+	Disabled *bool `json:"disabled,omitempty"`
+
+	// OrgAdmin true grants the org admin role, false takes it.
+	OrgAdmin *bool `json:"org_admin,omitempty"`
 }
 
 // WrittenURLCounts What became of the successful writes of a run with record_written_urls (absent for other runs): `stored` URLs are served by GET /runs/{run}/written-urls; `dropped` writes got a 2xx but have no URL (over the bound of 1,000,000, longer than 2048 bytes, or in a snapshot that was lost).
@@ -1887,6 +1912,9 @@ type ActivateEchoProfileJSONRequestBody = EchoProfileActivate
 // CreateImportJSONRequestBody defines body for CreateImport for application/json ContentType.
 type CreateImportJSONRequestBody = FortioDocument
 
+// ChangePasswordJSONRequestBody defines body for ChangePassword for application/json ContentType.
+type ChangePasswordJSONRequestBody = PasswordChange
+
 // PutOrgTargetPolicyJSONRequestBody defines body for PutOrgTargetPolicy for application/json ContentType.
 type PutOrgTargetPolicyJSONRequestBody = OrgTargetPolicy
 
@@ -1925,6 +1953,9 @@ type CreateTokenJSONRequestBody = TokenCreate
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = UserCreate
+
+// UpdateUserJSONRequestBody defines body for UpdateUser for application/json ContentType.
+type UpdateUserJSONRequestBody = UserUpdate
 
 // Getter for additional properties for FortioDocument. Returns the specified
 // element and whether it was found
@@ -2197,7 +2228,7 @@ type ClientInterface interface {
 	// Corresponds with GET /agents (the `ListAgents` operationId).
 	ListAgents(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	//
 	// Corresponds with GET /audit (the `ListAudit` operationId).
 	ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2236,6 +2267,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /auth/methods (the `GetAuthMethods` operationId).
 	GetAuthMethods(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartOidcLink Start linking a single sign-on identity to the caller's own account.
+	//
+	// The explicit step that lets an existing user sign in through the OpenID Connect provider: users are found by the provider's issuer and subject, never by email. Needs a dashboard session (an API token answers 403); 409 when single sign-on is not configured. The answer sets a short-lived flow cookie and gives the provider URL to send the browser to; back at /api/v1/auth/oidc/callback, the identity the provider vouches for is linked to the user of the session that started (audited as user.identity_link) and the browser goes to /?sso=linked, or to /?sso=link-failed when the identity is linked to another user.
+	//
+	// Corresponds with POST /auth/oidc/link (the `StartOidcLink` operationId).
+	StartOidcLink(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEchoProfiles Managed echo fault profiles, newest first.
 	//
@@ -2325,6 +2363,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /me (the `GetMe` operationId).
 	GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChangePasswordWithBody Change the caller's own password; every other session of the user ends.
+	//
+	// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /me/password (the `ChangePassword` operationId).
+	ChangePasswordWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChangePassword Change the caller's own password; every other session of the user ends.
+	//
+	// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /me/password (the `ChangePassword` operationId).
+	ChangePassword(ctx context.Context, body ChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPI This document.
 	//
@@ -2779,6 +2835,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /users (the `CreateUser` operationId).
 	CreateUser(ctx context.Context, body CreateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateUserWithBody Disable or enable a user, grant or take the org admin role (org admins).
+	//
+	// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+	UpdateUserWithBody(ctx context.Context, user UserPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateUser Disable or enable a user, grant or take the org admin role (org admins).
+	//
+	// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+	UpdateUser(ctx context.Context, user UserPath, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListAgents Agents that have reported to the control plane, most recently seen first.
@@ -2796,7 +2870,7 @@ func (c *Client) ListAgents(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
-// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 //
 // Corresponds with GET /audit (the `ListAudit` operationId).
 func (c *Client) ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2886,6 +2960,23 @@ func (c *Client) LogoutAll(ctx context.Context, reqEditors ...RequestEditorFn) (
 // Corresponds with GET /auth/methods (the `GetAuthMethods` operationId).
 func (c *Client) GetAuthMethods(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAuthMethodsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartOidcLink Start linking a single sign-on identity to the caller's own account.
+//
+// The explicit step that lets an existing user sign in through the OpenID Connect provider: users are found by the provider's issuer and subject, never by email. Needs a dashboard session (an API token answers 403); 409 when single sign-on is not configured. The answer sets a short-lived flow cookie and gives the provider URL to send the browser to; back at /api/v1/auth/oidc/callback, the identity the provider vouches for is linked to the user of the session that started (audited as user.identity_link) and the browser goes to /?sso=linked, or to /?sso=link-failed when the identity is linked to another user.
+//
+// Corresponds with POST /auth/oidc/link (the `StartOidcLink` operationId).
+func (c *Client) StartOidcLink(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartOidcLinkRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3105,6 +3196,44 @@ func (c *Client) CreateImport(ctx context.Context, params *CreateImportParams, b
 // Corresponds with GET /me (the `GetMe` operationId).
 func (c *Client) GetMe(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMeRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChangePasswordWithBody Change the caller's own password; every other session of the user ends.
+//
+// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /me/password (the `ChangePassword` operationId).
+func (c *Client) ChangePasswordWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChangePasswordRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChangePassword Change the caller's own password; every other session of the user ends.
+//
+// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /me/password (the `ChangePassword` operationId).
+func (c *Client) ChangePassword(ctx context.Context, body ChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChangePasswordRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4149,6 +4278,44 @@ func (c *Client) CreateUser(ctx context.Context, body CreateUserJSONRequestBody,
 	return c.Client.Do(req)
 }
 
+// UpdateUserWithBody Disable or enable a user, grant or take the org admin role (org admins).
+//
+// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+func (c *Client) UpdateUserWithBody(ctx context.Context, user UserPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateUserRequestWithBody(c.Server, user, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateUser Disable or enable a user, grant or take the org admin role (org admins).
+//
+// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+func (c *Client) UpdateUser(ctx context.Context, user UserPath, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateUserRequest(c.Server, user, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewListAgentsRequest constructs an http.Request for the ListAgents method
 func NewListAgentsRequest(server string) (*http.Request, error) {
 	var err error
@@ -4380,6 +4547,33 @@ func NewGetAuthMethodsRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStartOidcLinkRequest constructs an http.Request for the StartOidcLink method
+func NewStartOidcLinkRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/oidc/link")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4831,6 +5025,46 @@ func NewGetMeRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewChangePasswordRequest calls the generic ChangePassword builder with application/json body
+func NewChangePasswordRequest(server string, body ChangePasswordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewChangePasswordRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewChangePasswordRequestWithBody constructs an http.Request for the ChangePassword method, with any body, and a specified content type
+func NewChangePasswordRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/me/password")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7010,6 +7244,53 @@ func NewCreateUserRequestWithBody(server string, contentType string, body io.Rea
 	return req, nil
 }
 
+// NewUpdateUserRequest calls the generic UpdateUser builder with application/json body
+func NewUpdateUserRequest(server string, user UserPath, body UpdateUserJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateUserRequestWithBody(server, user, "application/json", bodyReader)
+}
+
+// NewUpdateUserRequestWithBody constructs an http.Request for the UpdateUser method, with any body, and a specified content type
+func NewUpdateUserRequestWithBody(server string, user UserPath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user", user, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -7061,7 +7342,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /agents (the `ListAgents` operationId).
 	ListAgentsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListAgentsResponse, error)
 
-	// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7108,6 +7389,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /auth/methods (the `GetAuthMethods` operationId).
 	GetAuthMethodsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuthMethodsResponse, error)
+
+	// StartOidcLinkWithResponse Start linking a single sign-on identity to the caller's own account.
+	//
+	// The explicit step that lets an existing user sign in through the OpenID Connect provider: users are found by the provider's issuer and subject, never by email. Needs a dashboard session (an API token answers 403); 409 when single sign-on is not configured. The answer sets a short-lived flow cookie and gives the provider URL to send the browser to; back at /api/v1/auth/oidc/callback, the identity the provider vouches for is linked to the user of the session that started (audited as user.identity_link) and the browser goes to /?sso=linked, or to /?sso=link-failed when the identity is linked to another user.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /auth/oidc/link (the `StartOidcLink` operationId).
+	StartOidcLinkWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartOidcLinkResponse, error)
 
 	// ListEchoProfilesWithResponse Managed echo fault profiles, newest first.
 	//
@@ -7207,6 +7497,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /me (the `GetMe` operationId).
 	GetMeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMeResponse, error)
+
+	// ChangePasswordWithBodyWithResponse Change the caller's own password; every other session of the user ends.
+	//
+	// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /me/password (the `ChangePassword` operationId).
+	ChangePasswordWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChangePasswordResponse, error)
+
+	// ChangePasswordWithResponse Change the caller's own password; every other session of the user ends.
+	//
+	// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /me/password (the `ChangePassword` operationId).
+	ChangePasswordWithResponse(ctx context.Context, body ChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangePasswordResponse, error)
 
 	// GetOpenAPIWithResponse This document.
 	//
@@ -7725,6 +8033,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /users (the `CreateUser` operationId).
 	CreateUserWithResponse(ctx context.Context, body CreateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateUserResponse, error)
+
+	// UpdateUserWithBodyWithResponse Disable or enable a user, grant or take the org admin role (org admins).
+	//
+	// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+	UpdateUserWithBodyWithResponse(ctx context.Context, user UserPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateUserResponse, error)
+
+	// UpdateUserWithResponse Disable or enable a user, grant or take the org admin role (org admins).
+	//
+	// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+	UpdateUserWithResponse(ctx context.Context, user UserPath, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateUserResponse, error)
 }
 
 type ListAgentsResponse struct {
@@ -8072,6 +8398,82 @@ func (r GetAuthMethodsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAuthMethodsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StartOidcLinkResponse200Headers the declared response headers of an HTTP 200 response for StartOidcLink
+type StartOidcLinkResponse200Headers struct {
+	SetCookie *string
+}
+
+type StartOidcLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OidcLinkStart
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *StartOidcLinkResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r StartOidcLinkResponse) GetJSON200() *OidcLinkStart {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r StartOidcLinkResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r StartOidcLinkResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r StartOidcLinkResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r StartOidcLinkResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StartOidcLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartOidcLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartOidcLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartOidcLinkResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8742,6 +9144,75 @@ func (r GetMeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetMeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ChangePasswordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ChangePasswordResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ChangePasswordResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ChangePasswordResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ChangePasswordResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ChangePasswordResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ChangePasswordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ChangePasswordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ChangePasswordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ChangePasswordResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12105,6 +12576,96 @@ func (r CreateUserResponse) ContentType() string {
 	return ""
 }
 
+type UpdateUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *User
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateUserResponse) GetJSON200() *User {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateUserResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateUserResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateUserResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UpdateUserResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UpdateUserResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateUserResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdateUserResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAgentsWithResponse Agents that have reported to the control plane, most recently seen first.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -12118,7 +12679,7 @@ func (c *ClientWithResponses) ListAgentsWithResponse(ctx context.Context, reqEdi
 	return ParseListAgentsResponse(rsp)
 }
 
-// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12200,6 +12761,21 @@ func (c *ClientWithResponses) GetAuthMethodsWithResponse(ctx context.Context, re
 		return nil, err
 	}
 	return ParseGetAuthMethodsResponse(rsp)
+}
+
+// StartOidcLinkWithResponse Start linking a single sign-on identity to the caller's own account.
+//
+// The explicit step that lets an existing user sign in through the OpenID Connect provider: users are found by the provider's issuer and subject, never by email. Needs a dashboard session (an API token answers 403); 409 when single sign-on is not configured. The answer sets a short-lived flow cookie and gives the provider URL to send the browser to; back at /api/v1/auth/oidc/callback, the identity the provider vouches for is linked to the user of the session that started (audited as user.identity_link) and the browser goes to /?sso=linked, or to /?sso=link-failed when the identity is linked to another user.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /auth/oidc/link (the `StartOidcLink` operationId).
+func (c *ClientWithResponses) StartOidcLinkWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartOidcLinkResponse, error) {
+	rsp, err := c.StartOidcLink(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartOidcLinkResponse(rsp)
 }
 
 // ListEchoProfilesWithResponse Managed echo fault profiles, newest first.
@@ -12377,6 +12953,36 @@ func (c *ClientWithResponses) GetMeWithResponse(ctx context.Context, reqEditors 
 		return nil, err
 	}
 	return ParseGetMeResponse(rsp)
+}
+
+// ChangePasswordWithBodyWithResponse Change the caller's own password; every other session of the user ends.
+//
+// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /me/password (the `ChangePassword` operationId).
+func (c *ClientWithResponses) ChangePasswordWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChangePasswordResponse, error) {
+	rsp, err := c.ChangePasswordWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChangePasswordResponse(rsp)
+}
+
+// ChangePasswordWithResponse Change the caller's own password; every other session of the user ends.
+//
+// Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /me/password (the `ChangePassword` operationId).
+func (c *ClientWithResponses) ChangePasswordWithResponse(ctx context.Context, body ChangePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangePasswordResponse, error) {
+	rsp, err := c.ChangePassword(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChangePasswordResponse(rsp)
 }
 
 // GetOpenAPIWithResponse This document.
@@ -13245,6 +13851,36 @@ func (c *ClientWithResponses) CreateUserWithResponse(ctx context.Context, body C
 	return ParseCreateUserResponse(rsp)
 }
 
+// UpdateUserWithBodyWithResponse Disable or enable a user, grant or take the org admin role (org admins).
+//
+// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+func (c *ClientWithResponses) UpdateUserWithBodyWithResponse(ctx context.Context, user UserPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateUserResponse, error) {
+	rsp, err := c.UpdateUserWithBody(ctx, user, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateUserResponse(rsp)
+}
+
+// UpdateUserWithResponse Disable or enable a user, grant or take the org admin role (org admins).
+//
+// A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
+func (c *ClientWithResponses) UpdateUserWithResponse(ctx context.Context, user UserPath, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateUserResponse, error) {
+	rsp, err := c.UpdateUser(ctx, user, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateUserResponse(rsp)
+}
+
 // ParseListAgentsResponse parses an HTTP response from a ListAgentsWithResponse call
 func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13513,6 +14149,73 @@ func ParseGetAuthMethodsResponse(rsp *http.Response) (*GetAuthMethodsResponse, e
 		}
 		response.ApplicationproblemJSON429 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseStartOidcLinkResponse parses an HTTP response from a StartOidcLinkWithResponse call
+func ParseStartOidcLinkResponse(rsp *http.Response) (*StartOidcLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartOidcLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OidcLinkStart
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers StartOidcLinkResponse200Headers
+		if values := rsp.Header.Values("Set-Cookie"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Set-Cookie", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.SetCookie = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil
@@ -14049,6 +14752,63 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseChangePasswordResponse parses an HTTP response from a ChangePasswordWithResponse call
+func ParseChangePasswordResponse(rsp *http.Response) (*ChangePasswordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ChangePasswordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem
@@ -16762,6 +17522,81 @@ func ParseCreateUserResponse(rsp *http.Response) (*CreateUserResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateUserResponse parses an HTTP response from a UpdateUserWithResponse call
+func ParseUpdateUserResponse(rsp *http.Response) (*UpdateUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest User
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict

@@ -95,6 +95,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the caller's own password; every other session of the user ends.
+         * @description Needs a dashboard session (an API token answers 403) and the current password: a wrong one answers 422 naming current_password, as does a user without a password (single sign-on only). The new password has at least 12 characters. The session in use stays; every other session of the user ends. API tokens keep working (revoke them at /tokens). Audited as user.password_change.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start linking a single sign-on identity to the caller's own account.
+         * @description The explicit step that lets an existing user sign in through the OpenID Connect provider: users are found by the provider's issuer and subject, never by email. Needs a dashboard session (an API token answers 403); 409 when single sign-on is not configured. The answer sets a short-lived flow cookie and gives the provider URL to send the browser to; back at /api/v1/auth/oidc/callback, the identity the provider vouches for is linked to the user of the session that started (audited as user.identity_link) and the browser goes to /?sso=linked, or to /?sso=link-failed when the identity is linked to another user.
+         */
+        post: operations["startOidcLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -149,7 +189,7 @@ export interface paths {
         head?: never;
         /**
          * Change a project (project admins).
-         * @description Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
+         * @description Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -200,30 +240,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/projects/{project}/agent-pools": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A project id or slug. */
-                project: components["parameters"]["ProjectPath"];
-            };
-            cookie?: never;
-        };
-        /** The agent pools the project's runs are restricted to (any member may read); empty for every agent. */
-        get: operations["getAgentPools"];
-        /**
-         * Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
-         * @description An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
-         */
-        put: operations["putAgentPools"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/users": {
         parameters: {
             query?: never;
@@ -244,25 +260,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/org/target-policy": {
+    "/users/{user}": {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
             cookie?: never;
         };
-        /** The organisation's target policy, the bound of every project's allow-list (org admins and project admins). */
-        get: operations["getOrgTargetPolicy"];
-        /**
-         * Replace the organisation's target policy (org admins).
-         * @description Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
-         */
-        put: operations["putOrgTargetPolicy"];
+        get?: never;
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Disable or enable a user, grant or take the org admin role (org admins).
+         * @description A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
+         */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/tests": {
@@ -894,7 +912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
+        /** The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
         get: operations["listAudit"];
         put?: never;
         post?: never;
@@ -950,16 +968,14 @@ export interface components {
             name: string;
             /** @description Org admin: may create projects and acts as admin in every project. */
             is_admin: boolean;
+            /** @description Disabled by an org admin: cannot sign in; sessions and tokens do not work. */
+            disabled?: boolean;
         };
         Member: {
             user: components["schemas"]["User"];
             role: components["schemas"]["Role"];
             /** Format: date-time */
             added_at: string;
-        };
-        AgentPools: {
-            /** @description Agent pools (bound in agents' credentials); empty for every agent. */
-            pools: string[];
         };
         MemberList: {
             /** @description Every member, by email. */
@@ -973,6 +989,21 @@ export interface components {
             name?: string;
             /** @description At least 12 characters; generated when absent. */
             password?: string;
+        };
+        UserUpdate: {
+            /** @description true disables the user, false enables them again. */
+            disabled?: boolean;
+            /** @description true grants the org admin role, false takes it. */
+            org_admin?: boolean;
+        };
+        PasswordChange: {
+            current_password: string;
+            /** @description At least 12 characters. */
+            new_password: string;
+        };
+        OidcLinkStart: {
+            /** @description The identity provider's authorization URL to send the browser to. */
+            url: string;
         };
         UserCreated: {
             user: components["schemas"]["User"];
@@ -999,10 +1030,8 @@ export interface components {
             description: string;
             /** @description Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token. */
             public_results: boolean;
-            /** @description Hosts, IP addresses, CIDRs (each optionally with :port) and `unix:/path` sockets the project may reach. A run's target and a sync source's URL must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), and the organisation's target policy (GET /org/target-policy) or an entry granted to the project (`target_allow_granted`), or POST /runs answers 422 on `spec.url`; an empty list refuses every run and sync. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS; the API's own public results stay readable to syncs), are always refused. The bootstrapped project starts with loopback only, granted. */
+            /** @description Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach. A run's target must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), or POST /runs answers 422 on `spec.url`; an empty list refuses every run. Sync sources reach public addresses freely and loopback, private and CGNAT ones only when listed. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS) for runs, are always refused. The bootstrapped project starts with loopback only. */
             target_allow_list: string[];
-            /** @description The entries of `target_allow_list` beyond the organisation's target policy, which an org admin listed (or which the project listed before organisation policies existed). A project admin may keep or drop them, not add them. */
-            target_allow_granted: string[];
             limits: components["schemas"]["ProjectLimits"];
             /** Format: date-time */
             created_at: string;
@@ -1051,10 +1080,6 @@ export interface components {
             public_results?: boolean;
             target_allow_list?: string[];
             limits?: components["schemas"]["ProjectLimitsUpdate"];
-        };
-        OrgTargetPolicy: {
-            /** @description Hosts, IP addresses, CIDRs (each optionally with :port), `*` and `unix:/path` sockets that project admins may open in their projects' allow-lists. New installs start with `*` (every public address); an all-in-one install also with loopback. */
-            target_allow_list: string[];
         };
         ProjectPage: {
             items: components["schemas"]["Project"][];
@@ -2297,6 +2322,58 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    startOidcLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Send the browser to url. */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcLinkStart"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Problem"];
+        };
+    };
     getOpenAPI: {
         parameters: {
             query?: never;
@@ -2527,66 +2604,6 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
-    getAgentPools: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A project id or slug. */
-                project: components["parameters"]["ProjectPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The project's agent pools. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AgentPools"];
-                };
-            };
-            401: components["responses"]["Unauthenticated"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["Invalid"];
-            default: components["responses"]["Problem"];
-        };
-    };
-    putAgentPools: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A project id or slug. */
-                project: components["parameters"]["ProjectPath"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AgentPools"];
-            };
-        };
-        responses: {
-            /** @description The pools now in force, sorted, without repeats. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AgentPools"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["Invalid"];
-            default: components["responses"]["Problem"];
-        };
-    };
     createUser: {
         parameters: {
             query?: never;
@@ -2617,54 +2634,36 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
-    getOrgTargetPolicy: {
+    updateUser: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The policy. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrgTargetPolicy"];
-                };
+            path: {
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
             };
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
-            default: components["responses"]["Problem"];
-        };
-    };
-    putOrgTargetPolicy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OrgTargetPolicy"];
+                "application/json": components["schemas"]["UserUpdate"];
             };
         };
         responses: {
-            /** @description The policy as stored. */
+            /** @description The user as changed. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrgTargetPolicy"];
+                    "application/json": components["schemas"]["User"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };

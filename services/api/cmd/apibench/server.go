@@ -20,13 +20,15 @@ type server struct {
 }
 
 // serverEnv is the environment the API runs with on top of this process's:
-// the bench database, a free loopback port, a known admin token, and no
+// the bench database, a free loopback port, a known admin token (also the
+// admin's password, so the first start writes no credentials file), and no
 // per-caller rate limit (the bench is one caller).
 func serverEnv(databaseURL, token string) []string {
 	return []string{
 		"DATABASE_URL=" + databaseURL,
 		"BARRAGE_LISTEN=127.0.0.1:0",
 		"BARRAGE_ADMIN_TOKEN=" + token,
+		"BARRAGE_ADMIN_PASSWORD=" + token, // nothing generated: no credentials file
 		"BARRAGE_RATE_LIMIT=0",
 	}
 }

@@ -33,7 +33,22 @@ const (
 	// minted as a project admin before being demoted to viewer: it gets
 	// exactly what the viewer token gets.
 	callerDemoted = "demoted member's admin token"
+	// callerRemoved holds a runner token of project default whose owner
+	// was then removed from the project, and callerDisabled an admin token
+	// of project default whose owner an org admin then disabled: 401
+	// everywhere, as a revoked token.
+	callerRemoved  = "removed member's runner token"
+	callerDisabled = "disabled user's admin token"
+	// callerSession is a project admin of default signed in with their
+	// password, calling as the dashboard does (session cookie, and
+	// Sec-Fetch-Site on writes); callerMember is a user of the organisation
+	// with no project and no org admin role, signed in the same way.
+	callerSession = "project admin's session"
+	callerMember  = "plain member's session"
 )
+
+// sessionCallers call with a session cookie rather than a token.
+var sessionCallers = [...]string{callerSession, callerMember}
 
 // tokenCallers are the callers holding a valid token, in the order of
 // authzCase.want.
@@ -45,7 +60,8 @@ var tokenCallers = [...]string{callerViewer, callerRunner, callerAdmin, callerOt
 type authzEnv struct {
 	*apiEnv
 	def, other          client.Project
-	tokens              map[string]string // caller → bearer token
+	tokens              map[string]string   // caller → bearer token
+	headers             map[string][]string // caller → session cookie and browser headers
 	tokenIDs            map[string]uuid.UUID
 	defTest, otherTest  client.Test
 	defRun, otherRun    client.Run
@@ -60,12 +76,24 @@ type authzEnv struct {
 func startAuthz(t *testing.T) *authzEnv {
 	t.Helper()
 	e := startAPI(t)
-	f := &authzEnv{apiEnv: e, tokens: map[string]string{}, tokenIDs: map[string]uuid.UUID{}}
+	f := &authzEnv{apiEnv: e, tokens: map[string]string{}, tokenIDs: map[string]uuid.UUID{}, headers: map[string][]string{}}
 	f.def = decode[client.Project](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/projects/default", e.AdminToken, nil))
 	demoted := e.mustMemberToken(t, "demoted", "default", auth.Admin)
 	e.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/members/demoted@barrage.test", e.AdminToken, map[string]any{"role": auth.Viewer})
+	removed := e.mustMemberToken(t, "removed", "default", auth.Runner)
+	disabled := e.mustMemberToken(t, "disabled", "default", auth.Admin)
+	for _, tok := range []string{removed.Secret, disabled.Secret} {
+		e.mustDo(t, http.StatusOK, http.MethodGet, "/runs?project=default", tok, nil)
+	}
+	e.mustDo(t, http.StatusNoContent, http.MethodDelete, "/projects/default/members/removed@barrage.test", e.AdminToken, nil)
+	e.mustDo(t, http.StatusOK, http.MethodPatch, "/users/disabled@barrage.test", e.AdminToken, map[string]any{"disabled": true})
 	f.tokens[callerDemoted], f.tokenIDs[callerDemoted] = demoted.Secret, demoted.Id
-	f.defTokenIDsByRecent = []uuid.UUID{demoted.Id}
+	f.tokens[callerRemoved], f.tokenIDs[callerRemoved] = removed.Secret, removed.Id
+	f.tokens[callerDisabled], f.tokenIDs[callerDisabled] = disabled.Secret, disabled.Id
+	f.defTokenIDsByRecent = []uuid.UUID{disabled.Id, removed.Id, demoted.Id}
+	for _, caller := range sessionCallers {
+		f.headers[caller] = f.mustSessionCaller(t, caller, "matrix")
+	}
 	f.other = e.mustProject(t, "other")
 	for _, c := range []struct {
 		caller, project string
@@ -104,6 +132,20 @@ func startAuthz(t *testing.T) *authzEnv {
 	f.defSearch = e.mustSearch(t, e.AdminToken, "default", "default search")
 	f.otherSearch = e.mustSearch(t, e.AdminToken, "other", "other search")
 	return f
+}
+
+// mustSessionCaller creates the user key@barrage.test for a session
+// caller (a project admin of default for callerSession, a user without
+// project for callerMember), signs them in with their password and returns
+// the headers the dashboard sends: the session cookie and Sec-Fetch-Site.
+func (f *authzEnv) mustSessionCaller(t *testing.T, caller, key string) []string {
+	t.Helper()
+	email := key + "-" + strings.Fields(caller)[0] + "@barrage.test"
+	f.mustDo(t, http.StatusCreated, http.MethodPost, "/users", f.AdminToken, map[string]any{"email": email, "password": memberPassword})
+	if caller == callerSession {
+		f.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/members/"+email, f.AdminToken, map[string]any{"role": auth.Admin})
+	}
+	return withCookie(f.mustSignIn(t, email, memberPassword), "Sec-Fetch-Site", "same-origin")
 }
 
 // killTokens revokes one working token (through the API) and expires
@@ -158,9 +200,17 @@ type authzCase struct {
 	target func(t *testing.T, f *authzEnv, key string) (path string, body any, ref string)
 	// want is the status for viewer, runner, admin, other's admin and
 	// org admin; callers without a valid token (none, malformed, unknown,
-	// revoked, expired) always get 401, and the demoted member's admin
-	// token gets the viewer's status.
+	// revoked, expired, the removed member's and the disabled user's) always
+	// get 401, and the demoted member's admin token gets the viewer's status.
 	want [len(tokenCallers)]int
+	// session and member, when set, are the statuses of callerSession and
+	// callerMember; by default callerSession gets the admin token's status
+	// and callerMember what a caller who sees no project gets (see
+	// wantMember).
+	session, member int
+	// endsSession marks a route that ends the caller's session (or its
+	// others): session callers call it with a fresh user's session.
+	endsSession bool
 	// done, when set, reports whether the request's effect is in the
 	// database; it must be exactly when the status is 2xx.
 	done func(t *testing.T, f *authzEnv, ref string) bool
@@ -199,9 +249,26 @@ func authzCases() []authzCase {
 	)
 	spec := testSpec()
 	return []authzCase{
-		{route: "POST /auth/logout", target: fixedPath("/auth/logout"), want: [5]int{gone, gone, gone, gone, gone}},
-		{route: "POST /auth/logout-all", target: fixedPath("/auth/logout-all"), want: [5]int{forbidden, forbidden, forbidden, forbidden, gone}},
+		{route: "POST /auth/logout", target: fixedPath("/auth/logout"), want: [5]int{gone, gone, gone, gone, gone}, member: gone, endsSession: true},
+		{
+			route: "POST /auth/logout-all", target: fixedPath("/auth/logout-all"), endsSession: true,
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, gone}, session: gone, member: gone,
+		},
 		{route: "GET /me", target: fixedPath("/me"), want: [5]int{ok, ok, ok, ok, ok}},
+		{
+			// Tokens may not change a password; a session changes its own
+			// (to the same password here, so the fixture users keep theirs).
+			route: "POST /me/password", endsSession: true,
+			target: func(_ *testing.T, _ *authzEnv, _ string) (string, any, string) {
+				return "/me/password", map[string]any{"current_password": memberPassword, "new_password": memberPassword}, ""
+			},
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, forbidden}, session: gone, member: gone,
+		},
+		{
+			// Linking needs a session; this server has no OIDC: 409.
+			route: "POST /auth/oidc/link", target: fixedPath("/auth/oidc/link"),
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, forbidden}, session: http.StatusConflict, member: http.StatusConflict,
+		},
 		{route: "GET /agents", target: fixedPath("/agents"), want: [5]int{ok, ok, ok, ok, ok}},
 
 		{route: "GET /projects", target: fixedPath("/projects"), want: [5]int{ok, ok, ok, ok, ok}},
@@ -293,6 +360,15 @@ func authzCases() []authzCase {
 			},
 			want: [5]int{forbidden, forbidden, forbidden, forbidden, created},
 			done: counted("SELECT count(*) FROM users WHERE email = $1"),
+		},
+		{
+			route: "PATCH /users/{user}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				email := f.mustUser(t, key).Email
+				return "/users/" + email, map[string]any{"disabled": true}, email
+			},
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, ok},
+			done: counted("SELECT count(*) FROM users WHERE email = $1 AND disabled_at IS NOT NULL"),
 		},
 
 		{
@@ -703,6 +779,38 @@ func authzCases() []authzCase {
 	}
 }
 
+// wantMember is callerMember's status when the case does not set it: a
+// signed-in user who sees no project gets 404 wherever a caller who cannot
+// see the route's project does (the viewer or the other project's admin),
+// and the viewer's status elsewhere (lists, /me, org admin routes).
+func (tc authzCase) wantMember() int {
+	viewer, other := tc.want[0], tc.want[3]
+	if viewer == http.StatusNotFound || other == http.StatusNotFound {
+		return http.StatusNotFound
+	}
+	return viewer
+}
+
+// wants returns the status every caller of the matrix must get.
+func (tc authzCase) wants() map[string]int {
+	want := map[string]int{}
+	for _, c := range []string{callerNone, callerMalformed, callerUnknown, callerRevoked, callerExpired, callerRemoved, callerDisabled} {
+		want[c] = http.StatusUnauthorized
+	}
+	for i, c := range tokenCallers {
+		want[c] = tc.want[i]
+	}
+	want[callerDemoted] = tc.want[0] // a viewer now
+	want[callerSession], want[callerMember] = tc.want[2], tc.wantMember()
+	if tc.session != 0 {
+		want[callerSession] = tc.session
+	}
+	if tc.member != 0 {
+		want[callerMember] = tc.member
+	}
+	return want
+}
+
 func TestAuthorizationMatrix(t *testing.T) {
 	t.Parallel()
 	f := startAuthz(t)
@@ -711,18 +819,18 @@ func TestAuthorizationMatrix(t *testing.T) {
 		if tc.variant != "" {
 			name += " " + tc.variant
 		}
-		want := map[string]int{callerNone: 401, callerMalformed: 401, callerUnknown: 401, callerRevoked: 401, callerExpired: 401}
-		for i, c := range tokenCallers {
-			want[c] = tc.want[i]
-		}
-		want[callerDemoted] = tc.want[0] // a viewer now
+		want := tc.wants()
 		method, _, _ := strings.Cut(tc.route, " ")
 		for _, caller := range slices.Sorted(maps.Keys(want)) {
 			t.Run(name+" as "+caller, func(t *testing.T) {
 				t.Parallel()
 				key := "k-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
 				path, body, ref := tc.target(t, f, key)
-				status, header, raw := f.do(t, method, path, f.tokens[caller], body)
+				headers := f.headers[caller]
+				if headers != nil && tc.endsSession {
+					headers = f.mustSessionCaller(t, caller, key)
+				}
+				status, header, raw := f.do(t, method, path, f.tokens[caller], body, headers...)
 				switch w := want[caller]; {
 				case status != w:
 					t.Fatalf("%s %s = %d, want %d; body: %s", method, path, status, w, raw)

@@ -24,12 +24,17 @@ import (
 // Config is barrage-api's configuration. Every field is a flag and an
 // environment variable of the same meaning; flags win.
 type Config struct {
-	Listen          string        `env:"BARRAGE_LISTEN" envDefault:":8080"`
-	DatabaseURL     string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/barrage?sslmode=disable"`
-	DBMaxConns      int           `env:"BARRAGE_DB_MAX_CONNS" envDefault:"20"`
-	AdminToken      string        `env:"BARRAGE_ADMIN_TOKEN"`
-	AdminEmail      string        `env:"BARRAGE_ADMIN_EMAIL" envDefault:"admin@barrage.local"`
-	AdminPassword   string        `env:"BARRAGE_ADMIN_PASSWORD"`
+	Listen        string `env:"BARRAGE_LISTEN" envDefault:":8080"`
+	DatabaseURL   string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/barrage?sslmode=disable"`
+	DBMaxConns    int    `env:"BARRAGE_DB_MAX_CONNS" envDefault:"20"`
+	AdminToken    string `env:"BARRAGE_ADMIN_TOKEN"`
+	AdminEmail    string `env:"BARRAGE_ADMIN_EMAIL" envDefault:"admin@barrage.local"`
+	AdminPassword string `env:"BARRAGE_ADMIN_PASSWORD"`
+	// AdminCredentialsFile is where the first start writes the credentials
+	// it generated (mode 0600); they never go to the log.
+	AdminCredentialsFile string `env:"BARRAGE_ADMIN_CREDENTIALS_FILE" envDefault:"data/admin-credentials"`
+	// AdminTokenTTL is how long the bootstrap admin token works.
+	AdminTokenTTL   time.Duration `env:"BARRAGE_ADMIN_TOKEN_TTL" envDefault:"720h"`
 	MaxBodyBytes    int64         `env:"BARRAGE_MAX_BODY_BYTES" envDefault:"1048576"`
 	RateLimit       float64       `env:"BARRAGE_RATE_LIMIT" envDefault:"50"`
 	RateBurst       int           `env:"BARRAGE_RATE_BURST" envDefault:"100"`
@@ -95,6 +100,9 @@ type Config struct {
 	OIDCClientSecret string `env:"BARRAGE_OIDC_CLIENT_SECRET"`
 	OIDCRedirectURL  string `env:"BARRAGE_OIDC_REDIRECT_URL"`
 	OIDCEmailDomain  string `env:"BARRAGE_OIDC_EMAIL_DOMAIN"`
+	// OIDCAutoProvision creates a user on the first OIDC sign-in of an
+	// identity no user is linked to; off, such sign-ins are refused.
+	OIDCAutoProvision bool `env:"BARRAGE_OIDC_AUTO_PROVISION"`
 	// Clock is the time source of sign-in lockout and session rotation;
 	// nil means time.Now. Tests inject one.
 	Clock func() time.Time `env:"-"`
@@ -157,7 +165,7 @@ func (c Config) AuthOptions() auth.Options {
 func (c Config) OIDC() sso.Options {
 	return sso.Options{
 		Issuer: c.OIDCIssuer, ClientID: c.OIDCClientID, ClientSecret: c.OIDCClientSecret,
-		RedirectURL: c.OIDCRedirectURL, EmailDomain: c.OIDCEmailDomain,
+		RedirectURL: c.OIDCRedirectURL, EmailDomain: c.OIDCEmailDomain, AutoProvision: c.OIDCAutoProvision,
 	}
 }
 
@@ -182,9 +190,11 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	cfg.DatabaseFlags(fs)
 	cfg.debugFlags(fs)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "HTTP listen address; :0 picks a free port (BARRAGE_LISTEN)")
-	fs.StringVar(&cfg.AdminToken, "admin-token", cfg.AdminToken, "API token of the first admin, created on first start; unset = generated and printed once (BARRAGE_ADMIN_TOKEN)")
+	fs.StringVar(&cfg.AdminToken, "admin-token", cfg.AdminToken, "API token of the first admin, created on first start; unset = generated into -admin-credentials-file (BARRAGE_ADMIN_TOKEN)")
 	fs.StringVar(&cfg.AdminEmail, "admin-email", cfg.AdminEmail, "email of the first admin (BARRAGE_ADMIN_EMAIL)")
-	fs.StringVar(&cfg.AdminPassword, "admin-password", cfg.AdminPassword, "password of the first admin; unset = generated and printed once (BARRAGE_ADMIN_PASSWORD)")
+	fs.StringVar(&cfg.AdminPassword, "admin-password", cfg.AdminPassword, "password of the first admin; unset = generated into -admin-credentials-file (BARRAGE_ADMIN_PASSWORD)")
+	fs.StringVar(&cfg.AdminCredentialsFile, "admin-credentials-file", cfg.AdminCredentialsFile, "file (mode 0600) the first start writes the generated admin password and token to (BARRAGE_ADMIN_CREDENTIALS_FILE)")
+	fs.DurationVar(&cfg.AdminTokenTTL, "admin-token-ttl", cfg.AdminTokenTTL, "lifetime of the bootstrap admin token (BARRAGE_ADMIN_TOKEN_TTL)")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body (BARRAGE_MAX_BODY_BYTES)")
 	fs.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per caller; 0 = unlimited (BARRAGE_RATE_LIMIT)")
 	fs.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per caller (BARRAGE_RATE_BURST)")
@@ -196,6 +206,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.StringVar(&cfg.OIDCClientID, "oidc-client-id", cfg.OIDCClientID, "OIDC client id (BARRAGE_OIDC_CLIENT_ID)")
 	fs.StringVar(&cfg.OIDCRedirectURL, "oidc-redirect-url", cfg.OIDCRedirectURL, "OIDC redirect URL: <base URL>/api/v1/auth/oidc/callback (BARRAGE_OIDC_REDIRECT_URL)")
 	fs.StringVar(&cfg.OIDCEmailDomain, "oidc-email-domain", cfg.OIDCEmailDomain, "only this email domain may sign in with OIDC; unset = any (BARRAGE_OIDC_EMAIL_DOMAIN)")
+	fs.BoolVar(&cfg.OIDCAutoProvision, "oidc-auto-provision", cfg.OIDCAutoProvision, "create a user on the first OIDC sign-in of an unknown identity; off = refuse it (BARRAGE_OIDC_AUTO_PROVISION)")
 	fs.IntVar(&cfg.LockThreshold, "lock-threshold", cfg.LockThreshold, "consecutive failed sign-ins that lock an email (BARRAGE_LOCK_THRESHOLD)")
 	fs.DurationVar(&cfg.LockFirst, "lock-first", cfg.LockFirst, "first lock; doubles per further failure (BARRAGE_LOCK_FIRST)")
 	fs.DurationVar(&cfg.LockMax, "lock-max", cfg.LockMax, "longest lock (BARRAGE_LOCK_MAX)")
@@ -256,17 +267,7 @@ func (c Config) Validate() error {
 	if c.DBMaxConns < 1 {
 		errs = append(errs, fmt.Errorf("-db-max-conns %d: must be at least 1", c.DBMaxConns))
 	}
-	if c.AdminToken != "" {
-		if _, err := auth.ParseToken(c.AdminToken); err != nil {
-			errs = append(errs, fmt.Errorf("-admin-token: %w; make one with `barrage-api token new`", err))
-		}
-	}
-	if _, err := mail.ParseAddress(c.AdminEmail); err != nil {
-		errs = append(errs, fmt.Errorf("-admin-email %q: not an email address", c.AdminEmail))
-	}
-	if c.AdminPassword != "" && len(c.AdminPassword) < 12 {
-		errs = append(errs, errors.New("-admin-password: must be at least 12 characters"))
-	}
+	errs = append(errs, c.adminErrors()...)
 	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
 		errs = append(errs, fmt.Errorf("-max-body-bytes %d: must be from 1024 to %d", c.MaxBodyBytes, 64<<20))
 	}
@@ -328,6 +329,29 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// adminErrors reports the first admin's settings that are wrong.
+func (c Config) adminErrors() []error {
+	var errs []error
+	if c.AdminToken != "" {
+		if _, err := auth.ParseToken(c.AdminToken); err != nil {
+			errs = append(errs, fmt.Errorf("-admin-token: %w; make one with `barrage-api token new`", err))
+		}
+	}
+	if _, err := mail.ParseAddress(c.AdminEmail); err != nil {
+		errs = append(errs, fmt.Errorf("-admin-email %q: not an email address", c.AdminEmail))
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < auth.MinPasswordLength {
+		errs = append(errs, fmt.Errorf("-admin-password: must be at least %d characters", auth.MinPasswordLength))
+	}
+	if c.AdminTokenTTL < time.Hour {
+		errs = append(errs, fmt.Errorf("-admin-token-ttl %v: must be at least 1h", c.AdminTokenTTL))
+	}
+	if c.AdminCredentialsFile == "" && (c.AdminToken == "" || c.AdminPassword == "") {
+		errs = append(errs, errors.New("-admin-credentials-file: must be set unless -admin-token and -admin-password are"))
+	}
+	return errs
 }
 
 // validHeaderName reports whether name is an HTTP header name (RFC 9110

@@ -23,6 +23,8 @@ const usage = `usage:
   barrage-api migrate up|down|status [flags]  apply, undo one, or list the database migrations
   barrage-api token create -project P -role R [-name N] [-expires 720h]
                                               mint a project API token and print it
+  barrage-api token revoke ID                 revoke any API token at once (the bootstrap admin's too)
+  barrage-api admin reset-password EMAIL      set a new random password for a user, end their sessions, print it
   barrage-api token new                       print a random, well-formed token (for BARRAGE_ADMIN_TOKEN)
   barrage-api key new                         print a random secret key (for BARRAGE_SECRET_KEY)
   barrage-api key rotate [-batch 100]         re-seal the stored secrets under BARRAGE_SECRET_KEY, opening them
@@ -64,6 +66,8 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 		err = migrate(ctx, rest, environ, stdout, stderr)
 	case "token":
 		err = token(ctx, rest, environ, stdout, stderr)
+	case "admin":
+		err = admin(ctx, rest, environ, stdout, stderr)
 	case "key":
 		err = key(ctx, rest, environ, stdout, stderr)
 	case "nats-auth":
@@ -169,10 +173,10 @@ func migrate(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 	return st.Migrate(ctx, sub, stdout) //nolint:wrapcheck // the store's message names the step
 }
 
-// token runs `token create` and `token new`.
+// token runs `token create`, `token revoke` and `token new`.
 func token(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{errors.New("token needs create or new")}
+		return usageError{errors.New("token needs create, revoke or new")}
 	}
 	switch args[0] {
 	case "new":
@@ -180,8 +184,10 @@ func token(ctx context.Context, args, environ []string, stdout, stderr io.Writer
 		return err //nolint:wrapcheck // a write to stdout
 	case "create":
 		return tokenCreate(ctx, args[1:], environ, stdout, stderr)
+	case "revoke":
+		return tokenRevoke(ctx, args[1:], environ, stderr)
 	default:
-		return usageError{fmt.Errorf("token %q: must be create or new", args[0])}
+		return usageError{fmt.Errorf("token %q: must be create, revoke or new", args[0])}
 	}
 }
 

@@ -6,14 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/migrations"
 	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/pgtest"
@@ -74,7 +78,12 @@ func TestMainUsage(t *testing.T) {
 		{[]string{"migrate"}, 2, "migrate needs up, down or status"},
 		{[]string{"migrate", "sideways"}, 2, `migrate "sideways": must be up, down or status`},
 		{[]string{"migrate", "up", "-bogus"}, 2, "flag provided but not defined: -bogus"},
-		{[]string{"token"}, 2, "token needs create or new"},
+		{[]string{"token"}, 2, "token needs create, revoke or new"},
+		{[]string{"token", "revoke"}, 2, "token revoke needs exactly one token ID"},
+		{[]string{"token", "revoke", "not-a-uuid"}, 2, `token revoke: "not-a-uuid" is not a token ID`},
+		{[]string{"admin"}, 2, "admin needs reset-password EMAIL"},
+		{[]string{"admin", "reset-password"}, 2, "admin reset-password needs exactly one EMAIL"},
+		{[]string{"serve", "-admin-token-ttl", "10m"}, 2, "-admin-token-ttl 10m0s: must be at least 1h"},
 		{[]string{"key"}, 2, "key needs new or rotate"},
 		{[]string{"key", "rotate"}, 2, "key rotate needs the new key in BARRAGE_SECRET_KEY"},
 		{[]string{"serve", "-secret-key", "c2hvcnQ="}, 2, "-secret-key: secret key: decodes to 5 bytes, want 32"},
@@ -130,26 +139,29 @@ func TestMainMigrate(t *testing.T) {
 			t.Errorf("after migrate %s, %d of 7 tables exist, want %d", sub, got, wantTables)
 		}
 	}
-	pending := regexp.MustCompile(`^pending\s+00001_init\.sql\npending\s+00002_distributed\.sql\npending\s+00003_thresholds\.sql\npending\s+00004_interchange\.sql\npending\s+00005_schedules\.sql\npending\s+00006_sealed_secrets\.sql\npending\s+00007_project_limits\.sql\npending\s+00008_accounts\.sql\npending\s+00009_searches\.sql\npending\s+00010_entries\.sql\npending\s+00011_server_latency\.sql\npending\s+00012_timelines\.sql\npending\s+00013_echo_profiles\.sql\npending\s+00014_written_urls\.sql\npending\s+00017_agent_pools\.sql\n$`)
+	// Every migration the binary embeds, in order: the test follows new ones.
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil || len(names) < 17 {
+		t.Fatalf("embedded migrations %v (%v)", names, err)
+	}
+	sort.Strings(names)
+	var pendingRE, appliedRE strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&pendingRE, `pending\s+%s\n`, regexp.QuoteMeta(n))
+		fmt.Fprintf(&appliedRE, `applied %s \(\d+ms\)\n`, regexp.QuoteMeta(n))
+	}
+	pending := regexp.MustCompile("^" + pendingRE.String() + "$")
 	migrate("status", pending, 0)
-	migrate("up", regexp.MustCompile(`^applied 00001_init\.sql \(\d+ms\)\napplied 00002_distributed\.sql \(\d+ms\)\napplied 00003_thresholds\.sql \(\d+ms\)\napplied 00004_interchange\.sql \(\d+ms\)\napplied 00005_schedules\.sql \(\d+ms\)\napplied 00006_sealed_secrets\.sql \(\d+ms\)\napplied 00007_project_limits\.sql \(\d+ms\)\napplied 00008_accounts\.sql \(\d+ms\)\napplied 00009_searches\.sql \(\d+ms\)\napplied 00010_entries\.sql \(\d+ms\)\napplied 00011_server_latency\.sql \(\d+ms\)\napplied 00012_timelines\.sql \(\d+ms\)\napplied 00013_echo_profiles\.sql \(\d+ms\)\napplied 00014_written_urls\.sql \(\d+ms\)\napplied 00017_agent_pools\.sql \(\d+ms\)\n$`), 7)
+	migrate("up", regexp.MustCompile("^"+appliedRE.String()+"$"), 7)
 	migrate("status", regexp.MustCompile(`^applied\s+00001_init\.sql at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\napplied\s+00002_distributed\.sql at `), 7)
 	migrate("up", regexp.MustCompile(`^no pending migrations\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00017_agent_pools\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00014_written_urls\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00013_echo_profiles\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00012_timelines\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00011_server_latency\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00010_entries\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00009_searches\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00008_accounts\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00007_project_limits\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00006_sealed_secrets\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00005_schedules\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00004_interchange\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00003_thresholds\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00002_distributed\.sql \(\d+ms\)\n$`), 7)
-	migrate("down", regexp.MustCompile(`^rolled back 00001_init\.sql \(\d+ms\)\n$`), 0)
+	for i := len(names) - 1; i >= 0; i-- {
+		left := 7
+		if i == 0 {
+			left = 0
+		}
+		migrate("down", regexp.MustCompile(`^rolled back `+regexp.QuoteMeta(names[i])+` \(\d+ms\)\n$`), left)
+	}
 	migrate("status", pending, 0)
 	migrate("up", regexp.MustCompile(`^applied 00001_init\.sql`), 7)
 }
@@ -159,7 +171,8 @@ func TestMainMigrate(t *testing.T) {
 func bootstrapDB(t *testing.T) string {
 	t.Helper()
 	dbURL := pgtest.NewDatabase(t)
-	cfg, err := ParseConfig(nil, []string{"DATABASE_URL=" + dbURL, "BARRAGE_LISTEN=127.0.0.1:0", "BARRAGE_ADMIN_PASSWORD=" + testAdminPassword, "BARRAGE_NATS_LISTEN=127.0.0.1:0", "BARRAGE_NATS_DATA_DIR=" + t.TempDir()}, io.Discard)
+	cfg, err := ParseConfig(nil, []string{"DATABASE_URL=" + dbURL, "BARRAGE_LISTEN=127.0.0.1:0", "BARRAGE_ADMIN_PASSWORD=" + testAdminPassword, "BARRAGE_NATS_LISTEN=127.0.0.1:0", "BARRAGE_NATS_DATA_DIR=" + t.TempDir(),
+		"BARRAGE_ADMIN_CREDENTIALS_FILE=" + filepath.Join(t.TempDir(), "admin-credentials")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,14 +306,15 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// serveMain runs `barrage-api serve` on dbURL until stop is called, which
-// returns the exit code; it waits until the server listens and returns its
-// address and what it printed.
-func serveMain(t *testing.T, dbURL string) (addr string, stdout *syncBuffer, stop func() int) {
+// serveMain runs `barrage-api serve` on dbURL with extra settings until
+// stop is called, which returns the exit code; it waits until the server
+// listens and returns its address, what it printed and what it logged.
+func serveMain(t *testing.T, dbURL string, extra ...string) (addr string, stdout, stderr *syncBuffer, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	environ := []string{"DATABASE_URL=" + dbURL, "BARRAGE_LISTEN=127.0.0.1:0", "BARRAGE_RATE_LIMIT=0", "BARRAGE_NATS_LISTEN=127.0.0.1:0", "BARRAGE_NATS_DATA_DIR=" + t.TempDir()}
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	environ := append([]string{"DATABASE_URL=" + dbURL, "BARRAGE_LISTEN=127.0.0.1:0", "BARRAGE_RATE_LIMIT=0", "BARRAGE_NATS_LISTEN=127.0.0.1:0",
+		"BARRAGE_NATS_DATA_DIR=" + t.TempDir()}, extra...)
 	done := make(chan int, 1)
 	go func() { done <- Main(ctx, []string{"barrage-api", "serve"}, environ, stdout, stderr) }()
 	var once sync.Once
@@ -333,40 +347,7 @@ func serveMain(t *testing.T, dbURL string) (addr string, stdout *syncBuffer, sto
 		}
 		return errNotYet
 	})
-	return addr, stdout, stop
-}
-
-func TestMainFirstStartPrintsCredentialsOnce(t *testing.T) {
-	t.Parallel()
-	dbURL := pgtest.NewDatabase(t)
-	addr, stdout, stop := serveMain(t, dbURL)
-	printed := stdout.String()
-	token := regexp.MustCompile(`admin API token:\s+(\S+)`).FindStringSubmatch(printed)
-	login := regexp.MustCompile(`dashboard sign-in:\s+(\S+) / (\S+)`).FindStringSubmatch(printed)
-	if token == nil || login == nil || strings.Count(printed, "brg_") != 1 {
-		t.Fatalf("first start printed %q, want the admin's sign-in and token once", printed)
-	}
-	e := &apiEnv{URL: "http://" + addr, DBURL: dbURL}
-	e.connect(t)
-	me := decode[client.Me](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/me", token[1], nil))
-	if me.User.Email != login[1] || !me.User.IsAdmin || me.User.Email != "admin@barrage.local" {
-		t.Errorf("the printed token belongs to %+v, want the admin %s", me.User, login[1])
-	}
-	e.mustDo(t, http.StatusOK, http.MethodPost, "/auth/login", "", map[string]string{"email": login[1], "password": login[2]})
-	if code := stop(); code != 0 {
-		t.Errorf("serve exited with %d after cancel, want 0", code)
-	}
-
-	_, stdout, stop = serveMain(t, dbURL)
-	if code := stop(); code != 0 || stdout.String() != "" {
-		t.Errorf("second start: exit code %d, printed %q; want 0 and nothing", code, stdout.String())
-	}
-	if n := e.count(t, "SELECT count(*) FROM users"); n != 1 {
-		t.Errorf("%d users after two starts, want 1", n)
-	}
-	if n := e.count(t, "SELECT count(*) FROM api_tokens"); n != 1 {
-		t.Errorf("%d tokens after two starts, want 1", n)
-	}
+	return addr, stdout, stderr, stop
 }
 
 func TestMainServeWithAdminTokenFromEnvironment(t *testing.T) {

@@ -90,10 +90,16 @@ type Store interface {
 	TouchToken(ctx context.Context, token uuid.UUID, at time.Time) error
 	// LoginByEmail finds a user by email, case-insensitively; NotFound when unknown.
 	LoginByEmail(ctx context.Context, email string) (Login, error)
-	// EnsureUser finds the user with email, case-insensitively, or creates
-	// them without a password in the default organisation (audited
-	// user.create); for sign-in through an identity provider.
-	EnsureUser(ctx context.Context, email, name string) (Login, error)
+	// LoginByIdentity finds the user linked to an identity provider's
+	// issuer and subject; NotFound when none is.
+	LoginByIdentity(ctx context.Context, issuer, subject string) (Login, error)
+	// ProvisionUser creates a user without a password in the default
+	// organisation, linked to ext, and audits user.create (method oidc);
+	// Conflict when a user has ext's email already.
+	ProvisionUser(ctx context.Context, ext ExternalIdentity) (Login, error)
+	// LinkIdentity links ext to user and audits user.identity_link;
+	// Conflict when ext is linked to another user.
+	LinkIdentity(ctx context.Context, user uuid.UUID, ext ExternalIdentity, actor Actor) error
 	// LoginLock returns the lockout state of an email address,
 	// case-insensitively, at at; the zero LoginLock when it has none.
 	LoginLock(ctx context.Context, email string, at time.Time) (LoginLock, error)
@@ -112,6 +118,10 @@ type Store interface {
 	// RevokeUserSessions ends every live session of user and audits it;
 	// it returns how many it ended.
 	RevokeUserSessions(ctx context.Context, user uuid.UUID, actor Actor) (int, error)
+	// SetPassword stores hash as user's password, ends every session of
+	// user but keep (uuid.Nil: all), clears the failed sign-ins of their
+	// email and audits action; it returns how many sessions it ended.
+	SetPassword(ctx context.Context, user uuid.UUID, hash string, keep uuid.UUID, action string, actor Actor) (int, error)
 }
 
 // Defaults of Options.
@@ -210,6 +220,12 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization, cookie 
 		UserID: id.UserID, Email: id.Email, Name: id.Name, OrgAdmin: id.OrgAdmin,
 		TokenID: id.TokenID, SessionID: id.SessionID, TokenProject: id.TokenProject, TokenRole: id.effectiveTokenRole(),
 		session: sessionState{issuedAt: id.IssuedAt, expiresAt: id.ExpiresAt, replaced: id.Replaced},
+	}
+	if p.Scoped() && !p.TokenRole.Valid() {
+		// A project token whose owner left the project has no authority
+		// anywhere: it answers as a revoked token does, and works again
+		// (with the lower role) only if its owner is added back.
+		return nil, errUnauthenticated("the credentials are unknown, expired or revoked")
 	}
 	if !p.Scoped() {
 		if p.Memberships, err = a.store.Memberships(ctx, id.UserID); err != nil {

@@ -20,6 +20,9 @@ const (
 	argonSaltLen = 16
 )
 
+// MinPasswordLength is the fewest characters a password may have.
+const MinPasswordLength = 12
+
 // ErrBadPassword is a password that does not match its hash.
 var ErrBadPassword = errors.New("password does not match")
 

@@ -87,7 +87,8 @@ type Principal struct {
 	TokenProject uuid.UUID
 	// TokenRole is the effective role of a project token: the lower of the
 	// token's own role and its owner's current role in TokenProject (an
-	// org admin's token keeps its own); "" when the owner left the project.
+	// org admin's token keeps its own). The Authenticator refuses a token
+	// whose owner left the project (401), so it is never "" for a caller.
 	TokenRole Role
 	// Memberships maps the projects the user belongs to to their roles.
 	Memberships map[uuid.UUID]Role

@@ -85,27 +85,6 @@ func (a *Authenticator) startSession(ctx context.Context, s Session, secret Secr
 	return secret, p, nil
 }
 
-// SignInVerified starts a session for the user with email, which an
-// identity provider has verified, creating the user (no password, no
-// project) on first sign-in. A disabled user is refused. oldCookie is
-// revoked as in SignIn.
-func (a *Authenticator) SignInVerified(ctx context.Context, email, name, oldCookie string) (Secret, *Principal, error) {
-	login, err := a.store.EnsureUser(ctx, email, name)
-	if err != nil {
-		return Secret{}, nil, fmt.Errorf("sign in %s: %w", email, err)
-	}
-	if login.Disabled {
-		return Secret{}, nil, errUnauthenticated("this account is disabled")
-	}
-	now := a.now()
-	secret := NewSessionSecret()
-	s := Session{
-		ID: uuid.New(), UserID: login.UserID, Hash: secret.Hash,
-		IssuedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL), Replaces: a.cookieSession(ctx, oldCookie), Method: "oidc",
-	}
-	return a.startSession(ctx, s, secret)
-}
-
 // cookieSession returns the session of a cookie value, or uuid.Nil when
 // there is none or it is unknown.
 func (a *Authenticator) cookieSession(ctx context.Context, cookie string) uuid.UUID {

@@ -56,6 +56,7 @@ func startStack(t *testing.T) *stack {
 		"DATABASE_URL=" + pgtest.NewDatabase(t), "NATS_URL=nats://" + s.nats.addr,
 		"BARRAGE_NATS_KEYS=" + s.keys,
 		"BARRAGE_LISTEN=127.0.0.1:0", "BARRAGE_ADMIN_TOKEN=" + s.token, "BARRAGE_LOG_FORMAT=json",
+		"BARRAGE_ADMIN_CREDENTIALS_FILE=" + filepath.Join(dir, "admin-credentials"),
 		"BARRAGE_DISPATCH_WAIT=10s",
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 		}
 		api := newProc(t, fmt.Sprintf("barrage-api-%d", i), bins.api, []string{"serve"}, append([]string{
 			"DATABASE_URL=" + s.pg.url(), "NATS_URL=" + s.natsURL, "BARRAGE_LISTEN=127.0.0.1:" + strconv.Itoa(port),
-			"BARRAGE_ADMIN_TOKEN=" + token, "BARRAGE_SECRET_KEY=" + secret, "BARRAGE_RATE_LIMIT=0",
+			"BARRAGE_ADMIN_TOKEN=" + token, "BARRAGE_ADMIN_CREDENTIALS_FILE=" + filepath.Join(t.TempDir(), "admin-credentials"), "BARRAGE_SECRET_KEY=" + secret, "BARRAGE_RATE_LIMIT=0",
 			"BARRAGE_LOG_FORMAT=json", "BARRAGE_DISPATCH_WAIT=20s", "BARRAGE_DB_MAX_CONNS=10",
 		}, apiEnv...))
 		api.start(t)

@@ -9,7 +9,11 @@ import (
 
 // memberUserOut maps a user of the organisation.
 func memberUserOut(u members.User) User {
-	return User{Id: u.ID, Email: u.Email, Name: u.Name, IsAdmin: u.OrgAdmin}
+	out := User{Id: u.ID, Email: u.Email, Name: u.Name, IsAdmin: u.OrgAdmin}
+	if u.Disabled {
+		out.Disabled = &u.Disabled
+	}
+	return out
 }
 
 // memberOut maps a member.
@@ -65,4 +69,23 @@ func (s *server) CreateUser(ctx context.Context, req CreateUserRequestObject) (C
 		out.Password = &generated
 	}
 	return out, nil
+}
+
+// UpdateUser implements PATCH /users/{user}.
+func (s *server) UpdateUser(ctx context.Context, req UpdateUserRequestObject) (UpdateUserResponseObject, error) {
+	ctx = requestContext(ctx)
+	u, err := s.svc.Members.UpdateUser(ctx, principal(ctx), req.User, members.UserPatch{Disabled: req.Body.Disabled, OrgAdmin: req.Body.OrgAdmin})
+	if err != nil {
+		return nil, err
+	}
+	return UpdateUser200JSONResponse(memberUserOut(u)), nil
+}
+
+// ChangePassword implements POST /me/password.
+func (s *server) ChangePassword(ctx context.Context, req ChangePasswordRequestObject) (ChangePasswordResponseObject, error) {
+	ctx = requestContext(ctx)
+	if _, err := s.svc.Auth.ChangePassword(ctx, principal(ctx), req.Body.CurrentPassword, req.Body.NewPassword); err != nil {
+		return nil, err
+	}
+	return ChangePassword204Response{}, nil
 }

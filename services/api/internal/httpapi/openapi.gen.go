@@ -826,10 +826,24 @@ type MemberPut struct {
 	Role Role `json:"role"`
 }
 
+// OidcLinkStart defines model for OidcLinkStart.
+type OidcLinkStart struct {
+	// Url The identity provider's authorization URL to send the browser to.
+	Url string `json:"url"`
+}
+
 // OrgTargetPolicy defines model for OrgTargetPolicy.
 type OrgTargetPolicy struct {
 	// TargetAllowList Hosts, IP addresses, CIDRs (each optionally with :port), `*` and `unix:/path` sockets that project admins may open in their projects' allow-lists. New installs start with `*` (every public address); an all-in-one install also with loopback.
 	TargetAllowList []string `json:"target_allow_list"`
+}
+
+// PasswordChange defines model for PasswordChange.
+type PasswordChange struct {
+	CurrentPassword string `json:"current_password"`
+
+	// NewPassword At least 12 characters.
+	NewPassword string `json:"new_password"`
 }
 
 // Problem defines model for Problem.
@@ -1602,8 +1616,10 @@ type TrendPoint struct {
 
 // User defines model for User.
 type User struct {
-	Email string             `json:"email"`
-	Id    openapi_types.UUID `json:"id"`
+	// Disabled Disabled by an org admin: cannot sign in; sessions and tokens do not work.
+	Disabled *bool              `json:"disabled,omitempty"`
+	Email    string             `json:"email"`
+	Id       openapi_types.UUID `json:"id"`
 
 	// IsAdmin Org admin: may create projects and acts as admin in every project.
 	IsAdmin bool   `json:"is_admin"`
@@ -1624,6 +1640,15 @@ type UserCreated struct {
 	// Password The generated password, shown in this response only.
 	Password *string `json:"password,omitempty"`
 	User     User    `json:"user"`
+}
+
+// UserUpdate defines model for UserUpdate.
+type UserUpdate struct {
+	// Disabled true disables the user, false enables them again.
+	Disabled *bool `json:"disabled,omitempty"`
+
+	// OrgAdmin true grants the org admin role, false takes it.
+	OrgAdmin *bool `json:"org_admin,omitempty"`
 }
 
 // WrittenURLCounts What became of the successful writes of a run with record_written_urls (absent for other runs): `stored` URLs are served by GET /runs/{run}/written-urls; `dropped` writes got a 2xx but have no URL (over the bound of 1,000,000, longer than 2048 bytes, or in a snapshot that was lost).
@@ -1885,6 +1910,9 @@ type ActivateEchoProfileJSONRequestBody = EchoProfileActivate
 // CreateImportJSONRequestBody defines body for CreateImport for application/json ContentType.
 type CreateImportJSONRequestBody = FortioDocument
 
+// ChangePasswordJSONRequestBody defines body for ChangePassword for application/json ContentType.
+type ChangePasswordJSONRequestBody = PasswordChange
+
 // PutOrgTargetPolicyJSONRequestBody defines body for PutOrgTargetPolicy for application/json ContentType.
 type PutOrgTargetPolicyJSONRequestBody = OrgTargetPolicy
 
@@ -1923,6 +1951,9 @@ type CreateTokenJSONRequestBody = TokenCreate
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = UserCreate
+
+// UpdateUserJSONRequestBody defines body for UpdateUser for application/json ContentType.
+type UpdateUserJSONRequestBody = UserUpdate
 
 // Getter for additional properties for FortioDocument. Returns the specified
 // element and whether it was found
@@ -2121,7 +2152,7 @@ type ServerInterface interface {
 	// ListAgents Agents that have reported to the control plane, most recently seen first.
 	// (GET /agents)
 	ListAgents(c *gin.Context)
-	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	// (GET /audit)
 	ListAudit(c *gin.Context, params ListAuditParams)
 	// Login Sign in with email and password; sets the session cookie.
@@ -2136,6 +2167,9 @@ type ServerInterface interface {
 	// GetAuthMethods How one may sign in here, for the sign-in page.
 	// (GET /auth/methods)
 	GetAuthMethods(c *gin.Context)
+	// StartOidcLink Start linking a single sign-on identity to the caller's own account.
+	// (POST /auth/oidc/link)
+	StartOidcLink(c *gin.Context)
 	// ListEchoProfiles Managed echo fault profiles, newest first.
 	// (GET /echo-profiles)
 	ListEchoProfiles(c *gin.Context, params ListEchoProfilesParams)
@@ -2163,6 +2197,9 @@ type ServerInterface interface {
 	// GetMe Who the caller is and which projects they can reach.
 	// (GET /me)
 	GetMe(c *gin.Context)
+	// ChangePassword Change the caller's own password; every other session of the user ends.
+	// (POST /me/password)
+	ChangePassword(c *gin.Context)
 	// GetOpenAPI This document.
 	// (GET /openapi.yaml)
 	GetOpenAPI(c *gin.Context)
@@ -2298,6 +2335,9 @@ type ServerInterface interface {
 	// CreateUser Create a user in the organisation (org admins).
 	// (POST /users)
 	CreateUser(c *gin.Context)
+	// UpdateUser Disable or enable a user, grant or take the org admin role (org admins).
+	// (PATCH /users/{user})
+	UpdateUser(c *gin.Context, user UserPath)
 }
 
 // ServerInterfaceWrapper converts contexts to parameters.
@@ -2423,6 +2463,19 @@ func (siw *ServerInterfaceWrapper) GetAuthMethods(c *gin.Context) {
 	}
 
 	siw.Handler.GetAuthMethods(c)
+}
+
+// StartOidcLink operation middleware
+func (siw *ServerInterfaceWrapper) StartOidcLink(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.StartOidcLink(c)
 }
 
 // ListEchoProfiles operation middleware
@@ -2662,6 +2715,19 @@ func (siw *ServerInterfaceWrapper) GetMe(c *gin.Context) {
 	}
 
 	siw.Handler.GetMe(c)
+}
+
+// ChangePassword operation middleware
+func (siw *ServerInterfaceWrapper) ChangePassword(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ChangePassword(c)
 }
 
 // GetOpenAPI operation middleware
@@ -3951,6 +4017,31 @@ func (siw *ServerInterfaceWrapper) CreateUser(c *gin.Context) {
 	siw.Handler.CreateUser(c)
 }
 
+// UpdateUser operation middleware
+func (siw *ServerInterfaceWrapper) UpdateUser(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "user" -------------
+	var user UserPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "user", c.Param("user"), &user, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter user: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.UpdateUser(c, user)
+}
+
 // GinServerOptions provides options for the Gin server.
 type GinServerOptions struct {
 	BaseURL      string
@@ -3983,6 +4074,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.POST(options.BaseURL+"/auth/logout-all", wrapper.LogoutAll)
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout)
 	router.GET(options.BaseURL+"/me", wrapper.GetMe)
+	router.POST(options.BaseURL+"/me/password", wrapper.ChangePassword)
+	router.POST(options.BaseURL+"/auth/oidc/link", wrapper.StartOidcLink)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI)
 	router.GET(options.BaseURL+"/projects", wrapper.ListProjects)
 	router.POST(options.BaseURL+"/projects", wrapper.CreateProject)
@@ -3996,6 +4089,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser)
 	router.GET(options.BaseURL+"/org/target-policy", wrapper.GetOrgTargetPolicy)
 	router.PUT(options.BaseURL+"/org/target-policy", wrapper.PutOrgTargetPolicy)
+	router.PATCH(options.BaseURL+"/users/:user", wrapper.UpdateUser)
 	router.GET(options.BaseURL+"/tests", wrapper.ListTests)
 	router.POST(options.BaseURL+"/tests", wrapper.CreateTest)
 	router.DELETE(options.BaseURL+"/tests/:test", wrapper.DeleteTest)
@@ -4439,6 +4533,102 @@ func (response GetAuthMethods429ApplicationProblemPlusJSONResponse) VisitGetAuth
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartOidcLinkRequestObject struct {
+}
+
+type StartOidcLinkResponseObject interface {
+	VisitStartOidcLinkResponse(w http.ResponseWriter) error
+}
+
+type StartOidcLink200ResponseHeaders struct {
+	SetCookie *string
+}
+
+type StartOidcLink200JSONResponse struct {
+	Body    OidcLinkStart
+	Headers StartOidcLink200ResponseHeaders
+}
+
+func (response StartOidcLink200JSONResponse) VisitStartOidcLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartOidcLink401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response StartOidcLink401ApplicationProblemPlusJSONResponse) VisitStartOidcLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartOidcLink403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response StartOidcLink403ApplicationProblemPlusJSONResponse) VisitStartOidcLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartOidcLink409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response StartOidcLink409ApplicationProblemPlusJSONResponse) VisitStartOidcLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartOidcLinkdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response StartOidcLinkdefaultApplicationProblemPlusJSONResponse) VisitStartOidcLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5333,6 +5523,103 @@ type GetMedefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response GetMedefaultApplicationProblemPlusJSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePasswordRequestObject struct {
+	Body *ChangePasswordJSONRequestBody
+}
+
+type ChangePasswordResponseObject interface {
+	VisitChangePasswordResponse(w http.ResponseWriter) error
+}
+
+type ChangePassword204Response struct {
+}
+
+func (response ChangePassword204Response) VisitChangePasswordResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ChangePassword400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ChangePassword400ApplicationProblemPlusJSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ChangePassword401ApplicationProblemPlusJSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ChangePassword403ApplicationProblemPlusJSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response ChangePassword422ApplicationProblemPlusJSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassworddefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ChangePassworddefaultApplicationProblemPlusJSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -9975,12 +10262,148 @@ func (response CreateUserdefaultApplicationProblemPlusJSONResponse) VisitCreateU
 	return err
 }
 
+type UpdateUserRequestObject struct {
+	User UserPath `json:"user"`
+	Body *UpdateUserJSONRequestBody
+}
+
+type UpdateUserResponseObject interface {
+	VisitUpdateUserResponse(w http.ResponseWriter) error
+}
+
+type UpdateUser200JSONResponse User
+
+func (response UpdateUser200JSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateUser400ApplicationProblemPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateUser401ApplicationProblemPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateUser403ApplicationProblemPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateUser404ApplicationProblemPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateUser409ApplicationProblemPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateUser422ApplicationProblemPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUserdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UpdateUserdefaultApplicationProblemPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListAgents Agents that have reported to the control plane, most recently seen first.
 	// (GET /agents)
 	ListAgents(ctx context.Context, request ListAgentsRequestObject) (ListAgentsResponseObject, error)
-	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	// (GET /audit)
 	ListAudit(ctx context.Context, request ListAuditRequestObject) (ListAuditResponseObject, error)
 	// Login Sign in with email and password; sets the session cookie.
@@ -9995,6 +10418,9 @@ type StrictServerInterface interface {
 	// GetAuthMethods How one may sign in here, for the sign-in page.
 	// (GET /auth/methods)
 	GetAuthMethods(ctx context.Context, request GetAuthMethodsRequestObject) (GetAuthMethodsResponseObject, error)
+	// StartOidcLink Start linking a single sign-on identity to the caller's own account.
+	// (POST /auth/oidc/link)
+	StartOidcLink(ctx context.Context, request StartOidcLinkRequestObject) (StartOidcLinkResponseObject, error)
 	// ListEchoProfiles Managed echo fault profiles, newest first.
 	// (GET /echo-profiles)
 	ListEchoProfiles(ctx context.Context, request ListEchoProfilesRequestObject) (ListEchoProfilesResponseObject, error)
@@ -10022,6 +10448,9 @@ type StrictServerInterface interface {
 	// GetMe Who the caller is and which projects they can reach.
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
+	// ChangePassword Change the caller's own password; every other session of the user ends.
+	// (POST /me/password)
+	ChangePassword(ctx context.Context, request ChangePasswordRequestObject) (ChangePasswordResponseObject, error)
 	// GetOpenAPI This document.
 	// (GET /openapi.yaml)
 	GetOpenAPI(ctx context.Context, request GetOpenAPIRequestObject) (GetOpenAPIResponseObject, error)
@@ -10157,6 +10586,9 @@ type StrictServerInterface interface {
 	// CreateUser Create a user in the organisation (org admins).
 	// (POST /users)
 	CreateUser(ctx context.Context, request CreateUserRequestObject) (CreateUserResponseObject, error)
+	// UpdateUser Disable or enable a user, grant or take the org admin role (org admins).
+	// (PATCH /users/{user})
+	UpdateUser(ctx context.Context, request UpdateUserRequestObject) (UpdateUserResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx *gin.Context, request any) (any, error)
@@ -10373,6 +10805,30 @@ func (sh *strictHandler) GetAuthMethods(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetAuthMethodsResponseObject); ok {
 		if err := validResponse.VisitGetAuthMethodsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// StartOidcLink operation middleware
+func (sh *strictHandler) StartOidcLink(ctx *gin.Context) {
+	var request StartOidcLinkRequestObject
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StartOidcLink(ctx, request.(StartOidcLinkRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StartOidcLink")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(StartOidcLinkResponseObject); ok {
+		if err := validResponse.VisitStartOidcLinkResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {
@@ -10678,6 +11134,48 @@ func (sh *strictHandler) GetMe(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetMeResponseObject); ok {
 		if err := validResponse.VisitGetMeResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ChangePassword operation middleware
+func (sh *strictHandler) ChangePassword(ctx *gin.Context) {
+	var request ChangePasswordRequestObject
+
+	var body ChangePasswordJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ChangePassword(ctx, request.(ChangePasswordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ChangePassword")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ChangePasswordResponseObject); ok {
+		if err := validResponse.VisitChangePasswordResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {
@@ -12072,6 +12570,50 @@ func (sh *strictHandler) CreateUser(ctx *gin.Context) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(CreateUserResponseObject); ok {
 		if err := validResponse.VisitCreateUserResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// UpdateUser operation middleware
+func (sh *strictHandler) UpdateUser(ctx *gin.Context, user UserPath) {
+	var request UpdateUserRequestObject
+
+	request.User = user
+
+	var body UpdateUserJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateUser(ctx, request.(UpdateUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateUser")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(UpdateUserResponseObject); ok {
+		if err := validResponse.VisitUpdateUserResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -115,6 +115,7 @@ func NewRouter(o Options) (http.Handler, error) {
 	registerFortioREST(r, o, s)
 	if o.SSO != nil {
 		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}
+		s.ssoRoutes = sr
 		r.GET(OIDCLoginPath, rateLimit(o.Limiter), sr.login)
 		r.GET(OIDCCallbackPath, rateLimit(o.Limiter), sr.callback)
 	}

@@ -70,8 +70,9 @@ type server struct {
 	svc          Services
 	log          *slog.Logger
 	secureCookie bool
-	sessionTTL   int  // seconds
-	sso          bool // OIDC sign-in is configured
+	sessionTTL   int        // seconds
+	sso          bool       // OIDC sign-in is configured
+	ssoRoutes    *ssoRoutes // OIDC flows; nil when it is not configured
 	redactor     spec.Redactor
 	readOnly     bool // barrage-api -read-only
 	// renders caches the seconds rendered for live streams.

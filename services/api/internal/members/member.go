@@ -1,7 +1,9 @@
 // Package members owns who belongs to a project and with which role:
 // listing members, adding an organisation's user or changing their role,
 // removing them (project admins; a project always keeps one admin), and
-// creating users in the organisation (org admins).
+// creating users in the organisation, disabling them and granting or
+// taking the org admin role (org admins; an organisation always keeps one
+// enabled org admin).
 //
 // It is not the place for sign-in or sessions (package auth) nor for
 // resolving projects (package projects, which it asks).
@@ -25,6 +27,8 @@ type User struct {
 	// OrgAdmin users may create projects and users and act as admin in
 	// every project.
 	OrgAdmin bool
+	// Disabled users cannot sign in; their sessions and tokens stop working.
+	Disabled bool
 }
 
 // Member is a user's role in one project.
@@ -62,4 +66,10 @@ type Store interface {
 	// CreateUser stores u in the organisation of creator and audits
 	// user.create; Conflict when the email is taken.
 	CreateUser(ctx context.Context, u NewUser, creator auth.Actor) (User, error)
+	// OrgOf returns the organisation of user.
+	OrgOf(ctx context.Context, user uuid.UUID) (uuid.UUID, error)
+	// UpdateUser applies patch to user of org and audits user.update, in
+	// one transaction; disabling ends the user's sessions. Conflict when
+	// the organisation would be left without an enabled org admin.
+	UpdateUser(ctx context.Context, org, user uuid.UUID, patch UserPatch, actor auth.Actor) (User, error)
 }

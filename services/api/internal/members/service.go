@@ -17,9 +17,8 @@ import (
 
 // Field limits of a user.
 const (
-	maxEmailLength    = 254
-	maxNameLength     = 100
-	minPasswordLength = 12
+	maxEmailLength = 254
+	maxNameLength  = 100
 )
 
 // Service applies the rules of membership.
@@ -113,8 +112,8 @@ func (in UserInput) validate() error {
 	if utf8.RuneCountInString(in.Name) > maxNameLength {
 		e.Fields = append(e.Fields, apperr.FieldError{Field: "name", Message: fmt.Sprintf("must be at most %d characters", maxNameLength)})
 	}
-	if in.Password != "" && utf8.RuneCountInString(in.Password) < minPasswordLength {
-		e.Fields = append(e.Fields, apperr.FieldError{Field: "password", Message: fmt.Sprintf("must be at least %d characters", minPasswordLength)})
+	if in.Password != "" && utf8.RuneCountInString(in.Password) < auth.MinPasswordLength {
+		e.Fields = append(e.Fields, apperr.FieldError{Field: "password", Message: fmt.Sprintf("must be at least %d characters", auth.MinPasswordLength)})
 	}
 	if len(e.Fields) > 0 {
 		return e

@@ -1,10 +1,12 @@
 // Package sso is optional sign-in through an OpenID Connect provider
-// (authorization code flow, coreos/go-oidc): the URL to send a browser to,
-// and the verified email and name of the user who comes back.
+// (authorization code flow with PKCE S256, coreos/go-oidc): the URL to
+// send a browser to, and the verified identity (issuer and subject, with
+// the email and name) of the user who comes back.
 //
-// It is not the place for sessions or users (package auth and the store
-// create them from what it verifies) nor for HTTP handling (httpapi keeps
-// the state and nonce in a short-lived cookie and does the redirects).
+// It is not the place for sessions, users or the links between users and
+// identities (package auth and the store keep them, by issuer and subject)
+// nor for HTTP handling (httpapi keeps the state, nonce and PKCE verifier in
+// a short-lived cookie and does the redirects).
 package sso
 
 import (
@@ -35,6 +37,10 @@ type Options struct {
 	// EmailDomain, when set, is the only email domain that may sign in
 	// ("example.com").
 	EmailDomain string
+	// AutoProvision creates a user on the first sign-in of an identity no
+	// user is linked to; off (the default), such a sign-in is refused and
+	// an existing user links the identity from their own session.
+	AutoProvision bool
 }
 
 // Enabled reports whether OIDC sign-in is configured.
@@ -62,6 +68,8 @@ type Provider struct {
 	oauth    oauth2.Config
 	verifier *oidc.IDTokenVerifier
 	domain   string
+	// AutoProvision is Options.AutoProvision.
+	AutoProvision bool
 }
 
 // New reads the provider's discovery document and returns a Provider.
@@ -78,16 +86,24 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 			ClientID: o.ClientID, ClientSecret: o.ClientSecret, RedirectURL: o.RedirectURL,
 			Endpoint: p.Endpoint(), Scopes: []string{oidc.ScopeOpenID, "email", "profile"},
 		},
-		verifier: p.Verifier(&oidc.Config{ClientID: o.ClientID}),
-		domain:   strings.ToLower(strings.TrimPrefix(o.EmailDomain, "@")),
+		verifier:      p.Verifier(&oidc.Config{ClientID: o.ClientID}),
+		domain:        strings.ToLower(strings.TrimPrefix(o.EmailDomain, "@")),
+		AutoProvision: o.AutoProvision,
 	}, nil
 }
 
-// Start returns the provider URL to send the browser to, and the state
-// and nonce to remember until it comes back.
-func (p *Provider) Start() (authURL, state, nonce string) {
-	state, nonce = random(), random()
-	return p.oauth.AuthCodeURL(state, oidc.Nonce(nonce)), state, nonce
+// Flow is what to remember between sending the browser to the provider
+// and its return: the state and nonce it was sent, and the PKCE code
+// verifier whose S256 challenge it was sent.
+type Flow struct {
+	State, Nonce, Verifier string
+}
+
+// Start returns the provider URL to send the browser to, and the flow to
+// remember until it comes back.
+func (p *Provider) Start() (authURL string, f Flow) {
+	f = Flow{State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier()}
+	return p.oauth.AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)), f
 }
 
 // random returns 32 random bytes, URL-safe.
@@ -99,6 +115,10 @@ func random() string {
 
 // Identity is who the provider vouched for.
 type Identity struct {
+	// Issuer and Subject name the person at the provider; together they
+	// are what a user is linked to.
+	Issuer  string
+	Subject string
 	// Email is verified by the provider.
 	Email string
 	// Name is the display name, possibly "".
@@ -111,11 +131,12 @@ func errRefused(reason string) error {
 	return &apperr.Error{Code: apperr.Unauthenticated, Detail: "single sign-on failed: " + reason}
 }
 
-// Finish exchanges the code the browser brought back, verifies the ID
-// token (signature, issuer, audience, expiry, nonce) and returns the
-// user's verified email, which must be in the allowed domain.
-func (p *Provider) Finish(ctx context.Context, code, nonce string) (Identity, error) {
-	tok, err := p.oauth.Exchange(ctx, code)
+// Finish exchanges the code the browser brought back, with the flow's
+// PKCE verifier, verifies the ID token (signature, issuer, audience,
+// expiry, nonce) and returns the identity: issuer, subject and verified
+// email, which must be in the allowed domain.
+func (p *Provider) Finish(ctx context.Context, code string, f Flow) (Identity, error) {
+	tok, err := p.oauth.Exchange(ctx, code, oauth2.VerifierOption(f.Verifier))
 	if err != nil {
 		return Identity{}, errors.Join(errRefused("the code was not accepted"), fmt.Errorf("oidc exchange: %w", err))
 	}
@@ -127,7 +148,7 @@ func (p *Provider) Finish(ctx context.Context, code, nonce string) (Identity, er
 	if err != nil {
 		return Identity{}, errors.Join(errRefused("the ID token is not valid"), fmt.Errorf("oidc verify: %w", err))
 	}
-	if idt.Nonce != nonce {
+	if idt.Nonce != f.Nonce {
 		return Identity{}, errRefused("the ID token is not for this sign-in")
 	}
 	var claims struct {
@@ -138,6 +159,9 @@ func (p *Provider) Finish(ctx context.Context, code, nonce string) (Identity, er
 	if err := idt.Claims(&claims); err != nil {
 		return Identity{}, errors.Join(errRefused("the ID token is not readable"), fmt.Errorf("oidc claims: %w", err))
 	}
+	if idt.Subject == "" {
+		return Identity{}, errRefused("the ID token names no subject")
+	}
 	if claims.Email == "" || claims.Verified == nil || !*claims.Verified {
 		return Identity{}, errRefused("the provider did not vouch for an email address")
 	}
@@ -145,5 +169,5 @@ func (p *Provider) Finish(ctx context.Context, code, nonce string) (Identity, er
 	if p.domain != "" && !strings.EqualFold(domain, p.domain) {
 		return Identity{}, errRefused("this email domain may not sign in")
 	}
-	return Identity{Email: claims.Email, Name: claims.Name}, nil
+	return Identity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, Name: claims.Name}, nil
 }

@@ -20,7 +20,7 @@ const bootstrapLock int64 = 0x6261727261676500
 
 // Bootstrap is what the first start of the API creates: an organisation,
 // a project, an admin user who is admin of the project, and an unscoped
-// API token for that user. Zero fields take the defaults Normalize fills.
+// API token for that user, which expires at TokenExpiresAt. Zero fields take the defaults Normalize fills.
 type Bootstrap struct {
 	// OrgSlug and OrgName name the organisation; default "default", "Default".
 	OrgSlug string
@@ -41,6 +41,10 @@ type Bootstrap struct {
 	TokenHint string
 	// TokenName names the token; default "bootstrap".
 	TokenName string
+	// TokenID is the token's id; uuid.Nil picks one.
+	TokenID uuid.UUID
+	// TokenExpiresAt is when the token stops working; zero for never.
+	TokenExpiresAt time.Time
 	// TargetAllowList is the project's target allow-list; nil means
 	// loopback only (127.0.0.0/8, ::1, localhost), so a first run against
 	// a local echo server works out of the box and nothing else is reached
@@ -131,7 +135,13 @@ func bootstrap(tx *gorm.DB, b Bootstrap) error {
 		PasswordHash: nullString(b.AdminPasswordHash), IsAdmin: true, CreatedAt: now,
 	}
 	member := membershipRow{ProjectID: proj.ID, UserID: user.ID, Role: string(auth.Admin), CreatedAt: now}
-	token := tokenRow{ID: uuid.New(), UserID: user.ID, Name: b.TokenName, Hash: b.TokenHash, Hint: b.TokenHint, CreatedAt: now}
+	if b.TokenID == uuid.Nil {
+		b.TokenID = uuid.New()
+	}
+	token := tokenRow{
+		ID: b.TokenID, UserID: user.ID, Name: b.TokenName, Hash: b.TokenHash, Hint: b.TokenHint, CreatedAt: now,
+		ExpiresAt: nullTime(b.TokenExpiresAt),
+	}
 	for _, row := range []any{&org, &proj, &user, &member, &token} {
 		if err := tx.Create(row).Error; err != nil {
 			return fmt.Errorf("insert %T: %w", row, err)

@@ -26,7 +26,7 @@ type memberRow struct {
 
 // userFromRow maps a user row.
 func userFromRow(r userRow) members.User {
-	return members.User{ID: r.ID, OrgID: r.OrgID, Email: r.Email, Name: r.Name, OrgAdmin: r.IsAdmin}
+	return members.User{ID: r.ID, OrgID: r.OrgID, Email: r.Email, Name: r.Name, OrgAdmin: r.IsAdmin, Disabled: r.DisabledAt != nil}
 }
 
 // memberFromRow maps a joined membership row.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -95,32 +94,4 @@ func (s *Store) RevokeUserSessions(ctx context.Context, user uuid.UUID, actor au
 		return 0, fmt.Errorf("revoke sessions of %s: %w", user, err)
 	}
 	return int(n), nil
-}
-
-// EnsureUser finds the user with email, case-insensitively, or creates them
-// without a password in the default organisation and audits user.create
-// (details method=oidc), in one transaction.
-func (s *Store) EnsureUser(ctx context.Context, email, name string) (auth.Login, error) {
-	var row userRow
-	err := s.inTx(ctx, func(tx *gorm.DB) error {
-		err := tx.Where("lower(email) = lower(?)", email).Take(&row).Error
-		if err == nil || !errors.Is(err, gorm.ErrRecordNotFound) {
-			return err
-		}
-		var org orgRow
-		if err := tx.Order("created_at, id").Take(&org).Error; err != nil {
-			return fmt.Errorf("default org: %w", err)
-		}
-		row = userRow{ID: uuid.New(), OrgID: org.ID, Email: email, Name: name, CreatedAt: time.Now().UTC()}
-		if err := tx.Create(&row).Error; err != nil {
-			return err
-		}
-		return audit(tx, auth.Actor{}, auditEntry{
-			Action: "user.create", Kind: "user", ID: row.ID.String(), Details: map[string]any{"email": email, "method": "oidc"},
-		})
-	})
-	if err != nil {
-		return auth.Login{}, fmt.Errorf("ensure user %q: %w", email, err)
-	}
-	return auth.Login{UserID: row.ID, PasswordHash: fromNullString(row.PasswordHash), Disabled: row.DisabledAt != nil}, nil
 }

@@ -74,16 +74,20 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Toke
 	return created, secret.Text, nil
 }
 
-// Revoke ends a project token at once (admins of its project).
+// Revoke ends a token at once: a project token (admins of its project)
+// or an unscoped one such as the bootstrap admin's (org admins with
+// unscoped credentials; anyone else is told it does not exist).
 func (s *Service) Revoke(ctx context.Context, p *auth.Principal, id uuid.UUID) error {
 	t, err := s.store.GetToken(ctx, id)
-	if apperr.Is(err, apperr.NotFound) || (err == nil && (t.ProjectID == uuid.Nil || p.RoleIn(t.ProjectID) == "")) {
+	unscoped := err == nil && t.ProjectID == uuid.Nil
+	hidden := err == nil && (unscoped && (!p.OrgAdmin || p.Scoped()) || !unscoped && p.RoleIn(t.ProjectID) == "")
+	if apperr.Is(err, apperr.NotFound) || hidden {
 		return apperr.New(apperr.NotFound, "token %s not found", id)
 	}
 	if err != nil {
 		return fmt.Errorf("revoke token %s: %w", id, err)
 	}
-	if !p.Can(t.ProjectID, auth.Admin) {
+	if !unscoped && !p.Can(t.ProjectID, auth.Admin) {
 		return apperr.New(apperr.Forbidden, "revoking tokens needs the admin role in the token's project")
 	}
 	if err := s.store.RevokeToken(ctx, id, s.now().UTC(), p.Actor()); err != nil {
