@@ -14,6 +14,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -76,6 +77,14 @@ type server struct {
 	readOnly     bool // barrage-api -read-only
 	// renders caches the seconds rendered for live streams.
 	renders *live.Renders
+	// signin limits sign-ins before the password is hashed (edge.go).
+	signin signinLimits
+	// streams bounds the live streams open at once; streamWriteTimeout
+	// bounds each of their writes.
+	streams            *live.Slots
+	streamWriteTimeout time.Duration
+	// writeTimeout is the server's, added to the waits of ?wait=.
+	writeTimeout time.Duration
 }
 
 var _ StrictServerInterface = (*server)(nil)
@@ -118,11 +127,15 @@ func ginContext(ctx context.Context) *gin.Context {
 func (s *server) Login(ctx context.Context, req LoginRequestObject) (LoginResponseObject, error) {
 	c := ginContext(ctx)
 	ctx = requestContext(ctx)
-	old := ""
+	old, client := "", ""
 	if c != nil {
 		old, _ = c.Cookie(auth.SessionCookie)
+		client = c.ClientIP()
 	}
-	secret, p, err := s.svc.Auth.SignIn(ctx, req.Body.Email, req.Body.Password, old)
+	if err := s.signin.signIn(client, req.Body.Email); err != nil {
+		return nil, err
+	}
+	secret, p, err := s.svc.Auth.SignIn(ctx, req.Body.Email, req.Body.Password, client, old)
 	if err != nil {
 		return nil, err
 	}

@@ -94,6 +94,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "run_written_urls", "url") || !hasColumn(t, s, "run_shards", "written_urls") {
 		t.Error("run_written_urls or run_shards.written_urls of 00014 missing after up")
 	}
+	if !hasColumn(t, s, "login_failures", "client") {
+		t.Error("login_failures.client of 00018 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00018_login_failures_by_client.sql") || hasColumn(t, s, "login_failures", "client") {
+		t.Errorf("down of 00018 printed %q, or login_failures.client is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00014_written_urls.sql") ||
 		slices.Contains(tables(t, s), "run_written_urls") || hasColumn(t, s, "run_shards", "written_urls") {
 		t.Errorf("down of 00014 printed %q, or run_written_urls or run_shards.written_urls is still there", out)
