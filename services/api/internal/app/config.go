@@ -400,7 +400,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("-secret-headers: %q is not a header name", name))
 		}
 	}
-	errs = append(errs, c.Edge.validate()...)
+	errs = append(errs, c.validate()...)
 	if err := checkDebugAddr(c.DebugAddr, c.DebugAddrInsecure); err != nil {
 		errs = append(errs, err)
 	}

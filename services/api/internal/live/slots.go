@@ -66,10 +66,12 @@ func (s *Slots) Take(caller string, run uuid.UUID) (release func(), ok bool) {
 	return sync.OnceFunc(func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.callers[caller]--; s.callers[caller] <= 0 {
+		s.callers[caller]--
+		if s.callers[caller] <= 0 {
 			delete(s.callers, caller)
 		}
-		if s.runs[run]--; s.runs[run] <= 0 {
+		s.runs[run]--
+		if s.runs[run] <= 0 {
 			delete(s.runs, run)
 		}
 	}), true
