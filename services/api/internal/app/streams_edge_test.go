@@ -171,3 +171,20 @@ func TestLiveStreamOutlivesServerTimeouts(t *testing.T) {
 		t.Fatalf("stream: %+v, err %v; want queued, then canceled 2 s later", got, err)
 	}
 }
+
+// TestWaitOutlivesServerTimeouts: POST /runs?wait= waits past the server's
+// read and write timeouts (1 s here) and still answers, 202 for a run that
+// is still queued.
+func TestWaitOutlivesServerTimeouts(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t, "BARRAGE_HTTP_READ_TIMEOUT=1s", "BARRAGE_HTTP_WRITE_TIMEOUT=1s")
+	body := map[string]any{"project": "default", "name": "waited", "spec": testSpec()}
+	started := time.Now()
+	raw := e.mustDo(t, http.StatusAccepted, http.MethodPost, "/runs?wait=2500ms", e.AdminToken, body)
+	if took := time.Since(started); took < 2*time.Second {
+		t.Errorf("answered after %v, want the 2.5 s wait", took)
+	}
+	if r := decode[client.Run](t, raw); r.Status != "queued" {
+		t.Errorf("status %s, want queued", r.Status)
+	}
+}
