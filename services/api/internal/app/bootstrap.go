@@ -39,10 +39,10 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
 	}
 	shownToken, shownPassword := token.Text, password
 	if cfg.AdminToken != "" {
-		shownToken = "(from BARRAGE_ADMIN_TOKEN)"
+		shownToken = "(from BARRAGE_ADMIN_TOKEN)" //nolint:gosec // a label shown instead of the token, not a credential
 	}
 	if cfg.AdminPassword != "" {
-		shownPassword = "(from BARRAGE_ADMIN_PASSWORD)"
+		shownPassword = "(from BARRAGE_ADMIN_PASSWORD)" //nolint:gosec // a label shown instead of the password, not a credential
 	}
 	_, err = fmt.Fprintf(out, `
   Barrage is set up. These credentials are shown once; keep them.

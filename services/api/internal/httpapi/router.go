@@ -260,7 +260,7 @@ func authenticate(o Options) gin.HandlerFunc {
 				return
 			}
 			if secret.Text != "" {
-				http.SetCookie(c.Writer, &http.Cookie{
+				http.SetCookie(c.Writer, &http.Cookie{ //nolint:gosec // Secure per request (secureRequest), HttpOnly and SameSite=Lax set
 					Name: auth.SessionCookie, Value: secret.Text, Path: "/", MaxAge: max(1, int(left/time.Second)),
 					HttpOnly: true, Secure: secureRequest(o.SecureCookie, c), SameSite: http.SameSiteLaxMode,
 				})

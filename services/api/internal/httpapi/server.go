@@ -151,7 +151,7 @@ func (s *server) Login(ctx context.Context, req LoginRequestObject) (LoginRespon
 // (negative clears it): HttpOnly, SameSite=Lax, Secure behind TLS (the
 // request's own or, as configured, a proxy's).
 func (s *server) sessionCookie(c *gin.Context, value string, maxAge int) *http.Cookie {
-	return &http.Cookie{
+	return &http.Cookie{ //nolint:gosec // Secure per request (secureRequest), HttpOnly and SameSite=Lax set
 		Name: auth.SessionCookie, Value: value, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: secureRequest(s.secureCookie, c), SameSite: http.SameSiteLaxMode,
 	}
