@@ -2235,7 +2235,7 @@ type ClientInterface interface {
 
 	// LoginWithBody Sign in with email and password; sets the session cookie.
 	//
-	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2244,7 +2244,7 @@ type ClientInterface interface {
 
 	// Login Sign in with email and password; sets the session cookie.
 	//
-	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2596,7 +2596,10 @@ type ClientInterface interface {
 	// seconds before that second on (a late shard can still change them), so
 	// a second may arrive again; keep the latest. A comment line
 	// (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-	// disconnected; it reconnects with `Last-Event-ID`.
+	// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+	// read-only server, an anonymous client address) and a run may each hold
+	// a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
+	// BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
 	//
 	// Corresponds with GET /runs/{run}/events (the `StreamRunEvents` operationId).
 	StreamRunEvents(ctx context.Context, run RunPath, params *StreamRunEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2887,7 +2890,7 @@ func (c *Client) ListAudit(ctx context.Context, params *ListAuditParams, reqEdit
 
 // LoginWithBody Sign in with email and password; sets the session cookie.
 //
-// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2906,7 +2909,7 @@ func (c *Client) LoginWithBody(ctx context.Context, contentType string, body io.
 
 // Login Sign in with email and password; sets the session cookie.
 //
-// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3678,7 +3681,10 @@ func (c *Client) GetRun(ctx context.Context, run RunPath, reqEditors ...RequestE
 // seconds before that second on (a late shard can still change them), so
 // a second may arrive again; keep the latest. A comment line
 // (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-// disconnected; it reconnects with `Last-Event-ID`.
+// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+// read-only server, an anonymous client address) and a run may each hold
+// a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
+// BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
 //
 // Corresponds with GET /runs/{run}/events (the `StreamRunEvents` operationId).
 func (c *Client) StreamRunEvents(ctx context.Context, run RunPath, params *StreamRunEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7351,7 +7357,7 @@ type ClientWithResponsesInterface interface {
 
 	// LoginWithBodyWithResponse Sign in with email and password; sets the session cookie.
 	//
-	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7360,7 +7366,7 @@ type ClientWithResponsesInterface interface {
 
 	// LoginWithResponse Sign in with email and password; sets the session cookie.
 	//
-	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+	// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7750,7 +7756,10 @@ type ClientWithResponsesInterface interface {
 	// seconds before that second on (a late shard can still change them), so
 	// a second may arrive again; keep the latest. A comment line
 	// (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-	// disconnected; it reconnects with `Last-Event-ID`.
+	// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+	// read-only server, an anonymous client address) and a run may each hold
+	// a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
+	// BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10423,6 +10432,8 @@ type StreamRunEventsResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
 }
@@ -10440,6 +10451,11 @@ func (r StreamRunEventsResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
 func (r StreamRunEventsResponse) GetApplicationproblemJSON422() *Invalid {
 	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r StreamRunEventsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
@@ -12694,7 +12710,7 @@ func (c *ClientWithResponses) ListAuditWithResponse(ctx context.Context, params 
 
 // LoginWithBodyWithResponse Sign in with email and password; sets the session cookie.
 //
-// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12709,7 +12725,7 @@ func (c *ClientWithResponses) LoginWithBodyWithResponse(ctx context.Context, con
 
 // LoginWithResponse Sign in with email and password; sets the session cookie.
 //
-// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+// Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13351,7 +13367,10 @@ func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, run RunPat
 // seconds before that second on (a late shard can still change them), so
 // a second may arrive again; keep the latest. A comment line
 // (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-// disconnected; it reconnects with `Last-Event-ID`.
+// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+// read-only server, an anonymous client address) and a run may each hold
+// a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
+// BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15823,6 +15842,13 @@ func ParseStreamRunEventsResponse(rsp *http.Response) (*StreamRunEventsResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Problem

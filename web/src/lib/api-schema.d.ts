@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password; sets the session cookie.
-         * @description Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email the address is locked: sign-in answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count. Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
+         * @description Every sign-in issues a new session id; the session of the cookie sent, if any, ends. A wrong email or password answers 401, the same for both. After 5 consecutive failures for one email from one client address the address is locked for that client: sign-in from it answers 429 with Retry-After, whatever the password, for 1 minute, doubling with each further failure up to 15 minutes. A success resets the count of its client. Sign-ins are also limited per client address and per email before the password is checked, and only a few password checks run at once; beyond either the answer is 429 with Retry-After (docs/security.md, "The HTTP edge"). Sessions are re-issued (a new cookie on any response) once their id is an hour old; the absolute expiry stays. When single sign-on is configured (BARRAGE_OIDC_*), browsers may instead go to `/api/v1/auth/oidc/login`, which redirects to the OpenID Connect provider and back to `/api/v1/auth/oidc/callback`; those two redirecting routes are not part of this JSON contract.
          */
         post: operations["login"];
         delete?: never;
@@ -558,7 +558,10 @@ export interface paths {
          *     seconds before that second on (a late shard can still change them), so
          *     a second may arrive again; keep the latest. A comment line
          *     (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-         *     disconnected; it reconnects with `Last-Event-ID`.
+         *     disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+         *     read-only server, an anonymous client address) and a run may each hold
+         *     a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
+         *     BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
          */
         get: operations["streamRunEvents"];
         put?: never;
@@ -3160,6 +3163,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Problem"];
         };
     };

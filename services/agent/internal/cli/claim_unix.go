@@ -31,7 +31,7 @@ func claimCredentials(dir string) (string, []byte, error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("-creds-dir: %w", err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil { //nolint:gosec // a file descriptor fits an int
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil { // a file descriptor fits an int
 			_ = f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
 				continue

@@ -401,7 +401,7 @@ func dialResolved(dial request.DialFunc, ip string) request.DialFunc {
 // readURLFile reads a -url-file: one URL per line; blank lines and lines
 // starting with # are skipped.
 func readURLFile(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // the path is the user's own flag
 	if err != nil {
 		return nil, fmt.Errorf("-url-file: %w", err)
 	}

@@ -128,7 +128,7 @@ func startCPUProfile(name string) (func(), error) {
 	if name == "" {
 		return func() {}, nil
 	}
-	file, err := os.Create(name)
+	file, err := os.Create(name) //nolint:gosec // the output file the user named
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func writeTo(name string, stdout io.Writer, write func(io.Writer) error) error {
 	if name == "-" {
 		return write(stdout)
 	}
-	file, err := os.Create(name)
+	file, err := os.Create(name) //nolint:gosec // the output file the user named
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func newURLRecorder(name string, next engine.Sink) (*urlRecorder, error) {
 	if name == "" {
 		return nil, nil
 	}
-	file, err := os.Create(name)
+	file, err := os.Create(name) //nolint:gosec // the output file the user named
 	if err != nil {
 		return nil, err
 	}

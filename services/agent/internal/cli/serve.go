@@ -32,6 +32,8 @@ type serveConfig struct {
 	// DebugAddr serves net/http/pprof (goroutine counts, heap profiles)
 	// when set: for soak runs and leak hunts, never on a public address.
 	DebugAddr string `env:"BARRAGE_AGENT_DEBUG_ADDR"`
+	// DebugAddrInsecure lets DebugAddr be other than loopback.
+	DebugAddrInsecure bool `env:"BARRAGE_AGENT_DEBUG_ADDR_INSECURE"`
 }
 
 // serveSettings is what parseServe reads: the worker's config and the
@@ -95,7 +97,8 @@ func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 	fs.IntVar(&c.Capacity, "capacity", c.Capacity, "shards this agent runs at once (BARRAGE_AGENT_CAPACITY)")
 	fs.StringVar(&c.Creds, "creds", c.Creds, "this agent's own NATS credentials, from `barrage-api agent-credentials create` (BARRAGE_AGENT_CREDS)")
 	fs.StringVar(&c.CredsDir, "creds-dir", c.CredsDir, "take the first free credentials file of this directory, from `barrage-api nats-auth bootstrap` (BARRAGE_AGENT_CREDS_DIR)")
-	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060; empty = off (BARRAGE_AGENT_DEBUG_ADDR)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060; loopback only unless -debug-addr-force; empty = off (BARRAGE_AGENT_DEBUG_ADDR)")
+	fs.BoolVar(&c.DebugAddrInsecure, "debug-addr-force", c.DebugAddrInsecure, "let -debug-addr be a non-loopback address: pprof has no authentication (BARRAGE_AGENT_DEBUG_ADDR_INSECURE)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(help)
@@ -114,6 +117,11 @@ func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 	}
 	if c.Capacity < 1 {
 		return serveSettings{}, fmt.Errorf("-capacity %d: must be at least 1", c.Capacity)
+	}
+	if c.DebugAddr != "" && !c.DebugAddrInsecure {
+		if err := pprofserve.CheckLoopback(c.DebugAddr); err != nil {
+			return serveSettings{}, fmt.Errorf("-debug-addr: %w; -debug-addr-force (BARRAGE_AGENT_DEBUG_ADDR_INSECURE) allows it", err)
+		}
 	}
 	labels, err := parseAgentLabels(c.Labels)
 	if err != nil {

@@ -41,7 +41,7 @@ func newTimeline(size, i int) *timeline.Reservoir[TimelineSample] {
 	if size == 0 {
 		return nil
 	}
-	return timeline.NewReservoir[TimelineSample](size, rand.Uint64()+uint64(i))
+	return timeline.NewReservoir[TimelineSample](size, rand.Uint64()+uint64(i)) //nolint:gosec // reservoir sampling, not a secret
 }
 
 // mergeTimelines merges the recorders' samples into one of size, weighted
@@ -56,7 +56,7 @@ func (r *run) mergeTimelines(s *Snapshot, size int) {
 		parts = append(parts, timeline.Part[TimelineSample]{Items: rec.timeline.Items(), Seen: rec.timeline.Seen()})
 		rec.mu.Unlock()
 	}
-	seed := rand.Uint64()
-	items, seen := timeline.Merge(parts, size, rand.New(rand.NewPCG(seed, seed>>1)))
+	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) //nolint:gosec // sampling, not a secret
+	items, seen := timeline.Merge(parts, size, rng)
 	s.Timeline, s.TimelineSeen = items, int64(seen)
 }

@@ -167,7 +167,7 @@ func (f *Factory) resolve(ctx context.Context, cc *grpc.ClientConn) (*methodCall
 // mode the gRPC status code's name ("OK", "Unavailable", ...).
 func (f *Factory) CodeName(code int32) string {
 	if f.opts.Mode == ModeMethod {
-		return codes.Code(code).String() //nolint:gosec // codes are small and not negative
+		return codes.Code(code).String() // codes are small and not negative
 	}
 	switch code {
 	case CodeServing:
@@ -227,7 +227,7 @@ func (c *client) Do(ctx context.Context) request.Result {
 func (c *client) doMethod(ctx context.Context) request.Result {
 	err := c.cc.Invoke(ctx, c.method.path, &c.method.req, &c.reply, c.method.opts...)
 	if err != nil {
-		return request.Result{Code: int32(status.Code(err))} //nolint:gosec // codes are small
+		return request.Result{Code: int32(status.Code(err))} // codes are small
 	}
 	return request.Result{Code: int32(codes.OK), OK: true, Sent: c.method.sent, Received: int64(grpcMessageHeader + c.reply.n)}
 }

@@ -172,7 +172,7 @@ func ask(stream reflectpb.ServerReflection_ServerReflectionInfoClient, have map[
 		return reflectionError(err)
 	}
 	if e := resp.GetErrorResponse(); e != nil {
-		return fmt.Errorf("server reflection: %s: %s", codes.Code(uint32(e.GetErrorCode())), e.GetErrorMessage()) //nolint:gosec // a gRPC code
+		return fmt.Errorf("server reflection: %s: %s", codes.Code(uint32(e.GetErrorCode())), e.GetErrorMessage()) // a gRPC code
 	}
 	fds := resp.GetFileDescriptorResponse()
 	if fds == nil {

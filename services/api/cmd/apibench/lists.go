@@ -158,7 +158,7 @@ func casesOf(w *walk, limit int) []*listCase {
 	names := []string{"first", "middle", "last"}
 	var out []*listCase
 	for i, pi := range idx {
-		if i > 0 && pi <= idx[i-1] {
+		if i > 0 && pi <= idx[i-1] { //nolint:gosec // i > 0 guards idx[i-1]
 			continue
 		}
 		before := 0

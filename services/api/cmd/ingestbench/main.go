@@ -121,10 +121,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 
 // writeFile writes text to path, creating its directory.
 func writeFile(path, text string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil { //nolint:gosec // bench/results, committed and read by others
 		return fmt.Errorf("create the report directory: %w", err)
 	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil { //nolint:gosec // bench/results, committed and read by others
 		return fmt.Errorf("write the report: %w", err)
 	}
 	return nil

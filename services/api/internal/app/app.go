@@ -71,6 +71,9 @@ type App struct {
 	companions *companions
 	listener   net.Listener
 	server     *http.Server
+	// metrics instruments the router; served at /metrics, or alone on
+	// cfg.MetricsListen.
+	metrics *metrics.Metrics
 }
 
 // New connects to Postgres (creating the database if missing), applies the
@@ -147,9 +150,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		fmt.Fprintf(out, "\n  Barrage all-in-one is up.\n    dashboard:   http://%s/\n    API:         http://%s/api/v1\n    echo target: %s\n    agent:       %s (capacity %d)\n\n",
 			addr, addr, a.companions.EchoURL(), a.companions.agent.ID(), cfg.AgentCapacity)
 	}
-	// No WriteTimeout: it would cut live event streams, which end with
-	// their run, their client, or Shutdown (the hub closes them).
-	a.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// Live streams and waiting requests outlive ReadTimeout and
+	// WriteTimeout: they clear the read deadline and set write deadlines
+	// of their own (live/stream.go, httpapi/edge.go).
+	a.server = &http.Server{
+		Handler: handler, ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
+	}
 	a.server.RegisterOnShutdown(a.hub.Close)
 	return a, nil
 }
@@ -197,10 +204,18 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	measures := runs.NewMeasures(runSvc, st)
 	a.searches = searches.NewService(searches.Options{Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log})
 	reg := prometheus.NewRegistry()
-	var limiter *ratelimit.Limiter
+	var limiter, loginLimiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {
 		limiter = ratelimit.New(ratelimit.Options{Rate: cfg.RateLimit, Burst: cfg.RateBurst})
 	}
+	if cfg.LoginRate > 0 {
+		loginLimiter = ratelimit.New(ratelimit.Options{Rate: cfg.LoginRate, Burst: cfg.LoginBurst})
+	}
+	proxies, err := cfg.Proxies()
+	if err != nil {
+		return nil, err
+	}
+	a.metrics = metrics.New(reg, st.DB())
 	h, err := httpapi.NewRouter(httpapi.Options{
 		Log: log,
 		Services: httpapi.Services{
@@ -222,8 +237,13 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 			EchoProfiles: echoSvc,
 		},
 		BaseURL: cfg.BaseURL,
-		Metrics: metrics.New(reg, st.DB()),
+		Metrics: a.metrics,
 		Limiter: limiter,
+
+		TrustedProxies: proxies, LoginLimiter: loginLimiter,
+		Streams:            live.NewSlots(live.Limits{PerCaller: cfg.StreamsPerCaller, PerRun: cfg.StreamsPerRun}),
+		StreamWriteTimeout: cfg.StreamWriteTimeout, WriteTimeout: cfg.WriteTimeout,
+		MetricsToken: cfg.MetricsToken, NoMetricsRoute: cfg.MetricsListen != "", FortioURLToken: cfg.FortioURLToken,
 		Ready: func(ctx context.Context) error {
 			if err := st.Ping(ctx); err != nil {
 				return err
@@ -268,6 +288,13 @@ func (a *App) Run(ctx context.Context) error {
 			return errors.Join(fmt.Errorf("-debug-addr: %w", err), a.Close())
 		}
 		defer stopDebug()
+	}
+	if a.cfg.MetricsListen != "" {
+		stopMetrics, err := serveMetrics(ctx, a.cfg, a.metrics, a.log)
+		if err != nil {
+			return errors.Join(err, a.Close())
+		}
+		defer stopMetrics()
 	}
 	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
@@ -335,4 +362,29 @@ func (a *App) Close() error {
 	a.hub.Close()
 	a.syncer.Close()
 	return errors.Join(a.listener.Close(), a.closeBackends())
+}
+
+// serveMetrics serves /metrics alone on cfg.MetricsListen until the
+// returned stop is called.
+func serveMetrics(ctx context.Context, cfg Config, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.MetricsListen)
+	if err != nil {
+		return nil, fmt.Errorf("-metrics-listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", httpapi.MetricsHandler(m, cfg.MetricsToken))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout}
+	log.Info("metrics listener", slog.String("addr", ln.Addr().String()))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("metrics listener stopped", slog.Any("err", err))
+		}
+	}()
+	return func() {
+		_ = srv.Close()
+		<-done
+	}, nil
 }

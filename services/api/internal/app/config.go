@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/envconf"
 	"github.com/barrage-dev/barrage/pkg/netguard"
+	"github.com/barrage-dev/barrage/pkg/pprofserve"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/policy"
@@ -93,7 +95,7 @@ type Config struct {
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
 	// DebugAddr serves net/http/pprof when set (pkg/pprofserve): for soak
-	// runs and leak hunts, on loopback only.
+	// runs and leak hunts, on loopback only unless DebugAddrInsecure.
 	DebugAddr        string `env:"BARRAGE_DEBUG_ADDR"`
 	OIDCIssuer       string `env:"BARRAGE_OIDC_ISSUER"`
 	OIDCClientID     string `env:"BARRAGE_OIDC_CLIENT_ID"`
@@ -118,6 +120,101 @@ type Config struct {
 	// built-in ones (Authorization, Cookie, ...): redacted wherever those
 	// are and sealed for the agents.
 	SecretHeaders string `env:"BARRAGE_SECRET_HEADERS"`
+	Edge
+}
+
+// Edge is the configuration of the HTTP edge: proxies, sign-in limits,
+// timeouts, live stream caps, /metrics, the debug listener and the Fortio
+// REST token (docs/security.md, "The HTTP edge").
+type Edge struct {
+	// TrustedProxies are CIDRs (or addresses), comma-separated, whose
+	// X-Forwarded-For, X-Real-IP, X-Forwarded-Host and X-Forwarded-Proto
+	// are believed; empty trusts none.
+	TrustedProxies string  `env:"BARRAGE_TRUSTED_PROXIES"`
+	LoginRate      float64 `env:"BARRAGE_LOGIN_RATE_LIMIT" envDefault:"0.1"`
+	LoginBurst     int     `env:"BARRAGE_LOGIN_RATE_BURST" envDefault:"20"`
+	MaxHashes      int     `env:"BARRAGE_MAX_CONCURRENT_HASHES" envDefault:"4"`
+	// HashHold runs while a sign-in's password check holds its slot; nil
+	// in production. Not a setting: tests hold a slot with it.
+	HashHold           func()        `env:"-"`
+	StreamsPerCaller   int           `env:"BARRAGE_STREAMS_PER_CALLER" envDefault:"20"`
+	StreamsPerRun      int           `env:"BARRAGE_STREAMS_PER_RUN" envDefault:"200"`
+	StreamWriteTimeout time.Duration `env:"BARRAGE_STREAM_WRITE_TIMEOUT" envDefault:"30s"`
+	ReadHeaderTimeout  time.Duration `env:"BARRAGE_HTTP_READ_HEADER_TIMEOUT" envDefault:"10s"`
+	ReadTimeout        time.Duration `env:"BARRAGE_HTTP_READ_TIMEOUT" envDefault:"1m"`
+	WriteTimeout       time.Duration `env:"BARRAGE_HTTP_WRITE_TIMEOUT" envDefault:"1m"`
+	IdleTimeout        time.Duration `env:"BARRAGE_HTTP_IDLE_TIMEOUT" envDefault:"2m"`
+	// MetricsToken, when set, is the bearer token /metrics asks for.
+	MetricsToken string `env:"BARRAGE_METRICS_TOKEN"`
+	// MetricsListen, when set, serves /metrics on this address alone and
+	// no longer on the API's.
+	MetricsListen string `env:"BARRAGE_METRICS_LISTEN"`
+	// DebugAddrInsecure lets DebugAddr be other than a loopback address.
+	DebugAddrInsecure bool `env:"BARRAGE_DEBUG_ADDR_INSECURE"`
+	// FortioURLToken lets the Fortio REST routes take a token in ?token=.
+	FortioURLToken bool `env:"BARRAGE_FORTIO_URL_TOKEN"`
+}
+
+// edgeFlags declares the flags of Edge.
+func (c *Edge) edgeFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", c.TrustedProxies, "CIDRs, comma-separated, of the proxies whose X-Forwarded-For/-Host/-Proto are believed; empty = none (BARRAGE_TRUSTED_PROXIES)")
+	fs.Float64Var(&c.LoginRate, "login-rate-limit", c.LoginRate, "sign-ins per second per client address and per email, and failed authentications per client address; 0 = unlimited (BARRAGE_LOGIN_RATE_LIMIT)")
+	fs.IntVar(&c.LoginBurst, "login-rate-burst", c.LoginBurst, "burst of -login-rate-limit (BARRAGE_LOGIN_RATE_BURST)")
+	fs.IntVar(&c.MaxHashes, "max-concurrent-hashes", c.MaxHashes, "password checks (64 MiB each) that run at once; more sign-ins get 429 (BARRAGE_MAX_CONCURRENT_HASHES)")
+	fs.IntVar(&c.StreamsPerCaller, "streams-per-caller", c.StreamsPerCaller, "live streams one user (or anonymous client address) may hold open; -1 = no bound (BARRAGE_STREAMS_PER_CALLER)")
+	fs.IntVar(&c.StreamsPerRun, "streams-per-run", c.StreamsPerRun, "live streams of one run open at once; -1 = no bound (BARRAGE_STREAMS_PER_RUN)")
+	fs.DurationVar(&c.StreamWriteTimeout, "stream-write-timeout", c.StreamWriteTimeout, "deadline of each write of a live stream (BARRAGE_STREAM_WRITE_TIMEOUT)")
+	fs.DurationVar(&c.ReadHeaderTimeout, "http-read-header-timeout", c.ReadHeaderTimeout, "time to read a request's headers (BARRAGE_HTTP_READ_HEADER_TIMEOUT)")
+	fs.DurationVar(&c.ReadTimeout, "http-read-timeout", c.ReadTimeout, "time to read a whole request (BARRAGE_HTTP_READ_TIMEOUT)")
+	fs.DurationVar(&c.WriteTimeout, "http-write-timeout", c.WriteTimeout, "time to write a response; streams and waits get their own (BARRAGE_HTTP_WRITE_TIMEOUT)")
+	fs.DurationVar(&c.IdleTimeout, "http-idle-timeout", c.IdleTimeout, "how long an idle keep-alive connection stays open (BARRAGE_HTTP_IDLE_TIMEOUT)")
+	fs.StringVar(&c.MetricsToken, "metrics-token", c.MetricsToken, "bearer token that /metrics asks for; empty = none (BARRAGE_METRICS_TOKEN)")
+	fs.StringVar(&c.MetricsListen, "metrics-listen", c.MetricsListen, "serve /metrics on this address only, not on -listen (BARRAGE_METRICS_LISTEN)")
+	fs.BoolVar(&c.DebugAddrInsecure, "debug-addr-force", c.DebugAddrInsecure, "let -debug-addr be a non-loopback address: pprof has no authentication (BARRAGE_DEBUG_ADDR_INSECURE)")
+	fs.BoolVar(&c.FortioURLToken, "fortio-url-token", c.FortioURLToken, "let the Fortio REST routes take an API token in ?token= (it ends up in logs) (BARRAGE_FORTIO_URL_TOKEN)")
+}
+
+// Proxies returns the parsed TrustedProxies.
+func (c Edge) Proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range splitList(c.TrustedProxies) {
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			a, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				return nil, fmt.Errorf("-trusted-proxies: %q is not a CIDR or an address", item)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// validate checks the edge settings.
+func (c Edge) validate() []error {
+	var errs []error
+	if _, err := c.Proxies(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LoginRate < 0 || (c.LoginRate > 0 && c.LoginBurst < 1) {
+		errs = append(errs, errors.New("-login-rate-limit must be 0 or more, and -login-rate-burst at least 1 when it is set"))
+	}
+	if c.MaxHashes < 1 || c.MaxHashes > 1024 {
+		errs = append(errs, fmt.Errorf("-max-concurrent-hashes %d: must be from 1 to 1024", c.MaxHashes))
+	}
+	if c.StreamsPerCaller == 0 || c.StreamsPerRun == 0 {
+		errs = append(errs, errors.New("-streams-per-caller and -streams-per-run: must be at least 1, or -1 for no bound"))
+	}
+	for name, d := range map[string]time.Duration{
+		"-stream-write-timeout": c.StreamWriteTimeout, "-http-read-header-timeout": c.ReadHeaderTimeout,
+		"-http-read-timeout": c.ReadTimeout, "-http-write-timeout": c.WriteTimeout, "-http-idle-timeout": c.IdleTimeout,
+	} {
+		if d < 0 {
+			errs = append(errs, fmt.Errorf("%s %v: must not be negative (0 = none)", name, d))
+		}
+	}
+	return errs
 }
 
 // targetDenyErrors checks -target-deny and -target-deny-refresh.
@@ -157,7 +254,8 @@ func splitList(s string) []string {
 func (c Config) AuthOptions() auth.Options {
 	return auth.Options{
 		SessionTTL: c.SessionTTL, RotateEvery: c.SessionRotate, RotateGrace: c.SessionGrace, Now: c.Clock,
-		Lockout: auth.Lockout{Threshold: c.LockThreshold, First: c.LockFirst, Max: c.LockMax},
+		Lockout:   auth.Lockout{Threshold: c.LockThreshold, First: c.LockFirst, Max: c.LockMax},
+		MaxHashes: c.MaxHashes, HashHold: c.HashHold,
 	}
 }
 
@@ -189,6 +287,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.SetOutput(output)
 	cfg.DatabaseFlags(fs)
 	cfg.debugFlags(fs)
+	cfg.edgeFlags(fs)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "HTTP listen address; :0 picks a free port (BARRAGE_LISTEN)")
 	fs.StringVar(&cfg.AdminToken, "admin-token", cfg.AdminToken, "API token of the first admin, created on first start; unset = generated into -admin-credentials-file (BARRAGE_ADMIN_TOKEN)")
 	fs.StringVar(&cfg.AdminEmail, "admin-email", cfg.AdminEmail, "email of the first admin (BARRAGE_ADMIN_EMAIL)")
@@ -249,7 +348,19 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 
 // debugFlags declares the flags of the debug listener.
 func (c *Config) debugFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060; empty = off (BARRAGE_DEBUG_ADDR)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060; loopback only unless -debug-addr-force; empty = off (BARRAGE_DEBUG_ADDR)")
+}
+
+// checkDebugAddr refuses a debug address that is not loopback unless
+// forced: pprof has no authentication.
+func checkDebugAddr(addr string, force bool) error {
+	if addr == "" || force {
+		return nil
+	}
+	if err := pprofserve.CheckLoopback(addr); err != nil {
+		return fmt.Errorf("-debug-addr: %w; -debug-addr-force (BARRAGE_DEBUG_ADDR_INSECURE) allows it", err)
+	}
+	return nil
 }
 
 // DatabaseFlags declares the flags every subcommand that talks to Postgres takes.
@@ -321,6 +432,10 @@ func (c Config) Validate() error {
 		if !validHeaderName(name) {
 			errs = append(errs, fmt.Errorf("-secret-headers: %q is not a header name", name))
 		}
+	}
+	errs = append(errs, c.validate()...)
+	if err := checkDebugAddr(c.DebugAddr, c.DebugAddrInsecure); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.Limits().Validate(); err != nil {
 		errs = append(errs, err)

@@ -41,7 +41,7 @@ type fortioResult struct {
 // run answers Fortio's started reply, shows in status, and stops.
 func TestFortioRESTRunAsAWebhook(t *testing.T) { // serial: see heavyTests
 	var logs syncBuffer
-	e := startAPILogged(t, &logs, "BARRAGE_DISPATCH_WAIT=10s")
+	e := startAPILogged(t, &logs, "BARRAGE_DISPATCH_WAIT=10s", "BARRAGE_FORTIO_URL_TOKEN=true")
 	echo := startEcho(t)
 	startAgents(t, e.NATSURL, 1)
 	runner := e.mustToken(t, "default", auth.Runner)
@@ -165,7 +165,7 @@ func fortioRESTAsync(t *testing.T, e *apiEnv, echo, token string) {
 // makes a run.
 func TestFortioRESTRefusesBadCalls(t *testing.T) {
 	t.Parallel()
-	e := startAPI(t)
+	e := startAPI(t, "BARRAGE_FORTIO_URL_TOKEN=true")
 	runner, viewer := e.mustToken(t, "default", auth.Runner), e.mustToken(t, "default", auth.Viewer)
 	revoked, _ := mustDeadTokens(t, e, "default")
 	for _, c := range []struct{ query, field string }{

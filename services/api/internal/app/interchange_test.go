@@ -232,7 +232,8 @@ func (e *apiEnv) indexLines(t *testing.T, path, token string, headers ...string)
 // match the served bytes, and conditional GETs.
 func TestFortioDataExport(t *testing.T) {
 	t.Parallel()
-	e := startAPI(t)
+	// The test's client is the proxy whose X-Forwarded-* are believed.
+	e := startAPI(t, "BARRAGE_TRUSTED_PROXIES=127.0.0.1/32")
 	run := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/imports?project=default", e.AdminToken, fortioDoc(t, "http_duration.json")))
 	if got := e.indexLines(t, "/fortio/data/index.tsv", ""); len(got) != 0 {
 		t.Errorf("a private project's runs are listed to anonymous callers: %v", got)

@@ -61,6 +61,9 @@ type apiEnv struct {
 	// clock, when set before serveAPI, is the server's clock of sign-in
 	// and sessions.
 	clock func() time.Time
+	// hashHold, when set before serveAPI, runs while a sign-in's password
+	// check holds its slot (Config.HashHold).
+	hashHold func()
 	// DNS resolves run targets' names for the server (serveAPI starts it
 	// with target.test at 127.0.0.1, which the default project's loopback
 	// allow-list opens); a test may change its answers.
@@ -123,7 +126,7 @@ func bootAPI(t testing.TB, e *apiEnv, extraEnv []string) *apiEnv {
 }
 
 // baseEnv is what every test server runs with: a free port, a small
-// pool, the known admin and no rate limit.
+// pool, the known admin and no rate limits (of requests or of sign-ins).
 func baseEnv(token string) []string {
 	return []string{
 		"BARRAGE_LISTEN=127.0.0.1:0",
@@ -132,6 +135,7 @@ func baseEnv(token string) []string {
 		"BARRAGE_ADMIN_EMAIL=" + testAdminEmail,
 		"BARRAGE_ADMIN_PASSWORD=" + testAdminPassword,
 		"BARRAGE_RATE_LIMIT=0",
+		"BARRAGE_LOGIN_RATE_LIMIT=0",
 		"BARRAGE_SHUTDOWN_TIMEOUT=5s",
 	}
 }
@@ -147,6 +151,7 @@ func serveAPI(tb testing.TB, e *apiEnv, environ []string) func() {
 	}
 	e.DBURL = cfg.DatabaseURL
 	cfg.Clock = e.clock
+	cfg.HashHold = e.hashHold
 	if e.DNS == nil {
 		e.DNS = dnstest.Start(tb)
 		e.DNS.Set("target.test", netip.MustParseAddr("127.0.0.1"))

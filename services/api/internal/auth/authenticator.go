@@ -76,6 +76,9 @@ type Session struct {
 	// Method is how the user signed in, for the audit log: "password" or
 	// "oidc".
 	Method string
+	// Client is the client address of a password sign-in, whose failed
+	// sign-ins the session resets; "" for others.
+	Client string
 }
 
 // Store is the storage that authentication needs.
@@ -101,14 +104,16 @@ type Store interface {
 	// Conflict when ext is linked to another user.
 	LinkIdentity(ctx context.Context, user uuid.UUID, ext ExternalIdentity, actor Actor) error
 	// LoginLock returns the lockout state of an email address,
-	// case-insensitively, at at; the zero LoginLock when it has none.
-	LoginLock(ctx context.Context, email string, at time.Time) (LoginLock, error)
+	// case-insensitively, tried from client, at at; the zero LoginLock when
+	// it has none.
+	LoginLock(ctx context.Context, email, client string, at time.Time) (LoginLock, error)
 	// FailLogin audits a failed sign-in (never the password) and, unless it
-	// was Refused, counts it and locks the address for policy.For(count),
-	// auditing auth.locked when it does; it returns the new state.
+	// was Refused, counts it and locks the address for its client for
+	// policy.For(count), auditing auth.locked when it does; it returns the
+	// new state.
 	FailLogin(ctx context.Context, f LoginFailure, policy Lockout) (LoginLock, error)
 	// CreateSession stores a new session for a sign-in, revokes the one it
-	// Replaces and resets the user's failed sign-ins.
+	// Replaces and resets the user's failed sign-ins from its Client.
 	CreateSession(ctx context.Context, s Session) error
 	// RotateSession stores next in place of old, which keeps working until
 	// graceEnd; false, storing nothing, when old was already replaced.
@@ -146,6 +151,13 @@ type Options struct {
 	Lockout Lockout
 	// Now is the clock; nil means time.Now. Tests inject one.
 	Now func() time.Time
+	// MaxHashes bounds the password checks that run at once; a sign-in
+	// that finds none free within a second is refused with RateLimited.
+	// Zero means DefaultMaxHashes.
+	MaxHashes int
+	// HashHold, when set, runs while a password check holds its slot,
+	// before the check. Not a setting: tests hold a slot with it.
+	HashHold func()
 }
 
 // Normalize returns o with the defaults filled in.
@@ -157,6 +169,9 @@ func (o Options) Normalize() Options {
 		o.RotateGrace = DefaultRotateGrace
 	}
 	o.Lockout = o.Lockout.Normalize()
+	if o.MaxHashes <= 0 {
+		o.MaxHashes = DefaultMaxHashes
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -165,13 +180,15 @@ func (o Options) Normalize() Options {
 
 // Authenticator turns request credentials into a Principal.
 type Authenticator struct {
-	store Store
-	opts  Options
+	store  Store
+	opts   Options
+	hashes *hashGate
 }
 
 // NewAuthenticator returns an Authenticator over store.
 func NewAuthenticator(store Store, opts Options) *Authenticator {
-	return &Authenticator{store: store, opts: opts.Normalize()}
+	opts = opts.Normalize()
+	return &Authenticator{store: store, opts: opts, hashes: newHashGate(opts.MaxHashes, opts.HashHold)}
 }
 
 // now is the Authenticator's clock.

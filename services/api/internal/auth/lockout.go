@@ -17,10 +17,14 @@ const (
 )
 
 // Lockout is the account lockout policy of sign-in: after Threshold
-// consecutive failures for one email address, sign-in with it is refused
-// for First; each failure after a lock has ended doubles the lock, up to
-// Max. Attempts while locked are refused without checking the password and
-// do not lengthen the lock. A success resets the count.
+// consecutive failures for one email address from one client address,
+// sign-in with it from that client is refused for First; each failure
+// after a lock has ended doubles the lock, up to Max. Attempts while locked
+// are refused without checking the password and do not lengthen the lock.
+// A success resets the count of its client. Keyed on the pair, a
+// stranger's failures lock the stranger out, not the account's owner; the
+// guesses across all clients are bounded by the per-email sign-in limiter
+// of package httpapi (docs/security.md, "The HTTP edge").
 type Lockout struct {
 	// Threshold is how many consecutive failures lock; zero means
 	// DefaultLockThreshold.
@@ -64,6 +68,8 @@ func (l Lockout) For(failures int) time.Duration {
 type LoginFailure struct {
 	// Email is the address tried.
 	Email string
+	// Client is the client address it was tried from.
+	Client string
 	// User is the user with that address, or uuid.Nil when there is none.
 	User uuid.UUID
 	// At is when it happened.
@@ -73,7 +79,8 @@ type LoginFailure struct {
 	Refused bool
 }
 
-// LoginLock is the lockout state of an email address.
+// LoginLock is the lockout state of an email address tried from one
+// client address.
 type LoginLock struct {
 	// Failures is the count of consecutive failures.
 	Failures int

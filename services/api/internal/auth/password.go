@@ -61,7 +61,7 @@ func CheckPassword(hash, password string) error {
 	if err != nil || len(want) == 0 {
 		return errors.New("password hash: unreadable key")
 	}
-	got := argon2.IDKey([]byte(password), salt, t, mem, threads, uint32(len(want))) //nolint:gosec // len(want) is small
+	got := argon2.IDKey([]byte(password), salt, t, mem, threads, uint32(len(want))) // len(want) is small
 	if subtle.ConstantTimeCompare(got, want) != 1 {
 		return ErrBadPassword
 	}

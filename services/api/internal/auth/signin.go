@@ -11,8 +11,9 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 )
 
-// errLocked is the answer while an address is locked: the same whether or
-// not the password was right, and whether or not a user has the address.
+// errLocked is the answer while an address is locked for the client: the
+// same whether or not the password was right, and whether or not a user
+// has the address.
 func errLocked(wait time.Duration) error {
 	return &apperr.Error{
 		Code:       apperr.RateLimited,
@@ -21,19 +22,22 @@ func errLocked(wait time.Duration) error {
 	}
 }
 
-// SignIn checks email and password and starts a session; it returns the
-// cookie value. oldCookie, the session cookie the browser sent if any, is
-// revoked: every sign-in gets a new session id.
+// SignIn checks email and password, sent from the client address client,
+// and starts a session; it returns the cookie value. oldCookie, the session
+// cookie the browser sent if any, is revoked: every sign-in gets a new
+// session id.
 //
 // Every wrong email or password is the same Unauthenticated error, audited
 // with the email tried (never the password); every path spends one argon2id
 // check, so timing does not tell known addresses from unknown ones. After
-// Lockout.Threshold consecutive failures the address is locked: sign-in
-// answers RateLimited with a retry delay until the lock ends, for known and
-// unknown addresses alike.
-func (a *Authenticator) SignIn(ctx context.Context, email, password, oldCookie string) (Secret, *Principal, error) {
+// Lockout.Threshold consecutive failures from client the address is locked
+// for that client: sign-in answers RateLimited with a retry delay until the
+// lock ends, for known and unknown addresses alike. At most
+// Options.MaxHashes checks run at once; beyond them sign-in answers
+// RateLimited without checking.
+func (a *Authenticator) SignIn(ctx context.Context, email, password, client, oldCookie string) (Secret, *Principal, error) {
 	now := a.now()
-	lock, err := a.store.LoginLock(ctx, email, now)
+	lock, err := a.store.LoginLock(ctx, email, client, now)
 	if err != nil {
 		return Secret{}, nil, fmt.Errorf("sign in: %w", err)
 	}
@@ -46,11 +50,14 @@ func (a *Authenticator) SignIn(ctx context.Context, email, password, oldCookie s
 	if usable {
 		hash = login.PasswordHash
 	}
-	perr := CheckPassword(hash, password)
+	perr := a.hashes.check(ctx, hash, password)
+	if apperr.Is(perr, apperr.RateLimited) {
+		return Secret{}, nil, perr
+	}
 	if perr != nil && !errors.Is(perr, ErrBadPassword) {
 		return Secret{}, nil, fmt.Errorf("sign in: %w", perr)
 	}
-	failure := LoginFailure{Email: email, User: login.UserID, At: now}
+	failure := LoginFailure{Email: email, Client: client, User: login.UserID, At: now}
 	if now.Before(lock.LockedUntil) {
 		failure.Refused = true
 		if _, err := a.store.FailLogin(ctx, failure, a.opts.Lockout); err != nil {
@@ -68,6 +75,7 @@ func (a *Authenticator) SignIn(ctx context.Context, email, password, oldCookie s
 	s := Session{
 		ID: uuid.New(), UserID: login.UserID, Hash: secret.Hash,
 		IssuedAt: now, ExpiresAt: now.Add(a.opts.SessionTTL), Replaces: a.cookieSession(ctx, oldCookie), Method: "password",
+		Client: client,
 	}
 	return a.startSession(ctx, s, secret)
 }

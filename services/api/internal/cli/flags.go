@@ -172,7 +172,7 @@ func decodeSpec(data []byte, name string) (map[string]any, error) {
 
 // readSpec reads the --spec file.
 func readSpec(name string) ([]byte, error) {
-	b, err := os.ReadFile(name)
+	b, err := os.ReadFile(name) //nolint:gosec // the path is the user's own flag
 	if err != nil {
 		return nil, fmt.Errorf("--spec: %w", err)
 	}

@@ -161,7 +161,7 @@ func (e *env) finish(ctx context.Context, f *runFlags, run client.Run) int {
 			Result *client.RunResult `json:"result"`
 		}{run, res}, "", "  ")
 		if err == nil {
-			err = os.WriteFile(f.json, append(b, '\n'), 0o644)
+			err = os.WriteFile(f.json, append(b, '\n'), 0o644) //nolint:gosec // a result the user asked for, readable like their other files
 		}
 		if err != nil {
 			e.out.errorf("barrage run: --json: %v", err)
@@ -184,7 +184,7 @@ func (e *env) writeJUnit(ctx context.Context, id uuid.UUID, name string, hasResu
 	if err != nil {
 		return e.out.fail("read the JUnit report", err)
 	}
-	if err := os.WriteFile(name, raw, 0o644); err != nil {
+	if err := os.WriteFile(name, raw, 0o644); err != nil { //nolint:gosec // a result the user asked for, readable like their other files
 		e.out.errorf("barrage run: --junit: %v", err)
 		return ExitUsage
 	}

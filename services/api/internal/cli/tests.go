@@ -113,7 +113,7 @@ func formatLabels(labels map[string]string) string {
 // differs (see sameTest) and leaves an identical one alone. The first
 // refused definition stops it: the ones after it are not applied.
 func (e *env) testsApply(ctx context.Context, file, project string, dryRun bool) int {
-	data, err := os.ReadFile(file)
+	data, err := os.ReadFile(file) //nolint:gosec // the file the user named
 	if err != nil {
 		e.out.errorf("barrage tests apply: %v", err)
 		return ExitUsage

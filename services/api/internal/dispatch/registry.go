@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,7 +63,7 @@ func agentOf(hb *barragev1.Heartbeat) (agents.Agent, bool) {
 	}
 	return agents.Agent{
 		ID: id, Name: hb.GetName(), Labels: hb.GetLabels(), Version: hb.GetVersion(), Capacity: int(hb.GetCapacity()),
-		RunningShards: len(hb.GetRunning()), RSSBytes: int64(hb.GetRssBytes()), CPUPercent: hb.GetCpuPercent(),
+		RunningShards: len(hb.GetRunning()), RSSBytes: int64(min(hb.GetRssBytes(), math.MaxInt64)), CPUPercent: hb.GetCpuPercent(),
 		LastSeenAt: seen,
 	}, true
 }

@@ -78,6 +78,9 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 			"DATABASE_URL=" + s.pg.url(), "NATS_URL=" + s.natsURL, "BARRAGE_LISTEN=127.0.0.1:" + strconv.Itoa(port),
 			"BARRAGE_ADMIN_TOKEN=" + token, "BARRAGE_ADMIN_CREDENTIALS_FILE=" + filepath.Join(t.TempDir(), "admin-credentials"), "BARRAGE_SECRET_KEY=" + secret, "BARRAGE_RATE_LIMIT=0",
 			"BARRAGE_LOG_FORMAT=json", "BARRAGE_DISPATCH_WAIT=20s", "BARRAGE_DB_MAX_CONNS=10",
+			// One token opens every stream (the soak's 200 subscribers) and
+			// every request: no edge limits (docs/security.md, "The HTTP edge").
+			"BARRAGE_LOGIN_RATE_LIMIT=0", "BARRAGE_STREAMS_PER_CALLER=-1", "BARRAGE_STREAMS_PER_RUN=-1",
 		}, apiEnv...))
 		api.start(t)
 		url := "http://127.0.0.1:" + strconv.Itoa(port)

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -15,7 +19,12 @@ import (
 // hub, checks access and reads the run before the stream starts, so that
 // errors are problem details and no event falls between the read and the
 // live part. The stream itself is package live's.
+//
+// Each caller (a user, or an anonymous caller's client address) and each
+// run may hold a bounded number of streams at once (Options.Streams):
+// beyond that the answer is 429 with Retry-After.
 func (s *server) StreamRunEvents(ctx context.Context, req StreamRunEventsRequestObject) (StreamRunEventsResponseObject, error) {
+	c := ginContext(ctx)
 	ctx = requestContext(ctx)
 	resume := live.Cursor{}
 	if v := deref(req.Params.LastEventID); v != "" {
@@ -39,21 +48,45 @@ func (s *server) StreamRunEvents(ctx context.Context, req StreamRunEventsRequest
 	if sub == nil {
 		return nil, apperr.New(apperr.Unavailable, "live streams are not enabled on this server")
 	}
-	return eventStream{ctx: ctx, stream: live.NewStream(live.StreamOptions{
+	release, ok := s.streams.Take(streamCaller(c, principal(ctx)), run.ID)
+	if !ok {
+		sub.Close()
+		return nil, &apperr.Error{Code: apperr.RateLimited, RetryAfter: streamRetryAfter,
+			Detail: "too many live streams open for this caller or this run; close one or try again later"}
+	}
+	return eventStream{ctx: ctx, release: release, stream: live.NewStream(live.StreamOptions{
 		Source: w, Run: run, Sub: sub, Resume: resume, Renders: s.renders, Encoder: streamEncoder{}, Log: s.log,
+		WriteTimeout: s.streamWriteTimeout,
 	})}, nil
+}
+
+// streamRetryAfter is the Retry-After of a stream refused for the caps.
+const streamRetryAfter = 10 * time.Second
+
+// streamCaller is whose streams a request's counts against: its user, or
+// for an anonymous caller (a read-only server's) its client address.
+func streamCaller(c *gin.Context, p *auth.Principal) string {
+	if p.Anonymous() {
+		if c == nil {
+			return "ip:"
+		}
+		return "ip:" + c.ClientIP()
+	}
+	return "user:" + p.UserID.String()
 }
 
 // eventStream writes a live stream as the response of StreamRunEvents.
 type eventStream struct {
-	ctx    context.Context // the request's, for the response the strict server writes later
-	stream *live.Stream
+	ctx     context.Context // the request's, for the response the strict server writes later
+	stream  *live.Stream
+	release func() // frees the stream's slot
 }
 
 // VisitStreamRunEventsResponse implements StreamRunEventsResponseObject:
 // it streams until the run ends, the client leaves, the subscriber falls
 // behind or the server shuts down.
 func (es eventStream) VisitStreamRunEventsResponse(w http.ResponseWriter) error {
+	defer es.release()
 	es.stream.Serve(es.ctx, w)
 	return nil
 }

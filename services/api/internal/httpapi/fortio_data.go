@@ -90,7 +90,7 @@ func serveTSV(c *gin.Context, o Options, p *auth.Principal) {
 		writeProblem(c, o.Log, err)
 		return
 	}
-	base := baseURL(c.Request, o.BaseURL) + FortioDataPath + "/"
+	base := baseURL(c.Request, o.BaseURL, fromTrustedProxy(c.Request, o.TrustedProxies)) + FortioDataPath + "/"
 	entries := make([]fortiojson.IndexEntry, len(list))
 	var newest time.Time
 	for i := range list {
@@ -120,8 +120,10 @@ func serveBytes(c *gin.Context, contentType string, modified time.Time, body []b
 }
 
 // baseURL is where clients reach this server: the configured base URL, or
-// the request's forwarded or own scheme and host.
-func baseURL(r *http.Request, configured string) string {
+// the request's own scheme and host, or the forwarded ones when the request
+// came through a trusted proxy (proxied): anyone else could point the
+// URLs of index.tsv at a host of their choosing.
+func baseURL(r *http.Request, configured string, proxied bool) string {
 	if configured != "" {
 		return strings.TrimSuffix(configured, "/")
 	}
@@ -129,10 +131,13 @@ func baseURL(r *http.Request, configured string) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
+	host := r.Host
+	if !proxied {
+		return scheme + "://" + host
+	}
 	if p := firstValue(r.Header.Get("X-Forwarded-Proto")); p == "http" || p == "https" {
 		scheme = p
 	}
-	host := r.Host
 	if h := firstValue(r.Header.Get("X-Forwarded-Host")); h != "" && !strings.ContainsAny(h, "/ \\@") {
 		host = h
 	}

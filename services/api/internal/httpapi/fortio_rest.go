@@ -45,22 +45,27 @@ func registerFortioREST(r *gin.Engine, o Options, s *server) {
 	}
 }
 
-// authenticate requires an API token, from "Authorization: Bearer" or the
-// token query parameter; session cookies are not accepted (these routes
-// start load from a GET). The request log never records the query string.
+// authenticate requires an API token from "Authorization: Bearer" or,
+// when Options.FortioURLToken allows it, from the token query parameter;
+// session cookies are not accepted (these routes start load from a GET).
+// A token in a URL ends up in proxies' and browsers' logs, so it is off
+// by default (docs/security.md, "The HTTP edge"). The request log never
+// records the query string.
 func (h *fortioREST) authenticate(c *gin.Context) {
 	authz := c.GetHeader("Authorization")
-	if authz == "" {
-		if tok := c.Query(TokenParam); tok != "" {
-			authz = "Bearer " + tok
+	if tok := c.Query(TokenParam); authz == "" && tok != "" {
+		if !h.o.FortioURLToken {
+			writeProblem(c, h.o.Log, apperr.New(apperr.Unauthenticated,
+				"this server takes no token in the URL (?%s=); send Authorization: Bearer <token>", TokenParam))
+			return
 		}
+		authz = "Bearer " + tok
 	}
 	if authz == "" {
-		writeProblem(c, h.o.Log, apperr.New(apperr.Unauthenticated,
-			"an API token is required: Authorization: Bearer <token>, or ?%s=<token>", TokenParam))
+		writeProblem(c, h.o.Log, apperr.New(apperr.Unauthenticated, "an API token is required: Authorization: Bearer <token>"))
 		return
 	}
-	p, err := h.o.Services.Auth.Authenticate(c.Request.Context(), authz, "")
+	p, err := authenticateLimited(c, h.o, authz, "")
 	if err != nil {
 		writeProblem(c, h.o.Log, err)
 		return
@@ -100,7 +105,7 @@ func reply(c *gin.Context, status int, v any) {
 // resultURL is where run's result will be served.
 func (h *fortioREST) result(c *gin.Context, r runs.Run) (id, url string) {
 	id = export.ProvisionalID(r)
-	return id, baseURL(c.Request, h.o.BaseURL) + FortioDataPath + "/" + id + ".json"
+	return id, baseURL(c.Request, h.o.BaseURL, fromTrustedProxy(c.Request, h.o.TrustedProxies)) + FortioDataPath + "/" + id + ".json"
 }
 
 // run implements /fortio/rest/run: a Barrage run in the token's project

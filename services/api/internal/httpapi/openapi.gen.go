@@ -7334,6 +7334,22 @@ func (response StreamRunEvents422ApplicationProblemPlusJSONResponse) VisitStream
 	return err
 }
 
+type StreamRunEvents429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response StreamRunEvents429ApplicationProblemPlusJSONResponse) VisitStreamRunEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StreamRunEventsdefaultApplicationProblemPlusJSONResponse struct {
 	Body       Problem
 	StatusCode int

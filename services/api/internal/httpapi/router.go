@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -62,6 +63,31 @@ type Options struct {
 	// is 403, nobody signs in, and callers without a token browse the
 	// projects that publish their results (readonly.go).
 	ReadOnly bool
+	// TrustedProxies are the peers whose X-Forwarded-For, X-Real-IP,
+	// X-Forwarded-Host and X-Forwarded-Proto are believed; none by
+	// default, so a client cannot pick the address it is limited by.
+	TrustedProxies []netip.Prefix
+	// LoginLimiter limits sign-ins per client address and per email, and
+	// failed authentications per client address, before any credential is
+	// checked (edge.go); nil for no limit.
+	LoginLimiter *ratelimit.Limiter
+	// Streams bounds the live streams open at once; nil for no bound.
+	Streams *live.Slots
+	// StreamWriteTimeout bounds each write of a live stream; zero for no
+	// deadline.
+	StreamWriteTimeout time.Duration
+	// WriteTimeout is the server's (http.Server.WriteTimeout); requests
+	// that wait (?wait=, Fortio REST's run) get it on top of their wait.
+	WriteTimeout time.Duration
+	// MetricsToken, when set, is the bearer token /metrics requires.
+	MetricsToken string
+	// NoMetricsRoute leaves /metrics off this handler: it is served on a
+	// listener of its own (MetricsHandler).
+	NoMetricsRoute bool
+	// FortioURLToken lets the Fortio REST routes take an API token in the
+	// token query parameter, for webhook tools that cannot set headers;
+	// off, only the Authorization header is read.
+	FortioURLToken bool
 }
 
 // publicRoutes need no credentials.
@@ -81,10 +107,15 @@ func NewRouter(o Options) (http.Handler, error) {
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	r.Use(reqlog.Middleware(o.Log))
+	if err := trustProxies(r, o.TrustedProxies); err != nil {
+		return nil, err
+	}
+	r.Use(reqlog.Middleware(o.Log), keepDeadlines)
 	if o.Metrics != nil {
 		r.Use(o.Metrics.Middleware())
-		r.GET("/metrics", gin.WrapH(o.Metrics.Handler()))
+		if !o.NoMetricsRoute {
+			r.GET("/metrics", gin.WrapH(MetricsHandler(o.Metrics, o.MetricsToken)))
+		}
 	}
 	r.Use(recovery(o.Log), collectErrors(o.Log))
 	if o.ReadOnly {
@@ -111,7 +142,11 @@ func NewRouter(o Options) (http.Handler, error) {
 	r.HEAD(FortioDataPath+"/:file", data)
 
 	s := &server{svc: o.Services, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: int(o.SessionTTL / time.Second),
-		sso: o.SSO != nil, redactor: o.Redactor, readOnly: o.ReadOnly, renders: live.NewRenders(nil)}
+		sso: o.SSO != nil, redactor: o.Redactor, readOnly: o.ReadOnly, renders: live.NewRenders(nil),
+		signin: signinLimits{o.LoginLimiter}, streams: o.Streams, streamWriteTimeout: o.StreamWriteTimeout, writeTimeout: o.WriteTimeout}
+	if s.streams == nil {
+		s.streams = live.NewSlots(live.Limits{PerCaller: -1, PerRun: -1})
+	}
 	registerFortioREST(r, o, s)
 	if o.SSO != nil {
 		sr := &ssoRoutes{p: o.SSO, auth: o.Services.Auth, log: o.Log, secureCookie: o.SecureCookie, sessionTTL: s.sessionTTL}
@@ -210,7 +245,7 @@ func authenticate(o Options) gin.HandlerFunc {
 			}
 			cookie = "" // nobody signs in: sessions are not used
 		}
-		p, err := o.Services.Auth.Authenticate(c.Request.Context(), authz, cookie)
+		p, err := authenticateLimited(c, o, authz, cookie)
 		if err != nil {
 			writeProblem(c, o.Log, err)
 			return
@@ -226,7 +261,7 @@ func authenticate(o Options) gin.HandlerFunc {
 				return
 			}
 			if secret.Text != "" {
-				http.SetCookie(c.Writer, &http.Cookie{
+				http.SetCookie(c.Writer, &http.Cookie{ //nolint:gosec // Secure per request (secureRequest), HttpOnly and SameSite=Lax set
 					Name: auth.SessionCookie, Value: secret.Text, Path: "/", MaxAge: max(1, int(left/time.Second)),
 					HttpOnly: true, Secure: secureRequest(o.SecureCookie, c), SameSite: http.SameSiteLaxMode,
 				})
@@ -235,6 +270,24 @@ func authenticate(o Options) gin.HandlerFunc {
 		setPrincipal(c, p)
 		c.Next()
 	}
+}
+
+// authenticateLimited checks the credentials of c under the sign-in
+// limiter: a client that spent its bucket on failures is refused before
+// they are looked up, and credentials that fail spend a token.
+func authenticateLimited(c *gin.Context, o Options, authz, cookie string) (*auth.Principal, error) {
+	limits, client := signinLimits{o.LoginLimiter}, c.ClientIP()
+	if authz == "" && cookie == "" {
+		return o.Services.Auth.Authenticate(c.Request.Context(), authz, cookie) //nolint:wrapcheck // domain errors
+	}
+	if err := limits.blocked(client); err != nil {
+		return nil, err
+	}
+	p, err := o.Services.Auth.Authenticate(c.Request.Context(), authz, cookie)
+	if apperr.Is(err, apperr.Unauthenticated) {
+		limits.failed(client)
+	}
+	return p, err //nolint:wrapcheck // domain errors
 }
 
 // setPrincipal stores the caller of the request c serves.

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -77,6 +78,14 @@ type server struct {
 	readOnly     bool // barrage-api -read-only
 	// renders caches the seconds rendered for live streams.
 	renders *live.Renders
+	// signin limits sign-ins before the password is hashed (edge.go).
+	signin signinLimits
+	// streams bounds the live streams open at once; streamWriteTimeout
+	// bounds each of their writes.
+	streams            *live.Slots
+	streamWriteTimeout time.Duration
+	// writeTimeout is the server's, added to the waits of ?wait=.
+	writeTimeout time.Duration
 }
 
 var _ StrictServerInterface = (*server)(nil)
@@ -119,11 +128,15 @@ func ginContext(ctx context.Context) *gin.Context {
 func (s *server) Login(ctx context.Context, req LoginRequestObject) (LoginResponseObject, error) {
 	c := ginContext(ctx)
 	ctx = requestContext(ctx)
-	old := ""
+	old, client := "", ""
 	if c != nil {
 		old, _ = c.Cookie(auth.SessionCookie)
+		client = c.ClientIP()
 	}
-	secret, p, err := s.svc.Auth.SignIn(ctx, req.Body.Email, req.Body.Password, old)
+	if err := s.signin.signIn(client, req.Body.Email); err != nil {
+		return nil, err
+	}
+	secret, p, err := s.svc.Auth.SignIn(ctx, req.Body.Email, req.Body.Password, client, old)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +152,7 @@ func (s *server) Login(ctx context.Context, req LoginRequestObject) (LoginRespon
 // (negative clears it): HttpOnly, SameSite=Lax, Secure behind TLS (the
 // request's own or, as configured, a proxy's).
 func (s *server) sessionCookie(c *gin.Context, value string, maxAge int) *http.Cookie {
-	return &http.Cookie{
+	return &http.Cookie{ //nolint:gosec // Secure per request (secureRequest), HttpOnly and SameSite=Lax set
 		Name: auth.SessionCookie, Value: value, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: secureRequest(s.secureCookie, c), SameSite: http.SameSiteLaxMode,
 	}

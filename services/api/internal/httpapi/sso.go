@@ -53,7 +53,7 @@ type ssoRoutes struct {
 
 // cookie returns a cookie of the sign-in flow, scoped to its routes.
 func (s *ssoRoutes) cookie(c *gin.Context, name, value, path string, maxAge int) *http.Cookie {
-	return &http.Cookie{
+	return &http.Cookie{ //nolint:gosec // Secure per request (secureRequest), HttpOnly and SameSite=Lax set
 		Name: name, Value: value, Path: path, MaxAge: maxAge,
 		HttpOnly: true, Secure: secureRequest(s.secureCookie, c), SameSite: http.SameSiteLaxMode,
 	}

@@ -46,6 +46,7 @@ func (s *server) waitRun(ctx context.Context, r runs.Run, wait time.Duration) (r
 	if r.Status.Terminal() {
 		return r, true, nil
 	}
+	holdOpen(ctx, wait, s.writeTimeout)
 	var ws waitSignals
 	if s.svc.Live != nil {
 		sub := s.svc.Live.Subscribe(r.ID)

@@ -80,7 +80,7 @@ func mergeTimelines(id uuid.UUID, start time.Time, parts []timelinePart) *runs.T
 		}
 		in[i] = timeline.Part[runs.TimelineSample]{Items: rebased, Seen: uint64(p.seen)}
 	}
-	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])))
+	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:]))) //nolint:gosec // deterministic sampling per run, not a secret
 	samples, seen := timeline.Merge(in, timeline.DefaultSize, rng)
 	slices.SortFunc(samples, func(a, b runs.TimelineSample) int { return cmp.Compare(a.SentUS, b.SentUS) })
 	return &runs.Timeline{Seen: int64(min(seen, math.MaxInt64)), Samples: samples}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -106,6 +107,7 @@ func (es *Stream) sendStatus(st runs.Status) error {
 // sendData writes one event of JSON data with the stream's cursor as its
 // id. data may be shared with other streams: it is only read.
 func (es *Stream) sendData(event string, data []byte) error {
+	es.deadline()
 	head := "event: " + event + "\nid: " + es.cur.String() + "\ndata: "
 	if _, err := io.WriteString(es.w, head); err != nil {
 		return fmt.Errorf("write event: %w", err)
@@ -118,9 +120,21 @@ func (es *Stream) sendData(event string, data []byte) error {
 
 // write writes and flushes.
 func (es *Stream) write(s string) error {
+	es.deadline()
 	if _, err := io.WriteString(es.w, s); err != nil {
 		return fmt.Errorf("write event: %w", err)
 	}
 	es.flush()
 	return nil
+}
+
+// deadline gives the next write WriteTimeout, or none when it is zero.
+// Writers that cannot take deadlines (tests' recorders) are left as they
+// are.
+func (es *Stream) deadline() {
+	var at time.Time
+	if d := es.opts.WriteTimeout; d > 0 {
+		at = time.Now().Add(d)
+	}
+	_ = es.rc.SetWriteDeadline(at)
 }

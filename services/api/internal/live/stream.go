@@ -77,6 +77,10 @@ type StreamOptions struct {
 	Encoder Encoder
 	// Log gets the errors that end a stream; nil discards.
 	Log *slog.Logger
+	// WriteTimeout bounds each write of the stream: a client that does not
+	// read for this long is cut off. It replaces the server's
+	// WriteTimeout, which would end every stream; zero means no deadline.
+	WriteTimeout time.Duration
 }
 
 // Cursor is an event id: the highest second a stream has sent and how
@@ -118,6 +122,7 @@ type Stream struct {
 
 	ctx    context.Context // Serve's, read by its helpers
 	w      http.ResponseWriter
+	rc     *http.ResponseController
 	flush  func()
 	cur    Cursor
 	status runs.Status
@@ -158,6 +163,11 @@ func (es *Stream) Serve(ctx context.Context, w http.ResponseWriter) {
 	if f, ok := w.(http.Flusher); ok {
 		es.flush = f.Flush
 	}
+	// The server's read deadline would end the stream (its background
+	// read cancels the request); writes get deadlines of their own.
+	es.rc = http.NewResponseController(w)
+	_ = es.rc.SetReadDeadline(time.Time{}) // a recorder cannot: nothing to clear
+	es.deadline()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

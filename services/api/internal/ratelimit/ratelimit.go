@@ -124,6 +124,27 @@ func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 	return false, max(seconds(missing/l.opts.Rate), time.Nanosecond)
 }
 
+// Empty reports whether key's bucket has no token now, and how long until
+// it will have one, without taking any: a caller that spends tokens only
+// on failures (Allow after the fact) asks it before trying.
+func (l *Limiter) Empty(key string) (empty bool, retryAfter time.Duration) {
+	if l.opts.Rate <= 0 {
+		return false, 0
+	}
+	now := l.opts.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, found := l.keys[key]
+	if !found {
+		return false, 0
+	}
+	tokens := b.tokens.TokensAt(now)
+	if tokens >= 1 {
+		return false, 0
+	}
+	return true, max(seconds((1-tokens)/l.opts.Rate), time.Nanosecond)
+}
+
 // Len returns the number of keys tracked.
 func (l *Limiter) Len() int {
 	l.mu.Lock()

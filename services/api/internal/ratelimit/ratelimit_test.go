@@ -271,3 +271,32 @@ func TestNormalize(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyTakesNothing: Empty reports a spent bucket and its wait, and
+// never takes a token, so a caller can ask it before every try and spend
+// only on failures.
+func TestEmptyTakesNothing(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	l := New(Options{Rate: 1, Burst: 2, Now: clock.Now})
+	if empty, _ := l.Empty("k"); empty {
+		t.Fatal("an unknown key is empty")
+	}
+	for range 5 {
+		if empty, _ := l.Empty("k"); empty {
+			t.Fatal("Empty took a token")
+		}
+	}
+	mustAllow(t, l, "k")
+	mustAllow(t, l, "k")
+	if empty, wait := l.Empty("k"); !empty || wait != time.Second {
+		t.Fatalf("Empty after the burst = %v, %v; want true, 1s", empty, wait)
+	}
+	clock.Advance(time.Second)
+	if empty, _ := l.Empty("k"); empty {
+		t.Fatal("still empty after refilling one token")
+	}
+	if empty, _ := New(Options{}).Empty("k"); empty {
+		t.Fatal("an unlimited limiter is empty")
+	}
+}

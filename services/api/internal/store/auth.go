@@ -80,6 +80,8 @@ func identityFromRow(r identityRow, token bool) auth.Identity {
 // identityByTokenSQL finds an API token and its user by hash, with the
 // user's current role in the token's project (NULL when they are not a
 // member, or the token is unscoped), in the same read.
+//
+//nolint:gosec // SQL text, not a credential
 const identityByTokenSQL = `
 SELECT u.id AS user_id, u.email, u.name, u.is_admin, u.disabled_at,
        t.id AS credential_id, t.project_id, t.role, m.role AS owner_role,

@@ -21,6 +21,7 @@ const pruneBatch = 100
 // loginFailureRow is a row of login_failures.
 type loginFailureRow struct {
 	Email        string     `gorm:"column:email;primaryKey"`
+	Client       string     `gorm:"column:client;primaryKey"`
 	Failures     int        `gorm:"column:failures"`
 	LastFailedAt time.Time  `gorm:"column:last_failed_at"`
 	LockedUntil  *time.Time `gorm:"column:locked_until"`
@@ -29,11 +30,11 @@ type loginFailureRow struct {
 // TableName returns the table of loginFailureRow.
 func (loginFailureRow) TableName() string { return "login_failures" }
 
-// LoginLock returns the lockout state of email at at; the zero LoginLock
-// when it has no recent failures.
-func (s *Store) LoginLock(ctx context.Context, email string, at time.Time) (auth.LoginLock, error) {
+// LoginLock returns the lockout state of email tried from client at at;
+// the zero LoginLock when it has no recent failures.
+func (s *Store) LoginLock(ctx context.Context, email, client string, at time.Time) (auth.LoginLock, error) {
 	var rows []loginFailureRow
-	err := s.conn(ctx).Where("email = ? AND last_failed_at > ?", strings.ToLower(email), at.Add(-failureMemory)).
+	err := s.conn(ctx).Where("email = ? AND client = ? AND last_failed_at > ?", strings.ToLower(email), client, at.Add(-failureMemory)).
 		Limit(1).Find(&rows).Error
 	if err != nil {
 		return auth.LoginLock{}, fmt.Errorf("login lock: %w", err)
@@ -45,14 +46,15 @@ func (s *Store) LoginLock(ctx context.Context, email string, at time.Time) (auth
 }
 
 // FailLogin audits a failed sign-in as auth.login_failed and, unless it
-// was refused while locked, counts it and locks the address for
-// policy.For(count), auditing auth.locked, in one transaction. Each call
+// was refused while locked, counts it against its email and client and
+// locks that pair for policy.For(count), auditing auth.locked, in one
+// transaction. Each call
 // also prunes a few rows older than failureMemory.
 func (s *Store) FailLogin(ctx context.Context, f auth.LoginFailure, policy auth.Lockout) (auth.LoginLock, error) {
 	email, at := strings.ToLower(f.Email), orNow(f.At).UTC()
 	var lock auth.LoginLock
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
-		details := map[string]any{"email": f.Email}
+		details := map[string]any{"email": f.Email, "client": f.Client}
 		if f.Refused {
 			details["locked"] = true
 		}
@@ -63,29 +65,30 @@ func (s *Store) FailLogin(ctx context.Context, f auth.LoginFailure, policy auth.
 			return nil
 		}
 		var row loginFailureRow
-		err := tx.Raw(`INSERT INTO login_failures (email, failures, last_failed_at) VALUES (?, 1, ?)
-			ON CONFLICT (email) DO UPDATE SET
+		err := tx.Raw(`INSERT INTO login_failures (email, client, failures, last_failed_at) VALUES (?, ?, 1, ?)
+			ON CONFLICT (email, client) DO UPDATE SET
 				failures = CASE WHEN login_failures.last_failed_at <= ? THEN 1 ELSE login_failures.failures + 1 END,
 				last_failed_at = EXCLUDED.last_failed_at
-			RETURNING email, failures, last_failed_at, locked_until`, email, at, at.Add(-failureMemory)).Scan(&row).Error
+			RETURNING email, client, failures, last_failed_at, locked_until`, email, f.Client, at, at.Add(-failureMemory)).Scan(&row).Error
 		if err != nil {
 			return err
 		}
 		lock.Failures = row.Failures
 		if d := policy.For(row.Failures); d > 0 {
 			lock.LockedUntil = at.Add(d)
-			if err := tx.Exec("UPDATE login_failures SET locked_until = ? WHERE email = ?", lock.LockedUntil, email).Error; err != nil {
+			err = tx.Exec("UPDATE login_failures SET locked_until = ? WHERE email = ? AND client = ?", lock.LockedUntil, email, f.Client).Error
+			if err != nil {
 				return err
 			}
-			err := audit(tx, auth.Actor{UserID: f.User}, auditEntry{Action: "auth.locked", Kind: "user", ID: f.Email, Details: map[string]any{
-				"email": f.Email, "failures": row.Failures, "locked_until": lock.LockedUntil, "seconds": int(d / time.Second),
+			err = audit(tx, auth.Actor{UserID: f.User}, auditEntry{Action: "auth.locked", Kind: "user", ID: f.Email, Details: map[string]any{
+				"email": f.Email, "client": f.Client, "failures": row.Failures, "locked_until": lock.LockedUntil, "seconds": int(d / time.Second),
 			}})
 			if err != nil {
 				return err
 			}
 		}
-		return tx.Exec(`DELETE FROM login_failures WHERE email IN
-			(SELECT email FROM login_failures WHERE last_failed_at <= ? LIMIT ?)`, at.Add(-failureMemory), pruneBatch).Error
+		return tx.Exec(`DELETE FROM login_failures WHERE (email, client) IN
+			(SELECT email, client FROM login_failures WHERE last_failed_at <= ? LIMIT ?)`, at.Add(-failureMemory), pruneBatch).Error
 	})
 	if err != nil {
 		return auth.LoginLock{}, fmt.Errorf("record failed sign-in: %w", err)

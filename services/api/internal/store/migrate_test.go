@@ -91,6 +91,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "login_failures", "locked_until") || !hasColumn(t, s, "sessions", "replaced_by") {
 		t.Error("login_failures.locked_until or sessions.replaced_by of 00008 missing after up")
 	}
+	if !hasColumn(t, s, "login_failures", "client") {
+		t.Error("login_failures.client of 00018 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00018_login_failures_by_client.sql") || hasColumn(t, s, "login_failures", "client") {
+		t.Errorf("down of 00018 printed %q, or login_failures.client is still there", out)
+	}
 	if !hasColumn(t, s, "projects", "agent_pools") {
 		t.Error("projects.agent_pools of 00017 missing after up")
 	}

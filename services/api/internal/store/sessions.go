@@ -13,7 +13,8 @@ import (
 
 // CreateSession stores a new session, revokes the session it replaces (the
 // browser's previous cookie), resets the failed sign-ins of the user's
-// email and audits the sign-in, in one transaction.
+// email from the session's client and audits the sign-in, in one
+// transaction.
 func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 	issued := orNow(sess.IssuedAt).UTC()
 	row := sessionRow{ID: sess.ID, UserID: sess.UserID, Hash: sess.Hash, CreatedAt: issued, ExpiresAt: sess.ExpiresAt, LastSeenAt: issued}
@@ -27,7 +28,8 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 				return err
 			}
 		}
-		err := tx.Exec("DELETE FROM login_failures WHERE email = (SELECT lower(email) FROM users WHERE id = ?)", sess.UserID).Error
+		err := tx.Exec("DELETE FROM login_failures WHERE email = (SELECT lower(email) FROM users WHERE id = ?) AND client = ?",
+			sess.UserID, sess.Client).Error
 		if err != nil {
 			return err
 		}

@@ -65,8 +65,8 @@ func (s *Split) Close() error {
 		}
 		s.mu.Unlock()
 		s.wg.Wait()
-		s.http1.Close()
-		s.http2.Close()
+		_ = s.http1.Close()
+		_ = s.http2.Close()
 	})
 	return err
 }
@@ -80,8 +80,8 @@ func (s *Split) accept() {
 		c, err := s.ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
-				s.http1.Close()
-				s.http2.Close()
+				_ = s.http1.Close()
+				_ = s.http2.Close()
 				return
 			}
 			pause = min(max(2*pause, 5*time.Millisecond), time.Second)

@@ -135,7 +135,7 @@ func (f *follower) follow(ctx context.Context) {
 		}
 		return
 	default:
-		rev = int64(e.Revision()) //nolint:gosec // revisions stay far below 2^63
+		rev = int64(e.Revision()) // revisions stay far below 2^63
 		if err := json.Unmarshal(e.Value(), &p); err != nil {
 			f.o.Logger.Error("decode echo profile", slog.Any("err", err))
 			return
