@@ -7,7 +7,8 @@ import (
 
 // Redactor redacts specs, URLs and headers like Redacted, RedactURL and
 // IsSecretName, and also treats a deployment's own list of header (and
-// query parameter) names as secret: BARRAGE_SECRET_HEADERS on the API. The
+// query parameter) names as secret: BARRAGE_SECRET_HEADERS on the API; with
+// WithBodyPattern it also redacts request bodies (BARRAGE_REDACT_BODY). The
 // zero Redactor knows only the built-in names. It is a value and safe for
 // concurrent use, and comparable.
 type Redactor struct {
@@ -15,6 +16,9 @@ type Redactor struct {
 	// repeats, each followed by a newline and the first preceded by one
 	// ("\na\nb\n"); "" for none. A string keeps Redactor comparable.
 	names string
+	// body is the source of the body pattern (WithBodyPattern); "" for
+	// none.
+	body string
 }
 
 // NewRedactor returns a redactor that treats names, matched whole and
@@ -55,6 +59,7 @@ func (r Redactor) IsSecretName(name string) bool {
 func (r Redactor) Spec(s Spec) Spec {
 	c := s.Clone()
 	c.URL = r.URL(s.URL)
+	c.Payload = r.redactBody(c.Payload)
 	for i, u := range c.URLs {
 		c.URLs[i] = r.URL(u)
 	}
@@ -64,6 +69,7 @@ func (r Redactor) Spec(s Spec) Spec {
 	for i := range c.Requests {
 		e := &c.Requests[i]
 		e.URL = r.URL(e.URL)
+		e.Body = r.redactBody(e.Body)
 		for j, h := range e.Headers {
 			e.Headers[j] = r.header(h)
 		}

@@ -120,6 +120,10 @@ type Config struct {
 	// built-in ones (Authorization, Cookie, ...): redacted wherever those
 	// are and sealed for the agents.
 	SecretHeaders string `env:"BARRAGE_SECRET_HEADERS"`
+	// RedactBody is a regular expression whose matches (or, with groups,
+	// the groups' text) are redacted from request bodies wherever secret
+	// headers are, and sealed for the agents; "" redacts no body.
+	RedactBody string `env:"BARRAGE_REDACT_BODY"`
 	Edge
 }
 
@@ -229,10 +233,15 @@ func (c Config) targetDenyErrors() []error {
 	return errs
 }
 
-// Redactor returns the redactor of the built-in secret names and
-// SecretHeaders.
+// Redactor returns the redactor of the built-in secret names,
+// SecretHeaders and RedactBody (checked by Validate: a pattern that does
+// not compile redacts no body here).
 func (c Config) Redactor() spec.Redactor {
-	return spec.NewRedactor(splitList(c.SecretHeaders))
+	r := spec.NewRedactor(splitList(c.SecretHeaders))
+	if withBody, err := r.WithBodyPattern(c.RedactBody); err == nil {
+		return withBody
+	}
+	return r
 }
 
 // PreviousKeys returns the keys of SecretKeysPrevious.
@@ -336,6 +345,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.StringVar(&cfg.SecretKey, "secret-key", cfg.SecretKey, "base64 of 32 bytes that seal run secrets in Postgres; set it in production (`barrage-api key new`); unset = a key of this process only (BARRAGE_SECRET_KEY)")
 	fs.StringVar(&cfg.SecretKeysPrevious, "secret-keys-previous", cfg.SecretKeysPrevious, "older secret keys, comma-separated, that still open what they sealed until `barrage-api key rotate` (BARRAGE_SECRET_KEYS_PREVIOUS)")
 	fs.StringVar(&cfg.SecretHeaders, "secret-headers", cfg.SecretHeaders, "header and query parameter names, comma-separated, redacted like Authorization (BARRAGE_SECRET_HEADERS)")
+	fs.StringVar(&cfg.RedactBody, "redact-body", cfg.RedactBody, "regular expression redacted from request bodies; with groups, only their text (BARRAGE_REDACT_BODY)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -432,6 +442,9 @@ func (c Config) Validate() error {
 		if !validHeaderName(name) {
 			errs = append(errs, fmt.Errorf("-secret-headers: %q is not a header name", name))
 		}
+	}
+	if _, err := (spec.Redactor{}).WithBodyPattern(c.RedactBody); err != nil {
+		errs = append(errs, fmt.Errorf("-redact-body: %w", err))
 	}
 	errs = append(errs, c.validate()...)
 	if err := checkDebugAddr(c.DebugAddr, c.DebugAddrInsecure); err != nil {

@@ -148,6 +148,8 @@ func TestEdgeSettingsAreChecked(t *testing.T) {
 		{"BARRAGE_STREAMS_PER_RUN=0", "-streams-per-run"},
 		{"BARRAGE_HTTP_WRITE_TIMEOUT=-1s", "-http-write-timeout"},
 		{"BARRAGE_LOGIN_RATE_LIMIT=-1", "-login-rate-limit"},
+		{"BARRAGE_REDACT_BODY=(unclosed", "-redact-body"},
+		{"BARRAGE_REDACT_BODY=x*", "-redact-body"},
 	} {
 		_, err := ParseConfig(nil, []string{"DATABASE_URL=postgres://x/y", tt.env}, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -33,11 +33,18 @@ const (
 	// BARRAGE_SECRET_HEADERS; X-Tenant-Sig is secret only through that list.
 	secretAPIKey = "apikey-DDD"
 	secretSig    = "sig-EEE"
+	// secretBody is a password in a request body, secret only because
+	// BARRAGE_REDACT_BODY matches it.
+	secretBody = "bodypw-HHH"
 )
+
+// loginBody is the body of the basic run: its password is secret only
+// through BARRAGE_REDACT_BODY.
+const loginBody = `{"user":"ann","password":"` + secretBody + `"}`
 
 // seenRequest is what the target of the redaction run saw.
 type seenRequest struct {
-	authorization, user, password, token, amzSig, apiKey, sig string
+	authorization, user, password, token, amzSig, apiKey, sig, body string
 }
 
 // startSecretTarget is an HTTP target that records the credentials of the
@@ -49,10 +56,11 @@ func startSecretTarget(t *testing.T) (base string, last func() (seenRequest, int
 	n := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, password, _ := r.BasicAuth()
+		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		seen = seenRequest{authorization: r.Header.Get("Authorization"), user: user, password: password, token: r.URL.Query().Get("token"),
 			amzSig: r.URL.Query().Get("X-Amz-Signature"),
-			apiKey: r.Header.Get("X-Api-Key"), sig: r.Header.Get("X-Tenant-Sig")}
+			apiKey: r.Header.Get("X-Api-Key"), sig: r.Header.Get("X-Tenant-Sig"), body: string(body)}
 		n++
 		mu.Unlock()
 		_, _ = io.WriteString(w, "ok")
@@ -73,7 +81,7 @@ func startSecretTarget(t *testing.T) (base string, last func() (seenRequest, int
 func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 	var logs syncBuffer
 	e := startAPILogged(t, &logs, "BARRAGE_DISPATCH_WAIT=10s", "BARRAGE_SECRET_KEY="+testSecretKey,
-		"BARRAGE_SECRET_HEADERS=x-api-key, X-TENANT-SIG")
+		"BARRAGE_SECRET_HEADERS=x-api-key, X-TENANT-SIG", `BARRAGE_REDACT_BODY="password"\s*:\s*"([^"]*)"`)
 	target, last := startSecretTarget(t)
 	startAgentsLogged(t, e.NATSURL, 1, &logs, slog.LevelDebug)
 
@@ -96,11 +104,14 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 	}{
 		{"bearer", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible", "X-Api-Key: " + secretAPIKey, "X-Tenant-Sig: " + secretSig},
 			false, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, amzSig: secretAmzSig, apiKey: secretAPIKey, sig: secretSig}},
-		{"basic", []string{"X-Trace: visible"}, false, seenRequest{user: secretUser, password: secretPassword, token: secretToken, amzSig: secretAmzSig}},
+		{"basic", []string{"X-Trace: visible"}, false, seenRequest{user: secretUser, password: secretPassword, token: secretToken, amzSig: secretAmzSig, body: loginBody}},
 		{"stored test", []string{"Authorization: Bearer " + secretBearer, "X-Trace: visible", "X-Tenant-Sig: " + secretSig},
 			true, seenRequest{authorization: "Bearer " + secretBearer, token: secretToken, amzSig: secretAmzSig, sig: secretSig}},
 	} {
 		sp := map[string]any{"url": runURL, "qps": 20, "connections": 1, "duration": "1s", "headers": c.headers}
+		if c.want.body != "" {
+			sp["payload"] = c.want.body
+		}
 		body := map[string]any{"project": "default", "name": "redaction " + c.name, "spec": sp}
 		if c.fromTest {
 			test := e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, body)
@@ -165,7 +176,8 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		record("GET /runs/"+importedID+sub, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+importedID+sub, e.AdminToken, nil))
 	}
 	// The shown spec still says where the runs went, with the secrets masked.
-	if !bytes.Contains(responses.Bytes(), []byte("X-Tenant-Sig: REDACTED")) || !bytes.Contains(responses.Bytes(), []byte("X-Trace: visible")) {
+	if !bytes.Contains(responses.Bytes(), []byte("X-Tenant-Sig: REDACTED")) || !bytes.Contains(responses.Bytes(), []byte("X-Trace: visible")) ||
+		!bytes.Contains(responses.Bytes(), []byte(`\"user\":\"ann\",\"password\":\"REDACTED\"`)) {
 		t.Errorf("the responses show no redacted spec:\n%s", responses.Bytes())
 	}
 
@@ -181,7 +193,7 @@ func TestRedactionEndToEnd(t *testing.T) { // serial: see heavyTests
 		{"API responses", responses.Bytes()},
 		{"API and agent logs", []byte(logs.String())},
 	} {
-		for _, secret := range []string{secretBearer, secretUser, secretPassword, secretToken, secretAmzSig, secretAPIKey, secretSig} {
+		for _, secret := range []string{secretBearer, secretUser, secretPassword, secretToken, secretAmzSig, secretAPIKey, secretSig, secretBody} {
 			if i := bytes.Index(place.text, []byte(secret)); i >= 0 {
 				t.Errorf("%s: found the secret %q in …%s…", place.name, secret, around(place.text, i))
 			}
