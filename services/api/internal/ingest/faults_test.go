@@ -221,14 +221,15 @@ func TestIngestWaitsForAFinalQueuedInTheStream(t *testing.T) {
 	e.beat(t, agents[0]) // shard 1's agent sent everything and exited
 	st := &pausedStore{Store: e.st}
 	st.paused.Store(true)
-	clock := &fakeClock{now: time.Now()}
-	e.start(t, func(c *ingest.Config) { c.Store, c.Now = st, clock.Now })
+	// Everything is in the stream before the first sweep.
 	l := makeLoad(t, run.ID, startAt, 2, 2)
 	for s := range 2 {
 		e.publish(t, l.shards[s].intervals[0], "")
 		e.publish(t, l.shards[s].intervals[1], "")
 		e.publish(t, l.shards[s].final, "")
 	}
+	clock := &fakeClock{now: time.Now()}
+	e.start(t, func(c *ingest.Config) { c.Store, c.Now = st, clock.Now })
 	calls := clock.calls()
 	waitFor(t, 10*time.Second, func() error {
 		if n := clock.calls(); n < calls+5 {
