@@ -189,7 +189,7 @@ export interface paths {
         head?: never;
         /**
          * Change a project (project admins).
-         * @description Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0).
+         * @description Name, description, `public_results` and `target_allow_list`. Each allow-list entry that does not parse is a field error on `target_allow_list[i]` (i from 0), with 422. A project admin may list only entries the organisation's target policy covers, or that are granted to the project already: any other entry (a private CIDR, loopback, a `unix:` socket beyond the policy) answers 403 with a field error on `target_allow_list[i]`. An org admin may list anything; the entries beyond the policy become `target_allow_granted`.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -240,6 +240,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project}/agent-pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        /** The agent pools the project's runs are restricted to (any member may read); empty for every agent. */
+        get: operations["getAgentPools"];
+        /**
+         * Restrict the project's runs to agents of these pools (org admins only); an empty list lifts the restriction.
+         * @description An agent's pool is bound in its NATS credential (`barrage-api nats-auth bootstrap -agent-pool`, `agent-credentials create -pool`), never taken from what the agent reports. The dispatcher gives a run of a restricted project only agents of one of its pools; a project admin cannot grant pools (403). Each pool that is not 1 to 63 of a-z, 0-9 and inner dashes is a field error on `pools[i]`. Audited as project.agent_pools.
+         */
+        put: operations["putAgentPools"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -254,6 +278,27 @@ export interface paths {
          * @description Without a password one is generated and returned in this response only. The user belongs to no project until a project admin adds them. A taken email answers 409. Audited as user.create.
          */
         post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/target-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's target policy, the bound of every project's allow-list (org admins and project admins). */
+        get: operations["getOrgTargetPolicy"];
+        /**
+         * Replace the organisation's target policy (org admins).
+         * @description Entries as in a project's `target_allow_list`; each that does not parse is a field error on `target_allow_list[i]` (422). Project admins may list only what the policy covers; entries already in a project's list beyond a narrowed policy stop working unless granted to that project. The control plane's own addresses stay refused whatever the policy says. Audited as org.update.
+         */
+        put: operations["putOrgTargetPolicy"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -980,6 +1025,10 @@ export interface components {
             /** Format: date-time */
             added_at: string;
         };
+        AgentPools: {
+            /** @description Agent pools (bound in agents' credentials); empty for every agent. */
+            pools: string[];
+        };
         MemberList: {
             /** @description Every member, by email. */
             items: components["schemas"]["Member"][];
@@ -1033,8 +1082,10 @@ export interface components {
             description: string;
             /** @description Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token. */
             public_results: boolean;
-            /** @description Hosts, IP addresses and CIDRs (each optionally with :port) the project may reach. A run's target must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), or POST /runs answers 422 on `spec.url`; an empty list refuses every run. Sync sources reach public addresses freely and loopback, private and CGNAT ones only when listed. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS) for runs, are always refused. The bootstrapped project starts with loopback only. */
+            /** @description Hosts, IP addresses, CIDRs (each optionally with :port) and `unix:/path` sockets the project may reach. A run's target and a sync source's URL must match an entry, public addresses included (`*` opens every public address; `0.0.0.0/0` and `::/0` every public IPv4 or IPv6 address), and the organisation's target policy (GET /org/target-policy) or an entry granted to the project (`target_allow_granted`), or POST /runs answers 422 on `spec.url`; an empty list refuses every run and sync. Link-local and cloud metadata addresses, and the control plane's own addresses (the API, its Postgres and NATS; the API's own public results stay readable to syncs), are always refused. The bootstrapped project starts with loopback only, granted. */
             target_allow_list: string[];
+            /** @description The entries of `target_allow_list` beyond the organisation's target policy, which an org admin listed (or which the project listed before organisation policies existed). A project admin may keep or drop them, not add them. */
+            target_allow_granted: string[];
             limits: components["schemas"]["ProjectLimits"];
             /** Format: date-time */
             created_at: string;
@@ -1083,6 +1134,10 @@ export interface components {
             public_results?: boolean;
             target_allow_list?: string[];
             limits?: components["schemas"]["ProjectLimitsUpdate"];
+        };
+        OrgTargetPolicy: {
+            /** @description Hosts, IP addresses, CIDRs (each optionally with :port), `*` and `unix:/path` sockets that project admins may open in their projects' allow-lists. New installs start with `*` (every public address); an all-in-one install also with loopback. */
+            target_allow_list: string[];
         };
         ProjectPage: {
             items: components["schemas"]["Project"][];
@@ -2607,6 +2662,66 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    getAgentPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's agent pools. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPools"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    putAgentPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPools"];
+            };
+        };
+        responses: {
+            /** @description The pools now in force, sorted, without repeats. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPools"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
     createUser: {
         parameters: {
             query?: never;
@@ -2633,6 +2748,58 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getOrgTargetPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgTargetPolicy"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    putOrgTargetPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrgTargetPolicy"];
+            };
+        };
+        responses: {
+            /** @description The policy as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgTargetPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];
         };
