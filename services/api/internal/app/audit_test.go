@@ -137,8 +137,9 @@ func TestAuditLog(t *testing.T) {
 	if login.Actor.UserId == nil || derefS(login.Actor.Email) != testAdminEmail || login.Actor.TokenId != nil || login.ProjectId != nil || login.TargetKind != "session" {
 		t.Errorf("session.create = %+v, want the admin user, no token, no project", login)
 	}
-	if failed.Actor.UserId != nil || failed.Actor.TokenId != nil || failed.Details["email"] != testAdminEmail || len(failed.Details) != 1 {
-		t.Errorf("auth.login_failed = %+v, want no actor and details {email: %s}", failed, testAdminEmail)
+	if failed.Actor.UserId != nil || failed.Actor.TokenId != nil || failed.Details["email"] != testAdminEmail ||
+		failed.Details["client"] != "127.0.0.1" || len(failed.Details) != 2 {
+		t.Errorf("auth.login_failed = %+v, want no actor and details {email: %s, client: 127.0.0.1}", failed, testAdminEmail)
 	}
 	if !slices.Contains(got, "system.bootstrap") {
 		t.Errorf("org admin GET /audit actions = %v, want system.bootstrap among them", got)
