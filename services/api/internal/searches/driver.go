@@ -53,7 +53,7 @@ func (d *driver) startRun(ctx context.Context, i int, qps float64) (Step, runs.R
 	}
 	r, _, err := d.svc.opts.Runs.Create(ctx, d.p, runs.Input{
 		Project: d.search.ProjectID.String(), Spec: &sp, Source: runs.SourceAPI,
-		Name:   fmt.Sprintf("%s: step %d at %s qps", name, i+1, formatQPS(qps)),
+		Name:           fmt.Sprintf("%s: step %d at %s qps", name, i+1, formatQPS(qps)),
 		Labels:         map[string]string{"search": d.search.ID.String(), "search_step": strconv.Itoa(i)},
 		IdempotencyKey: stepKey(d.search.ID, i),
 	})

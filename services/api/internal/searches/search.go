@@ -7,6 +7,10 @@
 // rate, then a binary search to a resolution. Each step is an ordinary run,
 // so a search works for every protocol a run does.
 //
+// A search is a state machine in Postgres driven by whichever API replica
+// holds its lease; when that process dies another resumes it from the
+// stored steps (resume.go, docs/capacity-search.md).
+//
 // It owns the rules of searches and drives them; it does not execute load
 // (the runs and their agents do) nor store rows (the store does).
 package searches

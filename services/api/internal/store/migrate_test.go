@@ -94,6 +94,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "run_written_urls", "url") || !hasColumn(t, s, "run_shards", "written_urls") {
 		t.Error("run_written_urls or run_shards.written_urls of 00014 missing after up")
 	}
+	if !hasColumn(t, s, "searches", "lease_until") || !hasColumn(t, s, "searches", "sealed_spec") {
+		t.Error("searches.lease_until or searches.sealed_spec of 00019 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00019_search_leases.sql") ||
+		hasColumn(t, s, "searches", "lease_until") || hasColumn(t, s, "searches", "driver") || hasColumn(t, s, "searches", "sealed_spec") {
+		t.Errorf("down of 00019 printed %q, or a column of searches it added is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00014_written_urls.sql") ||
 		slices.Contains(tables(t, s), "run_written_urls") || hasColumn(t, s, "run_shards", "written_urls") {
 		t.Errorf("down of 00014 printed %q, or run_written_urls or run_shards.written_urls is still there", out)

@@ -18,6 +18,20 @@ import (
 // spec carries a secret header, driven by driver under lease.
 func (f fixture) mustSearch(tb testing.TB, driver uuid.UUID, lease time.Duration) (searches.Search, spec.Spec) {
 	tb.Helper()
+	return f.s.newSearch(tb, f, driver, lease)
+}
+
+// sealedSearch creates a search of f's default project with s, sealed
+// under s's key, and returns its id.
+func (s *Store) sealedSearch(tb testing.TB, f fixture) uuid.UUID {
+	tb.Helper()
+	sr, _ := s.newSearch(tb, f, uuid.New(), time.Minute)
+	return sr.ID
+}
+
+// newSearch creates a search of f's default project with s.
+func (s *Store) newSearch(tb testing.TB, f fixture, driver uuid.UUID, lease time.Duration) (searches.Search, spec.Spec) {
+	tb.Helper()
 	id, _ := uuid.NewV7()
 	now := time.Now().UTC()
 	real := spec.Spec{URL: "http://target.test/", Connections: 2, Headers: []string{"Authorization: Bearer search-secret-1234"}}
@@ -28,7 +42,7 @@ func (f fixture) mustSearch(tb testing.TB, driver uuid.UUID, lease time.Duration
 		Step: 2 * time.Second, Warmup: time.Second, Resolution: 0.5, Status: searches.Running,
 		CreatedBy: f.admin, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := f.s.CreateSearch(ctxT(tb), sr, real, driver, lease); err != nil {
+	if err := s.CreateSearch(ctxT(tb), sr, real, driver, lease); err != nil {
 		tb.Fatalf("create search: %v", err)
 	}
 	return sr, real
