@@ -15,8 +15,11 @@ import (
 // TestSearchResumedByAnotherProcess: a search started by a runner on one
 // API process is resumed, when that process stops, by the next one on the
 // same database: it goes on with the step run it had (no second run), as
-// its creator. Once the creator is demoted to viewer, the next process to
-// resume it ends it as failed, saying why. (The steps' runs stay queued:
+// its creator. When its step passed meanwhile, the next process replays it
+// and starts the next step; when a process died between starting a step's
+// run and saving the step, the next one gets that run back. Once the
+// creator is demoted to viewer, the next process to resume it ends it as
+// failed, saying why. (The steps' runs stay queued:
 // no agent runs here; the fault suite's TestAPIKilledMidSearch runs a
 // whole search through a kill -9.)
 func TestSearchResumedByAnotherProcess(t *testing.T) {
@@ -55,11 +58,32 @@ func TestSearchResumedByAnotherProcess(t *testing.T) {
 		t.Fatalf("the resumed search shows its secret: %s", raw)
 	}
 
-	b.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/members/ann@barrage.test", token, map[string]any{"role": auth.Viewer})
+	// Its first step passed while no process drove it: the next one
+	// starts the second step, at twice the rate.
 	stopB()
-	c, _ := boot()
+	b.exec(t, `UPDATE search_steps SET status = 'passed', finished_at = now() WHERE search_id = $1::uuid AND step = 0`, id)
+	c, stopC := boot()
+	second := c.waitSteps(t, id, token, 2)[1]
+	if second.Qps != 20 || second.Status != client.StepRunning || second.RunId == nil {
+		t.Fatalf("second step after the replay: %v qps %s run %v; want 20 qps running its run", second.Qps, second.Status, second.RunId)
+	}
+	// That process died after starting the step's run but before saving
+	// the step: the next one gets the same run back, not a second one.
+	stopC()
+	c.exec(t, `DELETE FROM search_steps WHERE search_id = $1::uuid AND step = 1`, id)
+	d, stopD := boot()
+	if again := d.waitSteps(t, id, token, 2)[1]; again.RunId == nil || *again.RunId != *second.RunId {
+		t.Fatalf("second step started again as run %v; want its run %s", again.RunId, second.RunId)
+	}
+	if n := d.count(t, `SELECT count(*) FROM runs WHERE labels->>'search' = $1`, id); n != 2 {
+		t.Fatalf("%d runs of the search after two steps; want 2", n)
+	}
+
+	d.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/members/ann@barrage.test", token, map[string]any{"role": auth.Viewer})
+	stopD()
+	e, _ := boot()
 	waitFor(t, 30*time.Second, func() error {
-		got = decode[client.Search](t, c.mustDo(t, http.StatusOK, http.MethodGet, "/searches/"+id, token, nil))
+		got = decode[client.Search](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/searches/"+id, token, nil))
 		if got.Status == client.SearchRunning {
 			return fmt.Errorf("search %s still running", id)
 		}
@@ -78,4 +102,18 @@ func (e *apiEnv) driverOf(t *testing.T, id string) string {
 		t.Fatal(err)
 	}
 	return driver
+}
+
+// waitSteps waits until search id has n steps and returns them.
+func (e *apiEnv) waitSteps(t *testing.T, id, token string, n int) []client.SearchStep {
+	t.Helper()
+	var sr client.Search
+	waitFor(t, 30*time.Second, func() error {
+		sr = decode[client.Search](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/searches/"+id, token, nil))
+		if len(sr.Steps) < n {
+			return fmt.Errorf("search %s: %s with %d steps, want %d", id, sr.Status, len(sr.Steps), n)
+		}
+		return nil
+	})
+	return sr.Steps
 }

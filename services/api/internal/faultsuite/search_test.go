@@ -144,6 +144,9 @@ func TestAPIKilledMidSearch(t *testing.T) {
 			t.Errorf("step %d: %v qps %s after the kill, %v qps %s uninterrupted", i, g.Qps, g.Status, w.Qps, w.Status)
 		}
 	}
+	if *got.Steps[1].RunId != *sr.Steps[1].RunId {
+		t.Errorf("step 1 ran as run %s before the kill and %s after", sr.Steps[1].RunId, got.Steps[1].RunId)
+	}
 	runsOf := s.stepRuns(t, id)
 	if len(runsOf) != len(got.Steps) {
 		t.Errorf("runs of the search by step: %v; want one for each of its %d steps", runsOf, len(got.Steps))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -77,9 +78,12 @@ func (d *driver) run(ctx context.Context, st Step) {
 		if next, stop = d.judged(ctx, st); stop {
 			return
 		}
+		i := st.Index + 1
 		var err error
-		if st, _, err = d.startRun(ctx, st.Index+1, next); err != nil {
-			d.end(ctx, Failed, "", fmt.Sprintf("start step %d at %s qps: %v", st.Index+2, formatQPS(next), err))
+		if st, _, err = d.startRun(ctx, i, next); err != nil {
+			if ctx.Err() == nil { // else the next claim starts it
+				d.end(ctx, Failed, "", fmt.Sprintf("start step %d at %s qps: %v", i+1, formatQPS(next), err))
+			}
 			return
 		}
 		if !d.save(ctx, st) {
@@ -159,6 +163,13 @@ func (d *driver) judgeStep(ctx context.Context, st Step) (Step, bool) {
 		return st, false
 	}
 	ivs, err := d.svc.opts.Intervals.Intervals(ctx, d.p, st.RunID, 0, 1000)
+	if err != nil && (ctx.Err() != nil || transient(err) && d.svc.now().Before(d.limit(st))) {
+		// Postgres unreachable, say: leave the step to the next claim
+		// (this process's own, a tick after it gives up the lease) until
+		// the step's limit.
+		d.svc.opts.Log.Warn("read a search step's seconds", slog.String("search", d.search.ID.String()), slog.Any("error", err))
+		return st, true
+	}
 	if err != nil {
 		st.Status, st.Detail = StepError, fmt.Sprintf("read the intervals of run %s: %v", r.ID, err)
 		return st, false
@@ -173,6 +184,15 @@ func (d *driver) judgeStep(ctx context.Context, st Step) (Step, bool) {
 	return st, false
 }
 
+// limit is when a step's run must have ended: 2 minutes after its length.
+func (d *driver) limit(st Step) time.Time {
+	return st.StartedAt.Add(d.search.Warmup + d.search.Step + 2*time.Minute)
+}
+
+// transient reports whether err is not a rule's answer (not found,
+// forbidden...) but a failure to reach the store, worth trying again.
+func transient(err error) bool { return apperr.CodeOf(err) == "" }
+
 // checkEvery is the longest a waiting driver goes without renewing its
 // lease, which also checks that its search still runs.
 const checkEvery = 5 * time.Second
@@ -181,16 +201,20 @@ const checkEvery = 5 * time.Second
 // stopped running meanwhile, errLost when another process took it over.
 func (d *driver) wait(ctx context.Context, st Step) (runs.Run, error) {
 	id := st.RunID
-	limit := st.StartedAt.Add(d.search.Warmup + d.search.Step + 2*time.Minute)
+	limit := d.limit(st)
 	tick := time.NewTicker(d.svc.opts.Poll)
 	defer tick.Stop()
 	lastCheck := d.svc.now()
 	for {
 		r, err := d.svc.opts.Runs.Get(ctx, d.p, id)
-		if err != nil {
+		switch {
+		case err != nil && !transient(err):
 			return runs.Run{}, fmt.Errorf("read run %s: %w", id, err)
-		}
-		if r.Status.Terminal() {
+		case err != nil: // Postgres unreachable, say: poll on until the limit
+			if ctx.Err() == nil {
+				d.svc.opts.Log.Warn("read a search step's run", slog.String("run", id.String()), slog.Any("error", err))
+			}
+		case r.Status.Terminal():
 			return r, nil
 		}
 		if now := d.svc.now(); now.Sub(lastCheck) >= d.svc.renewEvery() {

@@ -34,6 +34,9 @@ func (s *Service) resume(id uuid.UUID) {
 	ctx, cancel := context.WithTimeout(s.base, time.Minute)
 	d, st, err := s.rebuild(ctx, id)
 	cancel()
+	if err != nil || d == nil {
+		s.forget(id)
+	}
 	var fail *resumeError
 	switch {
 	case errors.As(err, &fail):
@@ -138,4 +141,12 @@ func (s *Service) actAs(ctx context.Context, d *driver) error {
 	}
 	d.p = p
 	return nil
+}
+
+// forget drops the placeholder ResumeDue registered for a search that is
+// not driven after all.
+func (s *Service) forget(id uuid.UUID) {
+	s.mu.Lock()
+	delete(s.cancels, id)
+	s.mu.Unlock()
 }

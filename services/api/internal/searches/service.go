@@ -149,6 +149,10 @@ func (s *Service) ResumeDue(ctx context.Context) error {
 			s.release(id)
 			continue
 		}
+		if _, ok := s.cancels[id]; ok { // driven here already; the claim renewed its lease
+			continue
+		}
+		s.cancels[id] = func(error) {} // until drive registers the driver's
 		s.opts.Log.Info("resume search", slog.String("search", id.String()))
 		s.drivers.Go(func() { s.resume(id) })
 	}
