@@ -60,7 +60,8 @@ func (s *stack) waitSearch(t *testing.T, id string, within time.Duration) client
 		}
 		return nil
 	})
-	for _, st := range sr.Steps {
+	for i := range sr.Steps {
+		st := &sr.Steps[i]
 		t.Logf("search %s step %d: %v qps → %s, p90 %.1f ms, %d requests, errors %d %s",
 			id, st.Step, st.Qps, st.Status, st.P90Us/1000, st.Count, st.Errors, st.Detail)
 	}

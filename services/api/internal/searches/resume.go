@@ -89,7 +89,8 @@ func (s *Service) rebuild(ctx context.Context, id uuid.UUID) (*driver, Step, err
 		return d, Step{}, cannotResume("its base spec cannot be opened (is BARRAGE_SECRET_KEY the same on every API replica?): %v", err)
 	}
 	next := d.strategy.first()
-	for i, st := range steps {
+	for i := range steps {
+		st := steps[i]
 		if st.Index != i || st.QPS != next {
 			return d, Step{}, cannotResume("its step %d at %s qps is not the step %d at %s qps its strategy gives", st.Index+1, formatQPS(st.QPS), i+1, formatQPS(next))
 		}

@@ -129,9 +129,9 @@ type Filter struct {
 // Store is the storage searches need.
 type Store interface {
 	// CreateSearch inserts a new search (without steps) driven by driver
-	// under a lease of lease; real is its base spec with its secrets,
+	// under a lease of lease; full is its base spec with its secrets,
 	// which the store keeps sealed (s.Spec is the redacted one).
-	CreateSearch(ctx context.Context, s Search, real spec.Spec, driver uuid.UUID, lease time.Duration) error
+	CreateSearch(ctx context.Context, s Search, full spec.Spec, driver uuid.UUID, lease time.Duration) error
 	// GetSearch returns a search and its steps; NotFound when there is none.
 	GetSearch(ctx context.Context, id uuid.UUID) (Search, error)
 	// SearchSpec returns the real base spec of a search; NotFound for a

@@ -34,18 +34,18 @@ func (s *Store) newSearch(tb testing.TB, f fixture, driver uuid.UUID, lease time
 	tb.Helper()
 	id, _ := uuid.NewV7()
 	now := time.Now().UTC()
-	real := spec.Spec{URL: "http://target.test/", Connections: 2, Headers: []string{"Authorization: Bearer search-secret-1234"}}
-	red := real.Clone()
+	full := spec.Spec{URL: "http://target.test/", Connections: 2, Headers: []string{"Authorization: Bearer search-secret-1234"}}
+	red := full.Clone()
 	red.Headers = []string{"Authorization: REDACTED"}
 	sr := searches.Search{
 		ID: id, ProjectID: f.project.ID, Spec: red, Objective: "p(99) < 50ms", MinQPS: 10, MaxQPS: 100,
 		Step: 2 * time.Second, Warmup: time.Second, Resolution: 0.5, Status: searches.Running,
 		CreatedBy: f.admin, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := s.CreateSearch(ctxT(tb), sr, real, driver, lease); err != nil {
+	if err := s.CreateSearch(ctxT(tb), sr, full, driver, lease); err != nil {
 		tb.Fatalf("create search: %v", err)
 	}
-	return sr, real
+	return sr, full
 }
 
 // TestSearchSealedSpec: the real base spec of a search is stored sealed,
@@ -54,7 +54,7 @@ func (s *Store) newSearch(tb testing.TB, f fixture, driver uuid.UUID, lease time
 func TestSearchSealedSpec(t *testing.T) {
 	f := mustFixture(t)
 	ctx := ctxT(t)
-	sr, real := f.mustSearch(t, uuid.New(), time.Minute)
+	sr, full := f.mustSearch(t, uuid.New(), time.Minute)
 	var sealed, visible []byte
 	if err := f.s.DB().QueryRowContext(ctx, `SELECT sealed_spec, spec::text FROM searches WHERE id = $1`, sr.ID).Scan(&sealed, &visible); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestSearchSealedSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Headers) != 1 || got.Headers[0] != real.Headers[0] {
+	if len(got.Headers) != 1 || got.Headers[0] != full.Headers[0] {
 		t.Fatalf("SearchSpec: headers %q, want the real ones", got.Headers)
 	}
 	if _, err := f.s.DB().ExecContext(ctx, `UPDATE searches SET sealed_spec = NULL WHERE id = $1`, sr.ID); err != nil {

@@ -117,12 +117,12 @@ func stepFromRow(r *searchStepRow) (searches.Step, error) {
 // CreateSearch inserts a new search, its real base spec sealed (never in
 // clear: sr.Spec is the redacted one), driven by driver under a lease of
 // lease from the database's clock.
-func (s *Store) CreateSearch(ctx context.Context, sr searches.Search, real spec.Spec, driver uuid.UUID, lease time.Duration) error {
+func (s *Store) CreateSearch(ctx context.Context, sr searches.Search, full spec.Spec, driver uuid.UUID, lease time.Duration) error {
 	row, err := searchToRow(sr)
 	if err != nil {
 		return err
 	}
-	plain, err := json.Marshal(real)
+	plain, err := json.Marshal(full)
 	if err != nil {
 		return fmt.Errorf("encode search base spec: %w", err)
 	}
