@@ -117,3 +117,32 @@ func (e *apiEnv) waitSteps(t *testing.T, id, token string, n int) []client.Searc
 	})
 	return sr.Steps
 }
+
+// TestSearchResumedWithAnotherKey: a replica whose BARRAGE_SECRET_KEY is
+// not the one that sealed a search's base spec cannot start its next
+// steps: it ends the search as failed, naming the key problem.
+func TestSearchResumedWithAnotherKey(t *testing.T) {
+	t.Parallel()
+	token := auth.NewToken().Text
+	environ := append(baseEnv(token), "DATABASE_URL="+pgtest.NewDatabase(t), "BARRAGE_NATS_LISTEN=127.0.0.1:0",
+		"BARRAGE_DISPATCH_WAIT=1h", "BARRAGE_SEARCH_LEASE=3s")
+	boot := func(key string) (*apiEnv, func()) {
+		e := &apiEnv{AdminToken: token}
+		return e, serveAPI(t, e, append(environ, "BARRAGE_NATS_DATA_DIR="+t.TempDir(), "BARRAGE_SECRET_KEY="+key))
+	}
+	a, stopA := boot(testSecretKey)
+	sr := decode[client.Search](t, a.mustDo(t, http.StatusCreated, http.MethodPost, "/searches", token, searchBody("default", "sealed")))
+	stopA()
+	b, _ := boot(testSecretKeyB)
+	var got client.Search
+	waitFor(t, 30*time.Second, func() error {
+		got = decode[client.Search](t, b.mustDo(t, http.StatusOK, http.MethodGet, "/searches/"+sr.Id.String(), token, nil))
+		if got.Status == client.SearchRunning {
+			return fmt.Errorf("search %s still running", sr.Id)
+		}
+		return nil
+	})
+	if got.Status != client.SearchFailed || !strings.Contains(got.Message, "BARRAGE_SECRET_KEY") || !strings.Contains(got.Message, "sealed under another key") {
+		t.Fatalf("search resumed under another key: %s %q; want failed naming the key", got.Status, got.Message)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
+	"github.com/barrage-dev/barrage/services/api/internal/sealer"
 )
 
 // A search is a state machine stored in Postgres: its settings, its sealed
@@ -82,11 +83,13 @@ func (s *Service) rebuild(ctx context.Context, id uuid.UUID) (*driver, Step, err
 	if d.terms, err = ParseObjective(sr.Objective); err != nil {
 		return d, Step{}, cannotResume("its objective %q no longer parses: %v", sr.Objective, err)
 	}
-	if d.real, err = s.opts.Store.SearchSpec(ctx, id); err != nil {
-		if apperr.Is(err, apperr.NotFound) {
-			return d, Step{}, cannotResume("it was started by an API version that did not keep its base spec to resume it")
-		}
+	switch d.real, err = s.opts.Store.SearchSpec(ctx, id); {
+	case apperr.Is(err, apperr.NotFound):
+		return d, Step{}, cannotResume("it was started by an API version that did not keep its base spec to resume it")
+	case errors.Is(err, sealer.ErrWrongKey) || errors.Is(err, sealer.ErrCorrupt):
 		return d, Step{}, cannotResume("its base spec cannot be opened (is BARRAGE_SECRET_KEY the same on every API replica?): %v", err)
+	case err != nil:
+		return nil, Step{}, fmt.Errorf("read the base spec of search %s: %w", id, err) // tried again at a later claim
 	}
 	next := d.strategy.first()
 	for i := range steps {
