@@ -62,7 +62,7 @@ type App struct {
 	syncer *resultsync.Syncer
 	// scheduler starts the runs of tests whose cron schedule is due.
 	scheduler *schedule.Scheduler
-	// searches drives the capacity searches this process started.
+	// searches drives the capacity searches whose lease this process holds.
 	searches *searches.Service
 	// runDeny and syncDeny are the control plane's addresses, refused to
 	// runs and to syncs (which may read this API's public results).
@@ -202,7 +202,9 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	runSvc.SetEchoLookup(echoSvc)
 	runSvc.SetNotifier(hub)
 	measures := runs.NewMeasures(runSvc, st)
-	a.searches = searches.NewService(searches.Options{Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log})
+	a.searches = searches.NewService(searches.Options{
+		Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log, Lease: cfg.SearchLease,
+	})
 	reg := prometheus.NewRegistry()
 	var limiter, loginLimiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {
@@ -319,6 +321,9 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	if err := a.searches.FailStale(ctx); err != nil {
 		a.log.Error("end stale searches", slog.Any("error", err))
+	}
+	if !a.cfg.ReadOnly {
+		workers.Go(func() { a.searches.Loop(wctx) })
 	}
 	if a.companions != nil {
 		workers.Go(func() {

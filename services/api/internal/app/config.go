@@ -94,6 +94,9 @@ type Config struct {
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
+	// SearchLease is how long a replica's claim on a capacity search lasts
+	// unless renewed (package searches).
+	SearchLease time.Duration `env:"BARRAGE_SEARCH_LEASE" envDefault:"30s"`
 	// DebugAddr serves net/http/pprof when set (pkg/pprofserve): for soak
 	// runs and leak hunts, on loopback only unless DebugAddrInsecure.
 	DebugAddr        string `env:"BARRAGE_DEBUG_ADDR"`
@@ -342,6 +345,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.ScheduleTick, "schedule-tick", cfg.ScheduleTick, "how often due test schedules are looked for; 0 = no scheduled runs (BARRAGE_SCHEDULE_TICK)")
 	fs.StringVar(&cfg.TargetDeny, "target-deny", cfg.TargetDeny, "more hosts, IPs or CIDRs no run or sync may reach, comma-separated; without :port every port (BARRAGE_TARGET_DENY)")
 	fs.DurationVar(&cfg.TargetDenyRefresh, "target-deny-refresh", cfg.TargetDenyRefresh, "how often the control-plane deny list's names are resolved again (BARRAGE_TARGET_DENY_REFRESH)")
+	fs.DurationVar(&cfg.SearchLease, "search-lease", cfg.SearchLease, "how long a replica's claim on a capacity search lasts unless renewed: the longest a search waits for another replica after its driver died (BARRAGE_SEARCH_LEASE)")
 	fs.StringVar(&cfg.SecretKey, "secret-key", cfg.SecretKey, "base64 of 32 bytes that seal run secrets in Postgres; set it in production (`barrage-api key new`); unset = a key of this process only (BARRAGE_SECRET_KEY)")
 	fs.StringVar(&cfg.SecretKeysPrevious, "secret-keys-previous", cfg.SecretKeysPrevious, "older secret keys, comma-separated, that still open what they sealed until `barrage-api key rotate` (BARRAGE_SECRET_KEYS_PREVIOUS)")
 	fs.StringVar(&cfg.SecretHeaders, "secret-headers", cfg.SecretHeaders, "header and query parameter names, comma-separated, redacted like Authorization (BARRAGE_SECRET_HEADERS)")
@@ -412,6 +416,9 @@ func (c Config) Validate() error {
 	errs = append(errs, c.targetDenyErrors()...)
 	if c.ScheduleTick < 0 {
 		errs = append(errs, fmt.Errorf("-schedule-tick %v: must not be negative", c.ScheduleTick))
+	}
+	if c.SearchLease < 3*time.Second || c.SearchLease > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("-search-lease %v: must be from 3s to 10m", c.SearchLease))
 	}
 	if c.AllInOne && (c.AgentCapacity < 1 || c.AgentCapacity > 1000) {
 		errs = append(errs, fmt.Errorf("-agent-capacity %d: must be from 1 to 1000", c.AgentCapacity))

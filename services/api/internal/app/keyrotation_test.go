@@ -82,8 +82,8 @@ func TestSecretKeyRotation(t *testing.T) { // serial: see heavyTests
 	// Rotate: every sealed value is now under B; again, nothing changes.
 	rotEnv := []string{"DATABASE_URL=" + dbURL, "BARRAGE_SECRET_KEY=" + testSecretKeyB, "BARRAGE_SECRET_KEYS_PREVIOUS=" + testSecretKey}
 	for _, want := range []string{
-		"key " + idB + ": tests: 1 re-sealed, 0 already current, 0 failed; outbox: 1 re-sealed, 1 already current, 0 failed\n",
-		"key " + idB + ": tests: 0 re-sealed, 1 already current, 0 failed; outbox: 0 re-sealed, 2 already current, 0 failed\n",
+		"key " + idB + ": tests: 1 re-sealed, 0 already current, 0 failed; outbox: 1 re-sealed, 1 already current, 0 failed; searches: 0 re-sealed, 0 already current, 0 failed\n",
+		"key " + idB + ": tests: 0 re-sealed, 1 already current, 0 failed; outbox: 0 re-sealed, 2 already current, 0 failed; searches: 0 re-sealed, 0 already current, 0 failed\n",
 	} {
 		code, stdout, stderr := runMain(t, rotEnv, "key", "rotate", "-batch", "1")
 		if code != 0 || stdout != want {

@@ -7,6 +7,10 @@
 // rate, then a binary search to a resolution. Each step is an ordinary run,
 // so a search works for every protocol a run does.
 //
+// A search is a state machine in Postgres driven by whichever API replica
+// holds its lease; when that process dies another resumes it from the
+// stored steps (resume.go, docs/capacity-search.md).
+//
 // It owns the rules of searches and drives them; it does not execute load
 // (the runs and their agents do) nor store rows (the store does).
 package searches
@@ -19,6 +23,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 )
 
@@ -30,8 +35,8 @@ const (
 	Running   Status = "running"
 	Completed Status = "completed"
 	Canceled  Status = "canceled"
-	// Failed is a search that could not go on: a step's run failed, or the
-	// API stopped while it ran.
+	// Failed is a search that could not go on: a step's run failed, or it
+	// could not be resumed (docs/capacity-search.md).
 	Failed Status = "failed"
 )
 
@@ -123,10 +128,15 @@ type Filter struct {
 
 // Store is the storage searches need.
 type Store interface {
-	// CreateSearch inserts a new search (without steps).
-	CreateSearch(ctx context.Context, s Search) error
+	// CreateSearch inserts a new search (without steps) driven by driver
+	// under a lease of lease; full is its base spec with its secrets,
+	// which the store keeps sealed (s.Spec is the redacted one).
+	CreateSearch(ctx context.Context, s Search, full spec.Spec, driver uuid.UUID, lease time.Duration) error
 	// GetSearch returns a search and its steps; NotFound when there is none.
 	GetSearch(ctx context.Context, id uuid.UUID) (Search, error)
+	// SearchSpec returns the real base spec of a search; NotFound for a
+	// search stored without one (before it could be resumed).
+	SearchSpec(ctx context.Context, id uuid.UUID) (spec.Spec, error)
 	// ListSearches returns up to f.Page.Limit+1 searches, newest first,
 	// without steps.
 	ListSearches(ctx context.Context, f Filter) ([]Search, error)
@@ -136,9 +146,21 @@ type Store interface {
 	// EndSearch writes the end of a search (status, outcome, figures,
 	// message, finished_at) if it is still running; false when it was not.
 	EndSearch(ctx context.Context, s Search) (bool, error)
-	// TouchSearch sets updated_at of a running search to now.
-	TouchSearch(ctx context.Context, id uuid.UUID) error
+	// ClaimSearches gives driver the lease (of lease) of up to limit
+	// running searches whose lease ended, and returns their ids; two
+	// replicas claiming at once never get the same search.
+	ClaimSearches(ctx context.Context, driver uuid.UUID, lease time.Duration, limit int) ([]uuid.UUID, error)
+	// RenewSearch extends driver's lease of a running search by lease;
+	// false when it is no longer running or another driver holds it.
+	RenewSearch(ctx context.Context, id, driver uuid.UUID, lease time.Duration) (bool, error)
+	// ReleaseSearch ends driver's lease of a running search now.
+	ReleaseSearch(ctx context.Context, id, driver uuid.UUID) error
+	// UserPrincipal returns a user acting on their own account with their
+	// current roles; NotFound when the user is gone, Forbidden when
+	// disabled.
+	UserPrincipal(ctx context.Context, user uuid.UUID) (*auth.Principal, error)
 	// FailStaleSearches ends as failed, with message, the running searches
-	// not touched since before; it returns how many.
+	// without a lease (stored before searches could be resumed) not
+	// touched since before; it returns how many.
 	FailStaleSearches(ctx context.Context, before time.Time, message string) (int, error)
 }

@@ -2,6 +2,7 @@ package searches
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -52,18 +53,33 @@ type Options struct {
 	Log       *slog.Logger
 	// Poll is how often a driver looks at its step's run; default 250 ms.
 	Poll time.Duration
+	// Lease is how long a driver's claim on a search lasts unless renewed;
+	// a search whose lease ended is resumed by any replica's Loop. Default
+	// DefaultLease.
+	Lease time.Duration
 }
 
-// Service applies the rules of searches and drives the running ones.
+// DefaultLease is Options.Lease when it is zero: the longest a search
+// waits for another replica after its driver died.
+const DefaultLease = 30 * time.Second
+
+// claimBatch is the most searches one claim takes.
+const claimBatch = 10
+
+// Service applies the rules of searches and drives the running ones whose
+// lease it holds.
 type Service struct {
 	opts Options
 	now  func() time.Time
-	// base is the context of every driver; Close cancels it.
+	// id names this process as the driver of the searches it leases.
+	id uuid.UUID
+	// base is the context of every driver; Close cancels it with
+	// errClosing.
 	base    context.Context
-	stop    context.CancelFunc
+	stop    context.CancelCauseFunc
 	drivers sync.WaitGroup
 	mu      sync.Mutex
-	cancels map[uuid.UUID]context.CancelFunc
+	cancels map[uuid.UUID]context.CancelCauseFunc
 }
 
 // NewService returns a Service; Close stops its drivers.
@@ -74,25 +90,85 @@ func NewService(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	base, stop := context.WithCancel(context.Background())
-	return &Service{opts: o, now: time.Now, base: base, stop: stop, cancels: map[uuid.UUID]context.CancelFunc{}}
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
+	base, stop := context.WithCancelCause(context.Background())
+	return &Service{opts: o, now: time.Now, id: newID(), base: base, stop: stop, cancels: map[uuid.UUID]context.CancelCauseFunc{}}
 }
 
-// Close stops every driver and waits for them. Their searches stay
-// running in the store until FailStale ends them.
+// errClosing is the cause of a driver's end when its process stops: the
+// search and its step's run go on, resumed by whichever replica claims it.
+var errClosing = errors.New("the API process is stopping")
+
+// Close stops every driver and waits for them. Each gives up its lease,
+// so another replica (or this process's next start) resumes its search.
 func (s *Service) Close() {
-	s.stop()
+	s.mu.Lock()
+	s.stop(errClosing)
+	s.mu.Unlock()
 	s.drivers.Wait()
 }
 
-// staleAfter is how long a running search may go untouched before a new
-// API process ends it: its driver touches it every few seconds.
+// renewEvery is how often a driver renews its lease and checks that its
+// search still runs: a third of the lease, at most checkEvery.
+func (s *Service) renewEvery() time.Duration { return min(checkEvery, s.opts.Lease/3) }
+
+// Loop claims and resumes the searches whose lease ended, every third of
+// the lease, until ctx ends. Every API replica runs it; a claim takes a
+// search from the database to one replica only.
+func (s *Service) Loop(ctx context.Context) {
+	t := time.NewTicker(s.renewEvery())
+	defer t.Stop()
+	for {
+		if err := s.ResumeDue(ctx); err != nil && ctx.Err() == nil {
+			s.opts.Log.Error("resume searches", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// ResumeDue claims the running searches whose lease ended and resumes
+// them in the background.
+func (s *Service) ResumeDue(ctx context.Context) error {
+	if s.base.Err() != nil {
+		return nil
+	}
+	ids, err := s.opts.Store.ClaimSearches(ctx, s.id, s.opts.Lease, claimBatch)
+	if err != nil {
+		return fmt.Errorf("claim searches: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		if s.base.Err() != nil { // closed meanwhile: let another replica have it
+			s.release(id)
+			continue
+		}
+		if _, ok := s.cancels[id]; ok { // driven here already; the claim renewed its lease
+			continue
+		}
+		s.cancels[id] = func(error) {} // until drive registers the driver's
+		s.opts.Log.Info("resume search", slog.String("search", id.String()))
+		s.drivers.Go(func() { s.resume(id) })
+	}
+	return nil
+}
+
+// staleAfter is how long a running search without a lease may go
+// untouched before an API process ends it.
 const staleAfter = time.Minute
 
-// FailStale ends the running searches whose driver is gone (the API that
-// drove them stopped): a search is driven by the process that started it.
+// FailStale ends the running searches that cannot be resumed: those
+// stored, without a lease nor a sealed spec, by an API from before
+// searches were resumable, whose driver is gone.
 func (s *Service) FailStale(ctx context.Context) error {
-	n, err := s.opts.Store.FailStaleSearches(ctx, s.now().Add(-staleAfter).UTC(), "the API process driving the search stopped")
+	n, err := s.opts.Store.FailStaleSearches(ctx, s.now().Add(-staleAfter).UTC(),
+		"the API process driving the search stopped, and the search was started by an API version that cannot resume it")
 	if err != nil {
 		return fmt.Errorf("fail stale searches: %w", err)
 	}
@@ -210,14 +286,14 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Sear
 		Status: Running, CreatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
 	}
 	st := newStrategy(in.MinQPS, in.MaxQPS, in.Resolution)
-	d := &driver{svc: s, p: p, search: sr, real: in.Spec, terms: terms, strategy: st}
+	d := &driver{svc: s, p: p, search: sr, real: in.Spec.Clone(), terms: terms, strategy: st}
 	first, run, err := d.startRun(ctx, 0, st.first())
 	if err != nil {
 		return Search{}, err
 	}
 	d.search.Spec = run.Spec // redacted, as the run stores it
 	d.search.Spec.QPS = 0    // each step sets its own
-	if err := s.opts.Store.CreateSearch(ctx, d.search); err != nil {
+	if err := s.opts.Store.CreateSearch(ctx, d.search, d.real, s.id, s.opts.Lease); err != nil {
 		s.stopRun(p, run.ID)
 		return Search{}, fmt.Errorf("create search: %w", err)
 	}
@@ -231,21 +307,39 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Sear
 	return out, nil
 }
 
-// launch runs d in the background until its search ends or Close.
+// launch runs d in the background until its search ends, its lease is
+// lost or Close.
 func (s *Service) launch(d *driver, first Step) {
-	ctx, cancel := context.WithCancel(s.base)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drivers.Go(func() { s.drive(d, first) })
+}
+
+// drive runs d from st until its search ends, its lease is lost or Close,
+// then gives up its lease.
+func (s *Service) drive(d *driver, st Step) {
+	ctx, cancel := context.WithCancelCause(s.base)
 	s.mu.Lock()
 	s.cancels[d.search.ID] = cancel
 	s.mu.Unlock()
-	s.drivers.Go(func() {
-		defer func() {
-			s.mu.Lock()
-			delete(s.cancels, d.search.ID)
-			s.mu.Unlock()
-			cancel()
-		}()
-		d.run(ctx, first)
-	})
+	defer func() {
+		s.mu.Lock()
+		delete(s.cancels, d.search.ID)
+		s.mu.Unlock()
+		cancel(nil)
+		s.release(d.search.ID)
+	}()
+	d.run(ctx, st)
+}
+
+// release gives up this process's lease of a search, whatever the
+// driver's context: a no-op once the search ended or another holds it.
+func (s *Service) release(id uuid.UUID) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.opts.Store.ReleaseSearch(ctx, id, s.id); err != nil {
+		s.opts.Log.Warn("release a search's lease", slog.String("search", id.String()), slog.Any("error", err))
+	}
 }
 
 // stopRun stops a step's run, best effort, whatever the caller's context.
@@ -291,7 +385,7 @@ func (s *Service) Cancel(ctx context.Context, p *auth.Principal, id uuid.UUID) (
 	cancel := s.cancels[id]
 	s.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(errEnded)
 	}
 	return s.load(ctx, p, id, auth.Viewer)
 }

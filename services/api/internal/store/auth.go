@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 )
 
@@ -196,4 +197,24 @@ func (s *Store) RevokeSession(ctx context.Context, id uuid.UUID) error {
 		return fmt.Errorf("revoke session: %w", err)
 	}
 	return nil
+}
+
+// UserPrincipal returns user acting on their own account, with their
+// current roles and no credential: for work the API does on a user's
+// behalf after the request that asked for it (a capacity search resumed
+// by another API process). NotFound when the user is gone, Forbidden when
+// they are disabled.
+func (s *Store) UserPrincipal(ctx context.Context, user uuid.UUID) (*auth.Principal, error) {
+	var row userRow
+	if err := s.conn(ctx).Where("id = ?", user).Take(&row).Error; err != nil {
+		return nil, classify(err, "find user", "user", user)
+	}
+	if row.DisabledAt != nil {
+		return nil, apperr.New(apperr.Forbidden, "user %s is disabled", row.Email)
+	}
+	m, err := s.Memberships(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	return &auth.Principal{UserID: row.ID, Email: row.Email, Name: row.Name, OrgAdmin: row.IsAdmin, Memberships: m}, nil
 }

@@ -91,6 +91,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "login_failures", "locked_until") || !hasColumn(t, s, "sessions", "replaced_by") {
 		t.Error("login_failures.locked_until or sessions.replaced_by of 00008 missing after up")
 	}
+	if !hasColumn(t, s, "searches", "lease_until") || !hasColumn(t, s, "searches", "sealed_spec") {
+		t.Error("searches.lease_until or searches.sealed_spec of 00019 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00019_search_leases.sql") ||
+		hasColumn(t, s, "searches", "lease_until") || hasColumn(t, s, "searches", "driver") || hasColumn(t, s, "searches", "sealed_spec") {
+		t.Errorf("down of 00019 printed %q, or a column of searches it added is still there", out)
+	}
 	if !hasColumn(t, s, "login_failures", "client") {
 		t.Error("login_failures.client of 00018 missing after up")
 	}

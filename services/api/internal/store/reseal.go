@@ -31,6 +31,8 @@ type ResealReport struct {
 	Tests ResealCounts
 	// Outbox counts the sealed_spec of outbox payloads.
 	Outbox ResealCounts
+	// Searches counts searches.sealed_spec.
+	Searches ResealCounts
 	// Errors describe the failed values, at most one per row.
 	Errors []string
 }
@@ -39,8 +41,8 @@ type ResealReport struct {
 // keys that sealed them must not be retired yet.
 var ErrResealIncomplete = errors.New("some sealed values could not be opened and were left as they are")
 
-// ResealSecrets re-seals every sealed column (tests.sealed_spec and the
-// sealed_spec of outbox payloads) under the store's current key, batch rows
+// ResealSecrets re-seals every sealed column (tests.sealed_spec, the
+// sealed_spec of outbox payloads and searches.sealed_spec) under the store's current key, batch rows
 // per transaction, rows locked while they are rewritten. Values already
 // under the current key are left alone, so running it again changes
 // nothing. It reports the counts, and ErrResealIncomplete when a value
@@ -54,6 +56,9 @@ func (s *Store) ResealSecrets(ctx context.Context, batch int) (ResealReport, err
 		return rep, err
 	}
 	if err := s.resealOutbox(ctx, batch, &rep); err != nil {
+		return rep, err
+	}
+	if err := s.resealSearches(ctx, batch, &rep); err != nil {
 		return rep, err
 	}
 	if len(rep.Errors) > 0 {
@@ -75,6 +80,18 @@ func (s *Store) resealTests(ctx context.Context, batch int, rep *ResealReport) e
 		start:  "",
 		read:   `SELECT id::text AS id, sealed_spec AS sealed FROM tests WHERE sealed_spec IS NOT NULL AND id::text > ? ORDER BY id::text LIMIT ? FOR UPDATE`,
 		update: `UPDATE tests SET sealed_spec = ? WHERE id = ?::uuid`,
+		decode: func(b []byte) ([]byte, error) { return b, nil },
+		encode: func(b []byte) any { return b },
+	})
+}
+
+// resealSearches re-seals searches.sealed_spec, in batches ordered by id.
+func (s *Store) resealSearches(ctx context.Context, batch int, rep *ResealReport) error {
+	return s.resealTable(ctx, batch, rep, &rep.Searches, resealQueries{
+		what:   "search",
+		start:  "",
+		read:   `SELECT id::text AS id, sealed_spec AS sealed FROM searches WHERE sealed_spec IS NOT NULL AND id::text > ? ORDER BY id::text LIMIT ? FOR UPDATE`,
+		update: `UPDATE searches SET sealed_spec = ? WHERE id = ?::uuid`,
 		decode: func(b []byte) ([]byte, error) { return b, nil },
 		encode: func(b []byte) any { return b },
 	})

@@ -45,6 +45,7 @@ func TestResealSecrets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	search := underA.sealedSearch(t, f)
 	// An outbox payload without a sealed spec is not touched.
 	if _, err := f.s.DB().ExecContext(ctx, `INSERT INTO outbox (topic, key, payload) VALUES ('test', 'plain', '{"run_id":"p"}')`); err != nil {
 		t.Fatal(err)
@@ -57,16 +58,19 @@ func TestResealSecrets(t *testing.T) {
 		t.Fatalf("ResealSecrets = %v, want ErrResealIncomplete for the row of key C", err)
 	}
 	want := ResealReport{Tests: ResealCounts{Resealed: 3}, Outbox: ResealCounts{Resealed: 1, Failed: 1}}
-	if rep.Tests != want.Tests || rep.Outbox != want.Outbox || len(rep.Errors) != 1 {
+	if rep.Tests != want.Tests || rep.Outbox != want.Outbox || rep.Searches != (ResealCounts{Resealed: 1}) || len(rep.Errors) != 1 {
 		t.Fatalf("report %+v, want %+v and one error", rep, want)
 	}
 	rep, err = rotated.ResealSecrets(ctx, 2)
-	if want := (ResealCounts{Current: 3}); !errors.Is(err, ErrResealIncomplete) || rep.Tests != want || rep.Outbox != (ResealCounts{Current: 1, Failed: 1}) {
+	if want := (ResealCounts{Current: 3}); !errors.Is(err, ErrResealIncomplete) || rep.Tests != want || rep.Outbox != (ResealCounts{Current: 1, Failed: 1}) || rep.Searches != (ResealCounts{Current: 1}) {
 		t.Fatalf("second pass: %+v, %v; want everything current", rep, err)
 	}
 
 	onlyB := *f.s
 	onlyB.seal = mustSealer(keyB)
+	if sp, err := onlyB.SearchSpec(ctx, search); err != nil || len(sp.Headers) != 1 {
+		t.Fatalf("the search's spec under key B alone: %v, %v", sp.Headers, err)
+	}
 	for i, id := range ids {
 		var blob []byte
 		if err := f.s.DB().QueryRowContext(ctx, `SELECT sealed_spec FROM tests WHERE id = $1`, id).Scan(&blob); err != nil {

@@ -38,6 +38,12 @@ type searchRow struct {
 	CreatedAt    time.Time  `gorm:"column:created_at"`
 	UpdatedAt    time.Time  `gorm:"column:updated_at"`
 	FinishedAt   *time.Time `gorm:"column:finished_at"`
+	// SealedSpec is the real base spec sealed; Driver the process that
+	// holds the lease until LeaseUntil (nil for a search from before
+	// migration 00019, which cannot be resumed).
+	SealedSpec []byte     `gorm:"column:sealed_spec"`
+	Driver     *uuid.UUID `gorm:"column:driver"`
+	LeaseUntil *time.Time `gorm:"column:lease_until"`
 }
 
 // TableName returns the table of searchRow.
@@ -108,16 +114,29 @@ func stepFromRow(r *searchStepRow) (searches.Step, error) {
 	}, nil
 }
 
-// CreateSearch inserts a new search.
-func (s *Store) CreateSearch(ctx context.Context, sr searches.Search) error {
+// CreateSearch inserts a new search, its real base spec sealed (never in
+// clear: sr.Spec is the redacted one), driven by driver under a lease of
+// lease from the database's clock.
+func (s *Store) CreateSearch(ctx context.Context, sr searches.Search, full spec.Spec, driver uuid.UUID, lease time.Duration) error {
 	row, err := searchToRow(sr)
 	if err != nil {
 		return err
 	}
-	if err := s.conn(ctx).Create(&row).Error; err != nil {
-		return fmt.Errorf("insert search: %w", err)
+	plain, err := json.Marshal(full)
+	if err != nil {
+		return fmt.Errorf("encode search base spec: %w", err)
 	}
-	return nil
+	row.SealedSpec, row.Driver = s.seal.Seal(plain), &driver
+	return s.inTx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(&row).Error; err != nil {
+			return fmt.Errorf("insert search: %w", err)
+		}
+		err := tx.Exec(`UPDATE searches SET lease_until = now() + make_interval(secs => ?) WHERE id = ?`, lease.Seconds(), row.ID).Error
+		if err != nil {
+			return fmt.Errorf("lease search %s: %w", row.ID, err)
+		}
+		return nil
+	})
 }
 
 // GetSearch returns a search and its steps in order.
@@ -205,19 +224,11 @@ func (s *Store) EndSearch(ctx context.Context, sr searches.Search) (bool, error)
 	return res.RowsAffected == 1, nil
 }
 
-// TouchSearch sets updated_at of a running search to now.
-func (s *Store) TouchSearch(ctx context.Context, id uuid.UUID) error {
-	if err := s.conn(ctx).Model(&searchRow{}).Where("id = ? AND status = ?", id, string(searches.Running)).
-		Update("updated_at", time.Now().UTC()).Error; err != nil {
-		return fmt.Errorf("touch search %s: %w", id, err)
-	}
-	return nil
-}
-
-// FailStaleSearches ends the running searches untouched since before.
+// FailStaleSearches ends the running searches without a lease (created
+// before migration 00019) untouched since before.
 func (s *Store) FailStaleSearches(ctx context.Context, before time.Time, message string) (int, error) {
 	now := time.Now().UTC()
-	res := s.conn(ctx).Model(&searchRow{}).Where("status = ? AND updated_at < ?", string(searches.Running), before).
+	res := s.conn(ctx).Model(&searchRow{}).Where("status = ? AND lease_until IS NULL AND updated_at < ?", string(searches.Running), before).
 		Updates(map[string]any{"status": string(searches.Failed), "message": message, "finished_at": now, "updated_at": now})
 	if res.Error != nil {
 		return 0, fmt.Errorf("fail stale searches: %w", res.Error)
