@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
@@ -14,49 +13,14 @@ import (
 	"github.com/barrage-dev/barrage/pkg/wire"
 )
 
-// limitedServer starts an operator-mode server whose Barrage account has
-// limits, sets up the streams as the API and returns its URL and keys.
-func limitedServer(t *testing.T, limits natsauth.AccountLimits) (string, natsauth.Keys) {
-	t.Helper()
-	keys, err := natsauth.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust, err := keys.TrustLimited(limits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := natsembed.Start(natsembed.Options{DataDir: t.TempDir(), Port: -1, Trust: &trust})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	api, err := keys.APIUser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(srv.URL(), nats.UserJWTAndSeed(api.JWT, string(api.Seed)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wire.Setup(ctx(t), js); err != nil {
-		t.Fatalf("wire.Setup within the limits: %v", err)
-	}
-	return srv.URL(), keys
-}
-
 // TestAgentAccountLimits: the JetStream limits signed into the account
 // JWT hold for an agent. Agent credentials carry a subscription limit and
 // an optional payload limit, and a hostile agent that publishes snapshots
 // without end is stopped at the account's disk limit, not the server's.
 func TestAgentAccountLimits(t *testing.T) {
 	t.Parallel()
-	url, keys := limitedServer(t, natsauth.AccountLimits{MemoryBytes: 1 << 20, DiskBytes: 256 << 10, Streams: 8, Consumers: 16})
+	srv, keys, _ := natsembed.StartOperatorLimitedT(t, natsauth.AccountLimits{MemoryBytes: 1 << 20, DiskBytes: 256 << 10, Streams: 8, Consumers: 16})
+	url := srv.URL()
 
 	a := connectAgentWith(t, url, keys, "flood", natsauth.AgentOptions{Payload: 16 << 10})
 	// Disk: 8 KiB snapshots until the account's 256 KiB are used up.

@@ -18,11 +18,18 @@ import (
 // echo credentials) and the API's JetStream; all stop when the test ends.
 func StartOperatorT(t testing.TB) (*Server, natsauth.Keys, jetstream.JetStream) {
 	t.Helper()
+	return StartOperatorLimitedT(t, natsauth.DefaultAccountLimits())
+}
+
+// StartOperatorLimitedT is StartOperatorT with the Barrage account's
+// JetStream use bounded by limits.
+func StartOperatorLimitedT(t testing.TB, limits natsauth.AccountLimits) (*Server, natsauth.Keys, jetstream.JetStream) {
+	t.Helper()
 	keys, err := natsauth.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := keys.Trust()
+	trust, err := keys.TrustLimited(limits)
 	if err != nil {
 		t.Fatal(err)
 	}
