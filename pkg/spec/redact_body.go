@@ -3,12 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
-	"sync"
 )
-
-// bodyPatterns caches the compiled body patterns of redactors by their
-// source, so that Redactor stays a comparable value.
-var bodyPatterns sync.Map // string → *regexp.Regexp
 
 // WithBodyPattern returns r that also redacts request bodies (a spec's
 // payload and each request entry's body): every match of the regular
@@ -19,7 +14,7 @@ var bodyPatterns sync.Map // string → *regexp.Regexp
 // error.
 func (r Redactor) WithBodyPattern(pattern string) (Redactor, error) {
 	if pattern == "" {
-		r.body = ""
+		r.body = nil
 		return r, nil
 	}
 	re, err := regexp.Compile(pattern)
@@ -29,24 +24,24 @@ func (r Redactor) WithBodyPattern(pattern string) (Redactor, error) {
 	if re.MatchString("") {
 		return r, fmt.Errorf("body pattern %q matches the empty string, so it would redact between every character", pattern)
 	}
-	bodyPatterns.LoadOrStore(pattern, re)
-	r.body = pattern
+	r.body = re
 	return r, nil
 }
 
 // BodyPattern returns the body pattern of r; "" for none.
-func (r Redactor) BodyPattern() string { return r.body }
+func (r Redactor) BodyPattern() string {
+	if r.body == nil {
+		return ""
+	}
+	return r.body.String()
+}
 
 // redactBody returns body with r's body pattern redacted.
 func (r Redactor) redactBody(body string) string {
-	if r.body == "" || body == "" {
+	if r.body == nil || body == "" {
 		return body
 	}
-	v, ok := bodyPatterns.Load(r.body)
-	if !ok { // a Redactor is only made by WithBodyPattern, which stores it
-		return body
-	}
-	re := v.(*regexp.Regexp)
+	re := r.body
 	if re.NumSubexp() == 0 {
 		return re.ReplaceAllLiteralString(body, RedactedValue)
 	}

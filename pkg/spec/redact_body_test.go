@@ -44,10 +44,6 @@ func TestRedactorBodyPattern(t *testing.T) {
 	if whole == r || whole.BodyPattern() != `sk_live_[A-Za-z0-9]+` {
 		t.Error("redactors with different patterns compare equal, or the pattern is lost")
 	}
-	again, _ := Redactor{}.WithBodyPattern(`sk_live_[A-Za-z0-9]+`)
-	if again != whole {
-		t.Error("two redactors of one pattern are not equal")
-	}
 }
 
 func TestRedactorBodyPatternRefusesBadPatterns(t *testing.T) {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -16,9 +17,10 @@ type Redactor struct {
 	// repeats, each followed by a newline and the first preceded by one
 	// ("\na\nb\n"); "" for none. A string keeps Redactor comparable.
 	names string
-	// body is the source of the body pattern (WithBodyPattern); "" for
-	// none.
-	body string
+	// body is the body pattern (WithBodyPattern); nil for none. A
+	// Regexp is safe for concurrent use, and a pointer keeps Redactor
+	// comparable.
+	body *regexp.Regexp
 }
 
 // NewRedactor returns a redactor that treats names, matched whole and
