@@ -66,7 +66,7 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
 	if cfg.AdminToken == "" {
 		creds.Token = token.Text
 	}
-	password, tokenAt, note := "(from BARRAGE_ADMIN_PASSWORD)", "(from BARRAGE_ADMIN_TOKEN)", ""
+	password, tokenAt, note := "(from BARRAGE_ADMIN_PASSWORD)", "(from BARRAGE_ADMIN_TOKEN)", "" //nolint:gosec // labels shown instead of the secrets, not credentials
 	if creds.Password != "" || creds.Token != "" {
 		path, err := creds.write(cfg.AdminCredentialsFile)
 		switch {

@@ -301,26 +301,10 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	cfg.debugFlags(fs)
 	cfg.edgeFlags(fs)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "HTTP listen address; :0 picks a free port (BARRAGE_LISTEN)")
-	fs.StringVar(&cfg.AdminToken, "admin-token", cfg.AdminToken, "API token of the first admin, created on first start; unset = generated into -admin-credentials-file (BARRAGE_ADMIN_TOKEN)")
-	fs.StringVar(&cfg.AdminEmail, "admin-email", cfg.AdminEmail, "email of the first admin (BARRAGE_ADMIN_EMAIL)")
-	fs.StringVar(&cfg.AdminPassword, "admin-password", cfg.AdminPassword, "password of the first admin; unset = generated into -admin-credentials-file (BARRAGE_ADMIN_PASSWORD)")
-	fs.StringVar(&cfg.AdminCredentialsFile, "admin-credentials-file", cfg.AdminCredentialsFile, "file (mode 0600) the first start writes the generated admin password and token to (BARRAGE_ADMIN_CREDENTIALS_FILE)")
-	fs.DurationVar(&cfg.AdminTokenTTL, "admin-token-ttl", cfg.AdminTokenTTL, "lifetime of the bootstrap admin token (BARRAGE_ADMIN_TOKEN_TTL)")
+	cfg.accountFlags(fs)
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "largest request body (BARRAGE_MAX_BODY_BYTES)")
 	fs.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per caller; 0 = unlimited (BARRAGE_RATE_LIMIT)")
 	fs.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per caller (BARRAGE_RATE_BURST)")
-	fs.DurationVar(&cfg.SessionTTL, "session-ttl", cfg.SessionTTL, "dashboard session lifetime (BARRAGE_SESSION_TTL)")
-	fs.BoolVar(&cfg.SecureCookie, "secure-cookie", cfg.SecureCookie, "mark the session cookie Secure; set behind a TLS proxy, automatic on TLS requests (BARRAGE_SECURE_COOKIE)")
-	fs.DurationVar(&cfg.SessionRotate, "session-rotate", cfg.SessionRotate, "re-issue a session id this old on its next use; negative never (BARRAGE_SESSION_ROTATE)")
-	fs.DurationVar(&cfg.SessionGrace, "session-grace", cfg.SessionGrace, "how long a re-issued session's old cookie keeps working (BARRAGE_SESSION_GRACE)")
-	fs.StringVar(&cfg.OIDCIssuer, "oidc-issuer", cfg.OIDCIssuer, "OpenID Connect issuer URL; set to offer single sign-on (BARRAGE_OIDC_ISSUER)")
-	fs.StringVar(&cfg.OIDCClientID, "oidc-client-id", cfg.OIDCClientID, "OIDC client id (BARRAGE_OIDC_CLIENT_ID)")
-	fs.StringVar(&cfg.OIDCRedirectURL, "oidc-redirect-url", cfg.OIDCRedirectURL, "OIDC redirect URL: <base URL>/api/v1/auth/oidc/callback (BARRAGE_OIDC_REDIRECT_URL)")
-	fs.StringVar(&cfg.OIDCEmailDomain, "oidc-email-domain", cfg.OIDCEmailDomain, "only this email domain may sign in with OIDC; unset = any (BARRAGE_OIDC_EMAIL_DOMAIN)")
-	fs.BoolVar(&cfg.OIDCAutoProvision, "oidc-auto-provision", cfg.OIDCAutoProvision, "create a user on the first OIDC sign-in of an unknown identity; off = refuse it (BARRAGE_OIDC_AUTO_PROVISION)")
-	fs.IntVar(&cfg.LockThreshold, "lock-threshold", cfg.LockThreshold, "consecutive failed sign-ins that lock an email (BARRAGE_LOCK_THRESHOLD)")
-	fs.DurationVar(&cfg.LockFirst, "lock-first", cfg.LockFirst, "first lock; doubles per further failure (BARRAGE_LOCK_FIRST)")
-	fs.DurationVar(&cfg.LockMax, "lock-max", cfg.LockMax, "longest lock (BARRAGE_LOCK_MAX)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish on SIGTERM (BARRAGE_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", cfg.NATSURL, "NATS server(s) with JetStream; unset = an embedded server in this process (NATS_URL)")
 	fs.StringVar(&cfg.NATSListen, "nats-listen", cfg.NATSListen, "where the embedded NATS listens; :0 picks a free port (BARRAGE_NATS_LISTEN)")
@@ -358,6 +342,28 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return cfg, cfg.Validate()
+}
+
+// accountFlags defines the flags of the first admin, sessions, single
+// sign-on and sign-in lockout.
+func (c *Config) accountFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "API token of the first admin, created on first start; unset = generated into -admin-credentials-file (BARRAGE_ADMIN_TOKEN)")
+	fs.StringVar(&c.AdminEmail, "admin-email", c.AdminEmail, "email of the first admin (BARRAGE_ADMIN_EMAIL)")
+	fs.StringVar(&c.AdminPassword, "admin-password", c.AdminPassword, "password of the first admin; unset = generated into -admin-credentials-file (BARRAGE_ADMIN_PASSWORD)")
+	fs.StringVar(&c.AdminCredentialsFile, "admin-credentials-file", c.AdminCredentialsFile, "file (mode 0600) the first start writes the generated admin password and token to (BARRAGE_ADMIN_CREDENTIALS_FILE)")
+	fs.DurationVar(&c.AdminTokenTTL, "admin-token-ttl", c.AdminTokenTTL, "lifetime of the bootstrap admin token (BARRAGE_ADMIN_TOKEN_TTL)")
+	fs.DurationVar(&c.SessionTTL, "session-ttl", c.SessionTTL, "dashboard session lifetime (BARRAGE_SESSION_TTL)")
+	fs.BoolVar(&c.SecureCookie, "secure-cookie", c.SecureCookie, "mark the session cookie Secure; set behind a TLS proxy, automatic on TLS requests (BARRAGE_SECURE_COOKIE)")
+	fs.DurationVar(&c.SessionRotate, "session-rotate", c.SessionRotate, "re-issue a session id this old on its next use; negative never (BARRAGE_SESSION_ROTATE)")
+	fs.DurationVar(&c.SessionGrace, "session-grace", c.SessionGrace, "how long a re-issued session's old cookie keeps working (BARRAGE_SESSION_GRACE)")
+	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", c.OIDCIssuer, "OpenID Connect issuer URL; set to offer single sign-on (BARRAGE_OIDC_ISSUER)")
+	fs.StringVar(&c.OIDCClientID, "oidc-client-id", c.OIDCClientID, "OIDC client id (BARRAGE_OIDC_CLIENT_ID)")
+	fs.StringVar(&c.OIDCRedirectURL, "oidc-redirect-url", c.OIDCRedirectURL, "OIDC redirect URL: <base URL>/api/v1/auth/oidc/callback (BARRAGE_OIDC_REDIRECT_URL)")
+	fs.StringVar(&c.OIDCEmailDomain, "oidc-email-domain", c.OIDCEmailDomain, "only this email domain may sign in with OIDC; unset = any (BARRAGE_OIDC_EMAIL_DOMAIN)")
+	fs.BoolVar(&c.OIDCAutoProvision, "oidc-auto-provision", c.OIDCAutoProvision, "create a user on the first OIDC sign-in of an unknown identity; off = refuse it (BARRAGE_OIDC_AUTO_PROVISION)")
+	fs.IntVar(&c.LockThreshold, "lock-threshold", c.LockThreshold, "consecutive failed sign-ins that lock an email (BARRAGE_LOCK_THRESHOLD)")
+	fs.DurationVar(&c.LockFirst, "lock-first", c.LockFirst, "first lock; doubles per further failure (BARRAGE_LOCK_FIRST)")
+	fs.DurationVar(&c.LockMax, "lock-max", c.LockMax, "longest lock (BARRAGE_LOCK_MAX)")
 }
 
 // debugFlags declares the flags of the debug listener.

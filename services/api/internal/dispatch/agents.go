@@ -52,7 +52,7 @@ func (d *Dispatcher) trust(key string, hb *barragev1.Heartbeat) error {
 	}
 	hb.Labels = labels
 	if limit > 0 && int(hb.GetCapacity()) > limit {
-		hb.Capacity = uint32(limit) //nolint:gosec // limit is positive and below a uint32 capacity
+		hb.Capacity = uint32(limit) // positive and below a uint32 capacity
 	}
 	return nil
 }
