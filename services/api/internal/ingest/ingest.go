@@ -170,6 +170,11 @@ type Ingester struct {
 	states jetstream.KeyValue
 	// mu guards cons, which is recreated when the consumer was deleted.
 	mu sync.Mutex
+	// reconnects is the connection's reconnect count the sweeper last saw,
+	// and heartbeatsFrom when heartbeats count again after the last one
+	// (sweep.go); both are the sweeper's alone.
+	reconnects     uint64
+	heartbeatsFrom time.Time
 }
 
 // New creates (or updates) the durable consumer and returns an Ingester.
@@ -179,6 +184,9 @@ func New(ctx context.Context, cfg Config) (*Ingester, error) {
 	}
 	cfg.Normalize()
 	in := &Ingester{cfg: cfg}
+	if cfg.Conn != nil {
+		in.reconnects = cfg.Conn.Stats().Reconnects
+	}
 	var err error
 	if in.agents, err = cfg.JS.KeyValue(ctx, wire.AgentsBucket); err != nil {
 		return nil, fmt.Errorf("ingest: bucket %s: %w", wire.AgentsBucket, err)

@@ -43,6 +43,9 @@ func (in *Ingester) sweepLoop(ctx context.Context) {
 // not lose every shard.
 func (in *Ingester) sweep(ctx context.Context) {
 	live, ok := in.liveAgents(ctx)
+	if ok && in.justReconnected() {
+		ok = false
+	}
 	grace := wire.FinalGrace
 	queued, known := in.queuedShards(ctx)
 	if !known {
@@ -95,6 +98,25 @@ func (in *Ingester) queuedShards(ctx context.Context) ([]string, bool) {
 		}
 	}
 	return out, true
+}
+
+// justReconnected reports whether the connection to NATS came back less
+// than wire.AgentTTL ago. Heartbeats do not count then: a restarted
+// nats-server has lost its memory-stored agents bucket, which the API
+// creates again empty (app/bus.go), and the agents, which reconnect too,
+// need a heartbeat period to write theirs into it; until then every agent
+// would look gone and every running shard be lost.
+func (in *Ingester) justReconnected() bool {
+	if in.cfg.Conn == nil {
+		return false
+	}
+	now := in.cfg.Now()
+	if n := in.cfg.Conn.Stats().Reconnects; n != in.reconnects {
+		in.reconnects = n
+		in.heartbeatsFrom = now.Add(wire.AgentTTL)
+		in.cfg.Log.Info("ingest: NATS reconnected; heartbeats count again after a heartbeat TTL", slog.Duration("ttl", wire.AgentTTL))
+	}
+	return now.Before(in.heartbeatsFrom)
 }
 
 // liveAgents returns the ids of the agents with a heartbeat in the agents
