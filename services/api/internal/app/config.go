@@ -413,12 +413,7 @@ func (c Config) Validate() error {
 	if c.SessionTTL < time.Minute {
 		errs = append(errs, fmt.Errorf("-session-ttl %v: must be at least 1m", c.SessionTTL))
 	}
-	if c.NATSReplicas < 1 || c.NATSReplicas > 5 || (c.NATSURL == "" && c.NATSReplicas != 1) {
-		errs = append(errs, fmt.Errorf("-nats-replicas %d: must be from 1 to 5, and 1 with the embedded NATS (no -nats-url)", c.NATSReplicas))
-	}
-	if c.NATSURL == "" && c.NATSDataDir == "" {
-		errs = append(errs, errors.New("-nats-data-dir: must not be empty when the embedded NATS runs (no -nats-url)"))
-	}
+	errs = append(errs, c.natsErrors()...)
 	if c.BaseURL != "" {
 		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("-base-url %q: must be an http or https URL", c.BaseURL))
@@ -481,6 +476,19 @@ func (c Config) Validate() error {
 }
 
 // adminErrors reports the first admin's settings that are wrong.
+// natsErrors checks the NATS settings: the embedded server needs a data
+// directory and, being a single server, one replica per stream.
+func (c Config) natsErrors() []error {
+	var errs []error
+	if c.NATSReplicas < 1 || c.NATSReplicas > 5 || (c.NATSURL == "" && c.NATSReplicas != 1) {
+		errs = append(errs, fmt.Errorf("-nats-replicas %d: must be from 1 to 5, and 1 with the embedded NATS (no -nats-url)", c.NATSReplicas))
+	}
+	if c.NATSURL == "" && c.NATSDataDir == "" {
+		errs = append(errs, errors.New("-nats-data-dir: must not be empty when the embedded NATS runs (no -nats-url)"))
+	}
+	return errs
+}
+
 func (c Config) adminErrors() []error {
 	var errs []error
 	if c.AdminToken != "" {

@@ -16,15 +16,15 @@ func TestNATSReplicasSetting(t *testing.T) {
 	if err != nil || cfg.NATSReplicas != 1 {
 		t.Fatalf("default: replicas %d (%v), want 1", cfg.NATSReplicas, err)
 	}
-	cluster := append(base, "NATS_URL=nats://n0:4222,nats://n1:4222,nats://n2:4222")
-	cfg, err = ParseConfig(nil, append(cluster, "BARRAGE_NATS_REPLICAS=3"), io.Discard)
+	cluster := []string{base[0], "NATS_URL=nats://n0:4222,nats://n1:4222,nats://n2:4222"}
+	cfg, err = ParseConfig(nil, []string{cluster[0], cluster[1], "BARRAGE_NATS_REPLICAS=3"}, io.Discard)
 	if err != nil || cfg.NATSReplicas != 3 {
 		t.Fatalf("on a cluster: replicas %d (%v), want 3", cfg.NATSReplicas, err)
 	}
 	for _, env := range [][]string{
-		append(cluster, "BARRAGE_NATS_REPLICAS=0"),
-		append(cluster, "BARRAGE_NATS_REPLICAS=6"),
-		append(base, "BARRAGE_NATS_REPLICAS=3"), // embedded
+		{cluster[0], cluster[1], "BARRAGE_NATS_REPLICAS=0"},
+		{cluster[0], cluster[1], "BARRAGE_NATS_REPLICAS=6"},
+		{base[0], "BARRAGE_NATS_REPLICAS=3"}, // embedded
 	} {
 		_, err := ParseConfig(nil, env, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "-nats-replicas") {
