@@ -70,6 +70,17 @@ func (s *stack) snapLeader(t *testing.T) *natsNode {
 	return nil
 }
 
+// logHeld logs how many interval snapshots the agents held for a later
+// publish (no stream answered within their budget) during the fault.
+func (s *stack) logHeld(t *testing.T) {
+	t.Helper()
+	n := 0
+	for _, a := range s.agents {
+		n += len(a.jsonLines("interval snapshot held for a later publish"))
+	}
+	t.Logf("interval snapshots held for a later publish: %d", n)
+}
+
 // TestNATSClusterNodeKilledMidRun: on a three-node cluster with R3 streams
 // and buckets, kill -9 of the node leading the snapshot stream mid-run,
 // restarted 2 s later: the run completes whole, nothing lost and nothing
@@ -83,6 +94,7 @@ func TestNATSClusterNodeKilledMidRun(t *testing.T) {
 	t.Logf("kill -9 of %s, the snapshot stream's leader", node.p.name)
 	node.restart(t, syscall.SIGKILL, 2*time.Second)
 	r = s.waitTerminal(t, r.Id.String(), bound)
+	s.logHeld(t)
 	s.checkWhole(t, r, before)
 }
 
@@ -102,5 +114,6 @@ func TestNATSClusterRollingRestart(t *testing.T) {
 	}
 	t.Logf("rolled through the three nodes in %s", time.Since(start).Round(100*time.Millisecond))
 	r = s.waitTerminal(t, r.Id.String(), long+2*time.Second+30*time.Second)
+	s.logHeld(t)
 	s.checkWhole(t, r, before)
 }
