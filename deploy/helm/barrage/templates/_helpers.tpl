@@ -67,3 +67,12 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- fail "more than 500 agent credential slots: they would not fit the 1 MiB of one Secret" -}}
 {{- end -}}
 {{- end -}}
+
+{{/* nats.replicas, checked: the JetStream replicas of every stream and bucket. */}}
+{{- define "barrage.natsReplicas" -}}
+{{- $r := int .Values.nats.replicas -}}
+{{- if or (lt $r 1) (gt $r 5) -}}
+{{- fail (printf "nats.replicas %d: must be from 1 to 5 (3 on a three-server NATS cluster)" $r) -}}
+{{- end -}}
+{{- $r -}}
+{{- end -}}

@@ -26,6 +26,16 @@ const (
 	finalAttempt    = 2 * time.Second
 )
 
+// maxBacklog bounds the interval snapshots a shard keeps for a later
+// publish: a minute of them. Beyond it the oldest is dropped.
+const maxBacklog = 60
+
+// pendingSnap is an interval snapshot not yet in JetStream.
+type pendingSnap struct {
+	seq  uint64
+	data []byte
+}
+
 // urlBytesPerSnapshot bounds the written URLs of one snapshot, well within
 // NATS's default 1 MiB message: at 50 bytes a URL, 10,000 writes a second
 // per shard go through, and a burst above that waits for the next
@@ -42,26 +52,56 @@ type snapSink struct {
 	published int
 	// failure is the error sent with the final snapshot ("" for none).
 	failure string
+	// backlog holds, oldest first, the interval snapshots whose publish
+	// failed within its budget (say while a NATS cluster elects the
+	// snapshot stream's new leader, when a publish finds no stream to
+	// answer): each later publish sends them first, in order, so the
+	// run's seconds still add up (docs/reliability.md §9).
+	backlog []pendingSnap
 }
 
 // Publish implements engine.Sink. It fails only for the final snapshot.
+// An interval snapshot that cannot be published within its budget is kept
+// in the backlog; the final one waits for the backlog to go first.
 func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
 	s.published++
 	data, err := s.encode(snap)
-	if err == nil {
-		budget, attempt := intervalBudget, intervalAttempt
+	if err != nil {
 		if snap.Final {
-			budget, attempt = finalBudget, finalAttempt
+			return fmt.Errorf("final snapshot %d: %w", snap.Seq, err)
 		}
-		err = s.w.publishSnap(s.key, snap.Seq, data, budget, attempt)
+		s.log.Warn("interval snapshot lost", slog.Uint64("seq", snap.Seq), slog.Any("error", err))
+		return nil
+	}
+	budget, attempt := intervalBudget, intervalAttempt
+	if snap.Final {
+		budget, attempt = finalBudget, finalAttempt
+	}
+	deadline := time.Now().Add(budget)
+	s.backlog = append(s.backlog, pendingSnap{seq: snap.Seq, data: data})
+	for len(s.backlog) > 0 {
+		p := s.backlog[0]
+		if err = s.w.publishSnap(s.key, p.seq, p.data, time.Until(deadline), attempt); err != nil {
+			break
+		}
+		s.backlog = s.backlog[1:]
 	}
 	switch {
 	case err == nil:
 		return nil
 	case snap.Final:
+		for _, p := range s.backlog[:len(s.backlog)-1] {
+			s.log.Warn("interval snapshot lost", slog.Uint64("seq", p.seq), slog.Any("error", err))
+		}
+		s.backlog = nil
 		return fmt.Errorf("final snapshot %d: %w", snap.Seq, err)
 	default:
-		s.log.Warn("interval snapshot lost", slog.Uint64("seq", snap.Seq), slog.Any("error", err))
+		for len(s.backlog) > maxBacklog {
+			s.log.Warn("interval snapshot lost", slog.Uint64("seq", s.backlog[0].seq), slog.Any("error", err))
+			s.backlog = s.backlog[1:]
+		}
+		s.log.Warn("interval snapshot held for a later publish", slog.Uint64("seq", snap.Seq),
+			slog.Int("backlog", len(s.backlog)), slog.Any("error", err))
 		return nil
 	}
 }
@@ -170,7 +210,7 @@ func (s *snapSink) encodeEntries(entries []*engine.EntrySnapshot) ([]*barragev1.
 // attempt bounded by attempt) and no longer than the shutdown allows. The
 // message id makes a retry of a publish that did land harmless.
 func (w *Worker) publishSnap(key shardKey, seq uint64, data []byte, budget, attempt time.Duration) error {
-	ctx, cancel := context.WithTimeout(w.flush, budget)
+	ctx, cancel := context.WithTimeout(w.flush, max(budget, 0))
 	defer cancel()
 	subject, id := wire.SnapSubject(w.id, key.run, key.shard), wire.SnapMsgID(key.run, key.shard, seq)
 	wait := 50 * time.Millisecond

@@ -28,8 +28,10 @@ type bus struct {
 	// keys sign the NATS users in operator mode; nil when the API connects
 	// to an external server without them.
 	keys *natsauth.Keys
-	nc   *nats.Conn
-	js   jetstream.JetStream
+	// setup is how wire.Setup makes the streams and buckets.
+	setup wire.SetupOptions
+	nc    *nats.Conn
+	js    jetstream.JetStream
 	// reconnected wakes keepSetUp; stop ends it.
 	reconnected chan struct{}
 	stop        context.CancelFunc
@@ -38,7 +40,7 @@ type bus struct {
 // openBus connects to cfg.NATSURL, or starts an embedded server first, and
 // creates the contract's streams and buckets.
 func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
-	b := &bus{reconnected: make(chan struct{}, 1)}
+	b := &bus{reconnected: make(chan struct{}, 1), setup: wire.SetupOptions{Replicas: cfg.NATSReplicas}}
 	keys, err := natsKeys(cfg, log)
 	if err != nil {
 		return nil, err
@@ -88,7 +90,7 @@ func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := wire.Setup(sctx, b.js); err != nil {
+	if err := wire.SetupWith(sctx, b.js, b.setup); err != nil {
 		b.close()
 		return nil, fmt.Errorf("set up NATS streams (does the server have JetStream enabled?): %w", err)
 	}
@@ -112,7 +114,7 @@ func (b *bus) keepSetUp(ctx context.Context, log *slog.Logger) {
 		}
 		for {
 			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := wire.Setup(sctx, b.js)
+			err := wire.SetupWith(sctx, b.js, b.setup)
 			cancel()
 			if err == nil {
 				log.Info("nats: streams and buckets checked after reconnect")

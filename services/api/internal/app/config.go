@@ -56,7 +56,11 @@ type Config struct {
 	// nats-auth init`): with it the API connects as its own user and
 	// issues agent credentials; unset, only the all-in-one embedded
 	// server runs in operator mode (with keys of this process only).
-	NATSKeys     string        `env:"BARRAGE_NATS_KEYS"`
+	NATSKeys string `env:"BARRAGE_NATS_KEYS"`
+	// NATSReplicas is how many servers of the JetStream cluster hold each
+	// stream and bucket (wire.SetupOptions): 3 on a 3-node cluster
+	// (docs/reliability.md), 1 on a single server.
+	NATSReplicas int           `env:"BARRAGE_NATS_REPLICAS" envDefault:"1"`
 	DispatchWait time.Duration `env:"BARRAGE_DISPATCH_WAIT" envDefault:"10s"`
 	// AgentMaxCapacity caps the shards the dispatcher gives one agent at
 	// once, whatever capacity the agent reports (docs/security.md "Agents");
@@ -309,6 +313,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.StringVar(&cfg.NATSURL, "nats-url", cfg.NATSURL, "NATS server(s) with JetStream; unset = an embedded server in this process (NATS_URL)")
 	fs.StringVar(&cfg.NATSListen, "nats-listen", cfg.NATSListen, "where the embedded NATS listens; :0 picks a free port (BARRAGE_NATS_LISTEN)")
 	fs.StringVar(&cfg.NATSKeys, "nats-keys", cfg.NATSKeys, "NATS operator-mode keys file from `barrage-api nats-auth init` (BARRAGE_NATS_KEYS)")
+	fs.IntVar(&cfg.NATSReplicas, "nats-replicas", cfg.NATSReplicas, "servers of the JetStream cluster holding each stream and bucket: 3 on a 3-node cluster (BARRAGE_NATS_REPLICAS)")
 	fs.StringVar(&cfg.NATSDataDir, "nats-data-dir", cfg.NATSDataDir, "JetStream files of the embedded NATS (BARRAGE_NATS_DATA_DIR)")
 	fs.BoolVar(&cfg.ReadOnly, "read-only", cfg.ReadOnly, "serve results only: no sign-in, every write 403, public projects browsable without credentials (BARRAGE_READ_ONLY)")
 	fs.BoolVar(&cfg.AllInOne, "all-in-one", cfg.AllInOne, "also run one agent and the echo server in this process (BARRAGE_ALL_IN_ONE)")
@@ -408,9 +413,7 @@ func (c Config) Validate() error {
 	if c.SessionTTL < time.Minute {
 		errs = append(errs, fmt.Errorf("-session-ttl %v: must be at least 1m", c.SessionTTL))
 	}
-	if c.NATSURL == "" && c.NATSDataDir == "" {
-		errs = append(errs, errors.New("-nats-data-dir: must not be empty when the embedded NATS runs (no -nats-url)"))
-	}
+	errs = append(errs, c.natsErrors()...)
 	if c.BaseURL != "" {
 		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("-base-url %q: must be an http or https URL", c.BaseURL))
@@ -473,6 +476,19 @@ func (c Config) Validate() error {
 }
 
 // adminErrors reports the first admin's settings that are wrong.
+// natsErrors checks the NATS settings: the embedded server needs a data
+// directory and, being a single server, one replica per stream.
+func (c Config) natsErrors() []error {
+	var errs []error
+	if c.NATSReplicas < 1 || c.NATSReplicas > 5 || (c.NATSURL == "" && c.NATSReplicas != 1) {
+		errs = append(errs, fmt.Errorf("-nats-replicas %d: must be from 1 to 5, and 1 with the embedded NATS (no -nats-url)", c.NATSReplicas))
+	}
+	if c.NATSURL == "" && c.NATSDataDir == "" {
+		errs = append(errs, errors.New("-nats-data-dir: must not be empty when the embedded NATS runs (no -nats-url)"))
+	}
+	return errs
+}
+
 func (c Config) adminErrors() []error {
 	var errs []error
 	if c.AdminToken != "" {

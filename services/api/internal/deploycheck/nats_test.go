@@ -107,7 +107,13 @@ func startNATS(tb testing.TB) *natsServer {
 // wait for the server to take clients.
 func runNATS(tb testing.TB, conf, dir string, env []string) *natsServer {
 	tb.Helper()
-	text := mustRead(tb, conf)
+	return runNATSText(tb, conf, mustRead(tb, conf), dir, env)
+}
+
+// runNATSText is runNATS with the configuration's text given (conf names
+// its file in messages).
+func runNATSText(tb testing.TB, conf, text, dir string, env []string) *natsServer {
+	tb.Helper()
 	if !strings.Contains(text, "store_dir: /data") {
 		tb.Fatalf("%s: no `store_dir: /data` (the compose volume)", conf)
 	}

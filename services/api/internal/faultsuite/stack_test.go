@@ -22,14 +22,16 @@ import (
 
 // stack is one Barrage deployment of separate processes.
 type stack struct {
-	pg      *pgCluster
-	nats    *proc
-	natsURL string
-	apis    []*proc
-	apiURL  string   // of the replica the helpers call, the first at start
-	apiURLs []string // of every replica
-	token   string
-	agents  []*proc
+	pg   *pgCluster
+	nats *proc // the single nats-server, nil with stackConfig.natsCluster
+	// natsNodes are the servers of a NATS cluster (stackConfig.natsCluster).
+	natsNodes []*natsNode
+	natsURL   string // comma-separated with a cluster
+	apis      []*proc
+	apiURL    string   // of the replica the helpers call, the first at start
+	apiURLs   []string // of every replica
+	token     string
+	agents    []*proc
 	// agentDebug holds each agent's pprof base URL and apiDebug the first
 	// API replica's, with stackConfig.debug.
 	agentDebug []string
@@ -39,11 +41,12 @@ type stack struct {
 }
 
 // stackConfig shapes a stack: how many API replicas and agents, the
-// agents' capacity (default 2), whether agents serve pprof, and extra
-// environment of the API processes (later entries win).
+// agents' capacity (default 2), whether agents serve pprof, extra
+// environment of the API processes (later entries win), and whether NATS
+// is a three-node JetStream cluster (the API then asks for 3 replicas).
 type stackConfig struct {
 	replicas, agents, capacity int
-	debug                      bool
+	debug, natsCluster         bool
 	apiEnv                     []string
 }
 
@@ -62,7 +65,12 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 		cfg.capacity = 2
 	}
 	s := &stack{pg: newPG(t)}
-	s.nats, s.natsURL = newNATS(t)
+	if cfg.natsCluster {
+		s.natsNodes, s.natsURL = newNATSCluster(t)
+		cfg.apiEnv = append([]string{"BARRAGE_NATS_REPLICAS=3"}, cfg.apiEnv...)
+	} else {
+		s.nats, s.natsURL = newNATS(t)
+	}
 	token := strings.TrimSpace(output(t, bins.api, "token", "new"))
 	secret := strings.TrimSpace(output(t, bins.api, "key", "new"))
 	s.token = token
