@@ -212,10 +212,25 @@ func redactURL(raw string) string {
 	return strings.Join(parts, ",")
 }
 
-// ready reports whether the connection is up (/readyz).
-func (b *bus) ready(context.Context) error {
+// readyTimeout bounds ready's round trip when its context has no deadline.
+const readyTimeout = 2 * time.Second
+
+// ready reports whether the connection is up and the server answers
+// (/readyz). A partition that drops packets leaves the connection CONNECTED
+// until the client's pings go unanswered, minutes later; a round trip to
+// the server within ctx shows it at once (docs/reliability.md §7,
+// TestAPISilentlyPartitionedFromNATSThenPostgres).
+func (b *bus) ready(ctx context.Context) error {
 	if st := b.nc.Status(); st != nats.CONNECTED {
 		return fmt.Errorf("nats is %s", st)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, readyTimeout)
+		defer cancel()
+	}
+	if err := b.nc.FlushWithContext(ctx); err != nil {
+		return fmt.Errorf("nats does not answer: %w", err)
 	}
 	return nil
 }

@@ -89,35 +89,13 @@ func TestAgentPartitionedFromNATS(t *testing.T) {
 	})
 	cutOff.start(t)
 	s.agents = append(s.agents, cutOff)
-	waitFor(t, 30*time.Second, "second agent registered", func() error {
-		var list client.AgentList
-		if err := s.get("/agents", &list); err != nil {
-			return err
-		}
-		if len(list.Items) < 2 {
-			return fmt.Errorf("%d agents", len(list.Items))
-		}
-		return nil
-	})
+	s.waitAgents(t, 2)
 	const long = 20 * time.Second
 	r := s.submit(t, qps, 2, long)
 	s.waitRunning(t, r.Id.String(), 2)
 	cutAt := time.Now()
 	l.sever()
-	var stoppedAt time.Time
-	waitFor(t, 15*time.Second, "the cut-off agent stops on its own", func() error {
-		for _, rec := range cutOff.jsonLines("fail-safe: no running state for the run; stopping the shard") {
-			if rec["run"] == r.Id.String() {
-				ts, err := time.Parse(time.RFC3339Nano, rec["time"].(string))
-				if err != nil {
-					return err
-				}
-				stoppedAt = ts
-				return nil
-			}
-		}
-		return fmt.Errorf("no fail-safe stop logged")
-	})
+	stoppedAt := failSafeStop(t, cutOff, r.Id.String(), 15*time.Second)
 	if d := stoppedAt.Sub(cutAt); d > 11*time.Second {
 		t.Errorf("the cut-off agent stopped %s after the cut, want within 10 s and a second", d.Round(100*time.Millisecond))
 	}
@@ -126,4 +104,40 @@ func TestAgentPartitionedFromNATS(t *testing.T) {
 		t.Errorf("run %s: %s, not degraded after an agent was cut off", r.Id.String(), r.Status)
 	}
 	s.checkLedger(t, r)
+}
+
+// waitAgents waits until n agents are registered.
+func (s *stack) waitAgents(t *testing.T, n int) {
+	t.Helper()
+	waitFor(t, 30*time.Second, fmt.Sprintf("%d agents registered", n), func() error {
+		var list client.AgentList
+		if err := s.get("/agents", &list); err != nil {
+			return err
+		}
+		if len(list.Items) < n {
+			return fmt.Errorf("%d agents registered, want %d", len(list.Items), n)
+		}
+		return nil
+	})
+}
+
+// failSafeStop waits up to within for agent p to log its fail-safe stop of
+// run's shard, and returns the time of that log line.
+func failSafeStop(t *testing.T, p *proc, run string, within time.Duration) time.Time {
+	t.Helper()
+	var at time.Time
+	waitFor(t, within, p.name+" stops on its own", func() error {
+		for _, rec := range p.jsonLines("fail-safe: no running state for the run; stopping the shard") {
+			if rec["run"] == run {
+				ts, err := time.Parse(time.RFC3339Nano, rec["time"].(string))
+				if err != nil {
+					return err
+				}
+				at = ts
+				return nil
+			}
+		}
+		return fmt.Errorf("no fail-safe stop logged")
+	})
+	return at
 }

@@ -35,18 +35,20 @@ func pgBin(t *testing.T) string {
 // directory, which the test may stop and start.
 type pgCluster struct {
 	bin, dir string
+	host     string // listened on besides 127.0.0.1, and in url
 	port     int
 	asUser   []string // runuser prefix when the test runs as root
 }
 
-func newPG(t *testing.T) *pgCluster {
+// newPG starts a cluster listening on 127.0.0.1 and host.
+func newPG(t *testing.T, host string) *pgCluster {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "barrage-faults-pg-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	c := &pgCluster{bin: pgBin(t), dir: dir, port: freePort(t)}
+	c := &pgCluster{bin: pgBin(t), dir: dir, host: host, port: freePort(t)}
 	if os.Geteuid() == 0 { // initdb refuses to run as root
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -63,6 +65,19 @@ func newPG(t *testing.T) *pgCluster {
 		c.asUser = []string{"runuser", "-u", "postgres", "--"}
 	}
 	c.run(t, filepath.Join(c.bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+	if host != "127.0.0.1" { // initdb's pg_hba.conf trusts loopback only
+		hba, err := os.OpenFile(filepath.Join(dir, "data", "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = fmt.Fprintf(hba, "host all all %s0.0/16 trust\n", testNet)
+		if cerr := hba.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	c.start(t)
 	t.Cleanup(func() {
 		_ = c.exec(filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.dir, "data"), "-m", "immediate", "-w", "stop")
@@ -87,8 +102,12 @@ func (c *pgCluster) run(t *testing.T, args ...string) {
 
 func (c *pgCluster) start(t *testing.T) {
 	t.Helper()
+	listen := "127.0.0.1"
+	if c.host != listen {
+		listen += "," + c.host
+	}
 	c.run(t, filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.dir, "data"), "-l", filepath.Join(c.dir, "log"), "-w", "-o",
-		fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100", c.port, c.dir), "start")
+		fmt.Sprintf("-p %d -k %s -c listen_addresses=%s -c fsync=off -c max_connections=100", c.port, c.dir, listen), "start")
 }
 
 func (c *pgCluster) stop(t *testing.T) {
@@ -97,7 +116,7 @@ func (c *pgCluster) stop(t *testing.T) {
 }
 
 func (c *pgCluster) url() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	return fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", net.JoinHostPort(c.host, strconv.Itoa(c.port)))
 }
 
 // natsServerBin is NATS_SERVER_BIN, or else the nats-server TestMain built.
@@ -110,16 +129,18 @@ func natsServerBin(t *testing.T) string {
 }
 
 // newNATS is a nats-server of the test's own with a JetStream file store,
-// on a fixed port so that it can be restarted where clients reconnect.
-func newNATS(t *testing.T) (*proc, string) {
+// listening on host, on a fixed port so that it can be restarted where
+// clients reconnect.
+func newNATS(t *testing.T, host string) (*proc, string) {
 	t.Helper()
 	port := freePort(t)
 	p := newProc(t, "nats-server", natsServerBin(t),
-		[]string{"-a", "127.0.0.1", "-p", strconv.Itoa(port), "-js", "-sd", t.TempDir()}, nil)
+		[]string{"-a", host, "-p", strconv.Itoa(port), "-js", "-sd", t.TempDir()}, nil)
 	p.start(t)
-	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	url := "nats://" + addr
 	waitFor(t, 10*time.Second, "nats-server accepts clients", func() error {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -42,12 +43,18 @@ type stack struct {
 
 // stackConfig shapes a stack: how many API replicas and agents, the
 // agents' capacity (default 2), whether agents serve pprof, extra
-// environment of the API processes (later entries win), and whether NATS
-// is a three-node JetStream cluster (the API then asks for 3 replicas).
+// environment of the API processes (later entries win), whether NATS is a
+// three-node JetStream cluster (the API then asks for 3 replicas), the
+// address nats-server, Postgres (besides 127.0.0.1) and the echo listen on
+// (default 127.0.0.1; a test host's rootIP makes them reachable from that
+// host's namespace), the echo's own (default listenHost), and a test host
+// the API replicas run on (default none: the root namespace).
 type stackConfig struct {
 	replicas, agents, capacity int
 	debug, natsCluster         bool
 	apiEnv                     []string
+	listenHost, echoHost       string
+	apiHost                    *testHost
 }
 
 // startStack starts Postgres, NATS, replicas API processes, n agents and
@@ -64,12 +71,22 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 	if cfg.capacity == 0 {
 		cfg.capacity = 2
 	}
-	s := &stack{pg: newPG(t)}
+	if cfg.listenHost == "" {
+		cfg.listenHost = "127.0.0.1"
+	}
+	if cfg.echoHost == "" {
+		cfg.echoHost = cfg.listenHost
+	}
+	apiIP, startAPI := "127.0.0.1", newProc
+	if cfg.apiHost != nil {
+		apiIP, startAPI = cfg.apiHost.ip, cfg.apiHost.proc
+	}
+	s := &stack{pg: newPG(t, cfg.listenHost)}
 	if cfg.natsCluster {
 		s.natsNodes, s.natsURL = newNATSCluster(t)
 		cfg.apiEnv = append([]string{"BARRAGE_NATS_REPLICAS=3"}, cfg.apiEnv...)
 	} else {
-		s.nats, s.natsURL = newNATS(t)
+		s.nats, s.natsURL = newNATS(t, cfg.listenHost)
 	}
 	token := strings.TrimSpace(output(t, bins.api, "token", "new"))
 	secret := strings.TrimSpace(output(t, bins.api, "key", "new"))
@@ -82,8 +99,8 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 			apiEnv = append(slices.Clone(apiEnv), "BARRAGE_DEBUG_ADDR="+addr)
 			s.apiDebug = "http://" + addr
 		}
-		api := newProc(t, fmt.Sprintf("barrage-api-%d", i), bins.api, []string{"serve"}, append([]string{
-			"DATABASE_URL=" + s.pg.url(), "NATS_URL=" + s.natsURL, "BARRAGE_LISTEN=127.0.0.1:" + strconv.Itoa(port),
+		api := startAPI(t, fmt.Sprintf("barrage-api-%d", i), bins.api, []string{"serve"}, append([]string{
+			"DATABASE_URL=" + s.pg.url(), "NATS_URL=" + s.natsURL, "BARRAGE_LISTEN=" + net.JoinHostPort(apiIP, strconv.Itoa(port)),
 			"BARRAGE_ADMIN_TOKEN=" + token, "BARRAGE_ADMIN_CREDENTIALS_FILE=" + filepath.Join(t.TempDir(), "admin-credentials"), "BARRAGE_SECRET_KEY=" + secret, "BARRAGE_RATE_LIMIT=0",
 			"BARRAGE_LOG_FORMAT=json", "BARRAGE_DISPATCH_WAIT=20s", "BARRAGE_DB_MAX_CONNS=10",
 			// One token opens every stream (the soak's 200 subscribers) and
@@ -91,7 +108,7 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 			"BARRAGE_LOGIN_RATE_LIMIT=0", "BARRAGE_STREAMS_PER_CALLER=-1", "BARRAGE_STREAMS_PER_RUN=-1",
 		}, apiEnv...))
 		api.start(t)
-		url := "http://127.0.0.1:" + strconv.Itoa(port)
+		url := "http://" + net.JoinHostPort(apiIP, strconv.Itoa(port))
 		waitFor(t, 60*time.Second, api.name+" ready", func() error { return s.ready(url) })
 		s.apis = append(s.apis, api)
 		s.apiURLs = append(s.apiURLs, url)
@@ -100,10 +117,11 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 		}
 	}
 	echoPort := freePort(t)
-	s.echo = newProc(t, "barrage-echo", bins.echo, []string{"-http-addr", "127.0.0.1:" + strconv.Itoa(echoPort),
+	echoAddr := net.JoinHostPort(cfg.echoHost, strconv.Itoa(echoPort))
+	s.echo = newProc(t, "barrage-echo", bins.echo, []string{"-http-addr", echoAddr,
 		"-grpc-addr", "", "-tcp-addr", "", "-udp-addr", ""}, []string{"BARRAGE_LOG_FORMAT=json"})
 	s.echo.start(t)
-	s.echoURL = "http://127.0.0.1:" + strconv.Itoa(echoPort)
+	s.echoURL = "http://" + echoAddr
 	waitFor(t, 10*time.Second, "echo up", func() error {
 		_, err := s.echoCount()
 		return err

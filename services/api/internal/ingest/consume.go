@@ -211,7 +211,7 @@ func (in *Ingester) storeIntervals(ctx context.Context, msgs []jetstream.Msg, sn
 			// Stored: a redelivery will be found a duplicate.
 			in.cfg.Log.Debug("ingest: ack snapshot", slog.String("subject", m.Subject()), slog.Any("error", err))
 		}
-		if !out[i].Duplicate {
+		if !out[i].Duplicate && !out[i].Ignored {
 			in.emit(live.Event{RunID: recs[i].RunID, Second: out[i].Second})
 		}
 	}

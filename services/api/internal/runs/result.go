@@ -61,7 +61,8 @@ type Recorded struct {
 	// Second is the second of the run an interval snapshot was merged into.
 	Second int
 	// Ignored is set for a final snapshot that arrived after its run ended
-	// or after its shard's final: it changed nothing.
+	// or after its shard's final, and for an interval snapshot of a lost
+	// shard that arrived after its run ended: it changed nothing.
 	Ignored bool
 	// Settled is set when every shard of the run is done or lost and the
 	// run has not ended: it is ready to be finished.

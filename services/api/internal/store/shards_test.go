@@ -222,6 +222,37 @@ func TestRecordSnapshotAfterRunEnded(t *testing.T) {
 	}
 }
 
+// TestRecordLostShardSnapshotAfterRunEnded: an agent cut off from NATS
+// comes back after its shard was lost and the run ended, and sends the
+// interval snapshots it held back: they change neither the run's seconds
+// nor the shard (the result holds what the shard had sent, docs/reliability.md
+// §5), so the seconds still add up to the result.
+func TestRecordLostShardSnapshotAfterRunEnded(t *testing.T) {
+	t.Parallel()
+	f := mustFixture(t)
+	ctx := ctxT(t)
+	start := time.Now().UTC().Add(-time.Minute)
+	run, _ := f.mustPlanned(t, 1, start, start.Add(30*time.Second))
+	// As the sweeper leaves it once the agent's heartbeat is gone.
+	if err := f.s.conn(ctx).Exec(`UPDATE run_shards SET status = 'lost' WHERE run_id = ?`, run.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.MoveRun(ctx, runs.Move{RunID: run.ID, To: runs.Failed, Error: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	interval := runs.SnapshotRecord{Agent: testAgent(0), RunID: run.ID, Seq: 5, IntervalStart: start.Add(4500 * time.Millisecond), Count: 100}
+	calls := 0
+	if got, err := f.record(ctx, interval, countMerge(interval, &calls)); err != nil || got != (runs.Recorded{Ignored: true}) || calls != 0 {
+		t.Errorf("a lost shard's interval after the end: %+v, %v, %d merges; want ignored, none merged", got, err, calls)
+	}
+	if n := f.count(t, "SELECT count(*) FROM run_intervals WHERE run_id = ?", run.ID); n != 0 {
+		t.Errorf("%d seconds stored, want none", n)
+	}
+	if sh := f.shardState(t, run.ID, 0); sh.Status != runs.ShardLost || sh.Count != 0 {
+		t.Errorf("shard = %+v, want lost with count 0", sh)
+	}
+}
+
 func TestSweepShards(t *testing.T) {
 	t.Parallel()
 	f := mustFixture(t)

@@ -41,7 +41,9 @@ type secondKey struct {
 // seconds, each sorted), so concurrent batches wait for each other rather
 // than deadlock. Interval snapshots are merged even into an ended run, so
 // that the seconds add up to the result whatever order the snapshots came
-// in; a final stored meanwhile (RecordFinal) waits for the run's lock.
+// in; a final stored meanwhile (RecordFinal) waits for the run's lock. The
+// exception is a lost shard's snapshot after its run ended: the result
+// holds only what the shard had sent, so it is Ignored.
 func (s *Store) BeginIntervals(ctx context.Context, recs []runs.SnapshotRecord) (runs.IntervalBatch, error) {
 	tx := s.conn(ctx).Begin()
 	if tx.Error != nil {
@@ -86,6 +88,14 @@ func (b *intervalBatch) lock() error {
 		rec := &b.recs[i]
 		if !b.fresh[i] {
 			b.out[i].Duplicate = true
+			continue
+		}
+		if ended[rec.RunID] && b.status[shardKey{rec.RunID, rec.Shard}] == runs.ShardLost {
+			// The result took what the lost shard had sent when the run
+			// ended (docs/reliability.md §5); what its agent sends when it
+			// comes back from a partition stays out, or the seconds would
+			// no longer add up to the result.
+			b.out[i].Ignored = true
 			continue
 		}
 		if err := addWrittenURLs(b.tx, *rec); err != nil {
