@@ -286,10 +286,16 @@ func (e *env) runPhase(t *testing.T, id uuid.UUID) barragev1.RunPhase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry, err := kv.Get(ctxT(t), id.String())
-	if err != nil {
-		t.Fatalf("run state of %s: %v", id, err)
-	}
+	// The finisher writes the state just after the run's row: a test that
+	// saw the row may ask a moment before the state is there.
+	var entry jetstream.KeyValueEntry
+	waitFor(t, 10*time.Second, func() error {
+		entry, err = kv.Get(ctxT(t), id.String())
+		if err != nil {
+			return fmt.Errorf("run state of %s: %w", id, err)
+		}
+		return nil
+	})
 	var st barragev1.RunState
 	if err := proto.Unmarshal(entry.Value(), &st); err != nil {
 		t.Fatal(err)

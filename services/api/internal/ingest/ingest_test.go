@@ -259,9 +259,12 @@ func TestIngestFailsRunWhenAllShardsLost(t *testing.T) {
 	if p := e.runPhase(t, run.ID); p != barragev1.RunPhase_RUN_PHASE_DONE {
 		t.Errorf("run state = %s, want done", p)
 	}
-	if _, _, ends := e.events.tally(run.ID); ends[runs.Failed] != 1 {
-		t.Errorf("run ends seen by the hook = %v, want one failed", ends)
-	}
+	waitFor(t, 10*time.Second, func() error { // the hook hears of the end after the state is written
+		if _, _, ends := e.events.tally(run.ID); ends[runs.Failed] != 1 {
+			return fmt.Errorf("run ends seen by the hook = %v, want one failed", ends)
+		}
+		return nil
+	})
 }
 
 func TestIngestLosesShardAfterDeadline(t *testing.T) {
