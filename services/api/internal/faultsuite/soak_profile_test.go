@@ -14,7 +14,7 @@ import (
 
 // profiler takes pprof profiles of the soak's processes into SOAK_PROFILE_DIR
 // (none when it is unset): the API's CPU for 30 s in the middle of the long
-// run, and every process's heap and goroutines near its end.
+// run, and every process's heap and goroutines at each sixth of it and near its end.
 type profiler struct {
 	s   *stack
 	dir string
@@ -31,6 +31,30 @@ func (p profiler) cpuMidway(ctx context.Context, length time.Duration) {
 	case <-time.After(length / 2):
 	}
 	p.fetch(p.s.apiDebug+"/debug/pprof/profile?seconds=30", "api-cpu.pprof")
+}
+
+// heapsAlong takes heaps(tag) at each sixth of the run from startAt ("t1200s"
+// for a 2 h run) and 5 s before its end ("end"), all under the same load, so
+// that a growth can be followed in pprof -diff_base from one to the next.
+func (p profiler) heapsAlong(ctx context.Context, startAt time.Time, length time.Duration) {
+	type mark struct {
+		tag   string
+		after time.Duration
+	}
+	var marks []mark
+	for i := 1; i < 6; i++ {
+		after := length * time.Duration(i) / 6
+		marks = append(marks, mark{fmt.Sprintf("t%ds", int(after.Seconds())), after})
+	}
+	marks = append(marks, mark{"end", length - 5*time.Second})
+	for _, m := range marks {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(startAt.Add(m.after))):
+			p.heaps(m.tag)
+		}
+	}
 }
 
 // heaps takes every process's heap and goroutine profiles, named by tag.

@@ -211,19 +211,7 @@ func (s *stack) longRun(t *testing.T, cfg soakConfig) longResult {
 	defer stopSubs()
 	subsDone := make(chan []*subscriber, 1)
 	go func() { subsDone <- s.subscribe(subCtx, r.Id.String(), startAt, 2, cfg.sse) }()
-	go func() { // after the first fifth (warm-up), and near the end under the same load
-		for _, at := range []struct {
-			tag   string
-			after time.Duration
-		}{{"early", cfg.duration / 5}, {"end", cfg.duration - 5*time.Second}} {
-			select {
-			case <-sampleCtx.Done():
-				return
-			case <-time.After(time.Until(startAt.Add(at.after))):
-				prof.heaps(at.tag)
-			}
-		}
-	}()
+	go prof.heapsAlong(sampleCtx, startAt, cfg.duration)
 	res.r = s.waitTerminal(t, r.Id.String(), time.Until(startAt.Add(cfg.duration+terminalGrace)))
 	res.length = time.Since(startAt)
 	stopSampling()
