@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/services/agent/agent"
@@ -52,6 +54,12 @@ func startCompanions(cfg Config, natsURL string, keys *natsauth.Keys, log *slog.
 			eopts.Credentials = &c
 		}
 	}
+	// A taken echo port does not stop make run, as a taken NATS port does not
+	// (bus.go): that listener moves to a free port, printed in the notice.
+	eopts.HTTPAddr = freeIfTaken(log, "tcp", "HTTP", eopts.HTTPAddr)
+	eopts.GRPCAddr = freeIfTaken(log, "tcp", "gRPC", eopts.GRPCAddr)
+	eopts.TCPAddr = freeIfTaken(log, "tcp", "TCP", eopts.TCPAddr)
+	eopts.UDPAddr = freeIfTaken(log, "udp", "UDP", eopts.UDPAddr)
 	eopts.Logger = log.With(slog.String("component", "echo"))
 	echoSrv, err := echo.New(eopts)
 	if err != nil {
@@ -80,6 +88,33 @@ func startCompanions(cfg Config, natsURL string, keys *natsauth.Keys, log *slog.
 	return &companions{agent: ag, echo: echoSrv}, nil
 }
 
+// freeIfTaken returns addr, or the same host with port 0 (a free port) when
+// another process holds addr's port. Disabled ("") and Unix socket
+// addresses, and port 0, are returned as they are.
+func freeIfTaken(log *slog.Logger, network, what, addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "0" {
+		return addr
+	}
+	var taken error
+	if network == "udp" {
+		var pc net.PacketConn
+		if pc, taken = net.ListenPacket(network, addr); taken == nil {
+			_ = pc.Close()
+		}
+	} else {
+		var ln net.Listener
+		if ln, taken = net.Listen(network, addr); taken == nil {
+			_ = ln.Close()
+		}
+	}
+	if !errors.Is(taken, syscall.EADDRINUSE) {
+		return addr
+	}
+	log.Warn("all-in-one echo: port taken; using a free one", slog.String("listener", what), slog.String("wanted", addr))
+	return net.JoinHostPort(host, "0")
+}
+
 // EchoURL is the in-process echo server's HTTP URL; a wildcard listen
 // address is shown as 127.0.0.1.
 func (c *companions) EchoURL() string {
@@ -90,6 +125,20 @@ func (c *companions) EchoURL() string {
 		}
 	}
 	return "http://" + addr + "/"
+}
+
+// echoPorts names the echo's other listeners for the start-up notice, or
+// "" when none is enabled.
+func (c *companions) echoPorts() string {
+	var parts []string
+	for _, l := range []struct{ name, addr string }{
+		{"gRPC", c.echo.GRPCAddr()}, {"TCP", c.echo.TCPAddr()}, {"UDP", c.echo.UDPAddr()},
+	} {
+		if l.addr != "" {
+			parts = append(parts, l.name+" "+l.addr)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // run runs both until ctx ends and returns their errors.

@@ -3,10 +3,12 @@ package app
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,4 +96,48 @@ func waitEchoStatus(t *testing.T, target string, want int) {
 		}
 		return nil
 	})
+}
+
+// TestAllInOneEchoMovesOffTakenPorts checks that make run survives another
+// process on the echo's ports: each taken listener (HTTP, gRPC, TCP, UDP)
+// moves to a free port, the start-up notice names the ports in use, and the
+// echo answers on the HTTP one.
+func TestAllInOneEchoMovesOffTakenPorts(t *testing.T) { // serial: see heavyTests
+	held := make(map[string]string) // listener -> the taken address
+	for _, name := range []string{"HTTP", "gRPC", "TCP"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ln.Close() })
+		held[name] = ln.Addr().String()
+	}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pc.Close() })
+	held["UDP"] = pc.LocalAddr().String()
+
+	e := startAPI(t, "BARRAGE_ALL_IN_ONE=true", "BARRAGE_ECHO_HTTP_ADDR="+held["HTTP"], "BARRAGE_ECHO_GRPC_ADDR="+held["gRPC"],
+		"BARRAGE_ECHO_TCP_ADDR="+held["TCP"], "BARRAGE_ECHO_UDP_ADDR="+held["UDP"])
+	m := regexp.MustCompile(`echo target: http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(e.Out)
+	if m == nil {
+		t.Fatalf("start-up notice %q does not name the echo target", e.Out)
+	}
+	if m[1] == held["HTTP"] {
+		t.Fatalf("the echo claims the taken port %s", m[1])
+	}
+	ports := regexp.MustCompile(`echo ports:  gRPC (\S+), TCP (\S+), UDP (\S+)\n`).FindStringSubmatch(e.Out)
+	if ports == nil {
+		t.Fatalf("start-up notice %q does not name the echo's other ports", e.Out)
+	}
+	for i, name := range []string{"gRPC", "TCP", "UDP"} {
+		if got := ports[i+1]; got == held[name] || !strings.HasPrefix(got, "127.0.0.1:") {
+			t.Errorf("echo %s on %s, want a free port other than the taken %s", name, got, held[name])
+		}
+	}
+	if code := echoStatus(t, "http://"+m[1]+"/"); code != http.StatusOK {
+		t.Fatalf("the echo on its new port answers %d", code)
+	}
 }

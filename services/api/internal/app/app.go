@@ -147,8 +147,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 	log.Info("barrage-api listening", slog.String("addr", a.listener.Addr().String()))
 	if a.companions != nil {
 		addr := displayAddr(a.listener.Addr())
-		fmt.Fprintf(out, "\n  Barrage all-in-one is up.\n    dashboard:   http://%s/\n    API:         http://%s/api/v1\n    echo target: %s\n    agent:       %s (capacity %d)\n\n",
-			addr, addr, a.companions.EchoURL(), a.companions.agent.ID(), cfg.AgentCapacity)
+		fmt.Fprintf(out, "\n  Barrage all-in-one is up.\n    dashboard:   http://%s/\n    API:         http://%s/api/v1\n    echo target: %s\n",
+			addr, addr, a.companions.EchoURL())
+		if ports := a.companions.echoPorts(); ports != "" {
+			fmt.Fprintf(out, "    echo ports:  %s\n", ports)
+		}
+		fmt.Fprintf(out, "    agent:       %s (capacity %d)\n\n", a.companions.agent.ID(), cfg.AgentCapacity)
 	}
 	// Live streams and waiting requests outlive ReadTimeout and
 	// WriteTimeout: they clear the read deadline and set write deadlines
