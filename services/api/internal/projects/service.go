@@ -67,14 +67,15 @@ func notFound(ref string) error {
 
 // Resolve finds the project ref (an id or a slug) and checks that the
 // caller holds at least need in it. An empty ref means the caller's only
-// project: the token's, or the one project a user belongs to.
+// project: the token's, the one project a user belongs to, or for an org
+// admin the one project there is.
 func (s *Service) Resolve(ctx context.Context, p *auth.Principal, ref string, need auth.Role) (Project, error) {
 	if ref == "" {
-		ids, all := p.VisibleProjects()
-		if all || len(ids) != 1 {
-			return Project{}, apperr.Invalidf("project", "is required: name the project (id or slug)")
+		only, err := s.onlyProject(ctx, p)
+		if err != nil {
+			return Project{}, err
 		}
-		ref = ids[0].String()
+		ref = only
 	}
 	var (
 		proj Project
@@ -95,6 +96,37 @@ func (s *Service) Resolve(ctx context.Context, p *auth.Principal, ref string, ne
 		return Project{}, apperr.New(apperr.Forbidden, "this action needs the %s role in project %q", need, proj.Slug)
 	}
 	return proj, nil
+}
+
+// namedInRequired is how many of the caller's projects the "project is
+// required" problem lists.
+const namedInRequired = 10
+
+// onlyProject returns the id of the one project the caller can see, or the
+// "project is required" problem naming the ones it can choose from.
+func (s *Service) onlyProject(ctx context.Context, p *auth.Principal) (string, error) {
+	if ids, all := p.VisibleProjects(); !all && len(ids) == 1 {
+		return ids[0].String(), nil
+	}
+	list, next, err := s.List(ctx, p, paging.Request{Limit: namedInRequired})
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 1 && next == "" {
+		return list[0].ID.String(), nil
+	}
+	if len(list) == 0 {
+		return "", apperr.Invalidf("project", "is required, and you are a member of no project")
+	}
+	slugs := make([]string, len(list))
+	for i, proj := range list {
+		slugs[i] = proj.Slug
+	}
+	more := ""
+	if next != "" {
+		more = ", …"
+	}
+	return "", apperr.Invalidf("project", "is required: you can reach several projects: %s%s", strings.Join(slugs, ", "), more)
 }
 
 // Lookup returns the project id without checking a caller: for work that
