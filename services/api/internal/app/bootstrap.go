@@ -57,7 +57,7 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
 		return fmt.Errorf("bootstrap: %w", err)
 	}
 	if !created {
-		return nil
+		return reminder(cfg, out)
 	}
 	creds := firstCredentials{Email: cfg.AdminEmail, TokenID: b.TokenID, TokenExpires: expires}
 	if cfg.AdminPassword == "" {
@@ -94,6 +94,25 @@ func bootstrap(ctx context.Context, cfg Config, st *store.Store, out io.Writer) 
     project:           default
 %s
 `, cfg.AdminEmail, password, tokenAt, b.TokenID, expires.Format(time.RFC3339), note)
+	if err != nil {
+		return fmt.Errorf("print where the admin credentials are: %w", err)
+	}
+	return nil
+}
+
+// reminder tells a make run user whose install already has its admin
+// where the first start put the credentials, and how to get a new password
+// when that file is gone (a first start that failed later, say).
+func reminder(cfg Config, out io.Writer) error {
+	if !cfg.AllInOne {
+		return nil
+	}
+	where := "were printed on the first start"
+	if _, err := os.Stat(cfg.AdminCredentialsFile); err == nil {
+		where = "are in " + cfg.AdminCredentialsFile
+	}
+	_, err := fmt.Fprintf(out, "\n  The admin exists: its credentials %s.\n"+
+		"  Lost them? `bin/barrage-api admin reset-password %s` prints a new password.\n", where, cfg.AdminEmail)
 	if err != nil {
 		return fmt.Errorf("print where the admin credentials are: %w", err)
 	}

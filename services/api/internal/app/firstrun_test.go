@@ -195,3 +195,35 @@ func TestMainFirstStartUnwritableCredentialsFile(t *testing.T) {
 		t.Errorf("first start printed %q, want the reset-password hint and no token", printed)
 	}
 }
+
+// TestReminderNamesTheCredentials: a make run (all-in-one) start whose
+// admin already exists says where the first start's credentials are and
+// how to reset the password; without the file it still says how; a server
+// that is not all-in-one prints nothing.
+func TestReminderNamesTheCredentials(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "admin-credentials")
+	cfg := Config{AllInOne: true, AdminEmail: "admin@barrage.local", AdminCredentialsFile: path}
+	var out strings.Builder
+	if err := reminder(cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); strings.Contains(got, path) || !strings.Contains(got, "barrage-api admin reset-password admin@barrage.local") {
+		t.Errorf("without the file the reminder says %q, want the reset command and no path", got)
+	}
+	if err := os.WriteFile(path, []byte("email=admin@barrage.local\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := reminder(cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "are in "+path) || !strings.Contains(got, "reset-password") {
+		t.Errorf("with the file the reminder says %q, want its path and the reset command", got)
+	}
+	out.Reset()
+	cfg.AllInOne = false
+	if err := reminder(cfg, &out); err != nil || out.Len() != 0 {
+		t.Errorf("a server that is not all-in-one printed %q (%v), want nothing", out.String(), err)
+	}
+}
