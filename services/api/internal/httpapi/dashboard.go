@@ -19,7 +19,8 @@ const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'u
 // year-long immutable cache for Vite's content-hashed assets/, and
 // index.html (never cached) for any other extension-less path, so a client
 // route survives a reload. It answers false when the request is not its to
-// serve: not GET or HEAD, under /api/, or a missing file with an extension.
+// serve: not GET or HEAD, under a reserved prefix, or a missing file with an
+// extension.
 func dashboard(files fs.FS) func(c *gin.Context) bool {
 	return func(c *gin.Context) bool {
 		r := c.Request
@@ -27,7 +28,7 @@ func dashboard(files fs.FS) func(c *gin.Context) bool {
 			return false
 		}
 		clean := path.Clean("/" + r.URL.Path)
-		if clean == "/api" || strings.HasPrefix(clean, "/api/") {
+		if reserved(clean) {
 			return false
 		}
 		name := strings.TrimPrefix(clean, "/")
@@ -57,6 +58,23 @@ func dashboard(files fs.FS) func(c *gin.Context) bool {
 		http.ServeFileFS(c.Writer, r, files, name)
 		return true
 	}
+}
+
+// reservedPrefixes are the server's own paths: a wrong path under one is a
+// 404 problem, never the dashboard's page with a 200, so that a script or a
+// probe (a pprof or metrics scraper aimed at the wrong port) sees its
+// mistake. No client route of the dashboard starts with one.
+var reservedPrefixes = []string{"/api", "/debug", "/metrics", "/healthz", "/readyz", "/fortio"}
+
+// reserved reports whether the cleaned path p is, or is under, a reserved
+// prefix.
+func reserved(p string) bool {
+	for _, prefix := range reservedPrefixes {
+		if p == prefix || strings.HasPrefix(p, prefix+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // serveIndex writes index.html for any client route.

@@ -35,6 +35,12 @@ func TestDashboardServesFilesAndClientRoutes(t *testing.T) {
 		{"GET", "/assets/index-old.js", 404, "problems/not-found", "application/problem+json", ""},
 		{"GET", "/api/v1/nothing", 404, "no such endpoint", "application/problem+json", ""},
 		{"GET", "/api", 404, "no such endpoint", "application/problem+json", ""},
+		{"GET", "/debug/pprof/", 404, "no such endpoint", "application/problem+json", ""},
+		{"GET", "/debug", 404, "no such endpoint", "application/problem+json", ""},
+		{"GET", "/metrics/extra", 404, "no such endpoint", "application/problem+json", ""},
+		{"GET", "/healthz/x", 404, "no such endpoint", "application/problem+json", ""},
+		{"GET", "/fortio/browse", 404, "no such endpoint", "application/problem+json", ""},
+		{"GET", "/debugger", 200, "<!doctype html>", "text/html", "no-cache"}, // a prefix of a word is no reserved path
 		{"POST", "/runs", 404, "no such endpoint", "application/problem+json", ""},
 		{"GET", "/assets/../../go.mod", 404, "problems/not-found", "application/problem+json", ""},
 		{"GET", "/../../etc/passwd", 200, "<!doctype html>", "text/html", "no-cache"}, // cleaned to a client route
