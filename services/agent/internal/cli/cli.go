@@ -44,7 +44,7 @@ func Main(ctx context.Context, args, environ []string, stdout, stderr io.Writer)
 	case "nc":
 		return RunNC(ctx, args[2:], os.Stdin, stdout, stderr)
 	case "version":
-		_, _ = fmt.Fprintln(stdout, version.String())
+		_, _ = fmt.Fprintln(stdout, version.Line("barrage-agent"))
 		return ExitOK
 	case "-h", "-help", "--help", "help":
 		usage(stdout)

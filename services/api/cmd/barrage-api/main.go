@@ -4,14 +4,20 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/api/internal/app"
 )
 
 func main() {
+	if version.Requested(os.Args[1:]) {
+		fmt.Println(version.Line("barrage-api"))
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := app.Main(ctx, os.Args, os.Environ(), os.Stdout, os.Stderr)
 	stop()

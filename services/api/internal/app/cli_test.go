@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -81,7 +82,8 @@ func TestCLIExitCodes(t *testing.T) { // serial: see heavyTests
 
 	t.Run("pass", func(t *testing.T) {
 		out := filepath.Join(dir, "pass.json")
-		args := append([]string{"run", "--url", echo, "--name", "cli-pass", "--threshold", "p(99) < 10s", "--label", "via=cli", "--json", out}, load...)
+		args := append([]string{"run", "--url", echo, "--name", "cli-pass", "--threshold", "p(99) < 10s", "--label", "via=cli", "--json", out,
+			"-H", "X-From: cli", "-X", "post", "-payload", "hello"}, load...)
 		r := runCLI(t, e.URL, e.AdminToken, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "verdict pass") || !strings.Contains(r.stdout, "p(99) < 10s") {
 			t.Fatalf("exit %d, want 0 with the verdict and the threshold in the summary", r.code)
@@ -100,13 +102,27 @@ func TestCLIExitCodes(t *testing.T) { // serial: see heavyTests
 		if got.Run.Name != "cli-pass" || got.Run.Labels["via"] != "cli" || got.Result.Count != got.Run.Summary.Count || got.Result.Count < 40 {
 			t.Errorf("--json run %s labels %v count %d, result count %d", got.Run.Name, got.Run.Labels, got.Run.Summary.Count, got.Result.Count)
 		}
+		if sp := got.Run.Spec; !slices.Equal(sp.Headers, []string{"X-From: cli"}) || sp.Method != "POST" || sp.Payload != "hello" {
+			t.Errorf("the run's spec has headers %q, method %q, payload %q; want Fortio's -H, -X and -payload", sp.Headers, sp.Method, sp.Payload)
+		}
 	})
 
 	t.Run("thresholds fail", func(t *testing.T) {
 		junit, out := filepath.Join(dir, "fail.xml"), filepath.Join(dir, "fail.json")
-		args := append([]string{"run", "--url", echo + "?delay=20ms", "--threshold", "p(99) < 1ms", "--junit", junit, "--json", out}, load...)
+		md := filepath.Join(dir, "summary.md")
+		args := append([]string{"run", "--url", echo + "?delay=20ms", "--threshold", "p(99) < 1ms", "--junit", junit, "--json", out,
+			"--summary-md", md}, load...)
 		if r := runCLI(t, e.URL, e.AdminToken, args...); r.code != 99 {
 			t.Fatalf("exit %d, want 99", r.code)
+		}
+		summary, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"### ❌ Barrage:", "FAIL (a threshold failed)", "| `p(99) < 1ms` | **FAIL** |", e.URL + "/runs/"} {
+			if !strings.Contains(string(summary), want) {
+				t.Errorf("--summary-md lacks %q:\n%s", want, summary)
+			}
 		}
 		var rep junitReport
 		raw, err := os.ReadFile(junit)

@@ -79,7 +79,9 @@ unreachable or server error.
 
 // env is what one invocation runs with.
 type env struct {
-	api   *client.ClientWithResponses
+	api *client.ClientWithResponses
+	// base is the API's base URL, for links to the dashboard.
+	base  string
 	out   *printer
 	isTTY bool
 	now   func() time.Time
@@ -129,6 +131,7 @@ func Run(ctx context.Context, o Options) int {
 	}
 	e := &env{
 		api:   api,
+		base:  *apiURL,
 		out:   p,
 		isTTY: o.StdoutIsTTY,
 		now:   time.Now,

@@ -29,6 +29,8 @@ type runFlags struct {
 	junit, json            string
 	baseline               string
 	allowPartial           bool
+	summaryMD              string
+	request                requestFlags
 	// set holds the names of the flags given.
 	set map[string]bool
 }
@@ -63,6 +65,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.json, "json", "", "write the final run and result as JSON to this file")
 	fs.StringVar(&f.baseline, "baseline", "", "run id that baseline thresholds compare with (default: the test's last passing run)")
 	fs.BoolVar(&f.allowPartial, "allow-partial", false, "judge a run that lost an agent's shard by its thresholds instead of exiting 97")
+	fs.StringVar(&f.summaryMD, "summary-md", "", "write a Markdown summary (verdict, figures, thresholds) to this file, e.g. $GITHUB_STEP_SUMMARY")
+	f.request.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -85,8 +89,11 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	if f.wait <= 0 {
 		return nil, errors.New("--wait must be positive")
 	}
-	if f.set["test"] && (f.set["qps"] || f.set["c"] || f.set["t"] || f.set["n"]) {
-		return nil, errors.New("--qps, -c, -t and -n apply to --url and --spec, not to --test")
+	if f.set["test"] && (f.set["qps"] || f.set["c"] || f.set["t"] || f.set["n"] || f.request.given(f.set) != "") {
+		return nil, errors.New("--qps, -c, -t, -n and the request flags (-H, -X, -payload, ...) apply to --url and --spec, not to --test")
+	}
+	if err := f.request.check(f.set); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -143,6 +150,9 @@ func (f *runFlags) body(specData []byte, specName, testID string) (createBody, e
 	}
 	if f.set["n"] {
 		b.Spec["count"] = f.count
+	}
+	if err := f.request.apply(b.Spec, f.set); err != nil {
+		return createBody{}, err
 	}
 	return b, nil
 }

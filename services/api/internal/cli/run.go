@@ -155,6 +155,12 @@ func (e *env) finish(ctx context.Context, f *runFlags, run client.Run) int {
 			return code
 		}
 	}
+	if f.summaryMD != "" {
+		if err := os.WriteFile(f.summaryMD, []byte(markdownSummary(run, res, runLink(e.base, id))), 0o644); err != nil { //nolint:gosec // a report the user asked for
+			e.out.errorf("barrage run: --summary-md: %v", err)
+			return ExitUsage
+		}
+	}
 	if f.json != "" {
 		b, err := json.MarshalIndent(struct {
 			Run    client.Run        `json:"run"`
