@@ -66,7 +66,8 @@ const (
 func TestSoak(t *testing.T) {
 	cfg := readSoakConfig(t)
 	s := startStackWith(t, stackConfig{replicas: 1, agents: 2, capacity: soakCapacity, debug: true,
-		apiEnv: []string{soakAPIPoolSize}})
+		// A long run may outlast the API's default longest run (1 h).
+		apiEnv: []string{soakAPIPoolSize, "BARRAGE_MAX_DURATION=" + max(time.Hour, cfg.duration).String()}})
 	rep := &soakReport{cfg: cfg, startedAt: time.Now().UTC()}
 	rep.concurrent = s.concurrentRuns(t, cfg.concurrent)
 	rep.long = s.longRun(t, cfg)
