@@ -22,6 +22,8 @@ OAPI_CODEGEN_VERSION       := v2.8.2
 REDOCLY_VERSION            := 2.77.0
 HELM_VERSION               := v3.19.5
 KUBECONFORM_VERSION        := v0.8.0
+GORELEASER_VERSION         := v2.15.1
+CYCLONEDX_GOMOD_VERSION    := v1.10.0
 # Kubernetes whose OpenAPI the chart is validated against (k8s.io/kubernetes from the Go module proxy).
 K8S_VERSION                := v1.34.2
 K8S_SCHEMAS                := $(ROOT)/.tools/k8s-schemas/$(K8S_VERSION)
@@ -54,6 +56,8 @@ tools: ## Install pinned tool versions into ./.tools/bin (make test runs it; a s
 	@scripts/install-tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen $(OAPI_CODEGEN_VERSION)
 	@scripts/install-tool helm.sh/helm/v3/cmd/helm $(HELM_VERSION)
 	@scripts/install-tool github.com/yannh/kubeconform/cmd/kubeconform $(KUBECONFORM_VERSION)
+	@scripts/install-tool github.com/goreleaser/goreleaser/v2 $(GORELEASER_VERSION)
+	@scripts/install-tool github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod $(CYCLONEDX_GOMOD_VERSION)
 	@[[ -f $(K8S_SCHEMAS)/.done ]] || { scripts/k8s-schemas $(K8S_VERSION) $(K8S_SCHEMAS) && touch $(K8S_SCHEMAS)/.done; }
 
 WEB_DEPS := web/node_modules/.package-lock.json
@@ -176,13 +180,21 @@ images: ## Build the three container images (needs a Docker engine): IMAGE_PREFI
 compose-smoke: ## docker compose up with 2 agents, one distributed run through the API, down -v (needs Docker; not in make test).
 	scripts/compose-smoke
 
+.PHONY: release-snapshot
+release-snapshot: ## Release archives of the four binaries for six platforms, checksums and SBOMs into dist/, published nowhere (goreleaser).
+	goreleaser release --snapshot --clean --skip=publish
+
+.PHONY: release-check
+release-check: ## goreleaser check, a snapshot release, and checks of its archives, checksums, SBOMs and the CLI's version (part of make test).
+	scripts/release-check
+
 .PHONY: doc-check
 doc-check: ## Fail when a doc quotes a figure its linked bench/results file does not hold, or docs/architecture.md names a path that does not exist.
 	scripts/check-doc-figures
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
+test: tools lint proto-check api-check api-lint doc-check web-check deploy-check release-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
