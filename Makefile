@@ -182,7 +182,7 @@ compose-smoke: ## docker compose up with 2 agents, one distributed run through t
 
 .PHONY: release-snapshot
 release-snapshot: ## Release archives of the four binaries for six platforms, checksums and SBOMs into dist/, published nowhere (goreleaser).
-	goreleaser release --snapshot --clean --skip=publish
+	RELEASE_BUILD_ONLY=1 scripts/release-check
 
 .PHONY: release-check
 release-check: ## goreleaser check, a snapshot release, and checks of its archives, checksums, SBOMs and the CLI's version (part of make test).
