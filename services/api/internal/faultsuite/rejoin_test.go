@@ -12,14 +12,23 @@ import (
 // TestAgentBackFromPartitionWhileItsRunRuns: an agent and the echo each on
 // a test host of its own, a second agent in the root namespace, a 30 s
 // run. 1 s into it every packet between the first agent and nats-server is
-// dropped until its heartbeat expired and its shard is lost; then the
-// packets flow again while the run still runs (the other shard's deadline
-// is far off). The agent sends what it held back, which makes the shard
-// running again, and its final, which makes it done (docs/reliability.md
-// §5): the run waits for it and completes, not
-// degraded, every shard's stored count and snapshots its agent's, the
-// seconds summing to the result, the echo's count matching it.
+// dropped until its heartbeat expired and its shard is lost, and in the
+// second case until its fail-safe stopped its load too; then the packets
+// flow again while the run still runs (the other shard's deadline is far
+// off). The agent sends what it held back, which makes the shard running
+// again, and its final, which makes it done (docs/reliability.md §5): the
+// run waits for it and completes, not degraded, every shard's stored count
+// and snapshots its agent's, the seconds summing to the result, the echo's
+// count matching it.
 func TestAgentBackFromPartitionWhileItsRunRuns(t *testing.T) {
+	t.Run("healed once lost", func(t *testing.T) { backWhileRunning(t, false) })
+	t.Run("healed once its load stopped", func(t *testing.T) { backWhileRunning(t, true) })
+}
+
+// backWhileRunning is a case of TestAgentBackFromPartitionWhileItsRunRuns:
+// healed as soon as the shard is lost, or once the agent's fail-safe also
+// stopped its load (failSafe).
+func backWhileRunning(t *testing.T, failSafe bool) {
 	const long = 30 * time.Second
 	h, echo := newTestHost(t), newTestHost(t)
 	h.link(t, echo)
@@ -42,12 +51,15 @@ func TestAgentBackFromPartitionWhileItsRunRuns(t *testing.T) {
 		}
 		return nil
 	})
+	if failSafe {
+		failSafeStop(t, back, id, 15*time.Second)
+	}
 	if n := h.dropped(t); n == 0 {
 		t.Fatal("the partition dropped no packet")
 	}
 	heal()
 	healedAt := time.Now()
-	t.Logf("shard lost %s after the partition; healed", healedAt.Sub(cutAt).Round(100*time.Millisecond))
+	t.Logf("healed %s after the partition, the shard lost", healedAt.Sub(cutAt).Round(100*time.Millisecond))
 	if err := s.get("/runs/"+id, &r); err != nil {
 		t.Fatal(err)
 	}
