@@ -18,7 +18,12 @@ import (
 
 // How hard a snapshot publish is retried: an interval snapshot must not hold
 // the shard up (a lost one is logged and the shard goes on), the final one
-// is worth waiting for.
+// is worth waiting for. Each attempt waits twice as long as the one before
+// (publishSnap), and an interval snapshot's first attempt at least twice as
+// long as the last ack took (snapSink.ackWait): a quick retry when a
+// publish was lost on a near NATS, and on a far one (200 ms away each way,
+// TestAgentsSlowLossyLinkToNATS) acks that come within the second rather
+// than attempts that end before them.
 const (
 	intervalBudget  = time.Second
 	intervalAttempt = 300 * time.Millisecond
@@ -58,6 +63,8 @@ type snapSink struct {
 	// answer): each later publish sends them first, in order, so the
 	// run's seconds still add up (docs/reliability.md §9).
 	backlog []pendingSnap
+	// ackWait is twice as long as the last interval snapshot's ack took.
+	ackWait time.Duration
 }
 
 // Publish implements engine.Sink. It fails only for the final snapshot.
@@ -73,7 +80,7 @@ func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
 		s.log.Warn("interval snapshot lost", slog.Uint64("seq", snap.Seq), slog.Any("error", err))
 		return nil
 	}
-	budget, attempt := intervalBudget, intervalAttempt
+	budget, attempt := intervalBudget, max(intervalAttempt, s.ackWait)
 	if snap.Final {
 		budget, attempt = finalBudget, finalAttempt
 	}
@@ -81,8 +88,12 @@ func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
 	s.backlog = append(s.backlog, pendingSnap{seq: snap.Seq, data: data})
 	for len(s.backlog) > 0 {
 		p := s.backlog[0]
-		if err = s.w.publishSnap(s.key, p.seq, p.data, time.Until(deadline), attempt); err != nil {
+		var took time.Duration
+		if took, err = s.w.publishSnap(s.key, p.seq, p.data, time.Until(deadline), attempt); err != nil {
 			break
+		}
+		if !snap.Final {
+			s.ackWait = 2 * took
 		}
 		s.backlog = s.backlog[1:]
 	}
@@ -206,28 +217,32 @@ func (s *snapSink) encodeEntries(entries []*engine.EntrySnapshot) ([]*barragev1.
 	return out, nil
 }
 
-// publishSnap publishes one snapshot, retrying for up to budget (each
-// attempt bounded by attempt) and no longer than the shutdown allows. The
-// message id makes a retry of a publish that did land harmless.
-func (w *Worker) publishSnap(key shardKey, seq uint64, data []byte, budget, attempt time.Duration) error {
+// publishSnap publishes one snapshot, retrying for up to budget (the first
+// attempt bounded by attempt, each later one by twice the one before) and
+// no longer than the shutdown allows, and returns how long the attempt
+// that was acked took. The message id makes a retry of a publish that did
+// land harmless.
+func (w *Worker) publishSnap(key shardKey, seq uint64, data []byte, budget, attempt time.Duration) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(w.flush, max(budget, 0))
 	defer cancel()
 	subject, id := wire.SnapSubject(w.id, key.run, key.shard), wire.SnapMsgID(key.run, key.shard, seq)
 	wait := 50 * time.Millisecond
 	for n := 1; ; n++ {
 		actx, acancel := context.WithTimeout(ctx, attempt)
+		sent := time.Now()
 		_, err := w.js.Publish(actx, subject, data, jetstream.WithMsgID(id))
 		acancel()
 		if err == nil {
-			return nil
+			return time.Since(sent), nil
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("publish %s after %d attempts: %w", id, n, err)
+			return 0, fmt.Errorf("publish %s after %d attempts: %w", id, n, err)
 		case <-t.C:
 		}
 		wait = min(2*wait, time.Second)
+		attempt *= 2
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// TestAPISilentlyPartitionedFromNATSThenPostgres: the API on a test host of
-// its own; 1 s into the suite's run every packet between it and
+// TestAPISilentlyPartitionedFromNATSThenPostgres: the API and the echo
+// each on a test host of its own; 1 s into the suite's run every packet between it and
 // nats-server is dropped for 30 s (iptables DROP in its namespace: no
 // reset, its connections stay open), then every packet between it and
 // Postgres for 30 s. Each time /readyz answers 503 within 5 s and 200
@@ -22,11 +22,12 @@ import (
 // result, the echo's count matching it.
 func TestAPISilentlyPartitionedFromNATSThenPostgres(t *testing.T) {
 	const cut = 30 * time.Second
-	h := newTestHost(t)
-	// The agents and the echo stay in the root namespace, the echo on
-	// loopback (project default's own allow-list): nats-server and Postgres
-	// listen on the host's root side too, where the API reaches them.
-	s := startStackWith(t, stackConfig{replicas: 1, agents: 2, listenHost: h.rootIP, echoHost: "127.0.0.1", apiHost: h})
+	h, echo := newTestHost(t), newTestHost(t)
+	// The agents stay in the root namespace, which reaches the echo's host
+	// over its link; nats-server and Postgres listen on the API host's
+	// root side, where the API reaches them.
+	s := startStackWith(t, stackConfig{replicas: 1, agents: 2, listenHost: h.rootIP, apiHost: h, echoOn: echo})
+	s.allowTargets(t, echo.ip)
 	before, _ := s.echoCount()
 	submitted := time.Now()
 	r := s.submit(t, qps, 2, length)

@@ -201,3 +201,35 @@ func (h *testHost) route(t *testing.T, ip string) {
 		t.Fatalf("ip route add %s in %s: %v: %s", ip, h.name, err, b)
 	}
 }
+
+// link joins the host to other by a veth pair of their own, a LAN between
+// the two that bypasses the root namespace (whose FORWARD chain may drop
+// what it would route between two hosts' links): the host reaches other.ip
+// through it, and other answers on it. The link's /24 is one of testNet's
+// slots, its addresses .1 on the host's side and .2 on other's; deleting
+// either namespace at cleanup removes the pair.
+func (h *testHost) link(t *testing.T, other *testHost) {
+	t.Helper()
+	n := freeSlot(t)
+	t.Cleanup(func() {
+		hostSlots.Lock()
+		delete(hostSlots.taken, n)
+		hostSlots.Unlock()
+	})
+	here, there := testNet+strconv.Itoa(n)+".1", testNet+strconv.Itoa(n)+".2"
+	// Made in the host's namespace, so the names clash with no interface of
+	// the root namespace or of another host.
+	end, peer := fmt.Sprintf("bft%dl", n), fmt.Sprintf("bft%dp", n)
+	for _, args := range [][]string{
+		{"-n", h.name, "link", "add", end, "type", "veth", "peer", "name", peer, "netns", other.name},
+		{"-n", h.name, "addr", "add", here + "/24", "dev", end},
+		{"-n", h.name, "link", "set", end, "up"},
+		{"-n", other.name, "addr", "add", there + "/24", "dev", peer},
+		{"-n", other.name, "link", "set", peer, "up"},
+		{"-n", h.name, "route", "add", other.ip + "/32", "via", there},
+	} {
+		if b, err := exec.Command(h.ipBin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, b)
+		}
+	}
+}

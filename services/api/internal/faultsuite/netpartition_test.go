@@ -26,6 +26,18 @@ func (s *stack) allowTargets(t *testing.T, hosts ...string) {
 	}
 }
 
+// agentOn starts agent name on test host h, connecting to NATS at url,
+// and adds it to the stack's agents.
+func (s *stack) agentOn(t *testing.T, h *testHost, name, url string) *proc {
+	t.Helper()
+	a := h.proc(t, name, bins.agent, []string{"serve"}, []string{
+		"NATS_URL=" + url, "BARRAGE_AGENT_NAME=" + name, "BARRAGE_LOG_FORMAT=json", "BARRAGE_AGENT_CAPACITY=2",
+	})
+	a.start(t)
+	s.agents = append(s.agents, a)
+	return a
+}
+
 // lastSeen is when the API last saw agent name's heartbeat (zero when it
 // does not list it).
 func (s *stack) lastSeen(t *testing.T, name string) time.Time {
@@ -54,8 +66,8 @@ func (s *stack) shardOn(t *testing.T, run, name string) client.RunShard {
 	return client.RunShard{}
 }
 
-// TestAgentSilentlyPartitionedFromNATS: an agent on a test host of its own
-// loses every packet to and from nats-server for 20 s, 1 s into a 16 s run
+// TestAgentSilentlyPartitionedFromNATS: an agent and the echo each on a
+// test host of its own; the agent loses every packet to and from nats-server for 20 s, 1 s into a 16 s run
 // (iptables DROP in its namespace: no reset, no ICMP, its TCP connection
 // stays open). Its fail-safe stops the load within wire.FailSafeAfter (10
 // s) and a second; its heartbeat expires, so its shard is lost and the run
@@ -70,14 +82,11 @@ func TestAgentSilentlyPartitionedFromNATS(t *testing.T) {
 		long      = 16 * time.Second
 		partition = 20 * time.Second
 	)
-	h := newTestHost(t)
-	s := startStackWith(t, stackConfig{replicas: 1, agents: 1, listenHost: h.rootIP})
-	s.allowTargets(t, h.rootIP)
-	cutOff := h.proc(t, "agent-cut", bins.agent, []string{"serve"}, []string{
-		"NATS_URL=" + s.natsURL, "BARRAGE_AGENT_NAME=agent-cut", "BARRAGE_LOG_FORMAT=json", "BARRAGE_AGENT_CAPACITY=2",
-	})
-	cutOff.start(t)
-	s.agents = append(s.agents, cutOff)
+	h, echo := newTestHost(t), newTestHost(t)
+	h.link(t, echo)
+	s := startStackWith(t, stackConfig{replicas: 1, agents: 1, listenHost: h.rootIP, echoOn: echo})
+	s.allowTargets(t, echo.ip)
+	cutOff := s.agentOn(t, h, "agent-cut", s.natsURL)
 	s.waitAgents(t, 2)
 	before, _ := s.echoCount()
 	submitted := time.Now()
@@ -189,29 +198,38 @@ func summaryOf(t *testing.T, s *stack, r client.Run) ledger {
 	return l
 }
 
-// TestAgentsLossyLinkToNATS: both agents on test hosts of their own, and
+// agentHosts makes n test hosts for agents and one for the echo, each
+// agent's host linked to the echo's. nats-server is to listen on the first
+// host's root side (stackConfig.listenHost): the others reach it through
+// the root namespace, to which that address belongs.
+func agentHosts(t *testing.T, n int) ([]*testHost, *testHost) {
+	t.Helper()
+	echo := newTestHost(t)
+	hosts := make([]*testHost, n)
+	for i := range hosts {
+		hosts[i] = newTestHost(t)
+		hosts[i].link(t, echo)
+		if i > 0 {
+			hosts[i].route(t, hosts[0].rootIP)
+		}
+	}
+	return hosts, echo
+}
+
+// TestAgentsLossyLinkToNATS: both agents and the echo on test hosts of
+// their own, and
 // 2 % of the packets between each and nats-server dropped at random
 // (iptables' statistic match) for a whole run: TCP resends what was lost,
 // so every snapshot arrives once, and the run completes whole: not
 // degraded, each shard's stored count its agent's, the seconds summing to
 // the result, the echo's count matching it.
 func TestAgentsLossyLinkToNATS(t *testing.T) {
-	hosts := []*testHost{newTestHost(t), newTestHost(t)}
-	// nats-server and the echo listen on the first host's root side; the
-	// second host reaches it through the root namespace, which routes
-	// between the two links.
-	s := startStackWith(t, stackConfig{replicas: 1, agents: 0, listenHost: hosts[0].rootIP})
-	s.allowTargets(t, hosts[0].rootIP)
+	hosts, echo := agentHosts(t, 2)
+	s := startStackWith(t, stackConfig{replicas: 1, agents: 0, listenHost: hosts[0].rootIP, echoOn: echo})
+	s.allowTargets(t, echo.ip)
 	natsAddr := strings.TrimPrefix(s.natsURL, "nats://")
 	for i, h := range hosts {
-		if i > 0 {
-			h.route(t, hosts[0].rootIP)
-		}
-		a := h.proc(t, fmt.Sprintf("agent-%d", i), bins.agent, []string{"serve"}, []string{
-			"NATS_URL=" + s.natsURL, fmt.Sprintf("BARRAGE_AGENT_NAME=agent-%d", i), "BARRAGE_LOG_FORMAT=json", "BARRAGE_AGENT_CAPACITY=2",
-		})
-		a.start(t)
-		s.agents = append(s.agents, a)
+		s.agentOn(t, h, fmt.Sprintf("agent-%d", i), s.natsURL)
 	}
 	s.waitAgents(t, 2)
 	for _, h := range hosts {

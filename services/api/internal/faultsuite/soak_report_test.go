@@ -173,12 +173,6 @@ func (r *soakReport) concurrentSection(b *strings.Builder) {
 	fmt.Fprintf(b, "- requests counted %d, answered by the echo %d\n\n", c.counted, c.echoed)
 }
 
-// pct is the q-th percentile of sorted d (nearest rank).
-func pct(d []time.Duration, q float64) time.Duration {
-	i := int(q/100*float64(len(d))+0.5) - 1
-	return d[min(max(i, 0), len(d)-1)]
-}
-
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func meanOr0(v []float64) float64 {

@@ -1,4 +1,4 @@
-//go:build soak
+//go:build faults || soak
 
 package faultsuite
 
@@ -129,4 +129,10 @@ func (sb *subscriber) handle(at time.Time, event, data string) {
 			sb.lagOf[iv.Second] = at.Sub(end)
 		}
 	}
+}
+
+// pct is the q-th percentile of sorted d (nearest rank).
+func pct(d []time.Duration, q float64) time.Duration {
+	i := int(q/100*float64(len(d))+0.5) - 1
+	return d[min(max(i, 0), len(d)-1)]
 }

@@ -47,14 +47,15 @@ type stack struct {
 // three-node JetStream cluster (the API then asks for 3 replicas), the
 // address nats-server, Postgres (besides 127.0.0.1) and the echo listen on
 // (default 127.0.0.1; a test host's rootIP makes them reachable from that
-// host's namespace), the echo's own (default listenHost), and a test host
-// the API replicas run on (default none: the root namespace).
+// host's namespace), and the test hosts the API replicas and the echo run
+// on (default none: the root namespace; the echo then listens on
+// listenHost, else on its host's address).
 type stackConfig struct {
 	replicas, agents, capacity int
 	debug, natsCluster         bool
 	apiEnv                     []string
-	listenHost, echoHost       string
-	apiHost                    *testHost
+	listenHost                 string
+	apiHost, echoOn            *testHost
 }
 
 // startStack starts Postgres, NATS, replicas API processes, n agents and
@@ -73,9 +74,6 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 	}
 	if cfg.listenHost == "" {
 		cfg.listenHost = "127.0.0.1"
-	}
-	if cfg.echoHost == "" {
-		cfg.echoHost = cfg.listenHost
 	}
 	apiIP, startAPI := "127.0.0.1", newProc
 	if cfg.apiHost != nil {
@@ -116,9 +114,12 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 			s.apiURL = url
 		}
 	}
-	echoPort := freePort(t)
-	echoAddr := net.JoinHostPort(cfg.echoHost, strconv.Itoa(echoPort))
-	s.echo = newProc(t, "barrage-echo", bins.echo, []string{"-http-addr", echoAddr,
+	echoIP, startEcho := cfg.listenHost, newProc
+	if cfg.echoOn != nil {
+		echoIP, startEcho = cfg.echoOn.ip, cfg.echoOn.proc
+	}
+	echoAddr := net.JoinHostPort(echoIP, strconv.Itoa(freePort(t)))
+	s.echo = startEcho(t, "barrage-echo", bins.echo, []string{"-http-addr", echoAddr,
 		"-grpc-addr", "", "-tcp-addr", "", "-udp-addr", ""}, []string{"BARRAGE_LOG_FORMAT=json"})
 	s.echo.start(t)
 	s.echoURL = "http://" + echoAddr

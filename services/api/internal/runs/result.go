@@ -21,6 +21,7 @@ const (
 	// ShardDone shards have sent their final snapshot.
 	ShardDone ShardStatus = "done"
 	// ShardLost shards lost their agent, or sent no final snapshot in time.
+	// One whose agent sends again while its run runs is running again.
 	ShardLost ShardStatus = "lost"
 )
 

@@ -68,8 +68,9 @@ func (s *Store) RecordFinal(ctx context.Context, rec runs.SnapshotRecord) (runs.
 }
 
 // recordFinal marks the shard done with its final snapshot and totals,
-// and tells whether the run is settled. A final that comes too late (the
-// run ended, or the shard had its final) only moves last_seq.
+// and tells whether the run is settled; a lost shard too, whose agent came
+// back while its run runs (docs/reliability.md §5). A final that comes too
+// late (the run ended, or the shard had its final) only moves last_seq.
 func recordFinal(tx *gorm.DB, rec runs.SnapshotRecord, late bool, out *runs.Recorded) error {
 	set := map[string]any{"last_seq": gorm.Expr("GREATEST(last_seq, ?)", rec.Seq), "updated_at": gorm.Expr("now()")}
 	if late {

@@ -253,6 +253,49 @@ func TestRecordLostShardSnapshotAfterRunEnded(t *testing.T) {
 	}
 }
 
+// TestRecordLostShardBackWhileRunRuns: an agent cut off from NATS long
+// enough for its shard to be lost comes back while the run still runs
+// (docs/reliability.md §5). The interval snapshot it held back is merged
+// into its second and its count, and makes the shard running again, so the
+// run waits for its final; the final makes it done with the agent's totals,
+// and the run settles with no shard lost. A redelivery changes nothing.
+func TestRecordLostShardBackWhileRunRuns(t *testing.T) {
+	t.Parallel()
+	f := mustFixture(t)
+	ctx := ctxT(t)
+	start := time.Now().UTC().Add(-10 * time.Second)
+	run, _ := f.mustPlanned(t, 2, start, start.Add(time.Minute))
+	if got, err := f.s.RecordFinal(ctx, runs.SnapshotRecord{Agent: testAgent(0), RunID: run.ID, Shard: 0, Seq: 1, Final: true, Count: 10, Encoded: []byte("f0")}); err != nil || got.Settled {
+		t.Fatalf("shard 0's final: %+v, %v; want stored, the run not settled", got, err)
+	}
+	// As the sweeper leaves it once the agent's heartbeat is gone.
+	if err := f.s.conn(ctx).Exec(`UPDATE run_shards SET status = 'lost' WHERE run_id = ? AND shard = 1`, run.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	interval := runs.SnapshotRecord{Agent: testAgent(1), RunID: run.ID, Shard: 1, Seq: 1, IntervalStart: start.Add(1500 * time.Millisecond), Count: 7}
+	calls := 0
+	if got, err := f.record(ctx, interval, countMerge(interval, &calls)); err != nil || got != (runs.Recorded{Second: 1}) || calls != 1 {
+		t.Errorf("the lost shard's held-back interval: %+v, %v, %d merges; want merged into second 1", got, err, calls)
+	}
+	if sh := f.shardState(t, run.ID, 1); sh.Status != runs.ShardRunning || sh.Count != 7 {
+		t.Errorf("shard 1 after its interval = %+v, want running with count 7", sh)
+	}
+	final := runs.SnapshotRecord{Agent: testAgent(1), RunID: run.ID, Shard: 1, Seq: 2, Final: true, Count: 7, Encoded: []byte("f1")}
+	if got, err := f.s.RecordFinal(ctx, final); err != nil || got != (runs.Recorded{Settled: true}) {
+		t.Errorf("the returned shard's final: %+v, %v; want stored, the run settled", got, err)
+	}
+	if got, err := f.s.RecordFinal(ctx, final); err != nil || got != (runs.Recorded{Duplicate: true}) {
+		t.Errorf("the final again: %+v, %v; want a duplicate", got, err)
+	}
+	sh := f.shardState(t, run.ID, 1)
+	if sh.Status != runs.ShardDone || sh.Count != 7 || string(sh.Final) != "f1" || sh.LastSeq != 2 {
+		t.Errorf("shard 1 after its final = %+v, want done, count 7, its final, last seq 2", sh)
+	}
+	if n := f.count(t, "SELECT coalesce(sum(count), 0) FROM run_intervals WHERE run_id = ?", run.ID); n != 7 {
+		t.Errorf("the seconds count %d, want the interval's 7", n)
+	}
+}
+
 func TestSweepShards(t *testing.T) {
 	t.Parallel()
 	f := mustFixture(t)

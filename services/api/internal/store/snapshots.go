@@ -271,7 +271,10 @@ func insertSnapshotKeys(tx *gorm.DB, recs []runs.SnapshotRecord) ([]bool, error)
 
 // updateBatchShards moves each shard's progress by its new snapshots of
 // recs: its last seq, and while its run is on and it is not done, its
-// count and errors, and assigned becomes running.
+// count and errors, and assigned becomes running. So does lost: its agent
+// is back while the run runs (a partition healed), and the run waits for
+// its final again, which makes it done (docs/reliability.md §5); the
+// sweeper loses it again if the agent goes again or the deadline passes.
 func updateBatchShards(tx *gorm.DB, recs []runs.SnapshotRecord, fresh []bool, ended map[uuid.UUID]bool, status map[shardKey]runs.ShardStatus) error {
 	type progress struct {
 		seq, count, errors int64
@@ -304,7 +307,7 @@ func updateBatchShards(tx *gorm.DB, recs []runs.SnapshotRecord, fresh []bool, en
 			set["count"] = gorm.Expr("count + ?", p.count)
 			set["errors"] = gorm.Expr("errors + ?", p.errors)
 		}
-		if !ended[k.run] && st == runs.ShardAssigned {
+		if !ended[k.run] && (st == runs.ShardAssigned || st == runs.ShardLost) {
 			set["status"] = string(runs.ShardRunning)
 		}
 		if err := updateShard(tx, runs.SnapshotRecord{RunID: k.run, Shard: k.shard}, set); err != nil {
