@@ -90,7 +90,7 @@ func TestComposeCIOverride(t *testing.T) {
 		WorkingDir: dir,
 		ConfigFiles: []types.ConfigFile{
 			{Filename: filepath.Join(dir, "docker-compose.yml")},
-			{Filename: filepath.Join(dir, "deploy/ci/compose.ci.yml")},
+			{Filename: filepath.Join(dir, "deploy", "ci", "compose.ci.yml")},
 		},
 		Environment: env,
 	}, func(o *loader.Options) { o.SetProjectName("barrage-smoke", true) })
