@@ -24,6 +24,8 @@ HELM_VERSION               := v3.19.5
 KUBECONFORM_VERSION        := v0.8.0
 GORELEASER_VERSION         := v2.15.1
 CYCLONEDX_GOMOD_VERSION    := v1.10.0
+# Docker Compose v2, built from its Go module into ~/.docker/cli-plugins (scripts/install-compose).
+COMPOSE_VERSION            := v2.40.3
 # Kubernetes whose OpenAPI the chart is validated against (k8s.io/kubernetes from the Go module proxy).
 K8S_VERSION                := v1.34.2
 K8S_SCHEMAS                := $(ROOT)/.tools/k8s-schemas/$(K8S_VERSION)
@@ -169,16 +171,24 @@ deploy-check: ## Helm chart: helm lint, then helm template | kubeconform -strict
 	  --set nats.insecureSharedAgentUser=true,nats.apiPassword=change-me-api,nats.agentPassword=change-me-agent | $(KUBECONFORM) -
 
 .PHONY: images
-images: ## Build the three container images (needs a Docker engine): IMAGE_PREFIX, IMAGE_TAG, VERSION.
+images: ## Build the three container images (needs a Docker engine with BuildKit): IMAGE_PREFIX, IMAGE_TAG, VERSION.
 	for c in api agent echo; do \
-	  docker build -f deploy/docker/$$c.Dockerfile -t $(IMAGE_PREFIX)/barrage-$$c:$(IMAGE_TAG) \
+	  DOCKER_BUILDKIT=1 docker build -f deploy/docker/$$c.Dockerfile -t $(IMAGE_PREFIX)/barrage-$$c:$(IMAGE_TAG) \
 	    --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
 	    --build-arg CREATED=$$(git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z) . ; \
 	done
 
+.PHONY: compose-tools
+compose-tools: ## Build the Compose v2 plugin into ~/.docker/cli-plugins (from the Go module proxy; quick when present).
+	@scripts/install-compose $(COMPOSE_VERSION)
+
 .PHONY: compose-smoke
-compose-smoke: ## docker compose up with 2 agents, one distributed run through the API, down -v (needs Docker; not in make test).
+compose-smoke: compose-tools ## The Compose stack for real (part of make test; needs a Docker engine, root): images, up with 3 agents, runs through the API with an agent killed and the API restarted, down -v.
 	scripts/compose-smoke
+
+.PHONY: faults-and-release
+faults-and-release: ## make faults with make release-check beside it (part of make test): the suite waits on outages and deadlines while goreleaser's cross builds use the CPU.
+	scripts/beside release-check -- $(MAKE) --no-print-directory faults
 
 .PHONY: release-snapshot
 release-snapshot: ## Release archives of the four binaries for six platforms, checksums and SBOMs into dist/, published nowhere (goreleaser).
@@ -194,7 +204,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools lint proto-check api-check api-lint doc-check web-check deploy-check release-check unit accuracy faults fuzz-short e2e ## Everything CI runs.
+test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit accuracy faults-and-release fuzz-short e2e compose-smoke ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.

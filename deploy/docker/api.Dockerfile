@@ -1,7 +1,8 @@
-# syntax=docker/dockerfile:1
 # barrage-api: the control plane with the dashboard embedded.
 # Build from the repository root: docker build -f deploy/docker/api.Dockerfile -t barrage-api .
-# (`make images` builds all three.)
+# (`make images` builds all three.) Needs BuildKit (DOCKER_BUILDKIT=1 or buildx); no frontend
+# image is pulled (no syntax line). The base images are build arguments whose defaults are the
+# public images; CI passes local ones made from Debian's packages (scripts/ci-images).
 
 ARG GO_IMAGE=golang:1.26
 ARG NODE_IMAGE=node:20
@@ -11,7 +12,13 @@ ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 FROM ${NODE_IMAGE} AS web
 WORKDIR /src/web
 COPY web/package.json web/package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# CI passes the machine's npm registry (NPM_REGISTRY) and CA bundle (secret "ca"); neither
+# stays in an image. Empty NPM_REGISTRY: npm's default.
+ARG NPM_REGISTRY
+RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.npm \
+    if [ -f /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi; \
+    if [ -n "$NPM_REGISTRY" ]; then export npm_config_registry="$NPM_REGISTRY"; fi; \
+    npm ci --no-audit --no-fund
 COPY web/ ./
 RUN npm run build
 
@@ -27,11 +34,16 @@ COPY services/api/go.mod services/api/go.sum services/api/
 COPY services/agent/go.mod services/agent/go.sum services/agent/
 COPY services/echo/go.mod services/echo/go.sum services/echo/
 COPY web/go.mod web/
-RUN go mod download
+# CI passes the machine's module proxy (GOPROXY) and CA bundle (secret "ca"); neither stays
+# in an image. Empty GOPROXY: Go's default.
+ARG GOPROXY
+RUN --mount=type=secret,id=ca \
+    if [ -f /run/secrets/ca ]; then export SSL_CERT_FILE=/run/secrets/ca; fi; go mod download
 COPY . .
 COPY --from=web /src/web/dist/ web/dist/
 ARG VERSION=devel
-RUN go build -trimpath -buildvcs=false \
+RUN --mount=type=cache,target=/root/.cache/go-build \
+    go build -trimpath -buildvcs=false \
       -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION}" \
       -o /out/barrage-api ./services/api/cmd/barrage-api && \
     go build -trimpath -buildvcs=false \

@@ -1,7 +1,8 @@
-# syntax=docker/dockerfile:1
 # barrage-echo: Barrage test target: HTTP echo with fault parameters, gRPC ping, TCP/UDP echo
 # Build from the repository root: docker build -f deploy/docker/echo.Dockerfile -t barrage-echo .
-# (`make images` builds all three.)
+# (`make images` builds all three.) Needs BuildKit (DOCKER_BUILDKIT=1 or buildx); no frontend
+# image is pulled (no syntax line). The base images are build arguments whose defaults are the
+# public images; CI passes local ones made from Debian's packages (scripts/ci-images).
 
 ARG GO_IMAGE=golang:1.26
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
@@ -18,10 +19,15 @@ COPY services/api/go.mod services/api/go.sum services/api/
 COPY services/agent/go.mod services/agent/go.sum services/agent/
 COPY services/echo/go.mod services/echo/go.sum services/echo/
 COPY web/go.mod web/
-RUN go mod download
+# CI passes the machine's module proxy (GOPROXY) and CA bundle (secret "ca"); neither stays
+# in an image. Empty GOPROXY: Go's default.
+ARG GOPROXY
+RUN --mount=type=secret,id=ca \
+    if [ -f /run/secrets/ca ]; then export SSL_CERT_FILE=/run/secrets/ca; fi; go mod download
 COPY . .
 ARG VERSION=devel
-RUN go build -trimpath -buildvcs=false \
+RUN --mount=type=cache,target=/root/.cache/go-build \
+    go build -trimpath -buildvcs=false \
       -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION}" \
       -o /out/barrage-echo ./services/echo/cmd/barrage-echo
 

@@ -5,8 +5,10 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClaimCredentials: agents sharing a directory each take a different
@@ -23,19 +25,44 @@ func TestClaimCredentials(t *testing.T) {
 	}
 	var got []string
 	for range 2 {
-		path, b, err := claimCredentials(dir)
+		held, err := claimCredentials(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, filepath.Base(path)+"="+string(b))
+		t.Cleanup(func() { _ = held.lock.Close() })
+		got = append(got, filepath.Base(held.path)+"="+string(held.creds))
 	}
 	if want := "agent-1.creds=creds of agent-1,agent-2.creds=creds of agent-2"; strings.Join(got, ",") != want {
 		t.Errorf("claims %v, want %s", got, want)
 	}
-	if _, _, err := claimCredentials(dir); err == nil || !strings.Contains(err.Error(), "all 2 credentials are held") {
+	if _, err := claimCredentials(dir); err == nil || !strings.Contains(err.Error(), "all 2 credentials are held") {
 		t.Errorf("a third claim: err = %v", err)
 	}
-	if _, _, err := claimCredentials(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no *.creds") {
+	if _, err := claimCredentials(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no *.creds") {
 		t.Errorf("an empty directory: err = %v", err)
+	}
+}
+
+// TestClaimHeldAcrossGC: a claim holds after garbage collections. The file
+// whose flock is the claim must stay reachable: an unreachable *os.File is
+// closed by its finalizer, which drops the lock, and the next agent of the
+// stack (a container restarted, one more replica) then takes credentials
+// that a running agent still uses (seen in scripts/compose-smoke).
+func TestClaimHeldAcrossGC(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "agent-1.creds"), []byte("creds"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	held, err := claimCredentials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.lock.Close() // as runServe holds it
+	for range 3 {
+		runtime.GC()
+	}
+	time.Sleep(50 * time.Millisecond) // finalizers run on their own goroutine
+	if again, err := claimCredentials(dir); err == nil {
+		t.Fatalf("a second claim after GC took %s, which the first still holds", again.path)
 	}
 }

@@ -41,6 +41,9 @@ type serveConfig struct {
 type serveSettings struct {
 	worker    worker.Config
 	debugAddr string
+	// claim is the lock on the credentials taken from -creds-dir (nil
+	// otherwise): runServe holds it until the agent exits.
+	claim io.Closer
 }
 
 // runServe is `barrage-agent serve`: the worker runs until ctx is done
@@ -55,6 +58,10 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
 		_, _ = fmt.Fprintln(stderr, "Run 'barrage-agent serve -h' for the flags.")
 		return ExitUsage
+	}
+	if set.claim != nil {
+		// Held, and so reachable, until the agent exits: its flock is the claim.
+		defer func() { _ = set.claim.Close() }()
 	}
 	if wcfg.Logger, err = svclog.New(stderr, slog.LevelInfo, environ); err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
@@ -133,6 +140,7 @@ func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 		}
 	}
 	var creds []byte
+	var claim io.Closer
 	switch {
 	case c.Creds != "" && c.CredsDir != "":
 		return serveSettings{}, errors.New("-creds and -creds-dir: give one")
@@ -141,9 +149,11 @@ func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 			return serveSettings{}, fmt.Errorf("-creds: %w", err)
 		}
 	case c.CredsDir != "":
-		if c.Creds, creds, err = claimCredentials(c.CredsDir); err != nil {
+		held, err := claimCredentials(c.CredsDir)
+		if err != nil {
 			return serveSettings{}, err
 		}
+		c.Creds, creds, claim = held.path, held.creds, held.lock
 		// The healthcheck, another process, reads which file was taken.
 		if err := os.WriteFile(claimRecord(), []byte(c.Creds), 0o600); err != nil {
 			return serveSettings{}, fmt.Errorf("-creds-dir: record the claim: %w", err)
@@ -155,7 +165,7 @@ func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 		}
 	}
 	wcfg := worker.Config{NATSURL: c.NATSURL, Name: c.Name, Labels: labels, Capacity: c.Capacity, Credentials: creds}
-	return serveSettings{worker: wcfg, debugAddr: c.DebugAddr}, nil
+	return serveSettings{worker: wcfg, debugAddr: c.DebugAddr, claim: claim}, nil
 }
 
 // parseAgentLabels reads "k=v,k2=v2"; empty means no labels.
