@@ -6,6 +6,10 @@
 
 ARG GO_IMAGE=golang:1.26
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
+# Where the binaries come from: "build" (the Go stage below, what users get) or "prebuilt"
+# (static binaries built on the host into build/docker/, which CI does: scripts/ci-images).
+# Either way they go into the same runtime stage.
+ARG BINARIES=build
 
 # --- Go: static, reproducible binary ---------------------------------------
 FROM ${GO_IMAGE} AS build
@@ -26,10 +30,18 @@ RUN --mount=type=secret,id=ca \
     if [ -f /run/secrets/ca ]; then export SSL_CERT_FILE=/run/secrets/ca; fi; go mod download
 COPY . .
 ARG VERSION=devel
+ARG REVISION=unknown
+ARG CREATED=1970-01-01T00:00:00Z
 RUN --mount=type=cache,target=/root/.cache/go-build \
     go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION}" \
+      -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION} -X github.com/barrage-dev/barrage/pkg/version.commit=${REVISION} -X github.com/barrage-dev/barrage/pkg/version.date=${CREATED}" \
       -o /out/barrage-agent ./services/agent/cmd/barrage-agent
+
+# --- binaries built on the host (BINARIES=prebuilt) --------------------------
+FROM scratch AS prebuilt
+COPY build/docker/barrage-agent /out/
+
+FROM ${BINARIES} AS binaries
 
 # --- runtime ----------------------------------------------------------------
 FROM ${RUNTIME_IMAGE}
@@ -44,7 +56,7 @@ LABEL org.opencontainers.image.title="barrage-agent" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.created="${CREATED}"
-COPY --from=build /out/barrage-agent /usr/local/bin/barrage-agent
+COPY --from=binaries /out/barrage-agent /usr/local/bin/barrage-agent
 USER nonroot:nonroot
 WORKDIR /home/nonroot
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \

@@ -7,6 +7,10 @@
 ARG GO_IMAGE=golang:1.26
 ARG NODE_IMAGE=node:20
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
+# Where the binaries come from: "build" (the Go stage below, what users get) or "prebuilt"
+# (static binaries built on the host into build/docker/, which CI does: scripts/ci-images).
+# Either way they go into the same runtime stage.
+ARG BINARIES=build
 
 # --- dashboard: web/dist ---------------------------------------------------
 FROM ${NODE_IMAGE} AS web
@@ -42,13 +46,21 @@ RUN --mount=type=secret,id=ca \
 COPY . .
 COPY --from=web /src/web/dist/ web/dist/
 ARG VERSION=devel
+ARG REVISION=unknown
+ARG CREATED=1970-01-01T00:00:00Z
 RUN --mount=type=cache,target=/root/.cache/go-build \
     go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION}" \
+      -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION} -X github.com/barrage-dev/barrage/pkg/version.commit=${REVISION} -X github.com/barrage-dev/barrage/pkg/version.date=${CREATED}" \
       -o /out/barrage-api ./services/api/cmd/barrage-api && \
     go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION}" \
+      -ldflags "-s -w -X github.com/barrage-dev/barrage/pkg/version.stamp=${VERSION} -X github.com/barrage-dev/barrage/pkg/version.commit=${REVISION} -X github.com/barrage-dev/barrage/pkg/version.date=${CREATED}" \
       -o /out/barrage ./services/api/cmd/barrage
+
+# --- binaries built on the host (BINARIES=prebuilt) --------------------------
+FROM scratch AS prebuilt
+COPY build/docker/barrage-api build/docker/barrage /out/
+
+FROM ${BINARIES} AS binaries
 
 # --- runtime ----------------------------------------------------------------
 FROM ${RUNTIME_IMAGE}
@@ -63,7 +75,7 @@ LABEL org.opencontainers.image.title="barrage-api" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.created="${CREATED}"
-COPY --from=build /out/barrage-api /out/barrage /usr/local/bin/
+COPY --from=binaries /out/barrage-api /out/barrage /usr/local/bin/
 USER nonroot:nonroot
 WORKDIR /home/nonroot
 EXPOSE 8080

@@ -90,10 +90,16 @@ func TestDockerfiles(t *testing.T) {
 				t.Fatalf("%d stages, want a multi-stage build", len(stageList))
 			}
 			// Every base image has a pinned tag, never latest.
+			// scratch and earlier stages (FROM ${BINARIES} AS binaries) pull nothing.
 			var images []string
+			named := stageNames(stageList)
+			named["scratch"] = true
 			for _, st := range stageList {
 				ref, _, _ := strings.Cut(st[0].args, " ")
 				ref = argRef.ReplaceAllStringFunc(ref, func(m string) string { return args[argRef.FindStringSubmatch(m)[1]] })
+				if named[ref] {
+					continue
+				}
 				images = append(images, ref)
 				name := ref[strings.LastIndex(ref, "/")+1:]
 				if _, tag, ok := strings.Cut(name, ":"); !ok || tag == "" || tag == "latest" {
@@ -178,4 +184,15 @@ func TestDockerignore(t *testing.T) {
 			t.Errorf(".dockerignore does not exclude %s", p)
 		}
 	}
+}
+
+// stageNames returns the names (FROM ... AS name) of a Dockerfile's stages.
+func stageNames(stageList [][]instruction) map[string]bool {
+	names := map[string]bool{}
+	for _, st := range stageList {
+		if f := strings.Fields(st[0].args); len(f) == 3 && strings.EqualFold(f[1], "AS") {
+			names[f[2]] = true
+		}
+	}
+	return names
 }
