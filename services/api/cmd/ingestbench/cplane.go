@@ -17,6 +17,7 @@ import (
 // cpRun is one run of the control-plane scenario as the bench played it.
 type cpRun struct {
 	id      string
+	fleet   *fleet // heartbeating until the run ended, as live agents do
 	pub     *publisher
 	viewers []*sseWatch
 	err     error
@@ -70,7 +71,9 @@ func (e *env) controlPlane(ctx context.Context, logw io.Writer) (cpResult, error
 	for _, r := range seed {
 		res.seedIDs = append(res.seedIDs, r.id)
 	}
-	if _, err := e.waitRuns(ctx, seed, 3); err != nil {
+	_, err = e.waitRuns(ctx, seed, 3)
+	stopFleets(seed)
+	if err != nil {
 		return res, err
 	}
 	rctx, stopReads := context.WithCancel(ctx)
@@ -91,6 +94,7 @@ func (e *env) controlPlane(ctx context.Context, logw io.Writer) (cpResult, error
 	}
 	played()
 	ended, err := e.waitRuns(ctx, runs, res.seconds)
+	stopFleets(runs)
 	if err != nil {
 		progress(logw, "%v", err)
 	}
@@ -124,13 +128,23 @@ func (e *env) controlPlane(ctx context.Context, logw io.Writer) (cpResult, error
 	return res, err
 }
 
+// stopFleets stops the heartbeats of every run's agents.
+func stopFleets(runs []*cpRun) {
+	for _, r := range runs {
+		if r != nil {
+			r.fleet.stop()
+		}
+	}
+}
+
 // seedRuns is how many completed runs the compare calls draw from.
 const seedRuns = 5
 
 // wave creates count runs of n simulated agents each, seconds long, with
 // viewers SSE viewers spread over them, and plays every run's snapshots
 // in its own goroutine; it returns once every run is created, with a
-// function that waits for every run's publisher.
+// function that waits for every run's publisher. The runs' agents
+// heartbeat until stopFleets.
 func (e *env) wave(ctx context.Context, tk *taker, count, n, seconds, viewers int, prefix string) ([]*cpRun, func(), error) {
 	runs := make([]*cpRun, count)
 	stamp := strconv.FormatInt(time.Now().Unix(), 36)
@@ -140,23 +154,22 @@ func (e *env) wave(ctx context.Context, tk *taker, count, n, seconds, viewers in
 		fl, err := startFleet(ctx, e.js, n, tag)
 		if err != nil {
 			wg.Wait()
+			stopFleets(runs)
 			return nil, nil, err
 		}
 		id, err := e.createRun(ctx, n, tag, seconds)
 		if err != nil {
 			fl.stop()
 			wg.Wait()
+			stopFleets(runs)
 			return nil, nil, err
 		}
-		r := &cpRun{id: id}
+		r := &cpRun{id: id, fleet: fl}
 		for v := i; v < viewers; v += count {
 			r.viewers = append(r.viewers, startSSE(ctx, e.stream, e.srv.Base, e.token, id))
 		}
 		runs[i] = r
-		wg.Go(func() {
-			defer fl.stop()
-			r.err = e.play(ctx, tk, r, n, seconds)
-		})
+		wg.Go(func() { r.err = e.play(ctx, tk, r, n, seconds) })
 	}
 	return runs, wg.Wait, nil
 }
