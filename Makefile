@@ -126,7 +126,7 @@ faults: ## Fault-injection suite: API, agents, echo, nats-server and a Postgres 
 	cd services/api && go test -count=1 -p 1 -timeout 20m -tags faults ./internal/faultsuite/
 
 .PHONY: faults-cluster
-faults-cluster: ## Only the fault suite's NATS cluster scenarios (three nats-servers; also in make faults), about 2 min.
+faults-cluster: ## Only the fault suite's NATS cluster scenarios (three nats-servers; also in make faults), about 3 min.
 	cd services/api && go test -count=1 -p 1 -timeout 10m -tags faults -run 'TestNATSCluster|TestAPIStartsBeforeNATSClusterQuorum' ./internal/faultsuite/
 
 .PHONY: soak
