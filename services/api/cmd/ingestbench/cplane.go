@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/wire"
 	"github.com/barrage-dev/barrage/services/api/internal/benchproc"
 )
 
@@ -32,6 +33,7 @@ type cpResult struct {
 	wantCount, count                      int64
 	short                                 []string // runs whose stored snapshots or count fell short
 	runErrs                               []string
+	queued                                uint64   // snapshots still in the JetStream stream at the end
 	sse                                   sseStats // every viewer's, summed
 	noResult                              int      // viewers that saw no result event
 	sseP50, sseP99, sseMax                time.Duration
@@ -198,27 +200,36 @@ func (e *env) play(ctx context.Context, tk *taker, r *cpRun, n, seconds int) err
 }
 
 // waitRuns waits until every run is terminal with every snapshot stored,
-// or its deadline and a minute and a half more passed; it returns when
-// the last one ended.
+// or its deadline and a minute and a half more passed; while the stored
+// snapshots still grow (a backlog draining) it waits on, up to ten
+// minutes more. It returns when the last one ended.
 func (e *env) waitRuns(ctx context.Context, runs []*cpRun, seconds int) (time.Time, error) {
 	ids := make([]string, len(runs))
 	for i, r := range runs {
 		ids[i] = r.id
 	}
 	end := time.Now().Add(time.Duration(seconds)*time.Second + 90*time.Second)
+	hard := end.Add(10 * time.Minute)
+	var last int
+	grew := time.Now()
 	for {
-		var pending int
-		err := e.db.QueryRow(ctx, `SELECT count(*) FROM runs r WHERE r.id = ANY($1::uuid[])
-			AND (r.status NOT IN ('completed', 'failed', 'canceled') OR (SELECT count(*) FROM run_snapshots s WHERE s.run_id = r.id) < r.shard_count * ($2::int + 1))`,
-			ids, seconds).Scan(&pending)
+		var pending, stored int
+		err := e.db.QueryRow(ctx, `SELECT
+			(SELECT count(*) FROM runs r WHERE r.id = ANY($1::uuid[])
+			 AND (r.status NOT IN ('completed', 'failed', 'canceled') OR (SELECT count(*) FROM run_snapshots s WHERE s.run_id = r.id) < r.shard_count * ($2::int + 1))),
+			(SELECT count(*) FROM run_snapshots WHERE run_id = ANY($1::uuid[]))`,
+			ids, seconds).Scan(&pending, &stored)
 		if err != nil {
 			return time.Now(), fmt.Errorf("read the runs: %w", err)
 		}
 		if pending == 0 {
 			return time.Now(), nil
 		}
-		if time.Now().After(end) {
-			return time.Now(), fmt.Errorf("%d of %d runs not ended with every snapshot stored at the time limit", pending, len(runs))
+		if stored > last {
+			last, grew = stored, time.Now()
+		}
+		if now := time.Now(); now.After(hard) || (now.After(end) && now.Sub(grew) > 30*time.Second) {
+			return now, fmt.Errorf("%d of %d runs not ended with every snapshot stored at the time limit", pending, len(runs))
 		}
 		if err := sleepUntil(ctx, time.Now().Add(200*time.Millisecond)); err != nil {
 			return time.Now(), err
@@ -271,6 +282,15 @@ func (e *env) tally(ctx context.Context, res *cpResult, runs []*cpRun) error {
 		}
 	}
 	res.sseP50, res.sseP99, res.sseMax = percentile(res.sse.lags, 50), percentile(res.sse.lags, 99), percentile(res.sse.lags, 100)
+	st, err := e.js.Stream(ctx, wire.SnapStream)
+	if err != nil {
+		return fmt.Errorf("snapshot stream: %w", err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshot stream: %w", err)
+	}
+	res.queued = info.State.Msgs
 	return nil
 }
 

@@ -34,15 +34,16 @@ func (r *report) cpMarkdown() string {
 			ms(percentile(x.rd.lat, 50)), ms(percentile(x.rd.lat, 99)), ms(percentile(x.rd.lat, 100)))
 	}
 	fmt.Fprintf(&b, "\n| runs × agents | seconds | SSE viewers | SSE lag p50 | SSE lag p99 | SSE lag max | API CPU (cores) | machine busy (cores) "+
-		"| Postgres rows/s | commits/s | published | stored | lost | runs by status | summed count |\n")
+		"| Postgres rows/s | commits/s | published | stored | not stored: still queued in JetStream / unaccounted | runs by status | summed count |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	countNote := fmt.Sprintf("%d (want %d)", c.count, c.wantCount)
 	if c.count == c.wantCount {
 		countNote = fmt.Sprintf("%d ✓", c.count)
 	}
-	fmt.Fprintf(&b, "| %d × %d | %d | %d | %s | %s | %s | %.2f | %.2f | %.0f | %.0f | %d | %d | %d | %s | %s |\n",
+	unaccounted := c.published - c.stored - int(c.queued)
+	fmt.Fprintf(&b, "| %d × %d | %d | %d | %s | %s | %s | %.2f | %.2f | %.0f | %.0f | %d | %d | %d / %d | %s | %s |\n",
 		c.runs, c.agents, c.seconds, c.viewers, ms(c.sseP50), ms(c.sseP99), ms(c.sseMax), c.apiCores, c.machineCores,
-		c.rowsPerSec, c.commitsPerSec, c.published, c.stored, c.published-c.stored, statusList(c.statuses), countNote)
+		c.rowsPerSec, c.commitsPerSec, c.published, c.stored, c.queued, unaccounted, statusList(c.statuses), countNote)
 	b.WriteString("\n")
 	r.cpVerdict(&b)
 	b.WriteString("\n")
