@@ -16,7 +16,7 @@ import (
 // bench runs every phase: reset the database, boot the API, seed, time
 // the lists, explain the list queries, time the run creation.
 func bench(ctx context.Context, cfg config, logw io.Writer) (*report, error) {
-	rep := &report{cfg: cfg, started: time.Now().UTC(), machine: machineInfo(cfg.apiBin), loadBefore: loadAvg()}
+	rep := &report{cfg: cfg, started: time.Now().UTC(), machine: machineInfo(cfg.apiBin), loadBefore: benchproc.LoadAvg()}
 	progress(logw, "resetting database %s", store.RedactURL(cfg.databaseURL))
 	if err := benchproc.ResetDatabase(ctx, cfg.databaseURL); err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func measure(ctx context.Context, rep *report, srv *server, cl *client, db *pgx.
 		}
 	}
 	rep.dials = cl.dials.Load()
-	rep.loadAfter = loadAvg()
+	rep.loadAfter = benchproc.LoadAvg()
 	return nil
 }
 

@@ -156,19 +156,6 @@ func machineTicks() (busy, steal, all int64) {
 	return v[0] + v[1] + v[2] + v[5] + v[6], v[7], all
 }
 
-// loadAvg returns the 1, 5 and 15 minute load averages.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
 // progress prints a line about what the bench is doing.
 func progress(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "apibench: "+format+"\n", args...)

@@ -75,6 +75,16 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (*report, error) {
 	if e.pool, err = newPool(cfg.values); err != nil {
 		return nil, err
 	}
+	if cfg.scenario == "control-plane" {
+		res, err := e.controlPlane(ctx, logw)
+		if err != nil {
+			return nil, fmt.Errorf("control-plane scenario: %w", err)
+		}
+		progress(logw, "list p99 %v, compare p99 %v, SSE lag p99 %v, API %.2f cores, %d/%d stored",
+			percentile(res.list.lat, 99), percentile(res.compare.lat, 99), res.sseP99, res.apiCores, res.stored, res.published)
+		rep.cp = &res
+		return rep, nil
+	}
 	for _, n := range cfg.agents {
 		res, err := e.phase(ctx, n, logw)
 		if err != nil {

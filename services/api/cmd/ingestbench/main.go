@@ -51,6 +51,13 @@ type config struct {
 	values      int
 	out         string
 	note        string
+	// scenario is "ingest" (one phase per agent count) or
+	// "control-plane" (runs of agents[0] agents each at once, with SSE
+	// viewers and list and compare calls: cplane.go).
+	scenario string
+	runs     int // control-plane: concurrent runs
+	viewers  int // control-plane: SSE viewers, spread over the runs
+	reads    int // control-plane: list and compare calls a second
 }
 
 // run is the whole command: it returns the exit code.
@@ -96,6 +103,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.values, "values", 1000, "values recorded in each interval histogram")
 	fs.StringVar(&cfg.out, "out", "", "write the Markdown report to this file too")
 	fs.StringVar(&cfg.note, "note", "", "a remark printed in the report header")
+	fs.StringVar(&cfg.scenario, "scenario", "ingest", "ingest (a phase per agent count) or control-plane (-runs runs of -agents agents at once, -viewers, -reads)")
+	fs.IntVar(&cfg.runs, "runs", 50, "control-plane: runs at once")
+	fs.IntVar(&cfg.viewers, "viewers", 200, "control-plane: SSE viewers of the runs' events, spread over the runs")
+	fs.IntVar(&cfg.reads, "reads", 20, "control-plane: list and compare calls a second, alternating")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -115,6 +126,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, errors.New("-values must be at least 1")
 	case cfg.apiBin == "":
 		return config{}, errors.New("-api-bin must not be empty")
+	case cfg.scenario != "ingest" && cfg.scenario != "control-plane":
+		return config{}, fmt.Errorf("-scenario %q: want ingest or control-plane", cfg.scenario)
+	case cfg.scenario == "control-plane" && len(cfg.agents) != 1:
+		return config{}, errors.New("-agents: the control-plane scenario takes one count, the agents of each run")
+	case cfg.scenario == "control-plane" && (cfg.runs < 1 || cfg.runs > 200 || cfg.viewers < 0 || cfg.reads < 1 || cfg.reads > 1000):
+		return config{}, errors.New("-runs must be from 1 to 200, -viewers 0 or more, -reads from 1 to 1000")
 	}
 	return cfg, nil
 }

@@ -116,13 +116,14 @@ type env struct {
 	stream *http.Client // for the events streams: no timeout
 }
 
-// createRun posts a run of n shards that only the fleet tagged tag matches.
-func (e *env) createRun(ctx context.Context, n int, tag string) (string, error) {
+// createRun posts a run of n shards, seconds long, that only the fleet
+// tagged tag matches.
+func (e *env) createRun(ctx context.Context, n int, tag string, seconds int) (string, error) {
 	body, _ := json.Marshal(map[string]any{
 		"project": "default", "name": "ingest bench " + tag,
 		"spec": map[string]any{
 			"url": "http://127.0.0.1:9/", "qps": 10 * n, "connections": n,
-			"duration": strconv.Itoa(e.cfg.seconds) + "s",
+			"duration": strconv.Itoa(seconds) + "s",
 			"agents":   map[string]any{"count": n, "selector": map[string]string{"bench-phase": tag}},
 		},
 	})
@@ -155,7 +156,7 @@ func (e *env) phase(ctx context.Context, n int, logw io.Writer) (phaseResult, er
 		return res, err
 	}
 	defer fl.stop()
-	if res.runID, err = e.createRun(ctx, n, tag); err != nil {
+	if res.runID, err = e.createRun(ctx, n, tag, e.cfg.seconds); err != nil {
 		return res, err
 	}
 	e.events.reset(res.runID)

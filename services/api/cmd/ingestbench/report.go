@@ -22,10 +22,14 @@ type report struct {
 	started   time.Time
 	pgVersion string
 	phases    []phaseResult
+	cp        *cpResult // the control-plane scenario's, instead of phases
 }
 
 // markdown renders the report.
 func (r *report) markdown() string {
+	if r.cp != nil {
+		return r.cpMarkdown()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Ingest load — %s\n\n", r.started.Format("2006-01-02"))
 	r.header(&b)
@@ -59,21 +63,7 @@ func (r *report) markdown() string {
 
 // header writes the setup and the method.
 func (r *report) header(b *strings.Builder) {
-	commit := "no commit"
-	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
-		commit = strings.TrimSpace(string(out))
-	}
-	model := "unknown CPU"
-	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(raw), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	fmt.Fprintf(b, "- Date: %s\n- Machine: %d CPUs, %s; Go %s; Postgres %s; Barrage commit %s\n",
-		r.started.Format("2006-01-02 15:04:05 UTC"), runtime.NumCPU(), model, runtime.Version(), r.pgVersion, commit)
+	r.machineLine(b)
 	fmt.Fprintf(b, "- API: `%s serve` as a subprocess on NATS embedded in ingestbench (its CPU is the API's alone, from /proc/PID/stat); "+
 		"publishers, NATS, Postgres and the API share the machine, nothing pinned\n", r.cfg.apiBin)
 	fmt.Fprintf(b, "- Per phase: N simulated agents heartbeat in `barrage_agents`; a run of N shards is created over REST and planned by the "+
@@ -93,6 +83,25 @@ func (r *report) header(b *strings.Builder) {
 	if r.cfg.note != "" {
 		fmt.Fprintf(b, "- Note: %s\n", r.cfg.note)
 	}
+}
+
+// machineLine writes the date, the machine and the versions.
+func (r *report) machineLine(b *strings.Builder) {
+	commit := "no commit"
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit = strings.TrimSpace(string(out))
+	}
+	model := "unknown CPU"
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	fmt.Fprintf(b, "- Date: %s\n- Machine: %d CPUs, %s; Go %s; Postgres %s; Barrage commit %s\n",
+		r.started.Format("2006-01-02 15:04:05 UTC"), runtime.NumCPU(), model, runtime.Version(), r.pgVersion, commit)
 }
 
 // verdict writes PASS or FAIL against the goal at N = goalAgents.

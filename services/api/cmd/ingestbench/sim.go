@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -144,43 +145,116 @@ func (f *fleet) beat(ctx context.Context) error {
 // agents would, and returns the run's start time and each shard's agent
 // (the last token of its assignment's subject).
 func takeAssignments(ctx context.Context, js jetstream.JetStream, id string, n int) (time.Time, map[uint32]string, error) {
+	tk, err := startTaker(ctx, js)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	defer tk.stop()
+	return tk.wait(ctx, id, n)
+}
+
+// taker acks every assignment the dispatcher publishes, as the simulated
+// agents would, and keeps each run's start time and shard agents until a
+// caller waits for them: one taker serves runs planned at once.
+type taker struct {
+	mu     sync.Mutex
+	plans  map[string]*plan
+	err    error
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// plan is what a run's assignments said.
+type plan struct {
+	startAt time.Time
+	agents  map[uint32]string // shard -> agent id
+}
+
+// startTaker starts taking assignments on the bench's durable consumer.
+func startTaker(ctx context.Context, js jetstream.JetStream) (*taker, error) {
 	cons, err := js.CreateOrUpdateConsumer(ctx, wire.AssignStream, jetstream.ConsumerConfig{
 		Durable: "ingestbench", FilterSubject: wire.AssignSubjects, AckPolicy: jetstream.AckExplicitPolicy,
 	})
 	if err != nil {
-		return time.Time{}, nil, fmt.Errorf("assignment consumer: %w", err)
+		return nil, fmt.Errorf("assignment consumer: %w", err)
 	}
-	var startAt time.Time
-	agents := make(map[uint32]string, n)
-	got := 0
+	ctx, cancel := context.WithCancel(ctx)
+	tk := &taker{plans: map[string]*plan{}, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(tk.done)
+		for ctx.Err() == nil {
+			batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(time.Second))
+			if err == nil {
+				err = tk.take(batch)
+			}
+			if err != nil && ctx.Err() == nil {
+				tk.mu.Lock()
+				tk.err = err
+				tk.mu.Unlock()
+				return
+			}
+		}
+	}()
+	return tk, nil
+}
+
+// take acks one batch of assignments and records them.
+func (tk *taker) take(batch jetstream.MessageBatch) error {
+	for m := range batch.Messages() {
+		var a barragev1.Assignment
+		if err := proto.Unmarshal(m.Data(), &a); err != nil {
+			return fmt.Errorf("assignment: %w", err)
+		}
+		if err := m.Ack(); err != nil {
+			return fmt.Errorf("ack assignment: %w", err)
+		}
+		tk.mu.Lock()
+		p := tk.plans[a.GetRunId()]
+		if p == nil {
+			p = &plan{agents: map[uint32]string{}}
+			tk.plans[a.GetRunId()] = p
+		}
+		p.startAt = a.GetStartAt().AsTime()
+		p.agents[a.GetShard()] = m.Subject()[strings.LastIndexByte(m.Subject(), '.')+1:]
+		tk.mu.Unlock()
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
+		return fmt.Errorf("fetch assignments: %w", err)
+	}
+	return nil
+}
+
+// wait waits up to a minute for the n assignments of run id.
+func (tk *taker) wait(ctx context.Context, id string, n int) (time.Time, map[uint32]string, error) {
 	end := time.Now().Add(time.Minute)
-	for got < n {
-		if time.Now().After(end) || ctx.Err() != nil {
+	for {
+		tk.mu.Lock()
+		p, err := tk.plans[id], tk.err
+		got := 0
+		if p != nil {
+			got = len(p.agents)
+		}
+		tk.mu.Unlock()
+		switch {
+		case err != nil:
+			return time.Time{}, nil, err
+		case got >= n && p.startAt.IsZero():
+			return time.Time{}, nil, errors.New("assignments without start_at")
+		case got >= n:
+			return p.startAt, p.agents, nil
+		case time.Now().After(end) || ctx.Err() != nil:
 			return time.Time{}, nil, fmt.Errorf("%d of %d assignments of run %s within a minute", got, n, id)
 		}
-		batch, err := cons.Fetch(n, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			return time.Time{}, nil, fmt.Errorf("fetch assignments: %w", err)
-		}
-		for m := range batch.Messages() {
-			var a barragev1.Assignment
-			if err := proto.Unmarshal(m.Data(), &a); err != nil {
-				return time.Time{}, nil, fmt.Errorf("assignment: %w", err)
-			}
-			if err := m.Ack(); err != nil {
-				return time.Time{}, nil, fmt.Errorf("ack assignment: %w", err)
-			}
-			if a.GetRunId() == id {
-				got++
-				startAt = a.GetStartAt().AsTime()
-				agents[a.GetShard()] = m.Subject()[strings.LastIndexByte(m.Subject(), '.')+1:]
-			}
+		if err := sleepUntil(ctx, time.Now().Add(50*time.Millisecond)); err != nil {
+			return time.Time{}, nil, err
 		}
 	}
-	if startAt.IsZero() {
-		return time.Time{}, nil, errors.New("assignments without start_at")
-	}
-	return startAt, agents, nil
+}
+
+// stop stops taking.
+func (tk *taker) stop() {
+	tk.cancel()
+	<-tk.done
 }
 
 // publisher sends the simulated agents' snapshots of one run.

@@ -88,9 +88,7 @@ func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 		b.close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := wire.SetupWith(sctx, b.js, b.setup); err != nil {
+	if err := b.setUpAtStart(ctx, log); err != nil {
 		b.close()
 		return nil, fmt.Errorf("set up NATS streams (does the server have JetStream enabled?): %w", err)
 	}
@@ -98,6 +96,43 @@ func openBus(ctx context.Context, cfg Config, log *slog.Logger) (*bus, error) {
 	b.stop = stop
 	go b.keepSetUp(kctx, log)
 	return b, nil
+}
+
+// setupBudget bounds how long the API tries to set up the streams and
+// buckets at start; setupAttempt bounds one try.
+const (
+	setupBudget  = 60 * time.Second
+	setupAttempt = 5 * time.Second
+)
+
+// setUpAtStart runs wire.SetupWith until it succeeds, each try bounded to
+// setupAttempt, for up to setupBudget. A JetStream cluster that has just
+// formed may lose a request: its routes are still being replaced (a node
+// dials the others before they listen and retries a second later, and the
+// duplicate routes are closed) or its meta leader is still being elected.
+// No answer ever comes, and one try bounded by the whole budget made the
+// API give up and exit (the fault suite's cluster stack, 1 start in 6).
+// A new try goes out over the settled routes.
+func (b *bus) setUpAtStart(ctx context.Context, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, setupBudget)
+	defer cancel()
+	for {
+		actx, acancel := context.WithTimeout(ctx, setupAttempt)
+		err := wire.SetupWith(actx, b.js, b.setup)
+		acancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		log.Warn("nats: set up streams and buckets; will retry", slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // keepSetUp runs wire.Setup again after every reconnect until it succeeds.

@@ -21,9 +21,11 @@ type natsNode struct {
 
 // newNATSCluster starts three nats-servers as one JetStream cluster, each
 // with its own store, client, route and monitoring ports, and waits until
-// every node is healthy (JetStream meta leader known). It returns the
-// nodes and the comma-separated client URLs the API and agents dial.
-func newNATSCluster(t *testing.T) ([]*natsNode, string) {
+// every node is healthy (JetStream meta leader known). With alone, only
+// the first node starts, a cluster without a quorum (startRest starts the
+// others). It returns the nodes and the comma-separated client URLs the
+// API and agents dial.
+func newNATSCluster(t *testing.T, alone bool) ([]*natsNode, string) {
 	t.Helper()
 	const n = 3
 	var client, cluster, monitor [n]int
@@ -42,13 +44,25 @@ func newNATSCluster(t *testing.T) ([]*natsNode, string) {
 			"--cluster_name", "barrage", "--cluster", fmt.Sprintf("nats://127.0.0.1:%d", cluster[i]),
 			"--routes", strings.Join(routes, ","),
 		}, nil)
-		p.start(t)
 		nodes[i] = &natsNode{p: p, monitor: fmt.Sprintf("http://127.0.0.1:%d", monitor[i])}
+	}
+	nodes[0].p.start(t)
+	if !alone {
+		startRest(t, nodes)
+	}
+	return nodes, strings.Join(urls, ",")
+}
+
+// startRest starts every node but the first and waits until all are
+// healthy.
+func startRest(t *testing.T, nodes []*natsNode) {
+	t.Helper()
+	for _, nd := range nodes[1:] {
+		nd.p.start(t)
 	}
 	for _, nd := range nodes {
 		nd.waitHealthy(t)
 	}
-	return nodes, strings.Join(urls, ",")
 }
 
 // healthy is nil when the node answers /healthz 200: it is connected to

@@ -44,7 +44,9 @@ type stack struct {
 // stackConfig shapes a stack: how many API replicas and agents, the
 // agents' capacity (default 2), whether agents serve pprof, extra
 // environment of the API processes (later entries win), whether NATS is a
-// three-node JetStream cluster (the API then asks for 3 replicas), the
+// three-node JetStream cluster (the API then asks for 3 replicas), whether
+// the cluster's second and third nodes start only once the API has met the
+// first alone and said it will retry its setup (natsQuorumLate), the
 // address nats-server, Postgres (besides 127.0.0.1) and the echo listen on
 // (default 127.0.0.1; a test host's rootIP makes them reachable from that
 // host's namespace), and the test hosts the API replicas and the echo run
@@ -53,6 +55,7 @@ type stack struct {
 type stackConfig struct {
 	replicas, agents, capacity int
 	debug, natsCluster         bool
+	natsQuorumLate             bool
 	apiEnv                     []string
 	listenHost                 string
 	apiHost, echoOn            *testHost
@@ -81,7 +84,7 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 	}
 	s := &stack{pg: newPG(t, cfg.listenHost)}
 	if cfg.natsCluster {
-		s.natsNodes, s.natsURL = newNATSCluster(t)
+		s.natsNodes, s.natsURL = newNATSCluster(t, cfg.natsQuorumLate)
 		cfg.apiEnv = append([]string{"BARRAGE_NATS_REPLICAS=3"}, cfg.apiEnv...)
 	} else {
 		s.nats, s.natsURL = newNATS(t, cfg.listenHost)
@@ -106,6 +109,15 @@ func startStackWith(t *testing.T, cfg stackConfig) *stack {
 			"BARRAGE_LOGIN_RATE_LIMIT=0", "BARRAGE_STREAMS_PER_CALLER=-1", "BARRAGE_STREAMS_PER_RUN=-1",
 		}, apiEnv...))
 		api.start(t)
+		if cfg.natsQuorumLate && i == 0 {
+			waitFor(t, 30*time.Second, api.name+" retrying its NATS setup", func() error {
+				if len(api.jsonLines(setupRetryMsg)) == 0 {
+					return fmt.Errorf("no %q in its log", setupRetryMsg)
+				}
+				return nil
+			})
+			startRest(t, s.natsNodes)
+		}
 		url := "http://" + net.JoinHostPort(apiIP, strconv.Itoa(port))
 		waitFor(t, 60*time.Second, api.name+" ready", func() error { return s.ready(url) })
 		s.apis = append(s.apis, api)
