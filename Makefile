@@ -129,7 +129,7 @@ accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -rac
 
 .PHONY: faults
 faults: ## Fault-injection suite: API, agents, echo, nats-server and a Postgres cluster as separate processes (FAULTS_OUTAGE, default 30s).
-	cd services/api && go test -count=1 -p 1 -timeout 20m -tags faults ./internal/faultsuite/
+	cd services/api && go test -count=1 -p 1 -timeout 30m -tags faults ./internal/faultsuite/
 
 .PHONY: faults-cluster
 faults-cluster: ## Only the fault suite's NATS cluster scenarios (three nats-servers; also in make faults), about 3 min.
