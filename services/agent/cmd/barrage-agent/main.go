@@ -16,7 +16,7 @@ import (
 
 func main() {
 	if version.Requested(os.Args[1:]) {
-		fmt.Println(version.Line("barrage-agent"))
+		_, _ = fmt.Fprintln(os.Stdout, version.Line("barrage-agent"))
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

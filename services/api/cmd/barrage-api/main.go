@@ -15,7 +15,7 @@ import (
 
 func main() {
 	if version.Requested(os.Args[1:]) {
-		fmt.Println(version.Line("barrage-api"))
+		_, _ = fmt.Fprintln(os.Stdout, version.Line("barrage-api"))
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -128,7 +128,7 @@ func TestAllInOneEchoMovesOffTakenPorts(t *testing.T) { // serial: see heavyTest
 	if m[1] == held["HTTP"] {
 		t.Fatalf("the echo claims the taken port %s", m[1])
 	}
-	ports := regexp.MustCompile(`echo ports:  gRPC (\S+), TCP (\S+), UDP (\S+)\n`).FindStringSubmatch(e.Out)
+	ports := regexp.MustCompile(`echo ports: +gRPC (\S+), TCP (\S+), UDP (\S+)\n`).FindStringSubmatch(e.Out)
 	if ports == nil {
 		t.Fatalf("start-up notice %q does not name the echo's other ports", e.Out)
 	}

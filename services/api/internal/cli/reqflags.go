@@ -30,8 +30,10 @@ type requestFlags struct {
 	ping        bool
 }
 
-// requestFlagNames are the flag names register defines.
-var requestFlagNames = []string{"H", "X", "payload", "payload-file", "content-type", "p", "k", "h2", "grpc", "ping"}
+// requestFlagNames returns the flag names register defines.
+func requestFlagNames() []string {
+	return []string{"H", "X", "payload", "payload-file", "content-type", "p", "k", "h2", "grpc", "ping"}
+}
 
 func (r *requestFlags) register(fs *flag.FlagSet) {
 	fs.Var(&r.headers, "H", "extra request header 'Name: value' (repeatable)")
@@ -48,7 +50,7 @@ func (r *requestFlags) register(fs *flag.FlagSet) {
 
 // given returns the first request flag in set, or "".
 func (r *requestFlags) given(set map[string]bool) string {
-	for _, n := range requestFlagNames {
+	for _, n := range requestFlagNames() {
 		if set[n] {
 			return n
 		}

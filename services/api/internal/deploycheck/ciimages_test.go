@@ -37,7 +37,7 @@ func TestDockerfilesBuildOffline(t *testing.T) {
 					continue // pulls nothing
 				}
 				m := fromArg.FindStringSubmatch(st[0].args)
-				if m != nil && stagesSoFar[args[m[1]]] {
+				if len(m) > 1 && stagesSoFar[args[m[1]]] {
 					continue // an earlier stage, chosen by a build argument (BINARIES)
 				}
 				if m == nil {

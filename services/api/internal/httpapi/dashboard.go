@@ -60,19 +60,17 @@ func dashboard(files fs.FS) func(c *gin.Context) bool {
 	}
 }
 
-// reservedPrefixes are the server's own paths: a wrong path under one is a
-// 404 problem, never the dashboard's page with a 200, so that a script or a
-// probe (a pprof or metrics scraper aimed at the wrong port) sees its
-// mistake. No client route of the dashboard starts with one.
-var reservedPrefixes = []string{"/api", "/debug", "/metrics", "/healthz", "/readyz", "/fortio"}
-
-// reserved reports whether the cleaned path p is, or is under, a reserved
-// prefix.
+// reserved reports whether the cleaned path p is, or is under, one of the
+// server's own prefixes: /api, /debug, /metrics, /healthz, /readyz and
+// /fortio. A wrong path there is a 404 problem, never the dashboard's page
+// with a 200, so that a script or a probe (a pprof or metrics scraper aimed
+// at the wrong port) sees its mistake. No client route of the dashboard
+// starts with one.
 func reserved(p string) bool {
-	for _, prefix := range reservedPrefixes {
-		if p == prefix || strings.HasPrefix(p, prefix+"/") {
-			return true
-		}
+	first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	switch first {
+	case "api", "debug", "metrics", "healthz", "readyz", "fortio":
+		return true
 	}
 	return false
 }

@@ -119,8 +119,8 @@ func (s *Service) onlyProject(ctx context.Context, p *auth.Principal) (string, e
 		return "", apperr.Invalidf("project", "is required, and you are a member of no project")
 	}
 	slugs := make([]string, len(list))
-	for i, proj := range list {
-		slugs[i] = proj.Slug
+	for i := range list {
+		slugs[i] = list[i].Slug
 	}
 	more := ""
 	if next != "" {
