@@ -36,6 +36,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
+	"github.com/barrage-dev/barrage/services/api/internal/retention"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/schedule"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
@@ -318,6 +319,17 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	if a.cfg.ScheduleTick > 0 && !a.cfg.ReadOnly {
 		workers.Go(func() { a.scheduler.Loop(wctx) })
+	}
+	if a.cfg.RetentionInterval > 0 && !a.cfg.ReadOnly {
+		job := retention.New(retention.Options{Store: a.store, Leader: a.scheduler, Log: a.log, Interval: a.cfg.RetentionInterval})
+		workers.Go(func() {
+			job.Loop(wctx)
+			if a.cfg.ScheduleTick <= 0 { // no scheduler loop gives the lease up
+				if err := a.scheduler.Close(); err != nil {
+					a.log.Warn("retention: release leader lock", slog.Any("err", err))
+				}
+			}
+		})
 	}
 	if err := a.searches.FailStale(ctx); err != nil {
 		a.log.Error("end stale searches", slog.Any("error", err))
