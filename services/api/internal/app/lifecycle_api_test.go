@@ -145,3 +145,29 @@ func TestRetentionRunsInTheServer(t *testing.T) {
 		t.Error("the 2-day-old run shows no intervals_dropped_at")
 	}
 }
+
+func TestCLIRunsDeleteAndPin(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t)
+	run := e.mustRun(t, e.AdminToken, "default", "cli delete", nil)
+	id := run.Id.String()
+	if res := runCLI(t, e.URL, e.AdminToken, "runs", "delete", id); res.code == 0 || !strings.Contains(res.stderr, "stop it first") {
+		t.Errorf("delete of a queued run: exit %d, stderr %q; want non-zero naming the stop", res.code, res.stderr)
+	}
+	e.exec(t, "UPDATE runs SET status = 'completed', ended_at = now() WHERE id = $1::uuid", id)
+	if res := runCLI(t, e.URL, e.AdminToken, "runs", "pin", id); res.code != 0 {
+		t.Fatalf("pin: exit %d", res.code)
+	}
+	if res := runCLI(t, e.URL, e.AdminToken, "runs", "delete", id); res.code == 0 || !strings.Contains(res.stderr, "pinned") {
+		t.Errorf("delete of a pinned run: exit %d, stderr %q", res.code, res.stderr)
+	}
+	if res := runCLI(t, e.URL, e.AdminToken, "runs", "delete", "not-an-id"); res.code == 0 {
+		t.Error("delete of a bad id exited 0")
+	}
+	if res := runCLI(t, e.URL, e.AdminToken, "runs", "delete", id, "-force"); res.code != 0 || !strings.Contains(res.stdout, "deleted") {
+		t.Fatalf("forced delete: exit %d, stdout %q", res.code, res.stdout)
+	}
+	if n := e.count(t, "SELECT count(*) FROM runs WHERE id = $1::uuid", id); n != 0 {
+		t.Error("the run is still there after barrage runs delete")
+	}
+}
