@@ -59,7 +59,7 @@ func TestLifecycleBench(t *testing.T) {
 	seed += exec(`INSERT INTO run_intervals (run_id, second, count, hdr, service_hdr, lag_hdr, ret_codes, snapshots, p50_us, p90_us, p99_us, max_us)
 		SELECT r.id, s, 1000, `+hdr+`, `+hdr+`, `+hdr+`, '{"200": 1000}', 2, 200, 400, 900, 5000 FROM runs r, generate_series(0, ? - 1) s`, secs)
 	seed += exec(`INSERT INTO run_snapshots (run_id, shard, seq) SELECT r.id, sh, q FROM runs r, generate_series(0, 1) sh, generate_series(1, ?) q`, secs)
-	seed += exec(`INSERT INTO run_results (run_id, response, service, lag, count) SELECT id, `+hdr+`, `+hdr+`, `+hdr+`, 1000 FROM runs`)
+	seed += exec(`INSERT INTO run_results (run_id, response, service, lag, count) SELECT id, ` + hdr + `, ` + hdr + `, ` + hdr + `, 1000 FROM runs`)
 	exec(`VACUUM ANALYZE`)
 	before := sizes(t, s)
 	exec(`UPDATE projects SET interval_retention_days = 7, run_retention_days = 30`)

@@ -15,7 +15,7 @@ import (
 
 // runTables are the tables with rows keyed by a run, each with the query
 // that counts one run's rows.
-var runTables = []string{ //nolint:gochecknoglobals // test table
+var runTables = []string{
 	"run_shards", "run_intervals", "run_snapshots", "run_written_urls", "run_results", "run_timelines",
 	"run_imports", "idempotency_keys",
 }
