@@ -32,7 +32,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `./e2e/stack ${port} barrage_e2e 2`,
+    command: `./e2e/stack ${port} ${process.env.E2E_DB ?? 'barrage_e2e'} 2`,
     url: `http://127.0.0.1:${port}/readyz`,
     timeout: 90_000,
     reuseExistingServer: false,

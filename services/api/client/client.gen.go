@@ -874,8 +874,11 @@ type Project struct {
 	Name   string        `json:"name"`
 
 	// PublicResults Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token.
-	PublicResults bool   `json:"public_results"`
-	Slug          string `json:"slug"`
+	PublicResults bool `json:"public_results"`
+
+	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+	Retention ProjectRetention `json:"retention"`
+	Slug      string           `json:"slug"`
 
 	// TargetAllowGranted The entries of `target_allow_list` beyond the organisation's target policy, which an org admin listed (or which the project listed before organisation policies existed). A project admin may keep or drop them, not add them.
 	TargetAllowGranted []string `json:"target_allow_granted"`
@@ -935,6 +938,15 @@ type ProjectPage struct {
 	NextCursor *string   `json:"next_cursor,omitempty"`
 }
 
+// ProjectRetention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+type ProjectRetention struct {
+	// IntervalRetentionDays Days after which a run's per-second intervals and shard snapshots are dropped; its summary and merged result stay.
+	IntervalRetentionDays *int `json:"interval_retention_days,omitempty"`
+
+	// RunRetentionDays Days after which whole runs are dropped.
+	RunRetentionDays *int `json:"run_retention_days,omitempty"`
+}
+
 // ProjectRole defines model for ProjectRole.
 type ProjectRole struct {
 	Project Project `json:"project"`
@@ -946,10 +958,13 @@ type ProjectUpdate struct {
 	Description *string `json:"description,omitempty"`
 
 	// Limits The project's own limits; it replaces all five. A field left out is the deployment's limit (`{}` clears them all). Each must be above 0 and at most the deployment's.
-	Limits          *ProjectLimitsUpdate `json:"limits,omitempty"`
-	Name            *string              `json:"name,omitempty"`
-	PublicResults   *bool                `json:"public_results,omitempty"`
-	TargetAllowList *[]string            `json:"target_allow_list,omitempty"`
+	Limits        *ProjectLimitsUpdate `json:"limits,omitempty"`
+	Name          *string              `json:"name,omitempty"`
+	PublicResults *bool                `json:"public_results,omitempty"`
+
+	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+	Retention       *ProjectRetention `json:"retention,omitempty"`
+	TargetAllowList *[]string         `json:"target_allow_list,omitempty"`
 }
 
 // RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
@@ -975,12 +990,18 @@ type Run struct {
 	Degraded bool `json:"degraded"`
 
 	// EchoProfile The profile active on the managed echo a run targeted, when the run was submitted.
-	EchoProfile  *RunEchoProfile    `json:"echo_profile,omitempty"`
-	EndedAt      *time.Time         `json:"ended_at,omitempty"`
-	Error        *string            `json:"error,omitempty"`
-	Id           openapi_types.UUID `json:"id"`
-	Labels       Labels             `json:"labels"`
-	Name         string             `json:"name"`
+	EchoProfile *RunEchoProfile    `json:"echo_profile,omitempty"`
+	EndedAt     *time.Time         `json:"ended_at,omitempty"`
+	Error       *string            `json:"error,omitempty"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// IntervalsDroppedAt When the project's retention dropped the run's per-second intervals and shard snapshots; its summary and result stay. Absent while they are kept.
+	IntervalsDroppedAt *time.Time `json:"intervals_dropped_at,omitempty"`
+	Labels             Labels     `json:"labels"`
+	Name               string     `json:"name"`
+
+	// Pinned The run is kept whatever its project's retention, and deleted only with force.
+	Pinned       bool               `json:"pinned"`
 	ProjectId    openapi_types.UUID `json:"project_id"`
 	QpsRequested float64            `json:"qps_requested"`
 
@@ -1801,6 +1822,12 @@ type CompareRunsParams struct {
 	Ids string `form:"ids" json:"ids"`
 }
 
+// DeleteRunParams defines parameters for DeleteRun.
+type DeleteRunParams struct {
+	// Force Delete a pinned run or a baseline too.
+	Force *bool `form:"force,omitempty" json:"force,omitempty"`
+}
+
 // StreamRunEventsParams defines parameters for StreamRunEvents.
 type StreamRunEventsParams struct {
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
@@ -2228,7 +2255,7 @@ type ClientInterface interface {
 	// Corresponds with GET /agents (the `ListAgents` operationId).
 	ListAgents(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run (run.delete, run.pin, run.unpin among them), project retention (retention.apply, by the system), test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	//
 	// Corresponds with GET /audit (the `ListAudit` operationId).
 	ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2569,6 +2596,13 @@ type ClientInterface interface {
 	// Corresponds with GET /runs/compare (the `CompareRuns` operationId).
 	CompareRuns(ctx context.Context, params *CompareRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteRun Delete a finished run and all its data (project admins).
+	//
+	// Deletes the run with its shards, per-second intervals, snapshots, result, timeline and written URLs in one transaction, and writes a `run.delete` audit entry. A run that is not finished answers 409 (stop it first). A pinned run, or a run that is a baseline (another run compared with it or asked for it, or it is the newest passing run of its test, which the test's next run compares with), answers 409 unless `force=true`; the runs that compared with it keep their verdicts and lose the link (`baseline_run_id`).
+	//
+	// Corresponds with DELETE /runs/{run} (the `DeleteRun` operationId).
+	DeleteRun(ctx context.Context, run RunPath, params *DeleteRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRun A run, with its status, summary and verdict.
 	//
 	// Corresponds with GET /runs/{run} (the `GetRun` operationId).
@@ -2608,6 +2642,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /runs/{run}/intervals (the `ListRunIntervals` operationId).
 	ListRunIntervals(ctx context.Context, run RunPath, params *ListRunIntervalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UnpinRun Unpin a run (runners).
+	//
+	// Corresponds with DELETE /runs/{run}/pin (the `UnpinRun` operationId).
+	UnpinRun(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PinRun Pin a run (runners); its project's retention keeps all of it and a delete needs force.
+	//
+	// Corresponds with PUT /runs/{run}/pin (the `PinRun` operationId).
+	PinRun(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRunResult The merged final result of a run; 409 until it has one.
 	//
@@ -2873,7 +2917,7 @@ func (c *Client) ListAgents(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
-// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run (run.delete, run.pin, run.unpin among them), project retention (retention.apply, by the system), test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 //
 // Corresponds with GET /audit (the `ListAudit` operationId).
 func (c *Client) ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3644,6 +3688,23 @@ func (c *Client) CompareRuns(ctx context.Context, params *CompareRunsParams, req
 	return c.Client.Do(req)
 }
 
+// DeleteRun Delete a finished run and all its data (project admins).
+//
+// Deletes the run with its shards, per-second intervals, snapshots, result, timeline and written URLs in one transaction, and writes a `run.delete` audit entry. A run that is not finished answers 409 (stop it first). A pinned run, or a run that is a baseline (another run compared with it or asked for it, or it is the newest passing run of its test, which the test's next run compares with), answers 409 unless `force=true`; the runs that compared with it keep their verdicts and lose the link (`baseline_run_id`).
+//
+// Corresponds with DELETE /runs/{run} (the `DeleteRun` operationId).
+func (c *Client) DeleteRun(ctx context.Context, run RunPath, params *DeleteRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRunRequest(c.Server, run, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetRun A run, with its status, summary and verdict.
 //
 // Corresponds with GET /runs/{run} (the `GetRun` operationId).
@@ -3704,6 +3765,36 @@ func (c *Client) StreamRunEvents(ctx context.Context, run RunPath, params *Strea
 // Corresponds with GET /runs/{run}/intervals (the `ListRunIntervals` operationId).
 func (c *Client) ListRunIntervals(ctx context.Context, run RunPath, params *ListRunIntervalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListRunIntervalsRequest(c.Server, run, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UnpinRun Unpin a run (runners).
+//
+// Corresponds with DELETE /runs/{run}/pin (the `UnpinRun` operationId).
+func (c *Client) UnpinRun(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnpinRunRequest(c.Server, run)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PinRun Pin a run (runners); its project's retention keeps all of it and a delete needs force.
+//
+// Corresponds with PUT /runs/{run}/pin (the `PinRun` operationId).
+func (c *Client) PinRun(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPinRunRequest(c.Server, run)
 	if err != nil {
 		return nil, err
 	}
@@ -5836,6 +5927,67 @@ func NewCompareRunsRequest(server string, params *CompareRunsParams) (*http.Requ
 	return req, nil
 }
 
+// NewDeleteRunRequest constructs an http.Request for the DeleteRun method
+func NewDeleteRunRequest(server string, run RunPath, params *DeleteRunParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "run", run, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/runs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Force != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "force", *params.Force, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetRunRequest constructs an http.Request for the GetRun method
 func NewGetRunRequest(server string, run RunPath) (*http.Request, error) {
 	var err error
@@ -5985,6 +6137,74 @@ func NewListRunIntervalsRequest(server string, run RunPath, params *ListRunInter
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUnpinRunRequest constructs an http.Request for the UnpinRun method
+func NewUnpinRunRequest(server string, run RunPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "run", run, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/runs/%s/pin", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPinRunRequest constructs an http.Request for the PinRun method
+func NewPinRunRequest(server string, run RunPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "run", run, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/runs/%s/pin", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -7348,7 +7568,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /agents (the `ListAgents` operationId).
 	ListAgentsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListAgentsResponse, error)
 
-	// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run (run.delete, run.pin, run.unpin among them), project retention (retention.apply, by the system), test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7727,6 +7947,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /runs/compare (the `CompareRuns` operationId).
 	CompareRunsWithResponse(ctx context.Context, params *CompareRunsParams, reqEditors ...RequestEditorFn) (*CompareRunsResponse, error)
 
+	// DeleteRunWithResponse Delete a finished run and all its data (project admins).
+	//
+	// Deletes the run with its shards, per-second intervals, snapshots, result, timeline and written URLs in one transaction, and writes a `run.delete` audit entry. A run that is not finished answers 409 (stop it first). A pinned run, or a run that is a baseline (another run compared with it or asked for it, or it is the newest passing run of its test, which the test's next run compares with), answers 409 unless `force=true`; the runs that compared with it keep their verdicts and lose the link (`baseline_run_id`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /runs/{run} (the `DeleteRun` operationId).
+	DeleteRunWithResponse(ctx context.Context, run RunPath, params *DeleteRunParams, reqEditors ...RequestEditorFn) (*DeleteRunResponse, error)
+
 	// GetRunWithResponse A run, with its status, summary and verdict.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7772,6 +8001,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /runs/{run}/intervals (the `ListRunIntervals` operationId).
 	ListRunIntervalsWithResponse(ctx context.Context, run RunPath, params *ListRunIntervalsParams, reqEditors ...RequestEditorFn) (*ListRunIntervalsResponse, error)
+
+	// UnpinRunWithResponse Unpin a run (runners).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /runs/{run}/pin (the `UnpinRun` operationId).
+	UnpinRunWithResponse(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*UnpinRunResponse, error)
+
+	// PinRunWithResponse Pin a run (runners); its project's retention keeps all of it and a delete needs force.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /runs/{run}/pin (the `PinRun` operationId).
+	PinRunWithResponse(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*PinRunResponse, error)
 
 	// GetRunResultWithResponse The merged final result of a run; 409 until it has one.
 	//
@@ -10354,6 +10597,82 @@ func (r CompareRunsResponse) ContentType() string {
 	return ""
 }
 
+type DeleteRunResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteRunResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteRunResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteRunResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteRunResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DeleteRunResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteRunResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRunResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRunResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRunResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRunResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetRunResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10555,6 +10874,158 @@ func (r ListRunIntervalsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListRunIntervalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UnpinRunResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Run
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UnpinRunResponse) GetJSON200() *Run {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UnpinRunResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UnpinRunResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UnpinRunResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UnpinRunResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UnpinRunResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UnpinRunResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UnpinRunResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UnpinRunResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UnpinRunResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PinRunResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Run
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PinRunResponse) GetJSON200() *Run {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PinRunResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PinRunResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PinRunResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PinRunResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PinRunResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PinRunResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PinRunResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PinRunResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PinRunResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12695,7 +13166,7 @@ func (c *ClientWithResponses) ListAgentsWithResponse(ctx context.Context, reqEdi
 	return ParseListAgentsResponse(rsp)
 }
 
-// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+// ListAuditWithResponse The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run (run.delete, run.pin, run.unpin among them), project retention (retention.apply, by the system), test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13332,6 +13803,21 @@ func (c *ClientWithResponses) CompareRunsWithResponse(ctx context.Context, param
 	return ParseCompareRunsResponse(rsp)
 }
 
+// DeleteRunWithResponse Delete a finished run and all its data (project admins).
+//
+// Deletes the run with its shards, per-second intervals, snapshots, result, timeline and written URLs in one transaction, and writes a `run.delete` audit entry. A run that is not finished answers 409 (stop it first). A pinned run, or a run that is a baseline (another run compared with it or asked for it, or it is the newest passing run of its test, which the test's next run compares with), answers 409 unless `force=true`; the runs that compared with it keep their verdicts and lose the link (`baseline_run_id`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /runs/{run} (the `DeleteRun` operationId).
+func (c *ClientWithResponses) DeleteRunWithResponse(ctx context.Context, run RunPath, params *DeleteRunParams, reqEditors ...RequestEditorFn) (*DeleteRunResponse, error) {
+	rsp, err := c.DeleteRun(ctx, run, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRunResponse(rsp)
+}
+
 // GetRunWithResponse A run, with its status, summary and verdict.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -13394,6 +13880,32 @@ func (c *ClientWithResponses) ListRunIntervalsWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseListRunIntervalsResponse(rsp)
+}
+
+// UnpinRunWithResponse Unpin a run (runners).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /runs/{run}/pin (the `UnpinRun` operationId).
+func (c *ClientWithResponses) UnpinRunWithResponse(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*UnpinRunResponse, error) {
+	rsp, err := c.UnpinRun(ctx, run, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUnpinRunResponse(rsp)
+}
+
+// PinRunWithResponse Pin a run (runners); its project's retention keeps all of it and a delete needs force.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /runs/{run}/pin (the `PinRun` operationId).
+func (c *ClientWithResponses) PinRunWithResponse(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*PinRunResponse, error) {
+	rsp, err := c.PinRun(ctx, run, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePinRunResponse(rsp)
 }
 
 // GetRunResultWithResponse The merged final result of a run; 409 until it has one.
@@ -15754,6 +16266,70 @@ func ParseCompareRunsResponse(rsp *http.Response) (*CompareRunsResponse, error) 
 	return response, nil
 }
 
+// ParseDeleteRunResponse parses an HTTP response from a DeleteRunWithResponse call
+func ParseDeleteRunResponse(rsp *http.Response) (*DeleteRunResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRunResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetRunResponse parses an HTTP response from a GetRunWithResponse call
 func ParseGetRunResponse(rsp *http.Response) (*GetRunResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15889,6 +16465,128 @@ func ParseListRunIntervalsResponse(rsp *http.Response) (*ListRunIntervalsRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUnpinRunResponse parses an HTTP response from a UnpinRunWithResponse call
+func ParseUnpinRunResponse(rsp *http.Response) (*UnpinRunResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UnpinRunResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Run
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePinRunResponse parses an HTTP response from a PinRunWithResponse call
+func ParsePinRunResponse(rsp *http.Response) (*PinRunResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PinRunResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Run
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound

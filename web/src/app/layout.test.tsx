@@ -16,7 +16,7 @@ const me = (over: Partial<Schemas['Me']> = {}): Schemas['Me'] => ({
       role: 'viewer',
       project: {
         id: '0190b1c2-0000-7000-8000-0000000000p1', slug: 'default', name: 'Default', description: '', public_results: false,
-        target_allow_list: [], target_allow_granted: [], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+        target_allow_list: [], target_allow_granted: [], retention: {}, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
         limits: {
           max_qps: 100000, max_connections: 1000, max_duration: '1h0m0s', max_agents: 100, max_concurrent_runs: 1000, overridden: [],
           deployment: { max_qps: 100000, max_connections: 1000, max_duration: '1h0m0s', max_agents: 100, max_concurrent_runs: 1000 },

@@ -460,7 +460,31 @@ export interface paths {
         get: operations["getRun"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a finished run and all its data (project admins).
+         * @description Deletes the run with its shards, per-second intervals, snapshots, result, timeline and written URLs in one transaction, and writes a `run.delete` audit entry. A run that is not finished answers 409 (stop it first). A pinned run, or a run that is a baseline (another run compared with it or asked for it, or it is the newest passing run of its test, which the test's next run compares with), answers 409 unless `force=true`; the runs that compared with it keep their verdicts and lose the link (`baseline_run_id`).
+         */
+        delete: operations["deleteRun"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/{run}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Pin a run (runners); its project's retention keeps all of it and a delete needs force. */
+        put: operations["pinRun"];
+        post?: never;
+        /** Unpin a run (runners). */
+        delete: operations["unpinRun"];
         options?: never;
         head?: never;
         patch?: never;
@@ -960,7 +984,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
+        /** The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run (run.delete, run.pin, run.unpin among them), project retention (retention.apply, by the system), test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap). */
         get: operations["listAudit"];
         put?: never;
         post?: never;
@@ -1087,6 +1111,7 @@ export interface components {
             /** @description The entries of `target_allow_list` beyond the organisation's target policy, which an org admin listed (or which the project listed before organisation policies existed). A project admin may keep or drop them, not add them. */
             target_allow_granted: string[];
             limits: components["schemas"]["ProjectLimits"];
+            retention: components["schemas"]["ProjectRetention"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1122,6 +1147,13 @@ export interface components {
             max_agents?: number;
             max_concurrent_runs?: number;
         };
+        /** @description How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped. */
+        ProjectRetention: {
+            /** @description Days after which a run's per-second intervals and shard snapshots are dropped; its summary and merged result stay. */
+            interval_retention_days?: number | null;
+            /** @description Days after which whole runs are dropped. */
+            run_retention_days?: number | null;
+        };
         ProjectCreate: {
             /** @description 1-40 of a-z, 0-9 and inner dashes. */
             slug: string;
@@ -1134,6 +1166,7 @@ export interface components {
             public_results?: boolean;
             target_allow_list?: string[];
             limits?: components["schemas"]["ProjectLimitsUpdate"];
+            retention?: components["schemas"]["ProjectRetention"];
         };
         OrgTargetPolicy: {
             /** @description Hosts, IP addresses, CIDRs (each optionally with :port), `*` and `unix:/path` sockets that project admins may open in their projects' allow-lists. New installs start with `*` (every public address); an all-in-one install also with loopback. */
@@ -1475,6 +1508,13 @@ export interface components {
             allow_partial?: boolean;
             /** @description The `abort` threshold that stopped the run while it went on (its verdict is fail), or `abort_if_rate_not_held` when the spec's rate was not held (the run then fails); absent otherwise. */
             aborted_by?: string;
+            /** @description The run is kept whatever its project's retention, and deleted only with force. */
+            pinned: boolean;
+            /**
+             * Format: date-time
+             * @description When the project's retention dropped the run's per-second intervals and shard snapshots; its summary and result stay. Absent while they are kept.
+             */
+            intervals_dropped_at?: string;
         };
         SearchCreate: {
             /** @description Project id or slug; optional with a project token. */
@@ -3157,6 +3197,89 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteRun: {
+        parameters: {
+            query?: {
+                /** @description Delete a pinned run or a baseline too. */
+                force?: boolean;
+            };
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    pinRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pinned run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    unpinRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unpinned run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
             default: components["responses"]["Problem"];

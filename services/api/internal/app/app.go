@@ -36,6 +36,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
+	"github.com/barrage-dev/barrage/services/api/internal/retention"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/schedule"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
@@ -323,6 +324,7 @@ func (a *App) Run(ctx context.Context) error {
 	if a.cfg.ScheduleTick > 0 && !a.cfg.ReadOnly {
 		workers.Go(func() { a.scheduler.Loop(wctx) })
 	}
+	a.startRetention(wctx, &workers)
 	if err := a.searches.FailStale(ctx); err != nil {
 		a.log.Error("end stale searches", slog.Any("error", err))
 	}
@@ -396,4 +398,22 @@ func serveMetrics(ctx context.Context, cfg Config, m *metrics.Metrics, log *slog
 		_ = srv.Close()
 		<-done
 	}, nil
+}
+
+// startRetention starts the projects' retention job in workers, unless it
+// is off or the server is read-only. It leads with the scheduler's lock;
+// without a scheduler loop it gives the lock up when ctx ends.
+func (a *App) startRetention(ctx context.Context, workers *sync.WaitGroup) {
+	if a.cfg.RetentionInterval <= 0 || a.cfg.ReadOnly {
+		return
+	}
+	job := retention.New(retention.Options{Store: a.store, Leader: a.scheduler, Log: a.log, Interval: a.cfg.RetentionInterval})
+	workers.Go(func() {
+		job.Loop(ctx)
+		if a.cfg.ScheduleTick <= 0 { // no scheduler loop gives the lock up
+			if err := a.scheduler.Close(); err != nil {
+				a.log.Warn("retention: release leader lock", slog.Any("err", err))
+			}
+		}
+	})
 }

@@ -98,6 +98,9 @@ type Config struct {
 	SyncTick           time.Duration `env:"BARRAGE_SYNC_TICK" envDefault:"30s"`
 	SyncRequestTimeout time.Duration `env:"BARRAGE_SYNC_REQUEST_TIMEOUT" envDefault:"30s"`
 	ScheduleTick       time.Duration `env:"BARRAGE_SCHEDULE_TICK" envDefault:"15s"`
+	// RetentionInterval is the time between passes of the projects'
+	// retention (package retention); 0 turns retention off.
+	RetentionInterval time.Duration `env:"BARRAGE_RETENTION_INTERVAL" envDefault:"1h"`
 	// SearchLease is how long a replica's claim on a capacity search lasts
 	// unless renewed (package searches).
 	SearchLease time.Duration `env:"BARRAGE_SEARCH_LEASE" envDefault:"30s"`
@@ -332,6 +335,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.SyncTick, "sync-tick", cfg.SyncTick, "how often due sync sources are looked for; 0 = no scheduled syncs (BARRAGE_SYNC_TICK)")
 	fs.DurationVar(&cfg.SyncRequestTimeout, "sync-request-timeout", cfg.SyncRequestTimeout, "timeout of each request a sync makes (BARRAGE_SYNC_REQUEST_TIMEOUT)")
 	fs.DurationVar(&cfg.ScheduleTick, "schedule-tick", cfg.ScheduleTick, "how often due test schedules are looked for; 0 = no scheduled runs (BARRAGE_SCHEDULE_TICK)")
+	fs.DurationVar(&cfg.RetentionInterval, "retention-interval", cfg.RetentionInterval, "time between passes of the projects' data retention, on the replica that leads the scheduler; 0 = never (BARRAGE_RETENTION_INTERVAL)")
 	fs.StringVar(&cfg.TargetDeny, "target-deny", cfg.TargetDeny, "more hosts, IPs or CIDRs no run or sync may reach, comma-separated; without :port every port (BARRAGE_TARGET_DENY)")
 	fs.DurationVar(&cfg.TargetDenyRefresh, "target-deny-refresh", cfg.TargetDenyRefresh, "how often the control-plane deny list's names are resolved again (BARRAGE_TARGET_DENY_REFRESH)")
 	fs.DurationVar(&cfg.SearchLease, "search-lease", cfg.SearchLease, "how long a replica's claim on a capacity search lasts unless renewed: the longest a search waits for another replica after its driver died (BARRAGE_SEARCH_LEASE)")
@@ -423,6 +427,9 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("-sync-tick must be 0 or more and -sync-request-timeout at least 1s"))
 	}
 	errs = append(errs, c.targetDenyErrors()...)
+	if c.RetentionInterval < 0 {
+		errs = append(errs, fmt.Errorf("-retention-interval %v: must not be negative", c.RetentionInterval))
+	}
 	if c.ScheduleTick < 0 {
 		errs = append(errs, fmt.Errorf("-schedule-tick %v: must not be negative", c.ScheduleTick))
 	}

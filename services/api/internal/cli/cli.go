@@ -2,7 +2,7 @@
 // its REST API, follows them live, prints their summary and verdict and
 // exits with a code a CI job can gate on (0 pass, 99 thresholds failed, 97
 // run error, 2 usage or validation error, 1 API unreachable). It also has
-// small `runs list|show|stop|compare` commands, `tests list|apply`, which
+// small `runs list|show|stop|delete|pin|unpin|compare` commands, `tests list|apply`, which
 // keeps stored tests in step with a YAML file, `import`, which turns Fortio
 // result files into runs, `sync list|add|run` for result sync sources, and
 // `search`, which runs a capacity search and prints its steps.
@@ -52,6 +52,11 @@ commands:
   runs list    list recent runs
   runs show ID show one run
   runs stop ID stop a run
+  runs delete ID [-force]
+               delete a finished run and all its data (project admins);
+               -force deletes a pinned run or a baseline too
+  runs pin ID, runs unpin ID
+               keep a run whatever its project's retention, or stop keeping it
   runs compare ID ID [ID...]
                2 to 20 runs side by side, with changes against the first
   tests list   list stored tests

@@ -14,10 +14,10 @@ import (
 	"github.com/barrage-dev/barrage/services/api/client"
 )
 
-// runs is `barrage runs list|show|stop|compare`.
+// runs is `barrage runs list|show|stop|delete|pin|unpin|compare`.
 func (e *env) runs(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID | compare ID ID [ID...]")
+		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID | delete ID [-force] | pin ID | unpin ID | compare ID ID [ID...]")
 		return ExitUsage
 	}
 	switch {
@@ -25,6 +25,10 @@ func (e *env) runs(ctx context.Context, args []string) int {
 		return e.runsList(ctx, args[1:])
 	case args[0] == "compare":
 		return e.runsCompare(ctx, args[1:])
+	case args[0] == "delete":
+		return e.runsDelete(ctx, args[1:])
+	case (args[0] == "pin" || args[0] == "unpin") && len(args) == 2 && isID(args[1]):
+		return e.runsPin(ctx, args[0], args[1])
 	case (args[0] == "show" || args[0] == "stop") && len(args) == 2 && isID(args[1]):
 		var run client.Run
 		id := uuid.MustParse(args[1]) // isID above
@@ -38,7 +42,7 @@ func (e *env) runs(ctx context.Context, args []string) int {
 		e.out.printf("%s", formatSummary(run, nil))
 		return ExitPass
 	default:
-		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID | compare ID ID [ID...]")
+		e.out.errorf("usage: barrage runs list [-project P] [-limit N] | show ID | stop ID | delete ID [-force] | pin ID | unpin ID | compare ID ID [ID...]")
 		return ExitUsage
 	}
 }

@@ -71,6 +71,7 @@ func (s *server) projectOut(p projects.Project) Project {
 	return Project{
 		Id: p.ID, Slug: p.Slug, Name: p.Name, Description: p.Description, PublicResults: p.PublicResults,
 		TargetAllowList: nonNil(p.TargetAllowList), TargetAllowGranted: nonNil(p.TargetAllowGranted), Limits: limitsOut(s.svc.Projects.Limits(p), s.svc.Projects.Deployment(), p.Limits),
+		Retention: ProjectRetention{IntervalRetentionDays: p.Retention.IntervalDays, RunRetentionDays: p.Retention.RunDays},
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
 }
@@ -151,6 +152,7 @@ func runOut(r runs.Run) Run {
 		Target: r.Target, QpsRequested: r.QPSRequested, CreatedBy: optID(r.CreatedBy), CreatedAt: r.CreatedAt,
 		UpdatedAt: r.UpdatedAt, StartedAt: optTime(r.StartedAt), EndedAt: optTime(r.EndedAt), Error: optString(r.Error),
 		StartAt: optTime(r.StartAt), ShardCount: r.ShardCount, Degraded: r.Degraded, AbortedBy: optString(r.AbortedBy),
+		Pinned: r.Pinned, IntervalsDroppedAt: optTime(r.IntervalsDroppedAt),
 	}
 	if r.AllowPartial {
 		out.AllowPartial = &r.AllowPartial
@@ -217,4 +219,12 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 		out[i] = f(v)
 	}
 	return out
+}
+
+// retentionIn maps a retention update to a project's retention.
+func retentionIn(u *ProjectRetention) *projects.Retention {
+	if u == nil {
+		return nil
+	}
+	return &projects.Retention{IntervalDays: u.IntervalRetentionDays, RunDays: u.RunRetentionDays}
 }

@@ -51,7 +51,7 @@ func (s *server) UpdateProject(ctx context.Context, req UpdateProjectRequestObje
 	b := req.Body
 	p, err := s.svc.Projects.Update(ctx, principal(ctx), req.Project, projects.Update{
 		Name: b.Name, Description: b.Description, PublicResults: b.PublicResults, TargetAllowList: b.TargetAllowList,
-		Limits: limitsIn(b.Limits),
+		Limits: limitsIn(b.Limits), Retention: retentionIn(b.Retention),
 	})
 	if err != nil {
 		return nil, err

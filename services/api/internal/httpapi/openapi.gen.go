@@ -872,8 +872,11 @@ type Project struct {
 	Name   string        `json:"name"`
 
 	// PublicResults Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token.
-	PublicResults bool   `json:"public_results"`
-	Slug          string `json:"slug"`
+	PublicResults bool `json:"public_results"`
+
+	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+	Retention ProjectRetention `json:"retention"`
+	Slug      string           `json:"slug"`
 
 	// TargetAllowGranted The entries of `target_allow_list` beyond the organisation's target policy, which an org admin listed (or which the project listed before organisation policies existed). A project admin may keep or drop them, not add them.
 	TargetAllowGranted []string `json:"target_allow_granted"`
@@ -933,6 +936,15 @@ type ProjectPage struct {
 	NextCursor *string   `json:"next_cursor,omitempty"`
 }
 
+// ProjectRetention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+type ProjectRetention struct {
+	// IntervalRetentionDays Days after which a run's per-second intervals and shard snapshots are dropped; its summary and merged result stay.
+	IntervalRetentionDays *int `json:"interval_retention_days,omitempty"`
+
+	// RunRetentionDays Days after which whole runs are dropped.
+	RunRetentionDays *int `json:"run_retention_days,omitempty"`
+}
+
 // ProjectRole defines model for ProjectRole.
 type ProjectRole struct {
 	Project Project `json:"project"`
@@ -944,10 +956,13 @@ type ProjectUpdate struct {
 	Description *string `json:"description,omitempty"`
 
 	// Limits The project's own limits; it replaces all five. A field left out is the deployment's limit (`{}` clears them all). Each must be above 0 and at most the deployment's.
-	Limits          *ProjectLimitsUpdate `json:"limits,omitempty"`
-	Name            *string              `json:"name,omitempty"`
-	PublicResults   *bool                `json:"public_results,omitempty"`
-	TargetAllowList *[]string            `json:"target_allow_list,omitempty"`
+	Limits        *ProjectLimitsUpdate `json:"limits,omitempty"`
+	Name          *string              `json:"name,omitempty"`
+	PublicResults *bool                `json:"public_results,omitempty"`
+
+	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+	Retention       *ProjectRetention `json:"retention,omitempty"`
+	TargetAllowList *[]string         `json:"target_allow_list,omitempty"`
 }
 
 // RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
@@ -973,12 +988,18 @@ type Run struct {
 	Degraded bool `json:"degraded"`
 
 	// EchoProfile The profile active on the managed echo a run targeted, when the run was submitted.
-	EchoProfile  *RunEchoProfile    `json:"echo_profile,omitempty"`
-	EndedAt      *time.Time         `json:"ended_at,omitempty"`
-	Error        *string            `json:"error,omitempty"`
-	Id           openapi_types.UUID `json:"id"`
-	Labels       Labels             `json:"labels"`
-	Name         string             `json:"name"`
+	EchoProfile *RunEchoProfile    `json:"echo_profile,omitempty"`
+	EndedAt     *time.Time         `json:"ended_at,omitempty"`
+	Error       *string            `json:"error,omitempty"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// IntervalsDroppedAt When the project's retention dropped the run's per-second intervals and shard snapshots; its summary and result stay. Absent while they are kept.
+	IntervalsDroppedAt *time.Time `json:"intervals_dropped_at,omitempty"`
+	Labels             Labels     `json:"labels"`
+	Name               string     `json:"name"`
+
+	// Pinned The run is kept whatever its project's retention, and deleted only with force.
+	Pinned       bool               `json:"pinned"`
 	ProjectId    openapi_types.UUID `json:"project_id"`
 	QpsRequested float64            `json:"qps_requested"`
 
@@ -1799,6 +1820,12 @@ type CompareRunsParams struct {
 	Ids string `form:"ids" json:"ids"`
 }
 
+// DeleteRunParams defines parameters for DeleteRun.
+type DeleteRunParams struct {
+	// Force Delete a pinned run or a baseline too.
+	Force *bool `form:"force,omitempty" json:"force,omitempty"`
+}
+
 // StreamRunEventsParams defines parameters for StreamRunEvents.
 type StreamRunEventsParams struct {
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
@@ -2152,7 +2179,7 @@ type ServerInterface interface {
 	// ListAgents Agents that have reported to the control plane, most recently seen first.
 	// (GET /agents)
 	ListAgents(c *gin.Context)
-	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run (run.delete, run.pin, run.unpin among them), project retention (retention.apply, by the system), test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	// (GET /audit)
 	ListAudit(c *gin.Context, params ListAuditParams)
 	// Login Sign in with email and password; sets the session cookie.
@@ -2245,6 +2272,9 @@ type ServerInterface interface {
 	// CompareRuns Summary figures of 2 to 20 runs side by side, computed from their merged histograms.
 	// (GET /runs/compare)
 	CompareRuns(c *gin.Context, params CompareRunsParams)
+	// DeleteRun Delete a finished run and all its data (project admins).
+	// (DELETE /runs/{run})
+	DeleteRun(c *gin.Context, run RunPath, params DeleteRunParams)
 	// GetRun A run, with its status, summary and verdict.
 	// (GET /runs/{run})
 	GetRun(c *gin.Context, run RunPath)
@@ -2254,6 +2284,12 @@ type ServerInterface interface {
 	// ListRunIntervals The run's per-second series, merged across its shards, in order.
 	// (GET /runs/{run}/intervals)
 	ListRunIntervals(c *gin.Context, run RunPath, params ListRunIntervalsParams)
+	// UnpinRun Unpin a run (runners).
+	// (DELETE /runs/{run}/pin)
+	UnpinRun(c *gin.Context, run RunPath)
+	// PinRun Pin a run (runners); its project's retention keeps all of it and a delete needs force.
+	// (PUT /runs/{run}/pin)
+	PinRun(c *gin.Context, run RunPath)
 	// GetRunResult The merged final result of a run; 409 until it has one.
 	// (GET /runs/{run}/result)
 	GetRunResult(c *gin.Context, run RunPath, params GetRunResultParams)
@@ -3168,6 +3204,42 @@ func (siw *ServerInterfaceWrapper) CompareRuns(c *gin.Context) {
 	siw.Handler.CompareRuns(c, params)
 }
 
+// DeleteRun operation middleware
+func (siw *ServerInterfaceWrapper) DeleteRun(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "run" -------------
+	var run RunPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run", c.Param("run"), &run, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteRunParams
+
+	// ------------- Optional query parameter "force" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "force", c.Request.URL.Query(), &params.Force, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter force: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.DeleteRun(c, run, params)
+}
+
 // GetRun operation middleware
 func (siw *ServerInterfaceWrapper) GetRun(c *gin.Context) {
 
@@ -3284,6 +3356,56 @@ func (siw *ServerInterfaceWrapper) ListRunIntervals(c *gin.Context) {
 	}
 
 	siw.Handler.ListRunIntervals(c, run, params)
+}
+
+// UnpinRun operation middleware
+func (siw *ServerInterfaceWrapper) UnpinRun(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "run" -------------
+	var run RunPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run", c.Param("run"), &run, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.UnpinRun(c, run)
+}
+
+// PinRun operation middleware
+func (siw *ServerInterfaceWrapper) PinRun(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "run" -------------
+	var run RunPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run", c.Param("run"), &run, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.PinRun(c, run)
 }
 
 // GetRunResult operation middleware
@@ -4099,7 +4221,10 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/runs", wrapper.ListRuns)
 	router.POST(options.BaseURL+"/runs", wrapper.CreateRun)
 	router.GET(options.BaseURL+"/runs/compare", wrapper.CompareRuns)
+	router.DELETE(options.BaseURL+"/runs/:run", wrapper.DeleteRun)
 	router.GET(options.BaseURL+"/runs/:run", wrapper.GetRun)
+	router.DELETE(options.BaseURL+"/runs/:run/pin", wrapper.UnpinRun)
+	router.PUT(options.BaseURL+"/runs/:run/pin", wrapper.PinRun)
 	router.POST(options.BaseURL+"/runs/:run/stop", wrapper.StopRun)
 	router.GET(options.BaseURL+"/runs/:run/intervals", wrapper.ListRunIntervals)
 	router.GET(options.BaseURL+"/runs/:run/timeline", wrapper.GetRunTimeline)
@@ -7147,6 +7272,120 @@ func (response CompareRunsdefaultApplicationProblemPlusJSONResponse) VisitCompar
 	return err
 }
 
+type DeleteRunRequestObject struct {
+	Run    RunPath `json:"run"`
+	Params DeleteRunParams
+}
+
+type DeleteRunResponseObject interface {
+	VisitDeleteRunResponse(w http.ResponseWriter) error
+}
+
+type DeleteRun204Response struct {
+}
+
+func (response DeleteRun204Response) VisitDeleteRunResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteRun401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRun401ApplicationProblemPlusJSONResponse) VisitDeleteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRun403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRun403ApplicationProblemPlusJSONResponse) VisitDeleteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRun404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRun404ApplicationProblemPlusJSONResponse) VisitDeleteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRun409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRun409ApplicationProblemPlusJSONResponse) VisitDeleteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRun422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRun422ApplicationProblemPlusJSONResponse) VisitDeleteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRundefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteRundefaultApplicationProblemPlusJSONResponse) VisitDeleteRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRunRequestObject struct {
 	Run RunPath `json:"run"`
 }
@@ -7444,6 +7683,212 @@ type ListRunIntervalsdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ListRunIntervalsdefaultApplicationProblemPlusJSONResponse) VisitListRunIntervalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpinRunRequestObject struct {
+	Run RunPath `json:"run"`
+}
+
+type UnpinRunResponseObject interface {
+	VisitUnpinRunResponse(w http.ResponseWriter) error
+}
+
+type UnpinRun200JSONResponse Run
+
+func (response UnpinRun200JSONResponse) VisitUnpinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpinRun401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UnpinRun401ApplicationProblemPlusJSONResponse) VisitUnpinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpinRun403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UnpinRun403ApplicationProblemPlusJSONResponse) VisitUnpinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpinRun404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UnpinRun404ApplicationProblemPlusJSONResponse) VisitUnpinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpinRun422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response UnpinRun422ApplicationProblemPlusJSONResponse) VisitUnpinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnpinRundefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response UnpinRundefaultApplicationProblemPlusJSONResponse) VisitUnpinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PinRunRequestObject struct {
+	Run RunPath `json:"run"`
+}
+
+type PinRunResponseObject interface {
+	VisitPinRunResponse(w http.ResponseWriter) error
+}
+
+type PinRun200JSONResponse Run
+
+func (response PinRun200JSONResponse) VisitPinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PinRun401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response PinRun401ApplicationProblemPlusJSONResponse) VisitPinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PinRun403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PinRun403ApplicationProblemPlusJSONResponse) VisitPinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PinRun404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PinRun404ApplicationProblemPlusJSONResponse) VisitPinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PinRun422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response PinRun422ApplicationProblemPlusJSONResponse) VisitPinRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PinRundefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response PinRundefaultApplicationProblemPlusJSONResponse) VisitPinRunResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -10419,7 +10864,7 @@ type StrictServerInterface interface {
 	// ListAgents Agents that have reported to the control plane, most recently seen first.
 	// (GET /agents)
 	ListAgents(ctx context.Context, request ListAgentsRequestObject) (ListAgentsResponseObject, error)
-	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run, test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
+	// ListAudit The audit log, newest first: sign-ins (session.create, auth.login_failed, auth.locked), sign-outs (session.revoke, session.revoke_all), run (run.delete, run.pin, run.unpin among them), project retention (retention.apply, by the system), test, token, project, member (member.added, member.changed, member.removed), user (user.create, user.update, user.password_change, user.password_reset, user.identity_link) and sync changes. Project admins read their project's entries; without a project an org admin also sees entries of no project (sign-ins, bootstrap).
 	// (GET /audit)
 	ListAudit(ctx context.Context, request ListAuditRequestObject) (ListAuditResponseObject, error)
 	// Login Sign in with email and password; sets the session cookie.
@@ -10512,6 +10957,9 @@ type StrictServerInterface interface {
 	// CompareRuns Summary figures of 2 to 20 runs side by side, computed from their merged histograms.
 	// (GET /runs/compare)
 	CompareRuns(ctx context.Context, request CompareRunsRequestObject) (CompareRunsResponseObject, error)
+	// DeleteRun Delete a finished run and all its data (project admins).
+	// (DELETE /runs/{run})
+	DeleteRun(ctx context.Context, request DeleteRunRequestObject) (DeleteRunResponseObject, error)
 	// GetRun A run, with its status, summary and verdict.
 	// (GET /runs/{run})
 	GetRun(ctx context.Context, request GetRunRequestObject) (GetRunResponseObject, error)
@@ -10521,6 +10969,12 @@ type StrictServerInterface interface {
 	// ListRunIntervals The run's per-second series, merged across its shards, in order.
 	// (GET /runs/{run}/intervals)
 	ListRunIntervals(ctx context.Context, request ListRunIntervalsRequestObject) (ListRunIntervalsResponseObject, error)
+	// UnpinRun Unpin a run (runners).
+	// (DELETE /runs/{run}/pin)
+	UnpinRun(ctx context.Context, request UnpinRunRequestObject) (UnpinRunResponseObject, error)
+	// PinRun Pin a run (runners); its project's retention keeps all of it and a delete needs force.
+	// (PUT /runs/{run}/pin)
+	PinRun(ctx context.Context, request PinRunRequestObject) (PinRunResponseObject, error)
 	// GetRunResult The merged final result of a run; 409 until it has one.
 	// (GET /runs/{run}/result)
 	GetRunResult(ctx context.Context, request GetRunResultRequestObject) (GetRunResultResponseObject, error)
@@ -11691,6 +12145,33 @@ func (sh *strictHandler) CompareRuns(ctx *gin.Context, params CompareRunsParams)
 	}
 }
 
+// DeleteRun operation middleware
+func (sh *strictHandler) DeleteRun(ctx *gin.Context, run RunPath, params DeleteRunParams) {
+	var request DeleteRunRequestObject
+
+	request.Run = run
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteRun(ctx, request.(DeleteRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(DeleteRunResponseObject); ok {
+		if err := validResponse.VisitDeleteRunResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // GetRun operation middleware
 func (sh *strictHandler) GetRun(ctx *gin.Context, run RunPath) {
 	var request GetRunRequestObject
@@ -11764,6 +12245,58 @@ func (sh *strictHandler) ListRunIntervals(ctx *gin.Context, run RunPath, params 
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(ListRunIntervalsResponseObject); ok {
 		if err := validResponse.VisitListRunIntervalsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// UnpinRun operation middleware
+func (sh *strictHandler) UnpinRun(ctx *gin.Context, run RunPath) {
+	var request UnpinRunRequestObject
+
+	request.Run = run
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnpinRun(ctx, request.(UnpinRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnpinRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(UnpinRunResponseObject); ok {
+		if err := validResponse.VisitUnpinRunResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PinRun operation middleware
+func (sh *strictHandler) PinRun(ctx *gin.Context, run RunPath) {
+	var request PinRunRequestObject
+
+	request.Run = run
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PinRun(ctx, request.(PinRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PinRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(PinRunResponseObject); ok {
+		if err := validResponse.VisitPinRunResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

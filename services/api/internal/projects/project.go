@@ -38,7 +38,9 @@ type Project struct {
 	TargetAllowGranted []string
 	// Limits are the project's own limits; nil fields are the
 	// deployment's (Service.Limits gives the ones in force).
-	Limits    policy.Overrides
+	Limits policy.Overrides
+	// Retention is how long the project keeps its runs' data.
+	Retention Retention
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

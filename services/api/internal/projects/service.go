@@ -236,6 +236,8 @@ type Update struct {
 	// Limits replaces all of the project's own limits when not nil; a nil
 	// field in it is the deployment's limit.
 	Limits *policy.Overrides
+	// Retention replaces both of the project's retentions when not nil.
+	Retention *Retention
 }
 
 // Update changes a project; project admins only. The allow-list must parse
@@ -276,6 +278,12 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, ref string, u U
 			return Project{}, &apperr.Error{Code: apperr.Invalid, Detail: "the project's limits are invalid", Fields: fields}
 		}
 		proj.Limits = *u.Limits
+	}
+	if u.Retention != nil {
+		if fields := u.Retention.Validate("retention"); len(fields) > 0 {
+			return Project{}, &apperr.Error{Code: apperr.Invalid, Detail: "the project's retention is invalid", Fields: fields}
+		}
+		proj.Retention = *u.Retention
 	}
 	proj.Name, proj.Description, proj.UpdatedAt = in.Name, in.Description, s.now().UTC()
 	updated, err := s.store.UpdateProject(ctx, proj, p.Actor())

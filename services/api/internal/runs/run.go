@@ -92,6 +92,11 @@ type Run struct {
 	// EchoProfile is the profile active on the managed echo the run
 	// targeted when it was submitted; nil when none.
 	EchoProfile *EchoProfile
+	// Pinned keeps the run from retention and from a delete without force.
+	Pinned bool
+	// IntervalsDroppedAt is when retention dropped the run's per-second
+	// rows (its summary and result stay); zero while they are kept.
+	IntervalsDroppedAt time.Time
 }
 
 // EchoProfile is a managed echo's active profile as a run records it.
@@ -232,6 +237,16 @@ type Store interface {
 	// the run after the change; a Conflict when the status was elsewhere,
 	// NotFound when there is no such run.
 	MoveRun(ctx context.Context, m Move) (Run, error)
+	// DeleteRun deletes a terminal run and every row keyed by it in one
+	// transaction and writes an audit entry; see Delete for the checks.
+	DeleteRun(ctx context.Context, d Deletion) error
+	// RunBaselineOf returns how many other runs compared with the run as
+	// their baseline (or asked for it), and whether it is the newest
+	// passing run of its test, which the test's next run compares with.
+	RunBaselineOf(ctx context.Context, id uuid.UUID) (BaselineUse, error)
+	// SetRunPinned pins or unpins a run, writes an audit entry and returns
+	// the run after the change; NotFound when there is none.
+	SetRunPinned(ctx context.Context, id uuid.UUID, pinned bool, actor auth.Actor) (Run, error)
 	// WrittenURLCount returns the written URLs stored for a run.
 	WrittenURLCount(ctx context.Context, runID uuid.UUID) (int64, error)
 	// WrittenURLs returns up to limit written URLs of a run after the one

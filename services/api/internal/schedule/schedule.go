@@ -125,6 +125,15 @@ func (s *Scheduler) Loop(ctx context.Context) {
 	}
 }
 
+// Lead reports whether s holds the leader lock, taking it when it is free:
+// other jobs that must run on one replica only (package retention) share
+// the scheduler's lease this way rather than holding a second one.
+func (s *Scheduler) Lead(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lead(ctx)
+}
+
 // Leading reports whether the scheduler held the lock at its last tick.
 func (s *Scheduler) Leading() bool {
 	s.mu.Lock()

@@ -91,6 +91,14 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "login_failures", "locked_until") || !hasColumn(t, s, "sessions", "replaced_by") {
 		t.Error("login_failures.locked_until or sessions.replaced_by of 00008 missing after up")
 	}
+	if !hasColumn(t, s, "runs", "pinned") || !hasColumn(t, s, "runs", "intervals_dropped_at") ||
+		!hasColumn(t, s, "projects", "interval_retention_days") || !hasColumn(t, s, "projects", "run_retention_days") {
+		t.Error("runs.pinned, runs.intervals_dropped_at or the projects' retention columns of 00020 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00020_data_lifecycle.sql") ||
+		hasColumn(t, s, "runs", "pinned") || hasColumn(t, s, "runs", "intervals_dropped_at") || hasColumn(t, s, "projects", "run_retention_days") {
+		t.Errorf("down of 00020 printed %q, or a column it added is still there", out)
+	}
 	if !hasColumn(t, s, "searches", "lease_until") || !hasColumn(t, s, "searches", "sealed_spec") {
 		t.Error("searches.lease_until or searches.sealed_spec of 00019 missing after up")
 	}

@@ -39,8 +39,11 @@ type projectRow struct {
 	AllowList   textArray    `gorm:"column:target_allow_list"`
 	Granted     textArray    `gorm:"column:target_allow_granted"`
 	Limits      limitColumns `gorm:"embedded"`
-	CreatedAt   time.Time    `gorm:"column:created_at"`
-	UpdatedAt   time.Time    `gorm:"column:updated_at"`
+	// IntervalDays and RunDays are the project's retention (00020).
+	IntervalDays *int      `gorm:"column:interval_retention_days"`
+	RunDays      *int      `gorm:"column:run_retention_days"`
+	CreatedAt    time.Time `gorm:"column:created_at"`
+	UpdatedAt    time.Time `gorm:"column:updated_at"`
 }
 
 // TableName returns the table of projectRow.
@@ -70,6 +73,7 @@ func projectToRow(p projects.Project) projectRow {
 	return projectRow{
 		ID: p.ID, OrgID: p.OrgID, Slug: p.Slug, Name: p.Name, Description: p.Description,
 		Public: p.PublicResults, AllowList: textArray(p.TargetAllowList), Granted: textArray(p.TargetAllowGranted), Limits: limitsToColumns(p.Limits),
+		IntervalDays: p.Retention.IntervalDays, RunDays: p.Retention.RunDays,
 		CreatedAt: created, UpdatedAt: updated,
 	}
 }
@@ -79,7 +83,7 @@ func projectFromRow(r projectRow) projects.Project {
 	return projects.Project{
 		ID: r.ID, OrgID: r.OrgID, Slug: r.Slug, Name: r.Name, Description: r.Description,
 		PublicResults: r.Public, TargetAllowList: []string(r.AllowList), TargetAllowGranted: []string(r.Granted),
-		Limits: r.Limits.overrides(), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Limits: r.Limits.overrides(), Retention: projects.Retention{IntervalDays: r.IntervalDays, RunDays: r.RunDays}, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
 
@@ -141,6 +145,7 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 			"target_allow_granted": textArray(p.TargetAllowGranted), "max_qps": lc.MaxQPS,
 			"max_connections": lc.MaxConnections, "max_duration_seconds": lc.MaxDurationSeconds,
 			"max_agents": lc.MaxAgents, "max_concurrent_runs": lc.MaxConcurrentRuns,
+			"interval_retention_days": p.Retention.IntervalDays, "run_retention_days": p.Retention.RunDays,
 		})
 		if res.Error != nil {
 			return res.Error
@@ -154,6 +159,9 @@ func (s *Store) UpdateProject(ctx context.Context, p projects.Project, actor aut
 				"name": p.Name, "public_results": p.PublicResults, "target_allow_list": p.TargetAllowList,
 				"target_allow_granted": p.TargetAllowGranted,
 				"limits":               lc.audit(),
+				"retention": map[string]any{
+					"interval_retention_days": p.Retention.IntervalDays, "run_retention_days": p.Retention.RunDays,
+				},
 			},
 		})
 	})

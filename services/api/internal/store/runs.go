@@ -59,7 +59,9 @@ type runRow struct {
 	BaselineRequest *uuid.UUID `gorm:"column:baseline_request"`
 	AbortedBy       string     `gorm:"column:aborted_by"`
 	// EchoProfile is a jsonb runs.EchoProfile; NULL when none.
-	EchoProfile []byte `gorm:"column:echo_profile"`
+	EchoProfile        []byte     `gorm:"column:echo_profile"`
+	Pinned             bool       `gorm:"column:pinned"`
+	IntervalsDroppedAt *time.Time `gorm:"column:intervals_dropped_at"`
 }
 
 // TableName returns the table of runRow.
@@ -135,7 +137,7 @@ func runFromRow(r runRow) (runs.Run, error) {
 		StartAt: fromNullTime(r.StartAt), Deadline: fromNullTime(r.Deadline), ShardCount: r.ShardCount, Degraded: r.Degraded,
 		ThresholdResults: outcomes, BaselineRunID: fromNullUUID(r.BaselineRunID), Seq: r.Seq,
 		AllowPartial: r.AllowPartial, BaselineRequest: fromNullUUID(r.BaselineRequest), AbortedBy: r.AbortedBy,
-		EchoProfile: parseEchoProfile(r.EchoProfile),
+		EchoProfile: parseEchoProfile(r.EchoProfile), Pinned: r.Pinned, IntervalsDroppedAt: fromNullTime(r.IntervalsDroppedAt),
 	}, nil
 }
 

@@ -2,7 +2,7 @@ import type { Schemas } from '@/lib/api-client';
 import { roleIn } from './get-me';
 
 const project = (slug: string): Schemas['Project'] => ({
-  id: `id-${slug}`, slug, name: slug, description: '', public_results: false, target_allow_list: [], target_allow_granted: [],
+  id: `id-${slug}`, slug, name: slug, description: '', public_results: false, target_allow_list: [], target_allow_granted: [], retention: {},
   limits: {
     max_qps: 1000, max_connections: 50, max_duration: '10m0s', max_agents: 4, max_concurrent_runs: 20, overridden: [],
     deployment: { max_qps: 1000, max_connections: 50, max_duration: '10m0s', max_agents: 4, max_concurrent_runs: 20 },

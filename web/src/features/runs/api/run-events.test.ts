@@ -24,6 +24,7 @@ function run(status: Schemas['RunStatus']): Schemas['Run'] {
     updated_at: '2025-01-01T00:00:00Z',
     shard_count: 2,
     degraded: false,
+    pinned: false,
   };
 }
 

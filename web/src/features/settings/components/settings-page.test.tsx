@@ -20,6 +20,7 @@ const project = (over: Partial<Schemas['Project']> = {}): Schemas['Project'] => 
   target_allow_list: ['fortio.lab:8080', '10.20.0.0/16'],
   target_allow_granted: ['10.20.0.0/16'],
   limits: { ...deployment, overridden: [], deployment },
+  retention: {},
   created_at: '2026-01-01T00:00:00Z',
   updated_at: '2026-01-01T00:00:00Z',
   ...over,

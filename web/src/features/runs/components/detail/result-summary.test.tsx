@@ -73,6 +73,7 @@ function run(over: Partial<Schemas['Run']>): Schemas['Run'] {
     updated_at: '2025-01-01T00:00:00Z',
     shard_count: 2,
     degraded: false,
+    pinned: false,
     ...over,
   };
 }

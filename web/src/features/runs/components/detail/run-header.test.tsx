@@ -18,6 +18,7 @@ const run = (over: Partial<Schemas['Run']> = {}): Schemas['Run'] => ({
   updated_at: '2025-01-01T00:00:05Z',
   shard_count: 0,
   degraded: false,
+    pinned: false,
   ...over,
 });
 

@@ -3,9 +3,10 @@ import { Labels } from '@/components/ui/labels';
 import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatTime } from '@/lib/format';
-import { canStop, verdictTone } from '@/lib/run-status';
+import { canStop, isTerminal, verdictTone } from '@/lib/run-status';
 import type { LiveState } from '../../api/run-events';
 import { StopButton } from './stop-button';
+import { DeleteButton, PinButton } from './delete-button';
 import { useReadOnly } from '@/lib/read-only';
 
 const liveText: Record<LiveState, string> = {
@@ -37,6 +38,11 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
         <div className="run-title">
           <h1>{run.name || 'Untitled run'}</h1>
           <StatusBadge status={run.status} testId="run-status" />
+          {run.pinned && (
+            <span className="badge" data-testid="run-pinned">
+              pinned
+            </span>
+          )}
           {run.verdict && (
             <span className={`badge ${verdictTone(run.verdict)}`} data-testid="run-verdict">
               verdict: {run.verdict}
@@ -50,6 +56,8 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
         </div>
         <div className="run-actions">
           {canStop(run.status) && !readOnly && <StopButton runId={run.id} />}
+          {isTerminal(run.status) && !readOnly && <PinButton run={run} />}
+          {isTerminal(run.status) && !readOnly && <DeleteButton run={run} />}
           {(hasResult || run.status === 'completed') && (
             <>
               <a href={`${base}?format=barrage`} download={`barrage-${run.id}.json`}>
@@ -90,6 +98,9 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
         </span>
         {(run.start_at ?? run.started_at) && <span>started {formatTime(run.start_at ?? run.started_at)}</span>}
         {run.ended_at && <span>ended {formatTime(run.ended_at)}</span>}
+        {run.intervals_dropped_at && (
+          <span data-testid="run-intervals-dropped">per-second data dropped by retention {formatTime(run.intervals_dropped_at)}</span>
+        )}
         <span className="mono" title="Run id">
           {run.id}
         </span>

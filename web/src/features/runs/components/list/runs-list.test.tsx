@@ -27,6 +27,7 @@ const run = (n: number, over: Partial<Schemas['Run']> = {}): Schemas['Run'] => (
   ended_at: '2025-01-01T00:00:05Z',
   shard_count: 2,
   degraded: false,
+    pinned: false,
   summary: { count: 500, errors: 5, qps: 99.5, p50_us: 1500, p99_us: 25_000 },
   ...over,
 });

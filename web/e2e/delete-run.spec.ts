@@ -1,0 +1,52 @@
+import { expect, test } from '@playwright/test';
+import { port } from '../playwright.config';
+
+// Deleting a run from its page against the real stack: a finished run is
+// pinned, then deleted through the confirmation; its page and the API no
+// longer know it, and the audit log holds the deletion.
+
+const email = 'admin@barrage.local';
+const password = process.env.BARRAGE_ADMIN_PASSWORD ?? 'e2e-password-0123';
+const echo = `http://127.0.0.1:${port + 1}/`;
+
+test('delete a finished, pinned run from its page', async ({ page }) => {
+  await page.goto('/sign-in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/runs$/);
+
+  const created = await page.request.post('/api/v1/runs', {
+    data: { project: 'default', name: 'e2e to delete', spec: { url: echo, qps: 50, duration: '2s' }, labels: { suite: 'e2e' } },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  await expect
+    .poll(async () => ((await (await page.request.get(`/api/v1/runs/${id}`)).json()) as { status: string }).status, { timeout: 60_000 })
+    .toBe('completed');
+  const intervals = await page.request.get(`/api/v1/runs/${id}/intervals`);
+  expect(((await intervals.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+
+  await page.goto(`/runs/${id}`);
+  await expect(page.getByTestId('run-status')).toHaveText(/completed/);
+  await page.getByTestId('pin-run').click();
+  await expect(page.getByTestId('run-pinned')).toBeVisible();
+
+  await page.getByTestId('delete-run').click();
+  const confirm = page.getByRole('group', { name: 'Confirm delete' });
+  await expect(confirm).toContainText('This run is pinned');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  expect((await page.request.get(`/api/v1/runs/${id}`)).status()).toBe(200);
+
+  await page.getByTestId('delete-run').click();
+  await page.getByTestId('confirm-delete-run').click();
+  await expect(page).toHaveURL(/\/runs$/);
+  await expect(page.getByText('e2e to delete')).toHaveCount(0);
+
+  expect((await page.request.get(`/api/v1/runs/${id}`)).status()).toBe(404);
+  expect((await page.request.get(`/api/v1/runs/${id}/intervals`)).status()).toBe(404);
+  const audit = await page.request.get('/api/v1/audit?action=run.delete');
+  expect(audit.status()).toBe(200);
+  const entries = ((await audit.json()) as { items: { target_id: string; action: string }[] }).items;
+  expect(entries.filter((e) => e.target_id === id && e.action === 'run.delete')).toHaveLength(1);
+});
