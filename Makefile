@@ -171,8 +171,8 @@ deploy-check: ## Helm chart: helm lint, then helm template | kubeconform -strict
 	  --set nats.insecureSharedAgentUser=true,nats.apiPassword=change-me-api,nats.agentPassword=change-me-agent | $(KUBECONFORM) -
 
 .PHONY: images
-images: ## Build the three container images (needs a Docker engine with BuildKit): IMAGE_PREFIX, IMAGE_TAG, VERSION.
-	for c in api agent echo; do \
+images: ## Build the four container images, barrage-{api,agent,echo,cli} (needs a Docker engine with BuildKit): IMAGE_PREFIX, IMAGE_TAG, VERSION.
+	for c in api agent echo cli; do \
 	  DOCKER_BUILDKIT=1 docker build -f deploy/docker/$$c.Dockerfile -t $(IMAGE_PREFIX)/barrage-$$c:$(IMAGE_TAG) \
 	    --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD 2>/dev/null || echo unknown) \
 	    --build-arg CREATED=$$(git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z) . ; \

@@ -20,7 +20,7 @@ import (
 func TestDockerfilesBuildOffline(t *testing.T) {
 	t.Parallel()
 	fromArg := regexp.MustCompile(`^\$\{(\w+)\}(\s+AS\s+\w+)?$`)
-	for _, file := range []string{"api", "agent", "echo"} {
+	for _, file := range []string{"api", "agent", "echo", "cli"} {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
 			src := mustRead(t, "deploy/docker/"+file+".Dockerfile")
@@ -74,7 +74,7 @@ func TestDockerfilesBuildOffline(t *testing.T) {
 					}
 				}
 			}
-			if want := map[string]int{"api": 2, "agent": 1, "echo": 1}[file]; downloads != want {
+			if want := map[string]int{"api": 2, "agent": 1, "echo": 1, "cli": 1}[file]; downloads != want {
 				t.Errorf("%d download steps (go mod download, npm ci), want %d", downloads, want)
 			}
 		})

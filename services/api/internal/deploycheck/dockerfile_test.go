@@ -76,10 +76,12 @@ func TestDockerfiles(t *testing.T) {
 	tests := []struct {
 		file, binary string
 		web          bool // builds the dashboard in a node stage first
+		command      bool // a command, not a service: no HEALTHCHECK
 	}{
 		{file: "api", binary: "barrage-api", web: true},
 		{file: "agent", binary: "barrage-agent"},
 		{file: "echo", binary: "barrage-echo"},
+		{file: "cli", binary: "barrage", command: true},
 	}
 	argRef := regexp.MustCompile(`\$\{(\w+)\}`)
 	for _, tt := range tests {
@@ -114,7 +116,11 @@ func TestDockerfiles(t *testing.T) {
 				t.Errorf("runtime USER %v, want nonroot", users)
 			}
 			hc := find(final, "HEALTHCHECK")
-			if len(hc) != 1 || !strings.Contains(hc[0], `CMD ["/usr/local/bin/`+tt.binary+`", "healthcheck"]`) {
+			if tt.command {
+				if len(hc) != 0 {
+					t.Errorf("HEALTHCHECK %v on a command's image", hc)
+				}
+			} else if len(hc) != 1 || !strings.Contains(hc[0], `CMD ["/usr/local/bin/`+tt.binary+`", "healthcheck"]`) {
 				t.Errorf("HEALTHCHECK %v, want the exec form of %s healthcheck (no shell in distroless)", hc, tt.binary)
 			}
 			if ep := find(final, "ENTRYPOINT"); len(ep) != 1 || !strings.HasPrefix(ep[0], `["/usr/local/bin/`+tt.binary+`"`) {
