@@ -876,7 +876,7 @@ type Project struct {
 	// PublicResults Anyone may read the project's completed results at /fortio/data (index.tsv and result JSON) without a token.
 	PublicResults bool `json:"public_results"`
 
-	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
 	Retention ProjectRetention `json:"retention"`
 	Slug      string           `json:"slug"`
 
@@ -938,7 +938,7 @@ type ProjectPage struct {
 	NextCursor *string   `json:"next_cursor,omitempty"`
 }
 
-// ProjectRetention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+// ProjectRetention How long the project keeps its runs' data, in days from a run's creation; a field absent keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
 type ProjectRetention struct {
 	// IntervalRetentionDays Days after which a run's per-second intervals and shard snapshots are dropped; its summary and merged result stay.
 	IntervalRetentionDays *int `json:"interval_retention_days,omitempty"`
@@ -962,7 +962,7 @@ type ProjectUpdate struct {
 	Name          *string              `json:"name,omitempty"`
 	PublicResults *bool                `json:"public_results,omitempty"`
 
-	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
+	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
 	Retention       *ProjectRetention `json:"retention,omitempty"`
 	TargetAllowList *[]string         `json:"target_allow_list,omitempty"`
 }

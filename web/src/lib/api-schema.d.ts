@@ -1147,12 +1147,12 @@ export interface components {
             max_agents?: number;
             max_concurrent_runs?: number;
         };
-        /** @description How long the project keeps its runs' data, in days from a run's creation; a field absent (or null) keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped. */
+        /** @description How long the project keeps its runs' data, in days from a run's creation; a field absent keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped. */
         ProjectRetention: {
             /** @description Days after which a run's per-second intervals and shard snapshots are dropped; its summary and merged result stay. */
-            interval_retention_days?: number | null;
+            interval_retention_days?: number;
             /** @description Days after which whole runs are dropped. */
-            run_retention_days?: number | null;
+            run_retention_days?: number;
         };
         ProjectCreate: {
             /** @description 1-40 of a-z, 0-9 and inner dashes. */

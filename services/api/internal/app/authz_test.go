@@ -492,6 +492,37 @@ func authzCases() []authzCase {
 			want: [5]int{forbidden, ok, ok, notFound, ok},
 			done: counted("SELECT count(*) FROM runs WHERE id = $1::uuid AND status = 'canceled' AND ended_at IS NOT NULL"),
 		},
+		{
+			route: "PUT /runs/{run}/pin",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshRun(t, f, key).Id.String()
+				return "/runs/" + id + "/pin", nil, id
+			},
+			want: [5]int{forbidden, ok, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM runs WHERE id = $1::uuid AND pinned"),
+		},
+		{
+			route: "DELETE /runs/{run}/pin",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshRun(t, f, key).Id.String()
+				f.mustDo(t, http.StatusOK, http.MethodPut, "/runs/"+id+"/pin", f.AdminToken, nil)
+				return "/runs/" + id + "/pin", nil, id
+			},
+			want: [5]int{forbidden, ok, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM runs WHERE id = $1::uuid AND NOT pinned"),
+		},
+		{
+			route: "DELETE /runs/{run}",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				id := freshRun(t, f, key).Id.String()
+				f.mustDo(t, http.StatusOK, http.MethodPost, "/runs/"+id+"/stop", f.AdminToken, nil) // queued: canceled at once
+				return "/runs/" + id, nil, id
+			},
+			want: [5]int{forbidden, forbidden, gone, notFound, gone},
+			done: func(t *testing.T, f *authzEnv, ref string) bool {
+				return f.count(t, "SELECT count(*) FROM runs WHERE id = $1::uuid", ref) == 0
+			},
+		},
 
 		{route: "GET /searches", target: fixedPath("/searches"), want: [5]int{ok, ok, ok, ok, ok}},
 		{route: "GET /searches", variant: "?project=default", target: fixedPath("/searches?project=default"), want: [5]int{ok, ok, ok, notFound, ok}},
