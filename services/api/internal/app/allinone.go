@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/services/agent/agent"
@@ -96,19 +95,7 @@ func freeIfTaken(log *slog.Logger, network, what, addr string) string {
 	if err != nil || port == "0" {
 		return addr
 	}
-	var taken error
-	if network == "udp" {
-		var pc net.PacketConn
-		if pc, taken = net.ListenPacket(network, addr); taken == nil {
-			_ = pc.Close()
-		}
-	} else {
-		var ln net.Listener
-		if ln, taken = net.Listen(network, addr); taken == nil {
-			_ = ln.Close()
-		}
-	}
-	if !errors.Is(taken, syscall.EADDRINUSE) {
+	if !addrTaken(network, addr) {
 		return addr
 	}
 	log.Warn("all-in-one echo: port taken; using a free one", slog.String("listener", what), slog.String("wanted", addr))

@@ -227,12 +227,25 @@ func natsKeys(cfg Config, log *slog.Logger) (*natsauth.Keys, error) {
 
 // portTaken reports whether host:port cannot be bound.
 func portTaken(host string, port int) bool {
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		return errors.Is(err, syscall.EADDRINUSE)
+	return addrTaken("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+}
+
+// addrTaken reports whether another socket holds addr on network ("tcp" or
+// "udp"): a probe listener is refused with EADDRINUSE.
+func addrTaken(network, addr string) bool {
+	var err error
+	if network == "udp" {
+		var pc net.PacketConn
+		if pc, err = net.ListenPacket(network, addr); err == nil {
+			_ = pc.Close()
+		}
+	} else {
+		var ln net.Listener
+		if ln, err = net.Listen(network, addr); err == nil {
+			_ = ln.Close()
+		}
 	}
-	_ = ln.Close()
-	return false
+	return errors.Is(err, syscall.EADDRINUSE)
 }
 
 // redactURL drops credentials from a NATS URL (or a list of them) for messages.
