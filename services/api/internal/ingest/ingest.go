@@ -175,6 +175,11 @@ type Ingester struct {
 	// (sweep.go); both are the sweeper's alone.
 	reconnects     uint64
 	heartbeatsFrom time.Time
+	// removed is how many messages the snapshot stream had dropped when the
+	// sweeper last saw it, and drainedAt when it last saw that grow or
+	// nothing waiting (sweep.go); both are the sweeper's.
+	removed   uint64
+	drainedAt time.Time
 }
 
 // New creates (or updates) the durable consumer and returns an Ingester.

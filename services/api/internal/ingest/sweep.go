@@ -16,10 +16,13 @@ import (
 // listTimeout bounds reading the agents' heartbeats.
 const listTimeout = 5 * time.Second
 
-// BacklogGrace is how much longer than wire.FinalGrace a shard may stay
-// pending while it has snapshots waiting in the stream unstored: its final
-// may be among them, so neither the deadline nor a finished agent's
-// missing heartbeat proves it lost.
+// BacklogGrace is how long the ingest may go without storing anything
+// while snapshots wait in the stream before a shard with queued snapshots
+// may be lost after all. While the ingest drains the stream, however
+// slowly, a shard whose snapshots are queued stays pending (up to
+// wire.SnapMaxAge, when the stream drops them): its final may be among
+// them, so neither the deadline nor a finished agent's missing heartbeat
+// proves it lost.
 const BacklogGrace = time.Minute
 
 // sweepLoop sweeps every SweepEvery until ctx ends.
@@ -47,13 +50,15 @@ func (in *Ingester) sweep(ctx context.Context) {
 		ok = false
 	}
 	grace := wire.FinalGrace
-	queued, known := in.queuedShards(ctx)
+	q := in.queuedShards(ctx)
+	queued, known := q.shards, q.known
 	if !known {
 		// Any shard may have a final waiting: only the long deadline counts.
 		ok, grace = false, wire.FinalGrace+BacklogGrace
 	}
+	backlog := in.backlogGrace(q)
 	out, err := in.cfg.Store.SweepShards(ctx, runs.Sweep{
-		Now: in.cfg.Now(), Grace: grace, CheckAgents: ok, Live: live, Queued: queued, Backlog: BacklogGrace,
+		Now: in.cfg.Now(), Grace: grace, CheckAgents: ok, Live: live, Queued: queued, Backlog: backlog,
 		Limit: in.cfg.SweepLimit,
 	})
 	if err != nil {
@@ -77,27 +82,58 @@ func (in *Ingester) sweep(ctx context.Context) {
 	}
 }
 
-// queuedShards names the shards ("<run>/<shard>") with snapshots in the
-// stream not yet stored (a work-queue stream drops a message once acked);
-// false when the stream could not be read.
-func (in *Ingester) queuedShards(ctx context.Context) ([]string, bool) {
+// queue is what the sweeper reads of the snapshot stream.
+type queue struct {
+	// shards names the shards ("<run>/<shard>") with snapshots in the
+	// stream not yet stored.
+	shards []string
+	// waiting is the messages in the stream, and removed how many it has
+	// dropped so far: a work-queue stream drops a message once acked (or
+	// past its MaxAge), so removed grows while the ingest drains it.
+	waiting, removed uint64
+	// known is false when the stream could not be read.
+	known bool
+}
+
+// queuedShards reads the snapshot stream's queue.
+func (in *Ingester) queuedShards(ctx context.Context) queue {
 	ictx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	st, err := in.cfg.JS.Stream(ictx, wire.SnapStream)
 	if err != nil {
-		return nil, false
+		return queue{}
 	}
 	info, err := st.Info(ictx, jetstream.WithSubjectFilter(wire.SnapSubjects))
 	if err != nil {
-		return nil, false
+		return queue{}
 	}
-	out := make([]string, 0, len(info.State.Subjects))
+	q := queue{shards: make([]string, 0, len(info.State.Subjects)), waiting: info.State.Msgs, known: true}
+	if info.State.LastSeq > info.State.Msgs {
+		q.removed = info.State.LastSeq - info.State.Msgs
+	}
 	for subj := range info.State.Subjects {
 		if _, run, shard, ok := wire.ParseSnapSubject(subj); ok {
-			out = append(out, fmt.Sprintf("%s/%d", run, shard))
+			q.shards = append(q.shards, fmt.Sprintf("%s/%d", run, shard))
 		}
 	}
-	return out, true
+	return q
+}
+
+// backlogGrace is the extra grace of shards with queued snapshots: until
+// wire.SnapMaxAge while the ingest drains the stream (it removed a message,
+// or none waited, within the last BacklogGrace); once it has stalled that
+// long, BacklogGrace after the deadline and grace. The stream is shared by
+// the API replicas, so it shows any replica's progress. When it could not
+// be read, the last progress seen stands.
+func (in *Ingester) backlogGrace(q queue) time.Duration {
+	now := in.cfg.Now()
+	if q.known && (q.removed != in.removed || q.waiting == 0) || in.drainedAt.IsZero() {
+		in.removed, in.drainedAt = q.removed, now
+	}
+	if now.Sub(in.drainedAt) < BacklogGrace {
+		return wire.SnapMaxAge
+	}
+	return BacklogGrace
 }
 
 // justReconnected reports whether the connection to NATS came back less

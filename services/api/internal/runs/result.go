@@ -340,7 +340,8 @@ type Sweep struct {
 	// waiting in the stream, not yet stored: their final may be among them,
 	// so they are not lost until Backlog more has passed after Grace.
 	Queued []string
-	// Backlog is the extra grace of queued shards.
+	// Backlog is the extra grace of queued shards: long while the ingest
+	// drains the stream, short once it has stalled (ingest/sweep.go).
 	Backlog time.Duration
 	// Limit bounds the shards marked lost and the runs returned.
 	Limit int
