@@ -130,7 +130,9 @@ func bootAPI(t testing.TB, e *apiEnv, extraEnv []string) *apiEnv {
 func baseEnv(token string) []string {
 	return []string{
 		"BARRAGE_LISTEN=127.0.0.1:0",
-		"BARRAGE_DB_MAX_CONNS=10",
+		// Parallel tests keep their servers while their subtests run, so
+		// a dozen may be up at once on Postgres's 100 connections.
+		"BARRAGE_DB_MAX_CONNS=5",
 		"BARRAGE_ADMIN_TOKEN=" + token,
 		"BARRAGE_ADMIN_EMAIL=" + testAdminEmail,
 		"BARRAGE_ADMIN_PASSWORD=" + testAdminPassword,
@@ -197,6 +199,8 @@ func (e *apiEnv) connect(t testing.TB) {
 		t.Fatalf("open %s: %v", e.DBURL, err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
+	db.SetMaxOpenConns(3)
+	db.SetMaxIdleConns(1)
 	e.db = db
 	e.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: testTimeout}
 	t.Cleanup(e.client.CloseIdleConnections)
