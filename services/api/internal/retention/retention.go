@@ -2,7 +2,9 @@
 // it drops the per-second intervals and shard snapshots of runs older than
 // the project's interval_retention_days, keeping their summary and merged
 // result, and whole runs older than its run_retention_days. Pinned runs
-// keep everything; runs that are a baseline are not dropped.
+// keep everything; runs that are a baseline are not dropped. Each pass also
+// prunes the dispatch outbox of messages published more than OutboxKeep
+// ago, in every project: they carry sealed specs and are never read again.
 //
 // One API replica applies it: the one that leads the scheduler (package
 // schedule), whose lease it shares. It deletes in small transactions with
@@ -40,11 +42,14 @@ type Counts struct {
 	Rows int64
 	// Batches is the number of transactions that deleted something.
 	Batches int64
+	// OutboxRows is the published outbox messages pruned.
+	OutboxRows int64
 }
 
 // add sums c and o.
 func (c Counts) add(o Counts) Counts {
-	return Counts{IntervalRuns: c.IntervalRuns + o.IntervalRuns, Runs: c.Runs + o.Runs, Rows: c.Rows + o.Rows, Batches: c.Batches + o.Batches}
+	return Counts{IntervalRuns: c.IntervalRuns + o.IntervalRuns, Runs: c.Runs + o.Runs, Rows: c.Rows + o.Rows,
+		Batches: c.Batches + o.Batches, OutboxRows: c.OutboxRows + o.OutboxRows}
 }
 
 // Store is the storage retention needs. Each call is one short
@@ -72,6 +77,9 @@ type Store interface {
 	DeleteRuns(ctx context.Context, project uuid.UUID, runs []uuid.UUID, cutoff time.Time) (int64, error)
 	// AuditRetention writes an audit entry of a pass over a project.
 	AuditRetention(ctx context.Context, project uuid.UUID, details map[string]any) error
+	// PruneOutbox deletes up to limit outbox messages published before
+	// before, oldest first, and returns how many.
+	PruneOutbox(ctx context.Context, before time.Time, limit int) (int64, error)
 }
 
 // Leader takes or checks the lease that lets one replica apply retention;
@@ -96,6 +104,9 @@ type Options struct {
 	RunBatch int
 	// Pause is the wait after each transaction; default 20ms.
 	Pause time.Duration
+	// OutboxKeep is how long published outbox messages are kept; default
+	// 7 days.
+	OutboxKeep time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -121,6 +132,9 @@ func (o *Options) normalize() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.OutboxKeep <= 0 {
+		o.OutboxKeep = 7 * 24 * time.Hour
 	}
 }
 
@@ -184,10 +198,33 @@ func (j *Job) Pass(ctx context.Context) (Counts, error) {
 			return total, fmt.Errorf("retention of project %s: %w", p.ProjectID, err)
 		}
 	}
+	if err := j.pruneOutbox(ctx, start.Add(-j.opts.OutboxKeep), &total); err != nil {
+		return total, fmt.Errorf("retention of the outbox: %w", err)
+	}
 	j.opts.Log.InfoContext(ctx, "retention: pass done", slog.Int("projects", len(policies)),
 		slog.Int64("interval_runs", total.IntervalRuns), slog.Int64("runs", total.Runs), slog.Int64("rows", total.Rows),
-		slog.Int64("batches", total.Batches), slog.Duration("took", j.opts.Now().Sub(start)))
+		slog.Int64("outbox_rows", total.OutboxRows), slog.Int64("batches", total.Batches),
+		slog.Duration("took", j.opts.Now().Sub(start)))
 	return total, nil
+}
+
+// pruneOutbox deletes the outbox messages published before cutoff, Batch
+// per transaction.
+func (j *Job) pruneOutbox(ctx context.Context, cutoff time.Time, c *Counts) error {
+	for {
+		n, err := j.opts.Store.PruneOutbox(ctx, cutoff, j.opts.Batch)
+		if err != nil || n == 0 {
+			return err
+		}
+		c.OutboxRows += n
+		c.Batches++
+		if n < int64(j.opts.Batch) {
+			return nil
+		}
+		if err := j.pause(ctx); err != nil {
+			return err
+		}
+	}
 }
 
 // project applies one project's retention: whole runs first, so that their

@@ -240,3 +240,44 @@ func (f fixture) mustTest(tb testing.TB, project uuid.UUID) uuid.UUID {
 	}
 	return id
 }
+
+func TestRetentionPrunesPublishedOutbox(t *testing.T) {
+	t.Parallel()
+	f := mustFixture(t)
+	ctx := ctxT(t)
+	now := time.Now().UTC()
+	day := 24 * time.Hour
+	add := func(topic string, created time.Time, published *time.Time) {
+		t.Helper()
+		err := f.s.conn(ctx).Exec(`INSERT INTO outbox (topic, key, payload, created_at, published_at) VALUES (?, 'k', '{}', ?, ?)`,
+			topic, created, published).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, recent := now.Add(-10*day), now.Add(-day)
+	for range 5 {
+		add("prune.old", old, &old) // published 10 days ago: pruned
+	}
+	add("prune.recent", recent, &recent)        // published a day ago: kept
+	add("prune.pending", now.Add(-30*day), nil) // never published: kept whatever its age
+	before := f.count(t, "SELECT count(*) FROM outbox")
+
+	job := retention.New(retention.Options{Store: f.s, Leader: leader{}, Log: slog.New(slog.DiscardHandler), Batch: 2, Pause: time.Millisecond})
+	c, err := job.Pass(ctx)
+	if err != nil {
+		t.Fatalf("pass: %v", err)
+	}
+	if c.OutboxRows != 5 || c.Batches != 3 {
+		t.Errorf("pass pruned %d outbox rows in %d batches, want 5 in 3 (of at most 2)", c.OutboxRows, c.Batches)
+	}
+	if n := f.count(t, "SELECT count(*) FROM outbox WHERE topic LIKE 'prune.%'"); n != 2 {
+		t.Errorf("%d test messages left, want the recent and the pending one", n)
+	}
+	if n := f.count(t, "SELECT count(*) FROM outbox"); n != before-5 {
+		t.Errorf("outbox holds %d rows, want %d", n, before-5)
+	}
+	if c, err := job.Pass(ctx); err != nil || c != (retention.Counts{}) {
+		t.Errorf("second pass = %+v, %v; want nothing", c, err)
+	}
+}

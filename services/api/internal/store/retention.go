@@ -149,3 +149,14 @@ func (s *Store) AuditRetention(ctx context.Context, project uuid.UUID, details m
 	}
 	return nil
 }
+
+// PruneOutbox deletes up to limit outbox messages published before before,
+// oldest first; unpublished ones stay whatever their age.
+func (s *Store) PruneOutbox(ctx context.Context, before time.Time, limit int) (int64, error) {
+	res := s.conn(ctx).Exec(`DELETE FROM outbox WHERE id IN (
+    SELECT id FROM outbox WHERE published_at IS NOT NULL AND published_at < ? ORDER BY id LIMIT ?)`, before.UTC(), limit)
+	if res.Error != nil {
+		return 0, fmt.Errorf("prune outbox: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}
