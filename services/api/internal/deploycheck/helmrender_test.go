@@ -326,3 +326,33 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestHelmAPIStartupOutlastsNATSSetup: the API listens only after it set up
+// its NATS streams, which it retries for up to 60 s (app/bus.go,
+// setupBudget) while a cluster forms. A liveness probe alone (10 s + 3 × 10
+// s) restarted it first; a startup probe holds liveness off for longer.
+func TestHelmAPIStartupOutlastsNATSSetup(t *testing.T) {
+	t.Parallel()
+	const setupBudget = 60 // seconds, app/bus.go
+	api := container(mustRender(t)["Deployment/barrage-api"], "containers", "api")
+	if api == nil {
+		t.Fatal("no api container in Deployment/barrage-api")
+	}
+	num := func(path ...any) int {
+		switch v := api.get(path...).(type) {
+		case int:
+			return v
+		case uint64:
+			return int(v)
+		case float64:
+			return int(v)
+		}
+		return 0
+	}
+	if api.str("startupProbe", "httpGet", "path") != "/healthz" {
+		t.Fatalf("api startupProbe = %v, want an HTTP GET of /healthz", api.get("startupProbe"))
+	}
+	if budget := num("startupProbe", "periodSeconds") * num("startupProbe", "failureThreshold"); budget < setupBudget+30 {
+		t.Errorf("startup probe gives the API %d s, want at least the %d s NATS setup and 30 s for migrations", budget, setupBudget)
+	}
+}
