@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
@@ -47,13 +48,24 @@ func TestAgentAccountLimits(t *testing.T) {
 	_ = b.nc.Flush()
 	waitViolation(t, b, "maximum subscriptions exceeded")
 
-	// Payload: a message above the credential's 16 KiB is refused and the
-	// connection closed.
+	// Payload: a message above the credential's 16 KiB is refused. The
+	// server tells the client the credential's limit in an INFO after the
+	// connection is authorised; a client that has it refuses the publish
+	// itself, one that has not yet sends it, and the server answers with
+	// an error and closes the connection. Either way the limit is the
+	// credential's, not the server's 1 MiB default.
 	c := connectAgentWith(t, url, keys, "big", natsauth.AgentOptions{Payload: 16 << 10})
-	if err := c.nc.Publish(wire.SnapSubject(c.id, "run-1", 0), make([]byte, 32<<10)); err != nil {
-		t.Fatalf("the client refused 32 KiB itself (%v): the server's limit is what is tested", err)
+	err := c.nc.Publish(wire.SnapSubject(c.id, "run-1", 0), make([]byte, 32<<10))
+	if errors.Is(err, nats.ErrMaxPayload) {
+		if got := c.nc.MaxPayload(); got != 16<<10 {
+			t.Errorf("the client refused 32 KiB with a max payload of %d, want the credential's 16 KiB", got)
+		}
+		return
 	}
-	_ = c.nc.Flush() // the server answers with an error and closes the connection
+	if err != nil {
+		t.Fatalf("publish 32 KiB: %v", err)
+	}
+	_ = c.nc.Flush()
 	waitViolation(t, c, "maximum payload")
 }
 
