@@ -58,9 +58,13 @@ tools: ## Install pinned tool versions into ./.tools/bin (make test runs it; a s
 	@scripts/install-tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen $(OAPI_CODEGEN_VERSION)
 	@scripts/install-tool helm.sh/helm/v3/cmd/helm $(HELM_VERSION)
 	@scripts/install-tool github.com/yannh/kubeconform/cmd/kubeconform $(KUBECONFORM_VERSION)
+	@[[ -f $(K8S_SCHEMAS)/.done ]] || { scripts/k8s-schemas $(K8S_VERSION) $(K8S_SCHEMAS) && touch $(K8S_SCHEMAS)/.done; }
+
+.PHONY: release-tools
+release-tools: ## Install pinned goreleaser and cyclonedx-gomod into ./.tools/bin (release-check and release-snapshot run it first).
+	@mkdir -p $(TOOLS_BIN)
 	@scripts/install-tool github.com/goreleaser/goreleaser/v2 $(GORELEASER_VERSION)
 	@scripts/install-tool github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod $(CYCLONEDX_GOMOD_VERSION)
-	@[[ -f $(K8S_SCHEMAS)/.done ]] || { scripts/k8s-schemas $(K8S_VERSION) $(K8S_SCHEMAS) && touch $(K8S_SCHEMAS)/.done; }
 
 WEB_DEPS := web/node_modules/.package-lock.json
 
@@ -187,15 +191,22 @@ compose-smoke: compose-tools ## The Compose stack for real (part of make test; n
 	scripts/compose-smoke
 
 .PHONY: faults-and-release
-faults-and-release: ## make faults with make release-check beside it (part of make test): the suite waits on outages and deadlines while goreleaser's cross builds use the CPU.
-	scripts/beside release-check -- $(MAKE) --no-print-directory faults
+faults-and-release: ## make faults with release-and-images beside it (part of make test): the suite waits on outages and deadlines while goreleaser's cross builds and the images use the CPU.
+	scripts/beside release-and-images -- $(MAKE) --no-print-directory faults
+
+.PHONY: release-and-images
+release-and-images: release-check compose-images ## release-check, then the Compose plugin and the CI images compose-smoke runs.
+
+.PHONY: compose-images
+compose-images: compose-tools ## The Compose plugin, the local base images and the four images as compose-smoke builds them (scripts/ci-images).
+	scripts/ci-images
 
 .PHONY: release-snapshot
-release-snapshot: ## Release archives of the four binaries for six platforms, checksums and SBOMs into dist/, published nowhere (goreleaser).
+release-snapshot: release-tools ## Release archives of the four binaries for six platforms, checksums and SBOMs into dist/, published nowhere (goreleaser).
 	RELEASE_BUILD_ONLY=1 scripts/release-check
 
 .PHONY: release-check
-release-check: ## goreleaser check, a snapshot release, and checks of its archives, checksums, SBOMs and the CLI's version (part of make test).
+release-check: release-tools ## goreleaser check, a snapshot release, and checks of its archives, checksums, SBOMs and the CLI's version (part of make test).
 	scripts/release-check
 
 .PHONY: doc-check
