@@ -192,7 +192,7 @@ compose-smoke: compose-tools ## The Compose stack for real (part of make test; n
 
 .PHONY: faults-and-release
 faults-and-release: ## make faults with release-and-images beside it (part of make test): the suite waits on outages and deadlines while goreleaser's cross builds and the images use the CPU.
-	scripts/beside release-and-images -- $(MAKE) --no-print-directory faults
+	RELEASE_SCOPE=ci scripts/beside release-and-images -- $(MAKE) --no-print-directory faults
 
 .PHONY: release-and-images
 release-and-images: release-check compose-images ## release-check, then the Compose plugin and the CI images compose-smoke runs.
@@ -206,7 +206,7 @@ release-snapshot: release-tools ## Release archives of the four binaries for six
 	RELEASE_BUILD_ONLY=1 scripts/release-check
 
 .PHONY: release-check
-release-check: release-tools ## goreleaser check, a snapshot release, and checks of its archives, checksums, SBOMs and the CLI's version (part of make test).
+release-check: release-tools ## goreleaser check, a snapshot release, and checks of its archives, checksums, SBOMs and the CLI's version (part of make test). make test runs it with RELEASE_SCOPE=ci: the CLI for six platforms, the servers for linux amd64.
 	scripts/release-check
 
 .PHONY: doc-check
