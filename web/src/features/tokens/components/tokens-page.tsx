@@ -45,7 +45,8 @@ function TokensTable({ slug }: { slug: string }) {
   const tokens = useTokens(slug);
   const revoke = useRevokeToken();
   const [confirming, setConfirming] = useState<string>();
-  const now = useNow(30_000);
+  // The page's clock, never behind the data it shows (a token made a second ago).
+  const now = Math.max(useNow(30_000), tokens.dataUpdatedAt);
   if (tokens.isPending) return <Loading />;
   if (tokens.error) return <ErrorState error={tokens.error} retry={() => tokens.refetch()} />;
   const items = tokens.data.pages.flatMap((p) => p.items);
