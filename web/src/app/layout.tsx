@@ -21,6 +21,8 @@ const links = [
   ['/echo-profiles', 'Echo profiles'],
   ['/members', 'Members'],
   ['/settings', 'Settings'],
+  ['/tokens', 'API tokens'],
+  ['/audit', 'Audit log'],
 ] as const;
 
 /** readOnlyLinks are the pages of a read-only server: browse, results, compare. */

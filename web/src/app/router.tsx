@@ -27,6 +27,8 @@ export const router = createBrowserRouter([
       { path: 'echo-profiles', lazy: () => import('./routes/echo-profiles') },
       { path: 'members', lazy: () => import('./routes/members') },
       { path: 'settings', lazy: () => import('./routes/settings') },
+      { path: 'tokens', lazy: () => import('./routes/tokens') },
+      { path: 'audit', lazy: () => import('./routes/audit') },
       { path: '*', lazy: () => import('./routes/not-found') },
     ],
   },

@@ -4189,6 +4189,12 @@ export interface operations {
                 project?: components["parameters"]["ProjectQuery"];
                 /** @description An action (`run.create`) or, ending in a dot, a prefix of actions (`run.`). */
                 action?: string;
+                /** @description Who acted, an exact match of the user's email (any case) or of the token's name. */
+                actor?: string;
+                /** @description Entries at or after this instant. */
+                since?: string;
+                /** @description Entries before this instant; after `since` when both are given. */
+                until?: string;
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
@@ -180,6 +181,34 @@ func TestAuditLog(t *testing.T) {
 			if got := auditActions(e.mustAudit(t, token, q, secrets...).Items); !slices.Equal(got, tt.want) {
 				t.Errorf("GET /audit%s actions = %v, want %v", q, got, tt.want)
 			}
+		}
+	})
+
+	t.Run("actor and time filters", func(t *testing.T) {
+		t.Parallel()
+		at := func(i int) string { return url.QueryEscape(page.Items[i].At.Format(time.RFC3339Nano)) }
+		for _, tt := range []struct {
+			q    string
+			want []string
+		}{
+			// The admin token's own entries; token.create was made with the bootstrap token.
+			{"&actor=" + url.QueryEscape(admin.Name), []string{"project.update", "run.move", "run.create", "test.create"}},
+			{"&actor=" + url.QueryEscape(strings.ToUpper(testAdminEmail)) + "&action=token.", []string{"token.create", "token.create"}}, // the viewer's and the admin's tokens
+			{"&actor=nobody%40barrage.test", nil},
+			// [since, until): test.create's instant is in, run.move's is out.
+			{"&since=" + at(3) + "&until=" + at(1), []string{"run.create", "test.create"}},
+			{"&since=" + at(1), []string{"project.update", "run.move"}},
+			{"&until=" + at(3) + "&action=token.", []string{"token.create", "token.create"}},
+		} {
+			q := "?project=default" + tt.q
+			if got := auditActions(e.mustAudit(t, admin.Secret, q, secrets...).Items); !slices.Equal(got, tt.want) {
+				t.Errorf("GET /audit%s actions = %v, want %v", q, got, tt.want)
+			}
+		}
+		status, header, raw := e.do(t, http.MethodGet, "/audit?project=default&since="+at(1)+"&until="+at(3), admin.Secret, nil)
+		wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+		if !strings.Contains(string(raw), `"until"`) {
+			t.Errorf("until before since: problem %s does not name until", raw)
 		}
 	})
 

@@ -55,6 +55,10 @@ type Query struct {
 	All bool
 	// Action is an exact action or, ending in ".", a prefix; "" for all.
 	Action string
+	// Actor is a user's email (any case) or a token's name; "" for all.
+	Actor string
+	// Since and Until bound the entries' times, [Since, Until); zero for no bound.
+	Since, Until time.Time
 	// Page is where the page starts and its size.
 	Page Request
 }
@@ -106,6 +110,19 @@ func encodeCursor(id int64) string {
 // maxActionLength is the longest action filter.
 const maxActionLength = 64
 
+// maxActorLength is the longest actor filter (an email's longest).
+const maxActorLength = 320
+
+// Filter narrows a listing: each field empty or zero matches every entry.
+type Filter struct {
+	// Action is an exact action or, ending in ".", a prefix.
+	Action string
+	// Actor is a user's email (any case) or a token's name.
+	Actor string
+	// Since and Until bound the entries' times, [Since, Until).
+	Since, Until time.Time
+}
+
 // Service applies the rules of reading the audit log.
 type Service struct {
 	store    Store
@@ -122,9 +139,14 @@ func NewService(store Store, projectSvc *projects.Service) *Service {
 // a lower role, NotFound when the caller cannot see it. Without one it
 // covers every project the caller administers; an unscoped org admin also
 // sees the entries of no project.
-func (s *Service) List(ctx context.Context, p *auth.Principal, project, action string, page Request) ([]Entry, string, error) {
-	if len(action) > maxActionLength {
+func (s *Service) List(ctx context.Context, p *auth.Principal, project string, f Filter, page Request) ([]Entry, string, error) {
+	switch {
+	case len(f.Action) > maxActionLength:
 		return nil, "", apperr.Invalidf("action", "must be at most %d characters", maxActionLength)
+	case len(f.Actor) > maxActorLength:
+		return nil, "", apperr.Invalidf("actor", "must be at most %d characters", maxActorLength)
+	case !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since):
+		return nil, "", apperr.Invalidf("until", "must be after since")
 	}
 	ids, all, err := s.projects.AdminScope(ctx, p, project, "reading the audit log")
 	if err != nil || (!all && len(ids) == 0) {
@@ -133,7 +155,7 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, project, action s
 	if page.Limit < 1 {
 		page.Limit = paging.DefaultLimit
 	}
-	rows, err := s.store.ListAudit(ctx, Query{Projects: ids, All: all, Action: action, Page: page})
+	rows, err := s.store.ListAudit(ctx, Query{Projects: ids, All: all, Action: f.Action, Actor: f.Actor, Since: f.Since, Until: f.Until, Page: page})
 	if err != nil {
 		return nil, "", fmt.Errorf("list audit: %w", err)
 	}

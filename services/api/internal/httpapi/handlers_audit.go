@@ -15,7 +15,8 @@ func (s *server) ListAudit(ctx context.Context, req ListAuditRequestObject) (Lis
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := s.svc.Audit.List(ctx, principal(ctx), deref(req.Params.Project), deref(req.Params.Action), page)
+	f := audit.Filter{Action: deref(req.Params.Action), Actor: deref(req.Params.Actor), Since: deref(req.Params.Since), Until: deref(req.Params.Until)}
+	list, next, err := s.svc.Audit.List(ctx, principal(ctx), deref(req.Params.Project), f, page)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,15 @@ func (s *Store) ListAudit(ctx context.Context, q auditlog.Query) ([]auditlog.Ent
 	case q.Action != "":
 		db = db.Where("a.action = ?", q.Action)
 	}
+	if q.Actor != "" {
+		db = db.Where("(lower(u.email) = lower(?) OR t.name = ?)", q.Actor, q.Actor)
+	}
+	if !q.Since.IsZero() {
+		db = db.Where("a.at >= ?", q.Since)
+	}
+	if !q.Until.IsZero() {
+		db = db.Where("a.at < ?", q.Until)
+	}
 	if q.Page.AfterID > 0 {
 		db = db.Where("a.id < ?", q.Page.AfterID)
 	}

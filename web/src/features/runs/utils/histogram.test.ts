@@ -60,6 +60,15 @@ describe('histogramRows', () => {
     expect(rows[0]!.startUs).toBeCloseTo(400);
   });
 
+  it('gives each bucket its density, count per ms of width', () => {
+    // 500 in the 0.5 ms bucket is no denser than 100 in the 0.1 ms one.
+    const rows = histogramRows(parseFortioHistogram(fortio)!);
+    expect(rows[0]!.density).toBeCloseTo(1000);
+    expect(rows[1]!.density).toBeCloseTo(1000);
+    expect(rows[2]!.density).toBeCloseTo(390);
+    expect(rows[3]!.density).toBeCloseTo(10 / 10.3);
+  });
+
   it('ends at exactly 100 when shares do not add up in floating point', () => {
     const rows = histogramRows({
       count: 3,

@@ -70,6 +70,11 @@ export interface HistogramRow {
   startUs: number;
   endUs: number;
   count: number;
+  /**
+   * density is the bucket's count per millisecond of its width: buckets
+   * differ in width, so bar heights compare only as densities.
+   */
+  density: number;
   /** cumulative is the percentage of all values up to this bucket's end. */
   cumulative: number;
 }
@@ -91,6 +96,7 @@ export function histogramRows(h: FortioHistogram): HistogramRow[] {
       startUs: b.startUs,
       endUs,
       count: b.count,
+      density: (b.count * 1000) / (endUs - b.startUs),
       cumulative: i === buckets.length - 1 ? 100 : (seen * 100) / total,
     };
   });

@@ -1,22 +1,34 @@
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import { formatAgo, formatRate, formatTime } from '@/lib/format';
 import { useProject } from '@/lib/project';
+import { can, type Role } from '@/lib/roles';
 import { useSearches } from '../api/list-searches';
 import { SearchStatusBadge } from './search-status-badge';
+import { StartSearchForm } from './start-search-form';
 
-/** SearchesPage lists the project's capacity searches with their answer. */
-export function SearchesPage() {
+/** SearchesPage lists the project's capacity searches with their answer; runners start new ones here. */
+export function SearchesPage({ role }: { role: Role | undefined }) {
   const project = useProject();
   const searches = useSearches(project);
+  const [starting, setStarting] = useState(false);
   const now = searches.dataUpdatedAt;
+  const runner = can(role, 'runner');
   return (
     <div className="stack">
-      <h1 style={{ margin: 0 }}>Searches</h1>
+      <div className="spread">
+        <h1 style={{ margin: 0 }}>Searches</h1>
+        {runner && !starting && (
+          <button type="button" className="primary" onClick={() => setStarting(true)}>
+            New search
+          </button>
+        )}
+      </div>
       <p className="muted" style={{ margin: 0 }}>
-        A capacity search finds the highest qps that meets an objective, one short run per step. Start one with{' '}
-        <code>barrage search</code> or <code>POST /api/v1/searches</code>.
+        A capacity search finds the highest qps that meets an objective, one short run per step.
       </p>
+      {starting && <StartSearchForm project={project} onClose={() => setStarting(false)} />}
       {searches.isPending ? (
         <Loading label="Loading searches…" />
       ) : searches.error ? (

@@ -22,7 +22,7 @@ import { histogramRows, linearTicks, logTicks, type HistogramRow } from '../../u
  */
 function Bars({ rows }: { rows: readonly HistogramRow[] }) {
   const x = useXAxisScale();
-  const y = useYAxisScale('count');
+  const y = useYAxisScale('density');
   if (!x || !y) return null;
   const base = y(0) ?? 0;
   return (
@@ -30,7 +30,7 @@ function Bars({ rows }: { rows: readonly HistogramRow[] }) {
       {rows.map((r) => {
         const x0 = x(r.startUs);
         const x1 = x(r.endUs);
-        const top = y(r.count);
+        const top = y(r.density);
         if (x0 === undefined || x1 === undefined || top === undefined) return null;
         const w = Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0));
         return <rect key={r.startUs} x={x0} y={top} width={w} height={Math.max(0, base - top)} fill="var(--chart-2)" fillOpacity={0.7} />;
@@ -44,7 +44,11 @@ interface Props {
   primary: 'response' | 'service';
 }
 
-/** LatencyHistogram draws the run's latency distribution (from its Fortio view) and the cumulative share. */
+/**
+ * LatencyHistogram draws the run's latency distribution (from its Fortio
+ * view) as densities, requests per ms of each bucket's width, so wide
+ * buckets do not tower over narrow ones, and the cumulative share.
+ */
 export function LatencyHistogram({ runId, primary }: Props) {
   const hist = useRunFortioHistogram(runId, true);
   // Unset until the viewer chooses: then log when the buckets span over two decades.
@@ -52,7 +56,10 @@ export function LatencyHistogram({ runId, primary }: Props) {
   const rows = useMemo(() => (hist.data ? histogramRows(hist.data) : []), [hist.data]);
   // The line and the tooltip read points at each bucket's end; the first point opens the line at 0%.
   const points = useMemo(
-    () => (rows.length ? [{ x: rows[0]!.startUs, cumulative: 0, count: undefined }, ...rows.map((r) => ({ x: r.endUs, cumulative: r.cumulative, count: r.count }))] : []),
+    () =>
+      rows.length
+        ? [{ x: rows[0]!.startUs, cumulative: 0, density: undefined, count: undefined }, ...rows.map((r) => ({ x: r.endUs, cumulative: r.cumulative, density: r.density, count: r.count }))]
+        : [],
     [rows],
   );
 
@@ -65,11 +72,11 @@ export function LatencyHistogram({ runId, primary }: Props) {
   else if (hist.error) body = <ErrorState error={hist.error} retry={() => hist.refetch()} />;
   else if (rows.length === 0) body = <div className="run-chart-empty">No latencies recorded.</div>;
   else {
-    const maxCount = Math.max(...rows.map((r) => r.count));
+    const maxDensity = Math.max(...rows.map((r) => r.density));
     body = (
       <div className="chart" style={{ height: 320 }}>
         <ResponsiveContainer width="100%" height="100%">
-          <ComposedChart data={points} margin={{ top: 8, right: 4, bottom: 0, left: 0 }}>
+          <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 20, left: 16 }}>
             <CartesianGrid {...liveGridProps} />
             <XAxis
               dataKey="x"
@@ -81,9 +88,12 @@ export function LatencyHistogram({ runId, primary }: Props) {
               tickFormatter={(v: number) => formatDuration(v)}
               {...liveAxisProps}
               interval="preserveStartEnd"
+              label={{ value: `${primary} time`, position: 'insideBottom', offset: -12, fill: 'var(--muted)', fontSize: 12 }}
             />
-            <YAxis yAxisId="count" domain={[0, maxCount]} tickFormatter={(v: number) => formatCount(v)} width={52} {...liveAxisProps} />
-            <YAxis yAxisId="pct" orientation="right" domain={[0, 100]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v}%`} width={44} {...liveAxisProps} />
+            <YAxis yAxisId="density" domain={[0, maxDensity]} allowDataOverflow tickFormatter={(v: number) => formatCount(v)} width={56} {...liveAxisProps}
+              label={{ value: 'requests per ms', angle: -90, position: 'insideLeft', offset: -8, fill: 'var(--muted)', fontSize: 12, style: { textAnchor: 'middle' } }} />
+            <YAxis yAxisId="pct" orientation="right" domain={[0, 100]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v}%`} width={52} {...liveAxisProps}
+              label={{ value: 'cumulative', angle: 90, position: 'insideRight', offset: 0, fill: 'var(--muted)', fontSize: 12, style: { textAnchor: 'middle' } }} />
             <Bars rows={rows} />
             <Line
               yAxisId="pct"
@@ -95,12 +105,14 @@ export function LatencyHistogram({ runId, primary }: Props) {
               isAnimationActive={false}
               type="linear"
             />
-            <Line yAxisId="count" dataKey="count" name="count in bucket" stroke="none" dot={false} activeDot={false} isAnimationActive={false} legendType="none" />
+            <Line yAxisId="density" dataKey="density" name="requests per ms" stroke="none" dot={false} activeDot={false} isAnimationActive={false} legendType="none" />
+            <Line yAxisId="density" dataKey="count" name="requests in bucket" stroke="none" dot={false} activeDot={false} isAnimationActive={false} legendType="none" />
             <Tooltip
               contentStyle={tooltipStyle}
               labelStyle={tooltipLabelStyle}
               labelFormatter={(v) => `≤ ${formatDuration(Number(v))}`}
-              formatter={(v, name) => (name === 'cumulative' ? `${Number(v).toFixed(2)}%` : formatCount(Number(v)))}
+              formatter={(v, name) =>
+                name === 'cumulative' ? `${Number(v).toFixed(2)}%` : name === 'requests per ms' ? Number(v).toPrecision(3) : formatCount(Number(v))}
               isAnimationActive={false}
             />
           </ComposedChart>

@@ -13,6 +13,7 @@ import { ImportedBuckets } from './imported-buckets';
 import { ImportedNotice } from './imported-notice';
 import { LatencyHistogram } from './latency-histogram';
 import { LivePanel } from './live-panel';
+import { PercentileSpectrum } from './percentile-spectrum';
 import { PercentileTable } from './percentile-table';
 import { ResultSummary } from './result-summary';
 import { RetCodesTable } from './ret-codes-table';
@@ -81,6 +82,7 @@ export function RunView({ runId, currentUserId }: Props) {
             {fromDocument ? <ImportedBuckets buckets={res.buckets} /> : <LatencyHistogram runId={runId} primary={res.primary} />}
             <PercentileTable result={res} />
           </div>
+          {!fromDocument && <PercentileSpectrum result={res} />}
         </>
       )}
       {fromDocument ? null : intervals.isPending ? (
