@@ -16,6 +16,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -45,6 +46,8 @@ type Factory struct {
 	network string // "tcp", or "unix" with Options.UnixSocket
 	// maxPerConn is Options.MaxRequestsPerConnection (0: no limit).
 	maxPerConn int64
+	// dialErr is the first connection error (DialError).
+	dialErr atomic.Pointer[error]
 }
 
 var (
@@ -82,14 +85,33 @@ func New(opts Options) (*Factory, error) {
 		f.dial = (&net.Dialer{}).DialContext
 	}
 	if t.tls {
-		f.tlsConfig = &tls.Config{
-			ServerName:         t.hostname,
-			InsecureSkipVerify: opts.Insecure, //nolint:gosec // the user asked for -k
-			NextProtos:         []string{"http/1.1"},
-			MinVersion:         tls.VersionTLS12,
-		}
+		f.tlsConfig = clientTLS(opts.TLS, t.hostname, opts.Insecure)
 	}
 	return f, nil
+}
+
+// clientTLS is base (nil: the defaults) for HTTP/1.1 to host.
+func clientTLS(base *tls.Config, host string, insecure bool) *tls.Config {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	cfg.InsecureSkipVerify = cfg.InsecureSkipVerify || insecure //nolint:gosec // the user asked for -k
+	cfg.NextProtos = []string{"http/1.1"}
+	return cfg
+}
+
+// DialError returns the first error a client of f met opening a connection
+// (dial or TLS handshake), or nil: requests that fail below HTTP only count
+// as CodeSocketError, and this says why.
+func (f *Factory) DialError() error {
+	if e := f.dialErr.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 // NewClient implements request.Factory; the client connects on its first request.
@@ -227,8 +249,8 @@ func (c *client) Connect(ctx context.Context) error {
 	return c.dial(ctx)
 }
 
-func (c *client) dial(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, c.f.timeout)
+func (c *client) dial(parent context.Context) error {
+	ctx, cancel := context.WithTimeout(parent, c.f.timeout)
 	defer cancel()
 	conn, err := c.f.dial(ctx, c.f.network, c.f.addr)
 	if err == nil && c.f.tlsConfig != nil {
@@ -239,7 +261,11 @@ func (c *client) dial(ctx context.Context) error {
 		conn = tc
 	}
 	if err != nil {
-		return fmt.Errorf("dial %s: %w", c.f.addr, err)
+		err = fmt.Errorf("dial %s: %w", c.f.addr, err)
+		if parent.Err() == nil { // not the run ending
+			c.f.dialErr.CompareAndSwap(nil, &err)
+		}
+		return err
 	}
 	if err := c.slot.Set(conn); err != nil {
 		return err
