@@ -71,6 +71,7 @@ type loadFlags struct {
 	burst         int
 	follow        bool
 	recordURLs    string
+	tls           tlsFlags
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -110,7 +111,7 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 3s, 750ms for UDP)")
 	fs.BoolVar(&f.h2, "h2", false, "use HTTP/2 (h2 over TLS for https://, h2c for http://)")
 	fs.BoolVar(&f.h3, "h3", false, "use HTTP/3 over QUIC (https:// only)")
-	fs.BoolVar(&f.insecure, "k", false, "do not verify TLS certificates")
+	fs.BoolVar(&f.insecure, "k", false, "do not verify TLS certificates (verification is on by default)")
 	fs.StringVar(&f.labels, "labels", "", `run labels: "k=v,k2=v2", or free text (stored as title)`)
 	fs.StringVar(&f.jsonFile, "json", "", `also write the native result JSON to this file ("-" = stdout)`)
 	fs.BoolVar(&f.grpc, "grpc", false, "gRPC health check of the target host:port")
@@ -137,6 +138,7 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.dataDir, "data-dir", ".", "where -a saves results")
 	fs.StringVar(&f.latencyHeader, "latency-header", "", "record the latency the target reports in this response header as a fourth (server) histogram: Server-Timing dur= (ms), or µs, or a number with a unit (ns, us, ms, s)")
 	addConnFlags(fs, f)
+	addTLSFlags(fs, &f.tls)
 	return fs
 }
 
@@ -230,7 +232,7 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 		Count: f.count, Jitter: f.jitter, Uniform: f.uniform, NoCatchUp: f.noCatchUp,
 		Pacing: spec.Pacing(f.pacing), Method: f.method, Headers: f.headers,
 		Payload: f.payload, PayloadFile: f.payloadFile, ContentType: f.contentType,
-		Timeout: spec.Duration(f.timeout), Insecure: f.insecure, AbortOn: f.abortOn,
+		Timeout: spec.Duration(f.timeout), Insecure: f.insecure || f.tls.httpsInsecure, AbortOn: f.abortOn,
 		H2: f.h2 && strings.HasPrefix(target, "https://") && !f.grpc,
 		H3: f.h3 && !f.grpc, LatencyHeader: f.latencyHeader,
 		URLs:   f.urls,
@@ -274,8 +276,11 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 	if s.GRPC, err = f.grpcSpec(); err != nil {
 		return s, err
 	}
+	if s.TLSSettings, err = f.tls.settings(); err != nil {
+		return s, err
+	}
 	s.Normalize()
-	return s, s.Validate()
+	return s, withTLSFlags(s.Validate())
 }
 
 // grpcSpec is the grpc block of the spec, nil without -grpc.

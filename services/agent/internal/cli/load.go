@@ -74,6 +74,12 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitFailure
 	}
+	if de, ok := factory.(interface{ SocketError() error }); ok && de.SocketError() != nil {
+		// The requests count as -1; say why once, as a TLS failure
+		// (unknown authority, refused version, bad client certificate) is
+		// otherwise invisible.
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: connection error (requests counted as code -1): %v\n", de.SocketError())
+	}
 	if err := urls.save(final, f.quiet, stderr); err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: -record-urls: %v\n", err)
 		return ExitFailure

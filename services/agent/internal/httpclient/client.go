@@ -46,8 +46,8 @@ type Factory struct {
 	network string // "tcp", or "unix" with Options.UnixSocket
 	// maxPerConn is Options.MaxRequestsPerConnection (0: no limit).
 	maxPerConn int64
-	// dialErr is the first connection error (DialError).
-	dialErr atomic.Pointer[error]
+	// sockErr is the first error below HTTP (SocketError).
+	sockErr atomic.Pointer[error]
 }
 
 var (
@@ -104,14 +104,22 @@ func clientTLS(base *tls.Config, host string, insecure bool) *tls.Config {
 	return cfg
 }
 
-// DialError returns the first error a client of f met opening a connection
-// (dial or TLS handshake), or nil: requests that fail below HTTP only count
-// as CodeSocketError, and this says why.
-func (f *Factory) DialError() error {
-	if e := f.dialErr.Load(); e != nil {
+// SocketError returns the first error below HTTP a client of f met
+// (dial, TLS handshake, write or read, the run's end aside), or nil:
+// requests that fail so only count as CodeSocketError, and this says why.
+func (f *Factory) SocketError() error {
+	if e := f.sockErr.Load(); e != nil {
 		return *e
 	}
 	return nil
+}
+
+// noteError keeps err as f's SocketError if it is the first and the run
+// (ctx) is not ending.
+func (f *Factory) noteError(ctx context.Context, err error) {
+	if ctx.Err() == nil && f.sockErr.Load() == nil {
+		f.sockErr.CompareAndSwap(nil, &err)
+	}
 }
 
 // NewClient implements request.Factory; the client connects on its first request.
@@ -186,41 +194,45 @@ func (c *client) LastWrite() []byte {
 // send sends c.req, once more on a new connection when a kept-alive one
 // turns out to be closed.
 func (c *client) send(ctx context.Context) request.Result {
-	res, retry := c.try(ctx)
+	res, retry, err := c.try(ctx)
 	if retry {
 		// The server closed an idle keep-alive connection: send again on a new one.
 		sent := res.Sent
-		res, _ = c.try(ctx)
+		res, _, err = c.try(ctx)
 		res.Sent += sent
+	}
+	if err != nil {
+		c.f.noteError(ctx, err)
 	}
 	return res
 }
 
 // try sends the request once; retry is true when a reused connection turned
-// out to be closed by the server before any response byte arrived.
-func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
+// out to be closed by the server before any response byte arrived. err is
+// the write or read error (a dial error is noted by dial).
+func (c *client) try(ctx context.Context) (res request.Result, retry bool, err error) {
 	res.Code = CodeSocketError
 	if c.slot.Conn() == nil {
-		if err := c.dial(ctx); err != nil {
-			return res, false
+		if c.dial(ctx) != nil {
+			return res, false, nil
 		}
 	}
 	reused := c.reused
 	if err := c.slot.Conn().SetDeadline(time.Now().Add(c.f.timeout)); err != nil {
 		c.drop()
-		return res, reused
+		return res, reused, err
 	}
 	n, err := c.slot.Conn().Write(c.req)
 	res.Sent = int64(n)
 	if err != nil {
 		c.drop()
-		return res, reused && closedByPeer(err)
+		return res, reused && closedByPeer(err), fmt.Errorf("write: %w", err)
 	}
 	h, received, err := readResponse(c.br, c.noBody, c.f.latency)
 	res.Received = received
 	if err != nil {
 		c.drop()
-		return res, reused && received == 0 && closedByPeer(err)
+		return res, reused && received == 0 && closedByPeer(err), fmt.Errorf("read: %w", err)
 	}
 	res.Code = int32(h.code)
 	res.OK = h.code >= 200 && h.code < 300
@@ -231,7 +243,7 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
 	} else {
 		c.drop()
 	}
-	return res, false
+	return res, false, nil
 }
 
 // closedByPeer reports whether err means the server had closed the
@@ -262,9 +274,7 @@ func (c *client) dial(parent context.Context) error {
 	}
 	if err != nil {
 		err = fmt.Errorf("dial %s: %w", c.f.addr, err)
-		if parent.Err() == nil { // not the run ending
-			c.f.dialErr.CompareAndSwap(nil, &err)
-		}
+		c.f.noteError(parent, err)
 		return err
 	}
 	if err := c.slot.Set(conn); err != nil {

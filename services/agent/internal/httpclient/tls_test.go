@@ -127,8 +127,8 @@ func TestTLSVerifiesByDefault(t *testing.T) {
 			t.Fatalf("unverified server answered %+v, want a socket error with nothing sent", res)
 		}
 	}
-	if err := f.DialError(); err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
-		t.Fatalf("DialError = %v, want the unknown authority", err)
+	if err := f.SocketError(); err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
+		t.Fatalf("SocketError = %v, want the unknown authority", err)
 	}
 	for name, s := range map[string]spec.Spec{
 		"insecure": {Insecure: true},
@@ -141,8 +141,8 @@ func TestTLSVerifiesByDefault(t *testing.T) {
 				t.Fatalf("%s: %+v, want 200 with %d bytes", name, res, len(tlsReply))
 			}
 		}
-		if f.DialError() != nil {
-			t.Fatalf("%s: DialError %v", name, f.DialError())
+		if f.SocketError() != nil {
+			t.Fatalf("%s: SocketError %v", name, f.SocketError())
 		}
 	}
 	// One failed handshake (the first client's first request; then the
@@ -230,7 +230,7 @@ func TestTLSClientCertificateAndSNI(t *testing.T) {
 		CACert: srv.certPEM, ClientCert: srv.certPEM, ClientKey: srv.keyPEM, ServerName: "localhost",
 	}}, 0)
 	if res := mustClient(t, with).Do(context.Background()); res.Code != 200 {
-		t.Fatalf("with a client certificate: %+v (%v)", res, with.DialError())
+		t.Fatalf("with a client certificate: %+v (%v)", res, with.SocketError())
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
@@ -248,8 +248,8 @@ func TestTLSMinVersion(t *testing.T) {
 	if res := mustClient(t, f).Do(context.Background()); res.Code != CodeSocketError {
 		t.Fatalf("TLS 1.3 against a 1.2 server: %+v", res)
 	}
-	if err := f.DialError(); err == nil || !strings.Contains(err.Error(), "protocol version") {
-		t.Fatalf("DialError = %v, want a protocol version error", err)
+	if err := f.SocketError(); err == nil || !strings.Contains(err.Error(), "protocol version") {
+		t.Fatalf("SocketError = %v, want a protocol version error", err)
 	}
 	ok := tlsFactory(t, srv, spec.Spec{TLSSettings: &spec.TLSSettings{CACert: srv.certPEM, MinVersion: "1.2"}}, 0)
 	if res := mustClient(t, ok).Do(context.Background()); res.Code != 200 {
