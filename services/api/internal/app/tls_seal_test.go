@@ -41,6 +41,18 @@ func TestTLSClientKeySealed(t *testing.T) { // serial: see heavyTests
 
 	var logs syncBuffer
 	e := startAPILogged(t, &logs, "BARRAGE_DISPATCH_WAIT=10s", "BARRAGE_SECRET_KEY="+testSecretKey)
+	// A key that does not match its certificate is a problem on the field.
+	otherCert, _, _ := testcert.Write(t)
+	bad := map[string]any{"url": target.URL + "/", "count": 1,
+		"tls": map[string]any{"client_cert": mustRead(t, otherCert), "client_key": keyPEM}}
+	status, header, raw := e.do(t, http.MethodPost, "/runs", e.AdminToken, map[string]any{"project": "default", "spec": bad})
+	p := wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+	if msg, ok := fieldMessage(p, "spec.tls.client_key"); !ok || !strings.Contains(msg, "does not match tls.client_cert") {
+		t.Fatalf("mismatched key: fields %v, message %q; body %s", problemFields(p), msg, raw)
+	}
+	if bytes.Contains(raw, []byte(strings.Split(keyPEM, "\n")[1])) {
+		t.Fatalf("the problem echoes the key: %s", raw)
+	}
 	startAgentsLogged(t, e.NATSURL, 1, &logs, slog.LevelDebug)
 	var responses bytes.Buffer
 	sp := map[string]any{"url": target.URL + "/", "qps": 20, "connections": 1, "count": 10,
