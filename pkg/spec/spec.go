@@ -128,6 +128,10 @@ type Spec struct {
 	// requests and opens a new one (Nighthawk); 0 means no limit. HTTP/1.1
 	// client only.
 	MaxRequestsPerConnection int64 `json:"max_requests_per_connection,omitempty"`
+	// ConnectionReuse closes each connection after a random number of
+	// requests in [min, max] (Fortio -connection-reuse). HTTP/1.1 client
+	// only; excludes MaxRequestsPerConnection.
+	ConnectionReuse *ConnectionReuse `json:"connection_reuse,omitempty"`
 	// Prefetch keeps every connection open ahead of its next request
 	// (Nighthawk --prefetch-connections): connections are opened before the
 	// clock starts, and one closed during the run (server close, http10,
@@ -381,6 +385,10 @@ func (s Spec) Clone() Spec {
 		a := *s.Agents
 		a.Selector = maps.Clone(s.Agents.Selector)
 		c.Agents = &a
+	}
+	if s.ConnectionReuse != nil {
+		r := *s.ConnectionReuse
+		c.ConnectionReuse = &r
 	}
 	if s.TLSSettings != nil {
 		t := *s.TLSSettings

@@ -1321,6 +1321,13 @@ export interface components {
              * @description Close a connection after this many requests and open a new one (Nighthawk); 0 = no limit. HTTP/1.1 only.
              */
             max_requests_per_connection?: number;
+            /** @description Fortio's `-connection-reuse min:max`: close each connection after a random number of requests in [min, max] and open a new one; 1:1 opens a new connection (and makes a handshake) for every request. HTTP/1.1 only; excludes max_requests_per_connection. */
+            connection_reuse?: {
+                /** Format: int64 */
+                min: number;
+                /** Format: int64 */
+                max: number;
+            };
             /** @description Reopen a closed connection right after its response, outside the measured times. */
             prefetch?: boolean;
             /** @description Record the URL of every successful write (a method other than GET, HEAD or OPTIONS answered 2xx), at most 1,000,000 per run, served by GET /runs/{run}/written-urls. HTTP/1.1 only. */

@@ -71,7 +71,8 @@ func withTLSFlags(err error) error {
 	return out
 }
 
-// tlsFlagName is the flag that sets a tls field of the spec, or "".
+// tlsFlagName is the flag that sets a tls field (or connection_reuse)
+// of the spec, or "".
 func tlsFlagName(field string) string {
 	switch field {
 	case "tls":
@@ -88,6 +89,8 @@ func tlsFlagName(field string) string {
 		return "-alpn"
 	case "tls.min_version":
 		return "-tls-min"
+	case "connection_reuse":
+		return "-connection-reuse"
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/testcert"
 )
 
@@ -70,6 +71,28 @@ func TestTLSFlagsRejected(t *testing.T) {
 		first, _, _ := strings.Cut(stderr.String(), "\n")
 		if code != ExitUsage || !strings.Contains(first, tt.want) {
 			t.Errorf("%v: exit %d, first line %q; want %d and %q", tt.args, code, first, ExitUsage, tt.want)
+		}
+	}
+}
+
+func TestConnectionReuseFlag(t *testing.T) {
+	t.Parallel()
+	for arg, want := range map[string]spec.ConnectionReuse{"10:30": {Min: 10, Max: 30}, "1:1": {Min: 1, Max: 1}, "7": {Min: 7, Max: 7}} {
+		_, s, _, err := parseLoad([]string{"-connection-reuse", arg, "https://h/"}, io.Discard)
+		if err != nil || s.ConnectionReuse == nil || *s.ConnectionReuse != want {
+			t.Fatalf("-connection-reuse %s: %+v %v", arg, s.ConnectionReuse, err)
+		}
+	}
+	for _, tt := range []struct{ arg, url, want string }{
+		{"a:b", "http://h/", `-connection-reuse "a:b": want min:max`},
+		{"5:2", "http://h/", "connection_reuse (-connection-reuse): must be min:max with 1 <= min <= max"},
+		{"0:2", "http://h/", "connection_reuse (-connection-reuse): must be min:max"},
+		{"2:5", "h2c://h/", "connection_reuse (-connection-reuse): only applies to HTTP/1.1"},
+	} {
+		var stderr strings.Builder
+		code := Main(context.Background(), []string{"barrage-agent", "load", "-connection-reuse", tt.arg, tt.url}, nil, io.Discard, &stderr)
+		if first, _, _ := strings.Cut(stderr.String(), "\n"); code != ExitUsage || !strings.Contains(first, tt.want) {
+			t.Errorf("%s %s: exit %d %q; want %q", tt.arg, tt.url, code, first, tt.want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
@@ -46,6 +47,8 @@ type Factory struct {
 	network string // "tcp", or "unix" with Options.UnixSocket
 	// maxPerConn is Options.MaxRequestsPerConnection (0: no limit).
 	maxPerConn int64
+	// reuseMin and reuseMax are Options.ReuseMin and ReuseMax.
+	reuseMin, reuseMax int64
 	// sockErr is the first error below HTTP (SocketError).
 	sockErr atomic.Pointer[error]
 }
@@ -64,6 +67,9 @@ func New(opts Options) (*Factory, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
+	if opts.ReuseMax != 0 && (opts.ReuseMin < 1 || opts.ReuseMin > opts.ReuseMax) {
+		return nil, fmt.Errorf("connection reuse %d:%d: want 1 <= min <= max", opts.ReuseMin, opts.ReuseMax)
+	}
 	f := &Factory{
 		addr:       t.addr,
 		req:        buildRequest(&opts, t),
@@ -74,6 +80,8 @@ func New(opts Options) (*Factory, error) {
 		dial:       opts.Dial,
 		network:    "tcp",
 		maxPerConn: opts.MaxRequestsPerConnection,
+		reuseMin:   opts.ReuseMin,
+		reuseMax:   opts.ReuseMax,
 	}
 	if opts.UnixSocket != "" {
 		f.network, f.addr = "unix", opts.UnixSocket
@@ -149,8 +157,9 @@ type client struct {
 	req    []byte
 	noBody bool // the request being sent is a HEAD
 	rnd    renderer
-	// served counts the responses conn has carried.
-	served int64
+	// served counts the responses conn has carried; limit is the most it
+	// may carry (0: no limit), set when it opens.
+	served, limit int64
 }
 
 var (
@@ -238,7 +247,7 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool, err e
 	res.OK = h.code >= 200 && h.code < 300
 	res.ServerTime, res.HasServerTime = h.serverTime, h.hasServerTime
 	c.served++
-	if h.keepAlive && (c.f.maxPerConn == 0 || c.served < c.f.maxPerConn) {
+	if h.keepAlive && (c.limit == 0 || c.served < c.limit) {
 		c.reused = true
 	} else {
 		c.drop()
@@ -280,13 +289,23 @@ func (c *client) dial(parent context.Context) error {
 	if err := c.slot.Set(conn); err != nil {
 		return err
 	}
-	c.reused, c.served = false, 0
+	c.reused, c.served, c.limit = false, 0, c.f.connLimit()
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(conn, readBufferSize)
 	} else {
 		c.br.Reset(conn)
 	}
 	return nil
+}
+
+// connLimit is the number of responses a new connection may carry:
+// drawn from [reuseMin, reuseMax] (Fortio's -connection-reuse), else
+// maxPerConn; 0 means no limit.
+func (f *Factory) connLimit() int64 {
+	if f.reuseMax == 0 {
+		return f.maxPerConn
+	}
+	return f.reuseMin + rand.Int64N(f.reuseMax-f.reuseMin+1) //nolint:gosec // a spread of reuse counts, not a secret
 }
 
 // drop closes the connection after an error or a non-keep-alive response.

@@ -73,6 +73,11 @@ type Options struct {
 	// MaxRequestsPerConnection closes a connection after this many
 	// responses, so the next request opens a new one; 0 means no limit.
 	MaxRequestsPerConnection int64
+	// ReuseMin and ReuseMax, when ReuseMax > 0, are Fortio's
+	// -connection-reuse min:max: each new connection is closed after a
+	// number of responses drawn uniformly from [ReuseMin, ReuseMax]; it
+	// replaces MaxRequestsPerConnection.
+	ReuseMin, ReuseMax int64
 }
 
 // Variant is one entry of a request mix.

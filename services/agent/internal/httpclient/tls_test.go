@@ -256,3 +256,40 @@ func TestTLSMinVersion(t *testing.T) {
 		t.Fatalf("TLS 1.2: %+v", res)
 	}
 }
+
+// TestTLSConnectionReuseRange: Fortio's -connection-reuse 2:4 closes each
+// connection after 2 to 4 responses: 60 requests take between 15 and 30
+// handshakes on the server, every one after the first resumed, and the
+// counts drawn are not all the same.
+func TestTLSConnectionReuseRange(t *testing.T) {
+	t.Parallel()
+	srv := startTLS(t, nil)
+	s := spec.Spec{URL: "https://" + srv.addr + "/", TLSSettings: &spec.TLSSettings{CACert: srv.certPEM}}
+	cfg, err := tlsconf.Config(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustFactory(t, Options{URL: s.URL, Timeout: 5 * time.Second, TLS: cfg, ReuseMin: 2, ReuseMax: 4})
+	c := mustClient(t, f)
+	const n = 60
+	for range n {
+		if res := c.Do(context.Background()); res.Code != 200 {
+			t.Fatalf("%+v", res)
+		}
+	}
+	_ = c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.resumed.Load() != srv.handshakes.Load()-1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	h, r := srv.handshakes.Load(), srv.resumed.Load()
+	if h < n/4 || h > n/2 || r != h-1 {
+		t.Fatalf("%d handshakes (%d resumed) for %d requests, want 15..30, all but the first resumed", h, r, n)
+	}
+	if h == n/4 || h == n/2 {
+		t.Fatalf("%d handshakes: every connection carried the same count, not a range", h)
+	}
+	if _, err := New(Options{URL: s.URL, ReuseMin: 3, ReuseMax: 2}); err == nil {
+		t.Fatal("reuse 3:2 accepted")
+	}
+}

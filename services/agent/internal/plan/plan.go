@@ -79,6 +79,10 @@ func newH1Factory(s spec.Spec, payload []byte, dial request.DialFunc, seq *reqte
 	if err != nil {
 		return nil, err
 	}
+	var reuse spec.ConnectionReuse
+	if s.ConnectionReuse != nil {
+		reuse = *s.ConnectionReuse
+	}
 	url := s.HTTPURL()
 	if len(targets) == 1 && len(s.URLs) == 1 && !targets[0].Dynamic() {
 		// The client renders lists of several entries and templates; a
@@ -92,6 +96,7 @@ func newH1Factory(s spec.Spec, payload []byte, dial request.DialFunc, seq *reqte
 		Variants: variants, LatencyHeader: s.LatencyHeader,
 		HTTP10: s.HTTP10, Compression: s.Compression, UnixSocket: s.UnixSocket,
 		MaxRequestsPerConnection: s.MaxRequestsPerConnection,
+		ReuseMin:                 reuse.Min, ReuseMax: reuse.Max,
 	})
 }
 
