@@ -43,19 +43,20 @@ const (
 	ALPNH2     = "h2"
 )
 
-// tlsVersions maps TLSSettings.MinVersion to crypto/tls's constants.
-var tlsVersions = map[string]uint16{
-	"1.0": tls.VersionTLS10, "1.1": tls.VersionTLS11, "1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13,
-}
-
 // TLSVersion returns the crypto/tls constant of a TLSSettings.MinVersion;
 // "" gives TLS 1.2.
 func TLSVersion(v string) (uint16, bool) {
-	if v == "" {
+	switch v {
+	case "", "1.2":
 		return tls.VersionTLS12, true
+	case "1.0":
+		return tls.VersionTLS10, true
+	case "1.1":
+		return tls.VersionTLS11, true
+	case "1.3":
+		return tls.VersionTLS13, true
 	}
-	n, ok := tlsVersions[v]
-	return n, ok
+	return 0, false
 }
 
 // alpnH2 reports whether the spec's TLS settings ask for h2.
