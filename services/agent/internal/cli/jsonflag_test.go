@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -33,7 +34,7 @@ func TestJSONIsFortios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if other, _ := os.ReadFile(fo); string(other) != string(fortio) {
+	if other, _ := os.ReadFile(fo); !bytes.Equal(other, fortio) {
 		t.Fatalf("-json wrote %d bytes, -format fortio %d: not the same document", len(fortio), len(other))
 	}
 	var f struct {

@@ -64,8 +64,8 @@ func withTLSFlags(err error) error {
 	}
 	out := &spec.ValidationError{Errors: slices.Clone(ve.Errors)}
 	for i, fe := range out.Errors {
-		if flag := tlsFlagName(fe.Field); flag != "" {
-			out.Errors[i].Field = fe.Field + " (" + flag + ")"
+		if name := tlsFlagName(fe.Field); name != "" {
+			out.Errors[i].Field = fe.Field + " (" + name + ")"
 		}
 	}
 	return out

@@ -137,7 +137,7 @@ func (f *Factory) tlsConfig() *tls.Config {
 	if f.opts.TLS != nil {
 		cfg = f.opts.TLS.Clone()
 	}
-	cfg.InsecureSkipVerify = cfg.InsecureSkipVerify || f.opts.Insecure //nolint:gosec // the user asked for -k
+	cfg.InsecureSkipVerify = cfg.InsecureSkipVerify || f.opts.Insecure // the user asked for -k
 	return cfg
 }
 

@@ -107,7 +107,7 @@ func clientTLS(base *tls.Config, host string, insecure bool) *tls.Config {
 	if cfg.ServerName == "" {
 		cfg.ServerName = host
 	}
-	cfg.InsecureSkipVerify = cfg.InsecureSkipVerify || insecure //nolint:gosec // the user asked for -k
+	cfg.InsecureSkipVerify = cfg.InsecureSkipVerify || insecure // the user asked for -k
 	cfg.NextProtos = []string{"http/1.1"}
 	return cfg
 }
