@@ -90,14 +90,14 @@ func (s Spec) HTTP3() bool {
 }
 
 // HTTP2 reports whether an HTTP spec is sent over HTTP/2: h2c:// (cleartext,
-// prior knowledge) or https:// with H2. It is false for every other protocol,
+// prior knowledge) or https:// with H2 (or tls.alpn h2). It is false for every other protocol,
 // gRPC included (which is always HTTP/2 under the hood).
 func (s Spec) HTTP2() bool {
 	u := s.parsedURL()
 	if u == nil {
 		return false
 	}
-	return u.Scheme == "h2c" || (u.Scheme == "https" && s.H2)
+	return u.Scheme == "h2c" || (u.Scheme == "https" && (s.H2 || s.alpnH2()))
 }
 
 // Target returns the host:port to dial. For HTTP URLs without a port it adds

@@ -62,6 +62,7 @@ func (r Redactor) Spec(s Spec) Spec {
 	c := s.Clone()
 	c.URL = r.URL(s.URL)
 	c.Payload = r.redactBody(c.Payload)
+	c.TLSSettings = redactTLS(c.TLSSettings)
 	for i, u := range c.URLs {
 		c.URLs[i] = r.URL(u)
 	}

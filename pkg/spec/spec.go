@@ -87,6 +87,10 @@ type Spec struct {
 	Timeout Duration `json:"timeout,omitzero"`
 	// Insecure skips TLS certificate verification (Fortio -k).
 	Insecure bool `json:"insecure,omitempty"`
+	// TLSSettings are the https:// TLS options beyond Insecure: CA,
+	// client certificate (a secret, sealed at rest), SNI, ALPN, minimum
+	// version, session resumption. HTTP/1.1 and HTTP/2 only.
+	TLSSettings *TLSSettings `json:"tls,omitempty"`
 	// H2 uses HTTP/2 over TLS for an https:// URL (h2c:// is always HTTP/2).
 	H2 bool `json:"h2,omitempty"`
 	// H3 uses HTTP/3 over QUIC for an https:// URL.
@@ -124,6 +128,10 @@ type Spec struct {
 	// requests and opens a new one (Nighthawk); 0 means no limit. HTTP/1.1
 	// client only.
 	MaxRequestsPerConnection int64 `json:"max_requests_per_connection,omitempty"`
+	// ConnectionReuse closes each connection after a random number of
+	// requests in [min, max] (Fortio -connection-reuse). HTTP/1.1 client
+	// only; excludes MaxRequestsPerConnection.
+	ConnectionReuse *ConnectionReuse `json:"connection_reuse,omitempty"`
 	// Prefetch keeps every connection open ahead of its next request
 	// (Nighthawk --prefetch-connections): connections are opened before the
 	// clock starts, and one closed during the run (server close, http10,
@@ -377,6 +385,14 @@ func (s Spec) Clone() Spec {
 		a := *s.Agents
 		a.Selector = maps.Clone(s.Agents.Selector)
 		c.Agents = &a
+	}
+	if s.ConnectionReuse != nil {
+		r := *s.ConnectionReuse
+		c.ConnectionReuse = &r
+	}
+	if s.TLSSettings != nil {
+		t := *s.TLSSettings
+		c.TLSSettings = &t
 	}
 	c.Stages = slices.Clone(s.Stages)
 	c.Headers = slices.Clone(s.Headers)

@@ -35,6 +35,7 @@ func (s Spec) Validate() error {
 	s.validateWrittenURLs(&p, proto)
 	s.validateTransport(&p, u)
 	s.validateHTTPOptions(&p, u)
+	s.validateTLS(&p, u)
 	s.validateGRPC(&p, proto)
 	s.validatePercentiles(&p)
 	validateLabelMap(&p, "labels", s.Labels)

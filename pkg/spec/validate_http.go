@@ -47,6 +47,7 @@ func (s Spec) validateHTTPOptions(p *problems, u *url.URL) {
 	case s.FollowRedirects:
 		p.add("max_requests_per_connection", "cannot be combined with follow_redirects")
 	}
+	s.validateConnectionReuse(p, h11)
 	if s.UnixSocket == "" {
 		return
 	}

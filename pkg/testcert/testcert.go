@@ -19,7 +19,8 @@ import (
 	"time"
 )
 
-// Write makes a certificate for 127.0.0.1 (and localhost), valid for an
+// Write makes a certificate for 127.0.0.1 (and localhost), good for a
+// server or a client (mTLS), valid for an
 // hour around now, writes it and its key as PEM files in a temporary
 // directory of tb, and returns their paths and a pool that trusts it.
 func Write(tb testing.TB) (certFile, keyFile string, pool *x509.CertPool) {
@@ -33,7 +34,7 @@ func Write(tb testing.TB) (certFile, keyFile string, pool *x509.CertPool) {
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
 		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {

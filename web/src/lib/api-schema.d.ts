@@ -1261,6 +1261,29 @@ export interface components {
             h2?: boolean;
             /** @description HTTP/3 over QUIC for an https URL. */
             h3?: boolean;
+            /** @description TLS options of an https URL beyond `insecure` (HTTP/1.1 and HTTP/2; not with h3 or follow_redirects). Certificate verification is on unless `insecure`. The client certificate and key are secrets: stored sealed, sent only to the agents, and shown as `REDACTED` everywhere else. */
+            tls?: {
+                /** @description PEM certificates that verify the server instead of the system roots (Fortio -cacert). */
+                ca_cert?: string;
+                /** @description PEM client certificate chain for mTLS (Fortio -cert); needs client_key. */
+                client_cert?: string;
+                /** @description PEM private key of client_cert (Fortio -key); secret. */
+                client_key?: string;
+                /** @description Name sent in SNI and verified in the server certificate; default the URL's host. */
+                server_name?: string;
+                /**
+                 * @description Protocol offered over TLS; h2 is the same as `h2: true`. Default http/1.1.
+                 * @enum {string}
+                 */
+                alpn?: "h2" | "http/1.1";
+                /**
+                 * @description Lowest TLS version accepted; default 1.2.
+                 * @enum {string}
+                 */
+                min_version?: "1.0" | "1.1" | "1.2" | "1.3";
+                /** @description Turn TLS session resumption off: every new connection makes a full handshake. */
+                no_resumption?: boolean;
+            };
             grpc?: {
                 /**
                  * @description Default health, or method when method is set.
@@ -1298,6 +1321,13 @@ export interface components {
              * @description Close a connection after this many requests and open a new one (Nighthawk); 0 = no limit. HTTP/1.1 only.
              */
             max_requests_per_connection?: number;
+            /** @description Fortio's `-connection-reuse min:max`: close each connection after a random number of requests in [min, max] and open a new one; 1:1 opens a new connection (and makes a handshake) for every request. HTTP/1.1 only; excludes max_requests_per_connection. */
+            connection_reuse?: {
+                /** Format: int64 */
+                min: number;
+                /** Format: int64 */
+                max: number;
+            };
             /** @description Reopen a closed connection right after its response, outside the measured times. */
             prefetch?: boolean;
             /** @description Record the URL of every successful write (a method other than GET, HEAD or OPTIONS answered 2xx), at most 1,000,000 per run, served by GET /runs/{run}/written-urls. HTTP/1.1 only. */

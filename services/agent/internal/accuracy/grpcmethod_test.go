@@ -16,13 +16,13 @@ import (
 	"github.com/barrage-dev/barrage/services/agent/internal/report"
 )
 
-// agentLoad runs `barrage-agent load -json FILE args...` and returns the exit
+// agentLoad runs `barrage-agent load -native-json FILE args...` and returns the exit
 // code, stderr and, on success, the native result.
 func agentLoad(t *testing.T, args ...string) (int, string, report.Result) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "result.json")
 	var stdout, stderr strings.Builder
-	argv := append([]string{"barrage-agent", "load", "-quiet", "-json", out}, args...)
+	argv := append([]string{"barrage-agent", "load", "-quiet", "-native-json", out}, args...)
 	code := cli.Main(runCtx(t), argv, nil, &stdout, &stderr)
 	var res report.Result
 	if code == cli.ExitOK {

@@ -189,7 +189,7 @@ func TestLoadEndToEnd(t *testing.T) {
 	native, fortio := filepath.Join(dir, "native.json"), filepath.Join(dir, "fortio.json")
 	var stdout, stderr strings.Builder
 	code := Main(context.Background(), []string{"barrage-agent", "load", "-qps", "200", "-c", "2", "-t", "1s",
-		"-H", "X-Test: yes", "-json", native, "-format", "fortio", "-o", fortio, "-labels", "ci run", srv.URL + "/x"}, nil, &stdout, &stderr)
+		"-H", "X-Test: yes", "-native-json", native, "-format", "fortio", "-o", fortio, "-labels", "ci run", srv.URL + "/x"}, nil, &stdout, &stderr)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -230,7 +230,7 @@ func TestLoadLatencyHeader(t *testing.T) {
 	native := filepath.Join(t.TempDir(), "native.json")
 	var stdout, stderr strings.Builder
 	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-qps", "0", "-c", "1", "-n", "20",
-		"-latency-header", "server-timing", "-json", native, srv.URL}, nil, &stdout, &stderr)
+		"-latency-header", "server-timing", "-native-json", native, srv.URL}, nil, &stdout, &stderr)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

@@ -37,6 +37,7 @@ type loadFlags struct {
 	insecure      bool
 	labels        string
 	jsonFile      string
+	nativeJSON    string
 	grpc          bool
 	ping          bool
 	grpcPingDelay time.Duration
@@ -71,6 +72,8 @@ type loadFlags struct {
 	burst         int
 	follow        bool
 	recordURLs    string
+	reuse         string
+	tls           tlsFlags
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -110,9 +113,10 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&f.timeout, "timeout", 0, "per-request timeout (default 3s, 750ms for UDP)")
 	fs.BoolVar(&f.h2, "h2", false, "use HTTP/2 (h2 over TLS for https://, h2c for http://)")
 	fs.BoolVar(&f.h3, "h3", false, "use HTTP/3 over QUIC (https:// only)")
-	fs.BoolVar(&f.insecure, "k", false, "do not verify TLS certificates")
+	fs.BoolVar(&f.insecure, "k", false, "do not verify TLS certificates (verification is on by default)")
 	fs.StringVar(&f.labels, "labels", "", `run labels: "k=v,k2=v2", or free text (stored as title)`)
-	fs.StringVar(&f.jsonFile, "json", "", `also write the native result JSON to this file ("-" = stdout)`)
+	fs.StringVar(&f.jsonFile, "json", "", `also write Fortio's result JSON to this file ("-" = stdout only), as fortio load -json does`)
+	fs.StringVar(&f.nativeJSON, "native-json", "", `also write Barrage's native result JSON (HDR histograms, intervals) to this file ("-" = stdout only)`)
 	fs.BoolVar(&f.grpc, "grpc", false, "gRPC health check of the target host:port")
 	fs.BoolVar(&f.ping, "ping", false, "with -grpc: call fgrpc.PingServer/Ping instead of the health check")
 	fs.DurationVar(&f.grpcPingDelay, "grpc-ping-delay", 0, "with -ping: delay the server waits before replying")
@@ -137,6 +141,7 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.dataDir, "data-dir", ".", "where -a saves results")
 	fs.StringVar(&f.latencyHeader, "latency-header", "", "record the latency the target reports in this response header as a fourth (server) histogram: Server-Timing dur= (ms), or µs, or a number with a unit (ns, us, ms, s)")
 	addConnFlags(fs, f)
+	addTLSFlags(fs, &f.tls)
 	return fs
 }
 
@@ -146,7 +151,8 @@ func addConnFlags(fs *flag.FlagSet, f *loadFlags) {
 	fs.BoolVar(&f.http10, "http1.0", false, "send HTTP/1.0 requests: a new connection per request unless the server keeps it alive")
 	fs.BoolVar(&f.compression, "compression", false, "ask for gzip (Accept-Encoding: gzip); bytes are counted compressed")
 	fs.StringVar(&f.unixSocket, "unix-socket", "", "send HTTP over this Unix domain socket; the URL's host is only the Host header")
-	fs.Int64Var(&f.maxPerConn, "max-requests-per-connection", 0, "close a connection after this many requests and open a new one (0 = no limit)")
+	fs.Int64Var(&f.maxPerConn, "max-requests-per-connection", 0, "close a connection after this many requests and open a new one (0 = no limit; 1 = a new connection, and handshake, per request)")
+	fs.StringVar(&f.reuse, "connection-reuse", "", `Fortio's "min:max" (or "n"): close each connection after a random number of requests in that range; 1:1 = a new connection per request`)
 	fs.BoolVar(&f.prefetch, "prefetch", false, "reopen a closed connection right after its response, outside the measured times")
 	fs.IntVar(&f.burst, "burst", 0, "send in bursts of N requests due at once; the average rate stays -qps")
 	fs.BoolVar(&f.follow, "L", false, "follow redirects (up to 10); HTTP/1.1 then uses the standard library's client")
@@ -191,8 +197,8 @@ func parseLoad(args []string, out io.Writer) (*loadFlags, spec.Spec, []byte, err
 	if _, ok := resultWriter(f.format); !ok {
 		return nil, spec.Spec{}, nil, fmt.Errorf("-format %q: want %s", f.format, formatNames)
 	}
-	if f.jsonFile == "-" && f.output == "" && f.format != "text" {
-		return nil, spec.Spec{}, nil, fmt.Errorf("-json - and -format %s would both write to stdout: give -o FILE", f.format)
+	if err := f.checkStdout(); err != nil {
+		return nil, spec.Spec{}, nil, err
 	}
 	s, err := f.spec(target)
 	if err != nil {
@@ -230,7 +236,7 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 		Count: f.count, Jitter: f.jitter, Uniform: f.uniform, NoCatchUp: f.noCatchUp,
 		Pacing: spec.Pacing(f.pacing), Method: f.method, Headers: f.headers,
 		Payload: f.payload, PayloadFile: f.payloadFile, ContentType: f.contentType,
-		Timeout: spec.Duration(f.timeout), Insecure: f.insecure, AbortOn: f.abortOn,
+		Timeout: spec.Duration(f.timeout), Insecure: f.insecure || f.tls.httpsInsecure, AbortOn: f.abortOn,
 		H2: f.h2 && strings.HasPrefix(target, "https://") && !f.grpc,
 		H3: f.h3 && !f.grpc, LatencyHeader: f.latencyHeader,
 		URLs:   f.urls,
@@ -274,8 +280,14 @@ func (f *loadFlags) spec(target string) (spec.Spec, error) {
 	if s.GRPC, err = f.grpcSpec(); err != nil {
 		return s, err
 	}
+	if s.ConnectionReuse, err = parseReuse(f.reuse); err != nil {
+		return s, err
+	}
+	if s.TLSSettings, err = f.tls.settings(); err != nil {
+		return s, err
+	}
 	s.Normalize()
-	return s, s.Validate()
+	return s, withTLSFlags(s.Validate())
 }
 
 // grpcSpec is the grpc block of the spec, nil without -grpc.

@@ -74,6 +74,12 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitFailure
 	}
+	if de, ok := factory.(interface{ SocketError() error }); ok && de.SocketError() != nil {
+		// The requests count as -1; say why once, as a TLS failure
+		// (unknown authority, refused version, bad client certificate) is
+		// otherwise invisible.
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: connection error (requests counted as code -1): %v\n", de.SocketError())
+	}
 	if err := urls.save(final, f.quiet, stderr); err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: -record-urls: %v\n", err)
 		return ExitFailure
@@ -197,15 +203,23 @@ func resultWriter(format string) (func(io.Writer, *report.Result) error, bool) {
 // formatNames lists the -format values for messages.
 const formatNames = "text, json, fortio, csv (a row per percentile), prometheus (text exposition) or yaml"
 
-// writeResults writes the result in -format to -o (or stdout), and the native
-// JSON to -json when asked.
+// writeResults writes the result in -format to -o (or stdout), Fortio's
+// JSON to -json and the native JSON to -native-json when asked. Either JSON
+// to "-" with the default text format makes stdout that JSON only, as
+// Fortio's `-json -` does.
 func writeResults(f *loadFlags, res *report.Result, stdout io.Writer) error {
-	if f.jsonFile != "" {
-		if err := writeTo(f.jsonFile, stdout, func(w io.Writer) error { return report.WriteJSON(w, res) }); err != nil {
-			return fmt.Errorf("-json: %w", err)
+	for _, side := range []struct {
+		flag, name string
+		write      func(io.Writer, *report.Result) error
+	}{{"-json", f.jsonFile, report.WriteFortio}, {"-native-json", f.nativeJSON, report.WriteJSON}} {
+		if side.name == "" {
+			continue
 		}
-		if f.jsonFile == "-" && f.output == "" && f.format == "text" {
-			return nil // Fortio's `-json -`: stdout is the JSON only
+		if err := writeTo(side.name, stdout, func(w io.Writer) error { return side.write(w, res) }); err != nil {
+			return fmt.Errorf("%s: %w", side.flag, err)
+		}
+		if side.name == "-" && f.output == "" && f.format == "text" {
+			return nil
 		}
 	}
 	writer, _ := resultWriter(f.format) // parseLoad checked it
@@ -215,6 +229,18 @@ func writeResults(f *loadFlags, res *report.Result, stdout io.Writer) error {
 		name = "-"
 	}
 	return writeTo(name, stdout, write)
+}
+
+// checkStdout refuses two outputs on stdout: -json -, -native-json - and
+// a -format other than text without -o.
+func (f *loadFlags) checkStdout() error {
+	switch {
+	case f.jsonFile == "-" && f.nativeJSON == "-":
+		return errors.New("-json - and -native-json - would both write to stdout: give one a FILE")
+	case (f.jsonFile == "-" || f.nativeJSON == "-") && f.output == "" && f.format != "text":
+		return fmt.Errorf("a JSON to - and -format %s would both write to stdout: give -o FILE", f.format)
+	}
+	return nil
 }
 
 // writeTo writes to stdout for "-" and to the named file otherwise.

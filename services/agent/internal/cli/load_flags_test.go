@@ -108,7 +108,7 @@ func loadJSON(t *testing.T, args ...string) report.Result {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.json")
 	var stderr strings.Builder
-	all := append([]string{"barrage-agent", "load", "-quiet", "-json", out}, args...)
+	all := append([]string{"barrage-agent", "load", "-quiet", "-native-json", out}, args...)
 	if code := Main(context.Background(), all, nil, io.Discard, &stderr); code != ExitOK {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 	}
@@ -206,7 +206,7 @@ func TestLoadFollowRedirects(t *testing.T) {
 	}
 	var stderr strings.Builder
 	out := filepath.Join(t.TempDir(), "r.json")
-	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-json", out, "-qps", "0", "-c", "1", "-n", "6", srv.url + "/old"},
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-quiet", "-native-json", out, "-qps", "0", "-c", "1", "-n", "6", srv.url + "/old"},
 		nil, io.Discard, &stderr)
 	b, _ := os.ReadFile(out)
 	var plain report.Result

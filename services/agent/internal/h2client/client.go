@@ -122,12 +122,23 @@ func (f *Factory) newTransport() *http.Transport {
 			}
 			return dial(ctx, network, addr)
 		},
-		TLSClientConfig:     &tls.Config{InsecureSkipVerify: f.opts.Insecure, MinVersion: tls.VersionTLS12}, //nolint:gosec // the user asked for -k
+		TLSClientConfig:     f.tlsConfig(),
 		TLSHandshakeTimeout: f.opts.Timeout,
 		MaxConnsPerHost:     1,
 		MaxIdleConnsPerHost: 1,
 		DisableCompression:  true, // measure the bytes the server chose to send
 	}
+}
+
+// tlsConfig is Options.TLS (or the defaults) with Insecure applied; the
+// transport sets ALPN itself.
+func (f *Factory) tlsConfig() *tls.Config {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if f.opts.TLS != nil {
+		cfg = f.opts.TLS.Clone()
+	}
+	cfg.InsecureSkipVerify = cfg.InsecureSkipVerify || f.opts.Insecure // the user asked for -k
+	return cfg
 }
 
 // CodeName implements request.Factory: the status code, or "-1" for socket errors.

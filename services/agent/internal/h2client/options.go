@@ -1,6 +1,7 @@
 package h2client
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -39,6 +40,10 @@ type Options struct {
 	Timeout time.Duration
 	// Insecure skips TLS certificate verification.
 	Insecure bool
+	// TLS is the base TLS configuration of https:// (package tlsconf);
+	// nil means the system roots and TLS 1.2 or later. The transport uses
+	// a copy, verification off when Insecure. Not used by HTTP/3.
+	TLS *tls.Config
 	// Dial connects to the target; nil means a plain net.Dialer. Called once
 	// per connection, never per request.
 	Dial request.DialFunc

@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -45,6 +47,10 @@ type Factory struct {
 	network string // "tcp", or "unix" with Options.UnixSocket
 	// maxPerConn is Options.MaxRequestsPerConnection (0: no limit).
 	maxPerConn int64
+	// reuseMin and reuseMax are Options.ReuseMin and ReuseMax.
+	reuseMin, reuseMax int64
+	// sockErr is the first error below HTTP (SocketError).
+	sockErr atomic.Pointer[error]
 }
 
 var (
@@ -61,6 +67,9 @@ func New(opts Options) (*Factory, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
+	if opts.ReuseMax != 0 && (opts.ReuseMin < 1 || opts.ReuseMin > opts.ReuseMax) {
+		return nil, fmt.Errorf("connection reuse %d:%d: want 1 <= min <= max", opts.ReuseMin, opts.ReuseMax)
+	}
 	f := &Factory{
 		addr:       t.addr,
 		req:        buildRequest(&opts, t),
@@ -71,6 +80,8 @@ func New(opts Options) (*Factory, error) {
 		dial:       opts.Dial,
 		network:    "tcp",
 		maxPerConn: opts.MaxRequestsPerConnection,
+		reuseMin:   opts.ReuseMin,
+		reuseMax:   opts.ReuseMax,
 	}
 	if opts.UnixSocket != "" {
 		f.network, f.addr = "unix", opts.UnixSocket
@@ -82,14 +93,41 @@ func New(opts Options) (*Factory, error) {
 		f.dial = (&net.Dialer{}).DialContext
 	}
 	if t.tls {
-		f.tlsConfig = &tls.Config{
-			ServerName:         t.hostname,
-			InsecureSkipVerify: opts.Insecure, //nolint:gosec // the user asked for -k
-			NextProtos:         []string{"http/1.1"},
-			MinVersion:         tls.VersionTLS12,
-		}
+		f.tlsConfig = clientTLS(opts.TLS, t.hostname, opts.Insecure)
 	}
 	return f, nil
+}
+
+// clientTLS is base (nil: the defaults) for HTTP/1.1 to host.
+func clientTLS(base *tls.Config, host string, insecure bool) *tls.Config {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	cfg.InsecureSkipVerify = cfg.InsecureSkipVerify || insecure // the user asked for -k
+	cfg.NextProtos = []string{"http/1.1"}
+	return cfg
+}
+
+// SocketError returns the first error below HTTP a client of f met
+// (dial, TLS handshake, write or read, the run's end aside), or nil:
+// requests that fail so only count as CodeSocketError, and this says why.
+func (f *Factory) SocketError() error {
+	if e := f.sockErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// noteError keeps err as f's SocketError if it is the first and the run
+// (ctx) is not ending.
+func (f *Factory) noteError(ctx context.Context, err error) {
+	if ctx.Err() == nil && f.sockErr.Load() == nil {
+		f.sockErr.CompareAndSwap(nil, &err)
+	}
 }
 
 // NewClient implements request.Factory; the client connects on its first request.
@@ -119,8 +157,9 @@ type client struct {
 	req    []byte
 	noBody bool // the request being sent is a HEAD
 	rnd    renderer
-	// served counts the responses conn has carried.
-	served int64
+	// served counts the responses conn has carried; limit is the most it
+	// may carry (0: no limit), set when it opens.
+	served, limit int64
 }
 
 var (
@@ -164,52 +203,56 @@ func (c *client) LastWrite() []byte {
 // send sends c.req, once more on a new connection when a kept-alive one
 // turns out to be closed.
 func (c *client) send(ctx context.Context) request.Result {
-	res, retry := c.try(ctx)
+	res, retry, err := c.try(ctx)
 	if retry {
 		// The server closed an idle keep-alive connection: send again on a new one.
 		sent := res.Sent
-		res, _ = c.try(ctx)
+		res, _, err = c.try(ctx)
 		res.Sent += sent
+	}
+	if err != nil {
+		c.f.noteError(ctx, err)
 	}
 	return res
 }
 
 // try sends the request once; retry is true when a reused connection turned
-// out to be closed by the server before any response byte arrived.
-func (c *client) try(ctx context.Context) (res request.Result, retry bool) {
+// out to be closed by the server before any response byte arrived. err is
+// the write or read error (a dial error is noted by dial).
+func (c *client) try(ctx context.Context) (res request.Result, retry bool, err error) {
 	res.Code = CodeSocketError
 	if c.slot.Conn() == nil {
-		if err := c.dial(ctx); err != nil {
-			return res, false
+		if c.dial(ctx) != nil {
+			return res, false, nil
 		}
 	}
 	reused := c.reused
 	if err := c.slot.Conn().SetDeadline(time.Now().Add(c.f.timeout)); err != nil {
 		c.drop()
-		return res, reused
+		return res, reused, err
 	}
 	n, err := c.slot.Conn().Write(c.req)
 	res.Sent = int64(n)
 	if err != nil {
 		c.drop()
-		return res, reused && closedByPeer(err)
+		return res, reused && closedByPeer(err), fmt.Errorf("write: %w", err)
 	}
 	h, received, err := readResponse(c.br, c.noBody, c.f.latency)
 	res.Received = received
 	if err != nil {
 		c.drop()
-		return res, reused && received == 0 && closedByPeer(err)
+		return res, reused && received == 0 && closedByPeer(err), fmt.Errorf("read: %w", err)
 	}
 	res.Code = int32(h.code)
 	res.OK = h.code >= 200 && h.code < 300
 	res.ServerTime, res.HasServerTime = h.serverTime, h.hasServerTime
 	c.served++
-	if h.keepAlive && (c.f.maxPerConn == 0 || c.served < c.f.maxPerConn) {
+	if h.keepAlive && (c.limit == 0 || c.served < c.limit) {
 		c.reused = true
 	} else {
 		c.drop()
 	}
-	return res, false
+	return res, false, nil
 }
 
 // closedByPeer reports whether err means the server had closed the
@@ -227,8 +270,8 @@ func (c *client) Connect(ctx context.Context) error {
 	return c.dial(ctx)
 }
 
-func (c *client) dial(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, c.f.timeout)
+func (c *client) dial(parent context.Context) error {
+	ctx, cancel := context.WithTimeout(parent, c.f.timeout)
 	defer cancel()
 	conn, err := c.f.dial(ctx, c.f.network, c.f.addr)
 	if err == nil && c.f.tlsConfig != nil {
@@ -239,18 +282,30 @@ func (c *client) dial(ctx context.Context) error {
 		conn = tc
 	}
 	if err != nil {
-		return fmt.Errorf("dial %s: %w", c.f.addr, err)
+		err = fmt.Errorf("dial %s: %w", c.f.addr, err)
+		c.f.noteError(parent, err)
+		return err
 	}
 	if err := c.slot.Set(conn); err != nil {
 		return err
 	}
-	c.reused, c.served = false, 0
+	c.reused, c.served, c.limit = false, 0, c.f.connLimit()
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(conn, readBufferSize)
 	} else {
 		c.br.Reset(conn)
 	}
 	return nil
+}
+
+// connLimit is the number of responses a new connection may carry:
+// drawn from [reuseMin, reuseMax] (Fortio's -connection-reuse), else
+// maxPerConn; 0 means no limit.
+func (f *Factory) connLimit() int64 {
+	if f.reuseMax == 0 {
+		return f.maxPerConn
+	}
+	return f.reuseMin + rand.Int64N(f.reuseMax-f.reuseMin+1) //nolint:gosec // a spread of reuse counts, not a secret
 }
 
 // drop closes the connection after an error or a non-keep-alive response.

@@ -1,6 +1,7 @@
 package httpclient
 
 import (
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -31,6 +32,12 @@ type Options struct {
 	Timeout time.Duration
 	// Insecure skips TLS certificate verification.
 	Insecure bool
+	// TLS is the base TLS configuration of an https:// URL (roots, client
+	// certificate, SNI, minimum version, session cache; see package
+	// tlsconf); nil means the system roots and TLS 1.2 or later. The
+	// client uses a copy, offering ALPN http/1.1, with ServerName the URL's
+	// host unless set, and verification off when Insecure.
+	TLS *tls.Config
 	// Dial connects to the target (TLS goes on top); nil means a plain
 	// net.Dialer. Called once per connection, bounded by Timeout.
 	Dial request.DialFunc
@@ -66,6 +73,11 @@ type Options struct {
 	// MaxRequestsPerConnection closes a connection after this many
 	// responses, so the next request opens a new one; 0 means no limit.
 	MaxRequestsPerConnection int64
+	// ReuseMin and ReuseMax, when ReuseMax > 0, are Fortio's
+	// -connection-reuse min:max: each new connection is closed after a
+	// number of responses drawn uniformly from [ReuseMin, ReuseMax]; it
+	// replaces MaxRequestsPerConnection.
+	ReuseMin, ReuseMax int64
 }
 
 // Variant is one entry of a request mix.

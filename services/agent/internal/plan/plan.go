@@ -18,6 +18,7 @@ import (
 	"github.com/barrage-dev/barrage/services/agent/internal/netclient"
 	"github.com/barrage-dev/barrage/services/agent/internal/pacer"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
+	"github.com/barrage-dev/barrage/services/agent/internal/tlsconf"
 )
 
 // NewFactory opens the protocol client factory a validated spec asks for;
@@ -56,6 +57,10 @@ func NewFactory(s spec.Spec, payload []byte, dial request.DialFunc, seq *reqtemp
 }
 
 func newH1Factory(s spec.Spec, payload []byte, dial request.DialFunc, seq *reqtemplate.Seq) (request.Factory, error) {
+	tlsCfg, err := tlsconf.Config(s)
+	if err != nil {
+		return nil, err
+	}
 	headers := make([]httpclient.Header, 0, len(s.Headers))
 	for _, h := range s.HeaderPairs() {
 		headers = append(headers, httpclient.Header{Name: h.Name, Value: h.Value})
@@ -74,6 +79,10 @@ func newH1Factory(s spec.Spec, payload []byte, dial request.DialFunc, seq *reqte
 	if err != nil {
 		return nil, err
 	}
+	var reuse spec.ConnectionReuse
+	if s.ConnectionReuse != nil {
+		reuse = *s.ConnectionReuse
+	}
 	url := s.HTTPURL()
 	if len(targets) == 1 && len(s.URLs) == 1 && !targets[0].Dynamic() {
 		// The client renders lists of several entries and templates; a
@@ -82,11 +91,12 @@ func newH1Factory(s spec.Spec, payload []byte, dial request.DialFunc, seq *reqte
 	}
 	return httpclient.New(httpclient.Options{
 		URL: url, Method: s.Method, Headers: headers, Payload: payload,
-		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure, Dial: dial,
+		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure, TLS: tlsCfg, Dial: dial,
 		Targets: targets, RandomTarget: s.URLOrder == spec.URLRandom, Body: body, Seq: seq,
 		Variants: variants, LatencyHeader: s.LatencyHeader,
 		HTTP10: s.HTTP10, Compression: s.Compression, UnixSocket: s.UnixSocket,
 		MaxRequestsPerConnection: s.MaxRequestsPerConnection,
+		ReuseMin:                 reuse.Min, ReuseMax: reuse.Max,
 	})
 }
 
@@ -122,10 +132,14 @@ func newH2Factory(s spec.Spec, payload []byte, dial request.DialFunc) (request.F
 		headers = append(headers, h2client.Header{Name: h.Name, Value: h.Value})
 	}
 	http1 := !s.HTTP2() && !s.HTTP3()
+	tlsCfg, err := tlsconf.Config(s)
+	if err != nil {
+		return nil, err
+	}
 	return h2client.New(h2client.Options{
 		URL: s.HTTPURL(), H2C: !s.TLS() && !http1, H3: s.HTTP3(), HTTP1: http1,
 		Method: s.Method, Headers: headers, Payload: payload,
-		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure, Dial: dial,
+		ContentType: s.ContentType, Timeout: s.Timeout.Std(), Insecure: s.Insecure, TLS: tlsCfg, Dial: dial,
 		LatencyHeader:   s.LatencyHeader,
 		FollowRedirects: s.FollowRedirects, Compression: s.Compression, UnixSocket: s.UnixSocket,
 	})

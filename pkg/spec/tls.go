@@ -1,0 +1,143 @@
+package spec
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"net/url"
+	"strings"
+)
+
+// TLSSettings are the TLS options of an https:// run beyond Insecure:
+// Fortio's -cacert, -cert and -key, an SNI override, the ALPN protocol and
+// the minimum version. Certificates and keys are PEM text, not file names:
+// the agent CLI reads its -cacert, -cert and -key files into them. The
+// client certificate and key are secrets: Redacted replaces them, so a
+// spec with them is sealed at rest like one with secret headers.
+type TLSSettings struct {
+	// CACert is the PEM of the certificates that verify the server, instead
+	// of the system's roots.
+	CACert string `json:"ca_cert,omitempty"`
+	// ClientCert is the PEM of the client certificate chain sent for mTLS;
+	// it needs ClientKey.
+	ClientCert string `json:"client_cert,omitempty"`
+	// ClientKey is the PEM of ClientCert's private key.
+	ClientKey string `json:"client_key,omitempty"`
+	// ServerName is the name sent in SNI and verified in the server's
+	// certificate; default the URL's host.
+	ServerName string `json:"server_name,omitempty"`
+	// ALPN is the protocol offered: "http/1.1" (the default) or "h2" (the
+	// same as H2).
+	ALPN string `json:"alpn,omitempty"`
+	// MinVersion is the lowest TLS version accepted: "1.0", "1.1", "1.2"
+	// (the default) or "1.3".
+	MinVersion string `json:"min_version,omitempty"`
+	// NoResumption turns TLS session resumption off, so every new
+	// connection makes a full handshake; it is on by default.
+	NoResumption bool `json:"no_resumption,omitempty"`
+}
+
+// ALPN protocols of TLSSettings.ALPN.
+const (
+	ALPNHTTP11 = "http/1.1"
+	ALPNH2     = "h2"
+)
+
+// TLSVersion returns the crypto/tls constant of a TLSSettings.MinVersion;
+// "" gives TLS 1.2.
+func TLSVersion(v string) (uint16, bool) {
+	switch v {
+	case "", "1.2":
+		return tls.VersionTLS12, true
+	case "1.0":
+		return tls.VersionTLS10, true
+	case "1.1":
+		return tls.VersionTLS11, true
+	case "1.3":
+		return tls.VersionTLS13, true
+	}
+	return 0, false
+}
+
+// alpnH2 reports whether the spec's TLS settings ask for h2.
+func (s Spec) alpnH2() bool { return s.TLSSettings != nil && s.TLSSettings.ALPN == ALPNH2 }
+
+// validateTLS checks tls; u is the parsed URL or nil when it is invalid.
+func (s Spec) validateTLS(p *problems, u *url.URL) {
+	t := s.TLSSettings
+	if t == nil {
+		return
+	}
+	if u != nil && u.Scheme != "https" {
+		p.add("tls", "only applies to https URLs")
+	}
+	if u != nil && u.Scheme == "https" && (s.H3 || s.FollowRedirects) {
+		p.add("tls", "cannot be combined with h3 or follow_redirects")
+	}
+	if t.CACert != "" && t.CACert != RedactedValue {
+		if !x509.NewCertPool().AppendCertsFromPEM([]byte(t.CACert)) {
+			p.add("tls.ca_cert", "holds no PEM certificate")
+		}
+	}
+	s.validateClientCert(p, t)
+	if len(t.ServerName) > 253 || strings.ContainsAny(t.ServerName, " /:\r\n\t") {
+		p.add("tls.server_name", "must be a host name of at most 253 characters")
+	}
+	switch t.ALPN {
+	case "", ALPNH2:
+	case ALPNHTTP11:
+		if s.H2 {
+			p.add("tls.alpn", "is http/1.1 but h2 is set")
+		}
+	default:
+		p.add("tls.alpn", "must be h2 or http/1.1")
+	}
+	if _, ok := TLSVersion(t.MinVersion); !ok {
+		p.add("tls.min_version", "must be 1.0, 1.1, 1.2 or 1.3")
+	}
+}
+
+// validateClientCert checks that the client certificate and key come
+// together and match; redacted values pass, as a redacted spec stays valid
+// (the agent refuses to run them).
+func (s Spec) validateClientCert(p *problems, t *TLSSettings) {
+	switch {
+	case t.ClientCert == "" && t.ClientKey == "":
+		return
+	case t.ClientCert == "":
+		p.add("tls.client_cert", "is required with tls.client_key")
+		return
+	case t.ClientKey == "":
+		p.add("tls.client_key", "is required with tls.client_cert")
+		return
+	case t.ClientCert == RedactedValue || t.ClientKey == RedactedValue:
+		return
+	}
+	if b, _ := pem.Decode([]byte(t.ClientCert)); b == nil || b.Type != "CERTIFICATE" {
+		p.add("tls.client_cert", "holds no PEM certificate")
+		return
+	}
+	if b, _ := pem.Decode([]byte(t.ClientKey)); b == nil || !strings.HasSuffix(b.Type, "PRIVATE KEY") {
+		p.add("tls.client_key", "holds no PEM private key")
+		return
+	}
+	if _, err := tls.X509KeyPair([]byte(t.ClientCert), []byte(t.ClientKey)); err != nil {
+		p.add("tls.client_key", "does not match tls.client_cert: %s", strings.TrimPrefix(err.Error(), "tls: "))
+	}
+}
+
+// redactTLS replaces the client certificate and key of t (a copy) by
+// RedactedValue.
+func redactTLS(t *TLSSettings) *TLSSettings {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	if c.ClientCert != "" {
+		c.ClientCert = RedactedValue
+	}
+	if c.ClientKey != "" {
+		c.ClientKey = RedactedValue
+	}
+	return &c
+}

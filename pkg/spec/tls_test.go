@@ -1,0 +1,84 @@
+package spec
+
+import (
+	"errors"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/barrage-dev/barrage/pkg/testcert"
+)
+
+func tlsPEMs(t *testing.T) (cert, key string) {
+	t.Helper()
+	certFile, keyFile, _ := testcert.Write(t)
+	c, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(c), string(k)
+}
+
+// TestTLSSettingsRedactedAndValid: the client certificate and key are
+// replaced, the rest kept, the original untouched, and the redacted spec
+// still valid.
+func TestTLSSettingsRedactedAndValid(t *testing.T) {
+	t.Parallel()
+	cert, key := tlsPEMs(t)
+	s := Spec{URL: "https://example.test/", TLSSettings: &TLSSettings{
+		CACert: cert, ClientCert: cert, ClientKey: key, ServerName: "sni.test", ALPN: ALPNH2, MinVersion: "1.3",
+	}}
+	s.Normalize()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Redacted()
+	want := TLSSettings{CACert: cert, ClientCert: RedactedValue, ClientKey: RedactedValue, ServerName: "sni.test", ALPN: ALPNH2, MinVersion: "1.3"}
+	if !reflect.DeepEqual(*r.TLSSettings, want) || s.TLSSettings.ClientKey != key {
+		t.Fatalf("redacted %+v (original key kept: %v)", *r.TLSSettings, s.TLSSettings.ClientKey == key)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatalf("redacted spec is invalid: %v", err)
+	}
+	if !s.HTTP2() {
+		t.Fatal("alpn h2 does not select HTTP/2")
+	}
+	if c := s.Clone(); c.TLSSettings == s.TLSSettings {
+		t.Fatal("Clone shares the TLS settings")
+	}
+}
+
+func TestTLSSettingsRejected(t *testing.T) {
+	t.Parallel()
+	cert, key := tlsPEMs(t)
+	other, _ := tlsPEMs(t)
+	for _, tt := range []struct {
+		url   string
+		tls   TLSSettings
+		field string
+	}{
+		{"https://h/", TLSSettings{CACert: "junk"}, "tls.ca_cert"},
+		{"https://h/", TLSSettings{ClientCert: cert}, "tls.client_key"},
+		{"https://h/", TLSSettings{ClientKey: key}, "tls.client_cert"},
+		{"https://h/", TLSSettings{ClientCert: other, ClientKey: key}, "tls.client_key"},
+		{"https://h/", TLSSettings{ClientCert: key, ClientKey: key}, "tls.client_cert"},
+		{"https://h/", TLSSettings{ClientCert: cert, ClientKey: cert}, "tls.client_key"},
+		{"https://h/", TLSSettings{MinVersion: "1.4"}, "tls.min_version"},
+		{"https://h/", TLSSettings{ALPN: "h3"}, "tls.alpn"},
+		{"https://h/", TLSSettings{ServerName: "a/b"}, "tls.server_name"},
+		{"http://h/", TLSSettings{ServerName: "a"}, "tls"},
+		{"grpcs://h:1", TLSSettings{ServerName: "a"}, "tls"},
+	} {
+		s := Spec{URL: tt.url, TLSSettings: &tt.tls}
+		s.Normalize()
+		err := s.Validate()
+		ve, ok := errors.AsType[*ValidationError](err)
+		if !ok || len(ve.Errors) != 1 || ve.Errors[0].Field != tt.field {
+			t.Errorf("%s %+v: %v; want one problem with %s", tt.url, tt.tls, err, tt.field)
+		}
+	}
+}
