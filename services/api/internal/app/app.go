@@ -104,16 +104,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		return nil, err
 	}
 	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Conn: b.nc, Log: log})}
+	a.metrics = newMetrics(st, b, log)
 	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
 		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
 	}
 	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{
 		Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal, Live: a.hub,
-		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity,
+		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity, Metrics: a.metrics,
 	}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
-	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local, Redactor: cfg.Redactor()}); err != nil {
+	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local, Redactor: cfg.Redactor(), Metrics: a.metrics}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
 	if cfg.AllInOne {
@@ -210,7 +211,6 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	a.searches = searches.NewService(searches.Options{
 		Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log, Lease: cfg.SearchLease,
 	})
-	reg := prometheus.NewRegistry()
 	var limiter, loginLimiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {
 		limiter = ratelimit.New(ratelimit.Options{Rate: cfg.RateLimit, Burst: cfg.RateBurst})
@@ -222,7 +222,8 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	if err != nil {
 		return nil, err
 	}
-	a.metrics = metrics.New(reg, st.DB())
+	streams := live.NewSlots(live.Limits{PerCaller: cfg.StreamsPerCaller, PerRun: cfg.StreamsPerRun})
+	a.metrics.WatchStreams(streams.Open)
 	h, err := httpapi.NewRouter(httpapi.Options{
 		Log: log,
 		Services: httpapi.Services{
@@ -248,7 +249,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 		Limiter: limiter,
 
 		TrustedProxies: proxies, LoginLimiter: loginLimiter,
-		Streams:            live.NewSlots(live.Limits{PerCaller: cfg.StreamsPerCaller, PerRun: cfg.StreamsPerRun}),
+		Streams:            streams,
 		StreamWriteTimeout: cfg.StreamWriteTimeout, WriteTimeout: cfg.WriteTimeout,
 		MetricsToken: cfg.MetricsToken, NoMetricsRoute: cfg.MetricsListen != "", FortioURLToken: cfg.FortioURLToken,
 		Ready: func(ctx context.Context) error {
@@ -373,6 +374,26 @@ func (a *App) Close() error {
 	a.hub.Close()
 	a.syncer.Close()
 	return errors.Join(a.listener.Close(), a.closeBackends())
+}
+
+// newMetrics registers barrage-api's collectors: HTTP, the database pool,
+// NATS reconnects and the database state read at each scrape. The router,
+// the dispatcher, the ingest and the live streams report to it.
+func newMetrics(st *store.Store, b *bus, log *slog.Logger) *metrics.Metrics {
+	m := metrics.New(prometheus.NewRegistry(), st.DB())
+	m.WatchNATS(b.nc)
+	statuses := make([]string, 0, len(runs.Statuses()))
+	for _, s := range runs.Statuses() {
+		statuses = append(statuses, string(s))
+	}
+	m.WatchState(func(ctx context.Context) (metrics.State, error) {
+		g, err := st.ReadGauges(ctx)
+		return metrics.State{
+			RunsByStatus: g.RunsByStatus, OutboxPending: g.OutboxPending, OutboxOldest: g.OutboxOldest,
+			SearchesRunning: g.SearchesRunning, SyncsRunning: g.SyncsRunning,
+		}, err
+	}, statuses, log)
+	return m
 }
 
 // serveMetrics serves /metrics alone on cfg.MetricsListen until the
