@@ -35,6 +35,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
+	"github.com/barrage-dev/barrage/services/api/internal/remotewrite"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/retention"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
@@ -75,6 +76,9 @@ type App struct {
 	// metrics instruments the router; served at /metrics, or alone on
 	// cfg.MetricsListen.
 	metrics *metrics.Metrics
+	// remoteWrite sends the running runs' figures to the projects'
+	// Prometheus remote-write endpoints.
+	remoteWrite *remotewrite.Exporter
 }
 
 // New connects to Postgres (creating the database if missing), applies the
@@ -208,6 +212,12 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	runSvc.SetEchoLookup(echoSvc)
 	runSvc.SetNotifier(hub)
 	measures := runs.NewMeasures(runSvc, st)
+	remoteWriteSvc := remotewrite.NewService(st, projectSvc, a.syncDeny.List, cfg.TargetResolver)
+	a.remoteWrite = remotewrite.NewExporter(st, remoteWriteSvc, log)
+	a.metrics.WatchRemoteWrite(func() metrics.RemoteWriteStats {
+		st := a.remoteWrite.Stats()
+		return metrics.RemoteWriteStats{Sent: st.Sent, Dropped: st.Dropped, Rejected: st.Rejected, Retries: st.Retries}
+	})
 	a.searches = searches.NewService(searches.Options{
 		Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log, Lease: cfg.SearchLease,
 	})
@@ -243,6 +253,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 			Members:  members.NewService(st, projectSvc),
 
 			EchoProfiles: echoSvc,
+			RemoteWrite:  remoteWriteSvc,
 		},
 		BaseURL: cfg.BaseURL,
 		Metrics: a.metrics,
@@ -317,6 +328,7 @@ func (a *App) Run(ctx context.Context) error {
 		}
 	})
 	workers.Go(func() { runs.NewAborter(a.store, a.hub, a.log).Loop(wctx, time.Second) })
+	workers.Go(func() { a.remoteWrite.Loop(wctx, time.Second) })
 	workers.Go(func() { a.runDeny.Run(wctx, a.cfg.TargetDenyRefresh) })
 	workers.Go(func() { a.syncDeny.Run(wctx, a.cfg.TargetDenyRefresh) })
 	if a.cfg.SyncTick > 0 && !a.cfg.ReadOnly {

@@ -91,3 +91,22 @@ func (m *Metrics) WatchNATS(nc *nats.Conn) {
 		Help: "Times this replica's NATS connection reconnected.",
 	}, func() float64 { return float64(nc.Stats().Reconnects) }))
 }
+
+// RemoteWriteStats counts the samples of the runs' remote write.
+type RemoteWriteStats struct{ Sent, Dropped, Rejected, Retries int64 }
+
+// WatchRemoteWrite exports what stats returns: the remote-write samples
+// sent, dropped from a full queue and refused, and the requests retried.
+func (m *Metrics) WatchRemoteWrite(stats func() RemoteWriteStats) {
+	counter := func(name, help string, get func(RemoteWriteStats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "remote_write", Name: name, Help: help,
+		}, func() float64 { return float64(get(stats())) })
+	}
+	m.reg.MustRegister(
+		counter("samples_sent_total", "Run samples the remote-write endpoints accepted.", func(s RemoteWriteStats) int64 { return s.Sent }),
+		counter("samples_dropped_total", "Run samples dropped, oldest first, from a full remote-write queue.", func(s RemoteWriteStats) int64 { return s.Dropped }),
+		counter("samples_rejected_total", "Run samples an endpoint refused, or given up on after the retries.", func(s RemoteWriteStats) int64 { return s.Rejected }),
+		counter("retries_total", "Remote-write requests tried again.", func(s RemoteWriteStats) int64 { return s.Retries }),
+	)
+}

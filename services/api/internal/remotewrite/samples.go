@@ -1,0 +1,197 @@
+package remotewrite
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/services/api/internal/promwrite"
+	"github.com/barrage-dev/barrage/services/api/internal/runs"
+)
+
+// Metric names of the samples sent (docs/observability.md).
+const (
+	MetricRequests  = "barrage_run_requests_total"
+	MetricErrors    = "barrage_run_errors_total"
+	MetricResponses = "barrage_run_responses_total"
+	MetricQPS       = "barrage_run_qps"
+	MetricTargetQPS = "barrage_run_target_qps"
+	MetricLatency   = "barrage_run_latency_seconds"
+	MetricQuantile  = "barrage_run_latency_quantile_seconds"
+)
+
+// LatencyBuckets are the upper bounds, in seconds, of the classic
+// histogram of a run's response latency (corrected for coordinated
+// omission, as the run's own percentiles).
+var LatencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+
+// Quantiles are the latency quantiles sent as gauges, from the HDR
+// histogram itself (exact to its 0.1 % precision).
+var Quantiles = []float64{0.5, 0.9, 0.99, 0.999}
+
+// Names lists every metric the exporter sends, the histogram's series
+// included, for the dashboards' test.
+func Names() []string {
+	return []string{MetricRequests, MetricErrors, MetricResponses, MetricQPS, MetricTargetQPS,
+		MetricLatency + "_bucket", MetricLatency + "_sum", MetricLatency + "_count", MetricQuantile}
+}
+
+// reservedLabels are the exporter's own; a run label of the same name is
+// sent as label_<name>.
+var reservedLabels = map[string]bool{"run": true, "test": true, "project": true, "name": true, "code": true,
+	"le": true, "quantile": true, "job": true, "instance": true}
+
+var invalidLabelChars = regexp.MustCompile(`[^a-zA-Z0-9_]`)
+
+// labelName turns a run label's key into a Prometheus label name.
+func labelName(key string) string {
+	n := invalidLabelChars.ReplaceAllString(key, "_")
+	if n == "" || reservedLabels[n] || (n[0] >= '0' && n[0] <= '9') || len(n) > 1 && n[:2] == "__" {
+		n = "label_" + n
+	}
+	return n
+}
+
+// second is one stored second of a run.
+type second struct {
+	count, errors int64
+	codes         map[string]int64
+	latency       *hist.Histogram // nil before any value
+}
+
+// runState is what the exporter knows of one run.
+type runState struct {
+	projectID uuid.UUID
+	labels    []promwrite.Label // run, test, project, name and the run's labels
+	seconds   map[int]second
+	// mark is the latest update time of the seconds read.
+	mark time.Time
+	// final is set once the run's result was sent.
+	final bool
+}
+
+func newRunState(r runs.Run, project map[string]string) *runState {
+	test := ""
+	if r.TestID != uuid.Nil {
+		test = r.TestID.String()
+	}
+	labels := []promwrite.Label{{Name: "run", Value: r.ID.String()}, {Name: "test", Value: test},
+		{Name: "project", Value: project["project"]}, {Name: "name", Value: r.Name}}
+	taken := map[string]bool{}
+	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
+		n := labelName(k)
+		if taken[n] {
+			continue // two keys that map to one name: the first wins
+		}
+		taken[n] = true
+		labels = append(labels, promwrite.Label{Name: n, Value: r.Labels[k]})
+	}
+	return &runState{projectID: r.ProjectID, labels: labels, seconds: map[int]second{}}
+}
+
+// merge takes in seconds stored or changed since the last read.
+func (st *runState) merge(changed []runs.Interval) error {
+	for _, iv := range changed {
+		s := second{count: iv.Count, errors: iv.Errors, codes: iv.RetCodes}
+		if len(iv.Response) > 0 {
+			h, err := hist.Decode(iv.Response)
+			if err != nil {
+				return fmt.Errorf("second %d: %w", iv.Second, err)
+			}
+			s.latency = h
+		}
+		st.seconds[iv.Second] = s
+		if iv.UpdatedAt.After(st.mark) {
+			st.mark = iv.UpdatedAt
+		}
+	}
+	return nil
+}
+
+// figures are a run's totals at one time.
+type figures struct {
+	count, errors int64
+	codes         map[string]int64
+	latency       *hist.Histogram
+	qps, target   float64
+}
+
+// liveSamples are the samples of a running run from its seconds so far;
+// its achieved qps is its last complete second's count.
+func (st *runState) liveSamples(r runs.Run, now time.Time) []promwrite.Sample {
+	f := figures{codes: map[string]int64{}, latency: hist.New(), target: r.QPSRequested}
+	keys := slices.Sorted(maps.Keys(st.seconds))
+	for _, k := range keys {
+		s := st.seconds[k]
+		f.count += s.count
+		f.errors += s.errors
+		for c, n := range s.codes {
+			f.codes[c] += n
+		}
+		if s.latency != nil {
+			_ = f.latency.Merge(s.latency) // decoded with the fixed configuration
+		}
+	}
+	if len(keys) >= 2 {
+		f.qps = float64(st.seconds[keys[len(keys)-2]].count)
+	}
+	return st.build(f, now)
+}
+
+// finalSamples are the samples of an ended run from its stored result.
+func (st *runState) finalSamples(r runs.Run, res runs.Result, now time.Time) ([]promwrite.Sample, error) {
+	f := figures{count: res.Count, errors: res.Errors, codes: res.RetCodes, latency: hist.New(), target: r.QPSRequested}
+	if len(res.Response) > 0 {
+		h, err := hist.Decode(res.Response)
+		if err != nil {
+			return nil, fmt.Errorf("result histogram: %w", err)
+		}
+		f.latency = h
+	}
+	if res.Duration > 0 {
+		f.qps = float64(res.Count) / res.Duration.Seconds()
+	}
+	return st.build(f, now), nil
+}
+
+// build turns figures into samples at now.
+func (st *runState) build(f figures, now time.Time) []promwrite.Sample {
+	out := make([]promwrite.Sample, 0, 8+len(f.codes)+len(LatencyBuckets)+len(Quantiles))
+	add := func(name string, v float64, extra ...promwrite.Label) {
+		labels := make([]promwrite.Label, 0, len(st.labels)+1+len(extra))
+		labels = append(append(append(labels, promwrite.Label{Name: "__name__", Value: name}), st.labels...), extra...)
+		out = append(out, promwrite.Sample{Labels: labels, Value: v, At: now})
+	}
+	add(MetricRequests, float64(f.count))
+	add(MetricErrors, float64(f.errors))
+	for _, c := range slices.Sorted(maps.Keys(f.codes)) {
+		add(MetricResponses, float64(f.codes[c]), promwrite.Label{Name: "code", Value: c})
+	}
+	add(MetricQPS, f.qps)
+	add(MetricTargetQPS, f.target)
+	bounds := make([]int64, len(LatencyBuckets))
+	for i, b := range LatencyBuckets {
+		bounds[i] = int64(b * 1e6)
+	}
+	n := f.latency.Count()
+	for i, c := range f.latency.CountsAtOrBelow(bounds) {
+		add(MetricLatency+"_bucket", float64(c), promwrite.Label{Name: "le", Value: strconv.FormatFloat(LatencyBuckets[i], 'g', -1, 64)})
+	}
+	add(MetricLatency+"_bucket", float64(n), promwrite.Label{Name: "le", Value: "+Inf"})
+	add(MetricLatency+"_sum", f.latency.MeanMicros()*float64(n)/1e6)
+	add(MetricLatency+"_count", float64(n))
+	qs := make([]float64, len(Quantiles))
+	for i, q := range Quantiles {
+		qs[i] = q * 100
+	}
+	for i, q := range f.latency.Percentiles(qs) {
+		add(MetricQuantile, q.Value.Seconds(), promwrite.Label{Name: "quantile", Value: strconv.FormatFloat(Quantiles[i], 'g', -1, 64)})
+	}
+	return out
+}
