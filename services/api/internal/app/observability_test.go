@@ -23,7 +23,9 @@ import (
 // TestMetricsOfARealRun runs a load through the API, an agent and the echo,
 // then reads every process's /metrics: the agent's request counter is the
 // run's count, the API's ingest, dispatch and state figures are the run's,
-// and promtool finds nothing to lint on any of the three pages.
+// promtool finds nothing to lint on any of the three pages, and every
+// query of the Grafana dashboards (deploy/grafana) parses and names only
+// metrics these pages or the remote write hold.
 func TestMetricsOfARealRun(t *testing.T) { // serial: see heavyTests
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	echo := startEcho(t)
@@ -82,9 +84,11 @@ func TestMetricsOfARealRun(t *testing.T) { // serial: see heavyTests
 		t.Errorf("%v interval snapshots stored for a 3 s run", intervals)
 	}
 
-	for name, page := range map[string]string{"api": apiPage, "agent": agentPage, "echo": scrapePage(t, echo+"/metrics", "")} {
+	echoPage := scrapePage(t, echo+"/metrics", "")
+	for name, page := range map[string]string{"api": apiPage, "agent": agentPage, "echo": echoPage} {
 		promtoolCheck(t, name, page)
 	}
+	checkDashboards(t, exportedNames(apiPage, agentPage, echoPage))
 }
 
 // startMeteredAgent runs one agent of capacity 2 against natsURL until the
