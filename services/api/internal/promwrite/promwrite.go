@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -218,7 +219,7 @@ func (s *Sender) sendBatch(ctx context.Context) {
 		s.take(batch)
 	case ctx.Err() != nil:
 	case retryable(err):
-		s.opts.Log.Warn("remote write: receiver unavailable; the batch waits", slog.Int("samples", n), slog.Any("error", err))
+		s.opts.Log.Warn("remote write: receiver unavailable; the batch waits", slog.Int("samples", n), slog.String("error", s.redacted(err)))
 		t := time.NewTimer(s.opts.MaxBackoff)
 		select {
 		case <-ctx.Done():
@@ -226,7 +227,7 @@ func (s *Sender) sendBatch(ctx context.Context) {
 		}
 		t.Stop()
 	default:
-		s.opts.Log.Warn("remote write: batch refused", slog.Int("samples", n), slog.Any("error", err))
+		s.opts.Log.Warn("remote write: batch refused", slog.Int("samples", n), slog.String("error", s.redacted(err)))
 		s.rejected.Add(int64(n))
 		s.take(batch)
 	}
@@ -246,6 +247,16 @@ func (s *Sender) take(batch []Sample) {
 
 func sameSample(a, b Sample) bool {
 	return a.Value == b.Value && a.At.Equal(b.At) && slices.Equal(a.Labels, b.Labels)
+}
+
+// redacted is err's text with the query of the endpoint's URL, which may
+// carry a key, replaced: network errors quote the URL.
+func (s *Sender) redacted(err error) string {
+	msg := err.Error()
+	if u, perr := url.Parse(s.opts.URL); perr == nil && u.RawQuery != "" {
+		msg = strings.ReplaceAll(msg, u.RawQuery, "[redacted]")
+	}
+	return msg
 }
 
 // retryable reports whether err is one the receiver may not repeat: a

@@ -3,10 +3,12 @@ package promwrite_test
 import (
 	"context"
 	"encoding/base64"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,5 +126,24 @@ func TestRefusedBatchIsCountedAndDropped(t *testing.T) {
 	}
 	if _, err := promwrite.New(promwrite.Options{URL: srv.URL, Auth: promwrite.Auth{BearerToken: "a", Username: "b"}}); err == nil {
 		t.Fatal("basic auth and a bearer token together were accepted")
+	}
+}
+
+// TestNetworkErrorsHideTheQuery: an endpoint's query may hold a key; the
+// error logged when the endpoint is unreachable does not show it.
+func TestNetworkErrorsHideTheQuery(t *testing.T) {
+	t.Parallel()
+	logs := &strings.Builder{}
+	s, err := promwrite.New(promwrite.Options{URL: "http://127.0.0.1:1/api/v1/write?api_key=s3cret", MaxRetries: 1,
+		MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, Log: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Enqueue(series("x", 1, time.Now()))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_ = s.Flush(ctx)
+	if !strings.Contains(logs.String(), "receiver unavailable") || strings.Contains(logs.String(), "s3cret") {
+		t.Fatalf("logs: %s", logs)
 	}
 }
