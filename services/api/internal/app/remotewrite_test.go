@@ -121,6 +121,12 @@ func TestRemoteWriteConfigRules(t *testing.T) {
 	e.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/remote-write", e.AdminToken, map[string]any{
 		"url": "http://127.0.0.1:9/api/v1/write", "basic_auth": map[string]any{"username": "u", "password": "p"}, "enabled": false,
 	})
+	// A key in the URL's query is shown redacted, as in specs.
+	got := decode[client.RemoteWrite](t, e.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/remote-write", e.AdminToken,
+		map[string]any{"url": "http://127.0.0.1:9/api/v1/write?api_key=k3y-s3cret&tenant=a", "enabled": false}))
+	if strings.Contains(got.Url, "k3y-s3cret") || !strings.Contains(got.Url, "tenant=a") {
+		t.Errorf("url shown as %q", got.Url)
+	}
 	e.mustDo(t, http.StatusNoContent, http.MethodDelete, "/projects/default/remote-write", e.AdminToken, nil)
 	e.mustDo(t, http.StatusNotFound, http.MethodDelete, "/projects/default/remote-write", e.AdminToken, nil)
 }

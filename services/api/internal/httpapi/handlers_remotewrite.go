@@ -15,7 +15,7 @@ func (s *server) GetRemoteWrite(ctx context.Context, req GetRemoteWriteRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return GetRemoteWrite200JSONResponse(remoteWriteOut(c)), nil
+	return GetRemoteWrite200JSONResponse(s.remoteWriteOut(c)), nil
 }
 
 // PutRemoteWrite implements PUT /projects/{project}/remote-write.
@@ -33,7 +33,7 @@ func (s *server) PutRemoteWrite(ctx context.Context, req PutRemoteWriteRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return PutRemoteWrite200JSONResponse(remoteWriteOut(c)), nil
+	return PutRemoteWrite200JSONResponse(s.remoteWriteOut(c)), nil
 }
 
 // DeleteRemoteWrite implements DELETE /projects/{project}/remote-write.
@@ -45,14 +45,16 @@ func (s *server) DeleteRemoteWrite(ctx context.Context, req DeleteRemoteWriteReq
 	return DeleteRemoteWrite204Response{}, nil
 }
 
-// remoteWriteOut is a configuration without its secrets.
-func remoteWriteOut(c remotewrite.Config) RemoteWrite {
+// remoteWriteOut is a configuration without its secrets: no header values,
+// password or token, and the URL's secret query parameters (as in specs)
+// redacted.
+func (s *server) remoteWriteOut(c remotewrite.Config) RemoteWrite {
 	names := slices.Sorted(maps.Keys(c.Headers))
 	if names == nil {
 		names = []string{}
 	}
 	return RemoteWrite{
-		Url: c.URL, HeaderNames: names, Auth: RemoteWriteAuth(c.Auth), Username: c.Username,
+		Url: s.redactor.URL(c.URL), HeaderNames: names, Auth: RemoteWriteAuth(c.Auth), Username: c.Username,
 		Enabled: c.Enabled, UpdatedAt: c.UpdatedAt,
 	}
 }

@@ -90,7 +90,7 @@ func (s *Store) PutRemoteWrite(ctx context.Context, c remotewrite.Config, actor 
 		}
 		return audit(tx, actor, auditEntry{
 			Action: "project.remote_write", Kind: "project", ID: c.ProjectID.String(), Project: c.ProjectID,
-			Details: map[string]any{"url": c.URL, "auth": c.Auth, "header_names": names, "enabled": c.Enabled},
+			Details: map[string]any{"url": s.redactor.URL(c.URL), "auth": c.Auth, "header_names": names, "enabled": c.Enabled},
 		})
 	})
 	if err != nil {
