@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -42,7 +43,17 @@ func TestMetricsOfARealRun(t *testing.T) { // serial: see heavyTests
 	count := float64(run.Summary.Count)
 	intervals := float64(e.count(t, `SELECT coalesce(sum(snapshots), 0) FROM run_intervals WHERE run_id = $1::uuid`, created.Id.String()))
 
-	agentPage := scrapePage(t, agentMetrics+"/metrics", "")
+	// The agent closes the shard's connections just after its final
+	// snapshot, which may be after the run is stored as completed.
+	var agentPage string
+	waitFor(t, 10*time.Second, func() error {
+		agentPage = scrapePage(t, agentMetrics+"/metrics", "")
+		ag := parseSamples(t, agentPage)
+		if ag["barrage_agent_shards_running"] != 0 || ag["barrage_agent_connections_open"] != 0 {
+			return fmt.Errorf("agent still has %v shards and %v connections", ag["barrage_agent_shards_running"], ag["barrage_agent_connections_open"])
+		}
+		return nil
+	})
 	ag := parseSamples(t, agentPage)
 	if got := ag[`barrage_agent_requests_total{slot="0"}`] + ag[`barrage_agent_requests_total{slot="1"}`]; got != count || count < 250 {
 		t.Errorf("the agent's requests_total is %v, the run counted %v (want about 300)", got, count)
