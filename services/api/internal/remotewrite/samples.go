@@ -63,13 +63,25 @@ type second struct {
 	count, errors int64
 	codes         map[string]int64
 	latency       *hist.Histogram // nil before any value
+	updated       time.Time
 }
+
+// foldAfter is how long after its last update a second is folded into a
+// run's running totals: an HDR histogram holds about 190 KB in memory, so
+// only the recent seconds keep one each.
+const foldAfter = 30 * time.Second
 
 // runState is what the exporter knows of one run.
 type runState struct {
 	projectID uuid.UUID
 	labels    []promwrite.Label // run, test, project, name and the run's labels
-	seconds   map[int]second
+	// seconds are the recent seconds; older ones are folded into base and
+	// keep only their counts in folded. A folded second updated again
+	// (a late snapshot) corrects the counts, not the histogram: the live
+	// latency may then miss those few values, the final figures never do.
+	seconds map[int]second
+	folded  map[int]second
+	base    figures
 	// mark is the latest update time of the seconds read.
 	mark time.Time
 	// final is set once the run's result was sent.
@@ -92,26 +104,56 @@ func newRunState(r runs.Run, project map[string]string) *runState {
 		taken[n] = true
 		labels = append(labels, promwrite.Label{Name: n, Value: r.Labels[k]})
 	}
-	return &runState{projectID: r.ProjectID, labels: labels, seconds: map[int]second{}}
+	return &runState{projectID: r.ProjectID, labels: labels, seconds: map[int]second{}, folded: map[int]second{},
+		base: figures{codes: map[string]int64{}, latency: hist.New()}}
 }
 
-// merge takes in seconds stored or changed since the last read.
+// merge takes in seconds stored or changed since the last read, then
+// folds the seconds not updated for foldAfter.
 func (st *runState) merge(changed []runs.Interval) error {
 	for _, iv := range changed {
-		s := second{count: iv.Count, errors: iv.Errors, codes: iv.RetCodes}
-		if len(iv.Response) > 0 {
-			h, err := hist.Decode(iv.Response)
-			if err != nil {
-				return fmt.Errorf("second %d: %w", iv.Second, err)
+		s := second{count: iv.Count, errors: iv.Errors, codes: iv.RetCodes, updated: iv.UpdatedAt}
+		if old, ok := st.folded[iv.Second]; ok {
+			st.base.add(s, 1, old)
+			st.folded[iv.Second] = s
+		} else {
+			if len(iv.Response) > 0 {
+				h, err := hist.Decode(iv.Response)
+				if err != nil {
+					return fmt.Errorf("second %d: %w", iv.Second, err)
+				}
+				s.latency = h
 			}
-			s.latency = h
+			st.seconds[iv.Second] = s
 		}
-		st.seconds[iv.Second] = s
 		if iv.UpdatedAt.After(st.mark) {
 			st.mark = iv.UpdatedAt
 		}
 	}
+	for k, s := range st.seconds {
+		if s.updated.Before(st.mark.Add(-foldAfter)) && k < st.last()-1 {
+			st.base.add(s, 1, second{})
+			if s.latency != nil {
+				_ = st.base.latency.Merge(s.latency) // decoded with the fixed configuration
+			}
+			s.latency = nil
+			st.folded[k] = s
+			delete(st.seconds, k)
+		}
+	}
 	return nil
+}
+
+// last is the latest second read.
+func (st *runState) last() int {
+	n := -1
+	for k := range st.seconds {
+		n = max(n, k)
+	}
+	for k := range st.folded {
+		n = max(n, k)
+	}
+	return n
 }
 
 // figures are a run's totals at one time.
@@ -122,24 +164,35 @@ type figures struct {
 	qps, target   float64
 }
 
+// add adds sign × s to f's counts, less old's (for a second read again).
+func (f *figures) add(s second, sign int64, old second) {
+	f.count += sign*s.count - old.count
+	f.errors += sign*s.errors - old.errors
+	for c, n := range s.codes {
+		f.codes[c] += sign * n
+	}
+	for c, n := range old.codes {
+		f.codes[c] -= n
+	}
+}
+
 // liveSamples are the samples of a running run from its seconds so far;
 // its achieved qps is its last complete second's count.
 func (st *runState) liveSamples(r runs.Run, now time.Time) []promwrite.Sample {
-	f := figures{codes: map[string]int64{}, latency: hist.New(), target: r.QPSRequested}
-	keys := slices.Sorted(maps.Keys(st.seconds))
-	for _, k := range keys {
-		s := st.seconds[k]
-		f.count += s.count
-		f.errors += s.errors
-		for c, n := range s.codes {
-			f.codes[c] += n
-		}
+	f := figures{count: st.base.count, errors: st.base.errors, codes: maps.Clone(st.base.codes), latency: hist.New(), target: r.QPSRequested}
+	_ = f.latency.Merge(st.base.latency)
+	for _, s := range st.seconds {
+		f.add(s, 1, second{})
 		if s.latency != nil {
-			_ = f.latency.Merge(s.latency) // decoded with the fixed configuration
+			_ = f.latency.Merge(s.latency)
 		}
 	}
-	if len(keys) >= 2 {
-		f.qps = float64(st.seconds[keys[len(keys)-2]].count)
+	if last := st.last(); last >= 1 {
+		prev, ok := st.seconds[last-1]
+		if !ok {
+			prev = st.folded[last-1]
+		}
+		f.qps = float64(prev.count)
 	}
 	return st.build(f, now)
 }

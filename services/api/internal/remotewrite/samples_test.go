@@ -99,3 +99,52 @@ func key(s promwrite.Sample) string {
 	}
 	return k
 }
+
+// TestOldSecondsAreFolded: seconds not updated for foldAfter leave their
+// histograms to the run's totals, which stay the sums; a folded second
+// read again corrects the counts.
+func TestOldSecondsAreFolded(t *testing.T) {
+	t.Parallel()
+	run := runs.Run{ID: uuid.New()}
+	st := newRunState(run, map[string]string{"project": "p"})
+	t0 := time.Unix(1_700_000_000, 0)
+	enc := func(n int) []byte {
+		h := hist.New()
+		for range n {
+			h.Record(time.Millisecond)
+		}
+		b, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var ivs []runs.Interval
+	for sec := range 4 {
+		ivs = append(ivs, runs.Interval{Second: sec, Count: 10, RetCodes: map[string]int64{"200": 10}, Response: enc(10), UpdatedAt: t0})
+	}
+	ivs = append(ivs, runs.Interval{Second: 10, Count: 5, RetCodes: map[string]int64{"200": 5}, Response: enc(5), UpdatedAt: t0.Add(time.Minute)})
+	if err := st.merge(ivs); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.seconds) != 1 || len(st.folded) != 4 {
+		t.Fatalf("%d recent and %d folded seconds, want 1 and 4", len(st.seconds), len(st.folded))
+	}
+	values := func() map[string]float64 {
+		got := map[string]float64{}
+		for _, s := range st.liveSamples(run, t0) {
+			got[key(s)] = s.Value
+		}
+		return got
+	}
+	if got := values(); got["barrage_run_requests_total"] != 45 || got["barrage_run_latency_seconds_count"] != 45 || got["barrage_run_responses_total code=200"] != 45 {
+		t.Fatalf("after folding: %v", got)
+	}
+	// A late snapshot adds 3 requests to second 2.
+	if err := st.merge([]runs.Interval{{Second: 2, Count: 13, RetCodes: map[string]int64{"200": 13}, Response: enc(13), UpdatedAt: t0.Add(2 * time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := values(); got["barrage_run_requests_total"] != 48 || got["barrage_run_responses_total code=200"] != 48 {
+		t.Fatalf("after a folded second changed: %v", got)
+	}
+}
