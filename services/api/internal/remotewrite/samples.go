@@ -69,7 +69,7 @@ type second struct {
 // foldAfter is how long after its last update a second is folded into a
 // run's running totals: an HDR histogram holds about 190 KB in memory, so
 // only the recent seconds keep one each.
-const foldAfter = 30 * time.Second
+const foldAfter = 10 * time.Second
 
 // runState is what the exporter knows of one run.
 type runState struct {
