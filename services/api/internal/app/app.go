@@ -210,12 +210,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	runSvc.SetEchoLookup(echoSvc)
 	runSvc.SetNotifier(hub)
 	measures := runs.NewMeasures(runSvc, st)
-	remoteWriteSvc := remotewrite.NewService(st, projectSvc, a.syncDeny.List, cfg.TargetResolver)
-	a.remoteWrite = remotewrite.NewExporter(st, remoteWriteSvc, log)
-	a.metrics.WatchRemoteWrite(func() metrics.RemoteWriteStats {
-		st := a.remoteWrite.Stats()
-		return metrics.RemoteWriteStats{Sent: st.Sent, Dropped: st.Dropped, Rejected: st.Rejected, Retries: st.Retries}
-	})
+	remoteWriteSvc := a.newRemoteWrite(cfg, st, projectSvc, log)
 	a.searches = searches.NewService(searches.Options{
 		Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log, Lease: cfg.SearchLease,
 	})

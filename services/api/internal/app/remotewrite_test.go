@@ -83,7 +83,7 @@ func TestRemoteWriteRoundTrip(t *testing.T) { // serial: see heavyTests
 		t.Errorf("latency histogram counts %v, stored count %d", v, done.Summary.Count)
 	}
 	lo, hi := 0.0, math.Inf(1)
-	for _, b := range remotewrite.LatencyBuckets {
+	for _, b := range remotewrite.LatencyBuckets() {
 		if b >= p99 {
 			hi = b
 			break

@@ -46,7 +46,8 @@ func Start(t testing.TB) *Server {
 	}
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, //nolint:gosec // the prometheus on PATH, with arguments of this function's making
+		"--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--web.enable-remote-write-receiver", "--log.level=warn")
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs

@@ -136,7 +136,8 @@ func (e *Exporter) Tick(ctx context.Context) {
 		return
 	}
 	seen := make(map[uuid.UUID]bool, len(list))
-	for _, r := range list {
+	for i := range list {
+		r := &list[i]
 		seen[r.ID] = true
 		s := e.senders[r.ProjectID]
 		st := e.runs[r.ID]
@@ -164,7 +165,7 @@ func (e *Exporter) Tick(ctx context.Context) {
 // samples reads a run's new figures and returns its samples: live ones
 // from its stored seconds while it runs, its result's once it ended (none
 // until the result is stored).
-func (e *Exporter) samples(ctx context.Context, r runs.Run, st *runState, now time.Time) ([]promwrite.Sample, error) {
+func (e *Exporter) samples(ctx context.Context, r *runs.Run, st *runState, now time.Time) ([]promwrite.Sample, error) {
 	if r.Status.Terminal() {
 		res, err := e.store.RunResult(ctx, r.ID)
 		if apperr.Is(err, apperr.NotFound) {
@@ -174,7 +175,7 @@ func (e *Exporter) samples(ctx context.Context, r runs.Run, st *runState, now ti
 			return nil, err
 		}
 		st.final = true
-		return st.finalSamples(r, res, now)
+		return st.finalSamples(r, &res, now)
 	}
 	changed, err := e.store.RunIntervalsChanged(ctx, r.ID, st.mark.Add(-reread))
 	if err != nil {
@@ -192,19 +193,19 @@ func (e *Exporter) refresh(ctx context.Context, cfgs []Config) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	want := make(map[uuid.UUID]Config, len(cfgs))
-	for _, c := range cfgs {
-		want[c.ProjectID] = c
+	for i := range cfgs {
+		want[cfgs[i].ProjectID] = cfgs[i]
 	}
 	for id, s := range e.senders {
 		if c, ok := want[id]; !ok || !c.UpdatedAt.Equal(s.cfg.UpdatedAt) {
 			e.stopSender(id, s)
 		}
 	}
-	for id, c := range want {
+	for id := range want {
 		if e.senders[id] != nil {
 			continue
 		}
-		s, err := e.startSender(ctx, c)
+		s, err := e.startSender(ctx, want[id])
 		if err != nil {
 			e.log.Warn("remote write: start a sender", slog.String("project", id.String()), slog.Any("error", err))
 			continue

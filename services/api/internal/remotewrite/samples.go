@@ -29,11 +29,13 @@ const (
 // LatencyBuckets are the upper bounds, in seconds, of the classic
 // histogram of a run's response latency (corrected for coordinated
 // omission, as the run's own percentiles).
-var LatencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+func LatencyBuckets() []float64 {
+	return []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+}
 
 // Quantiles are the latency quantiles sent as gauges, from the HDR
 // histogram itself (exact to its 0.1 % precision).
-var Quantiles = []float64{0.5, 0.9, 0.99, 0.999}
+func Quantiles() []float64 { return []float64{0.5, 0.9, 0.99, 0.999} }
 
 // Names lists every metric the exporter sends, the histogram's series
 // included, for the dashboards' test.
@@ -42,17 +44,22 @@ func Names() []string {
 		MetricLatency + "_bucket", MetricLatency + "_sum", MetricLatency + "_count", MetricQuantile}
 }
 
-// reservedLabels are the exporter's own; a run label of the same name is
-// sent as label_<name>.
-var reservedLabels = map[string]bool{"run": true, "test": true, "project": true, "name": true, "code": true,
-	"le": true, "quantile": true, "job": true, "instance": true}
+// reservedLabel reports whether n is one of the exporter's own labels (or
+// one Prometheus sets); a run label of that name is sent as label_<name>.
+func reservedLabel(n string) bool {
+	switch n {
+	case "run", "test", "project", "name", "code", "le", "quantile", "job", "instance":
+		return true
+	}
+	return false
+}
 
 var invalidLabelChars = regexp.MustCompile(`[^a-zA-Z0-9_]`)
 
 // labelName turns a run label's key into a Prometheus label name.
 func labelName(key string) string {
 	n := invalidLabelChars.ReplaceAllString(key, "_")
-	if n == "" || reservedLabels[n] || (n[0] >= '0' && n[0] <= '9') || len(n) > 1 && n[:2] == "__" {
+	if n == "" || reservedLabel(n) || (n[0] >= '0' && n[0] <= '9') || len(n) > 1 && n[:2] == "__" {
 		n = "label_" + n
 	}
 	return n
@@ -88,7 +95,7 @@ type runState struct {
 	final bool
 }
 
-func newRunState(r runs.Run, project map[string]string) *runState {
+func newRunState(r *runs.Run, project map[string]string) *runState {
 	test := ""
 	if r.TestID != uuid.Nil {
 		test = r.TestID.String()
@@ -111,7 +118,8 @@ func newRunState(r runs.Run, project map[string]string) *runState {
 // merge takes in seconds stored or changed since the last read, then
 // folds the seconds not updated for foldAfter.
 func (st *runState) merge(changed []runs.Interval) error {
-	for _, iv := range changed {
+	for i := range changed {
+		iv := &changed[i]
 		s := second{count: iv.Count, errors: iv.Errors, codes: iv.RetCodes, updated: iv.UpdatedAt}
 		if old, ok := st.folded[iv.Second]; ok {
 			st.base.add(s, 1, old)
@@ -131,15 +139,16 @@ func (st *runState) merge(changed []runs.Interval) error {
 		}
 	}
 	for k, s := range st.seconds {
-		if s.updated.Before(st.mark.Add(-foldAfter)) && k < st.last()-1 {
-			st.base.add(s, 1, second{})
-			if s.latency != nil {
-				_ = st.base.latency.Merge(s.latency) // decoded with the fixed configuration
-			}
-			s.latency = nil
-			st.folded[k] = s
-			delete(st.seconds, k)
+		if !s.updated.Before(st.mark.Add(-foldAfter)) || k >= st.last()-1 {
+			continue
 		}
+		st.base.add(s, 1, second{})
+		if s.latency != nil {
+			_ = st.base.latency.Merge(s.latency) // decoded with the fixed configuration
+		}
+		s.latency = nil
+		st.folded[k] = s
+		delete(st.seconds, k)
 	}
 	return nil
 }
@@ -178,7 +187,7 @@ func (f *figures) add(s second, sign int64, old second) {
 
 // liveSamples are the samples of a running run from its seconds so far;
 // its achieved qps is its last complete second's count.
-func (st *runState) liveSamples(r runs.Run, now time.Time) []promwrite.Sample {
+func (st *runState) liveSamples(r *runs.Run, now time.Time) []promwrite.Sample {
 	f := figures{count: st.base.count, errors: st.base.errors, codes: maps.Clone(st.base.codes), latency: hist.New(), target: r.QPSRequested}
 	_ = f.latency.Merge(st.base.latency)
 	for _, s := range st.seconds {
@@ -198,7 +207,7 @@ func (st *runState) liveSamples(r runs.Run, now time.Time) []promwrite.Sample {
 }
 
 // finalSamples are the samples of an ended run from its stored result.
-func (st *runState) finalSamples(r runs.Run, res runs.Result, now time.Time) ([]promwrite.Sample, error) {
+func (st *runState) finalSamples(r *runs.Run, res *runs.Result, now time.Time) ([]promwrite.Sample, error) {
 	f := figures{count: res.Count, errors: res.Errors, codes: res.RetCodes, latency: hist.New(), target: r.QPSRequested}
 	if len(res.Response) > 0 {
 		h, err := hist.Decode(res.Response)
@@ -215,7 +224,7 @@ func (st *runState) finalSamples(r runs.Run, res runs.Result, now time.Time) ([]
 
 // build turns figures into samples at now.
 func (st *runState) build(f figures, now time.Time) []promwrite.Sample {
-	out := make([]promwrite.Sample, 0, 8+len(f.codes)+len(LatencyBuckets)+len(Quantiles))
+	out := make([]promwrite.Sample, 0, 32+len(f.codes))
 	add := func(name string, v float64, extra ...promwrite.Label) {
 		labels := make([]promwrite.Label, 0, len(st.labels)+1+len(extra))
 		labels = append(append(append(labels, promwrite.Label{Name: "__name__", Value: name}), st.labels...), extra...)
@@ -228,23 +237,25 @@ func (st *runState) build(f figures, now time.Time) []promwrite.Sample {
 	}
 	add(MetricQPS, f.qps)
 	add(MetricTargetQPS, f.target)
-	bounds := make([]int64, len(LatencyBuckets))
-	for i, b := range LatencyBuckets {
+	buckets := LatencyBuckets()
+	bounds := make([]int64, len(buckets))
+	for i, b := range buckets {
 		bounds[i] = int64(b * 1e6)
 	}
 	n := f.latency.Count()
 	for i, c := range f.latency.CountsAtOrBelow(bounds) {
-		add(MetricLatency+"_bucket", float64(c), promwrite.Label{Name: "le", Value: strconv.FormatFloat(LatencyBuckets[i], 'g', -1, 64)})
+		add(MetricLatency+"_bucket", float64(c), promwrite.Label{Name: "le", Value: strconv.FormatFloat(buckets[i], 'g', -1, 64)})
 	}
 	add(MetricLatency+"_bucket", float64(n), promwrite.Label{Name: "le", Value: "+Inf"})
 	add(MetricLatency+"_sum", f.latency.MeanMicros()*float64(n)/1e6)
 	add(MetricLatency+"_count", float64(n))
-	qs := make([]float64, len(Quantiles))
-	for i, q := range Quantiles {
+	quantiles := Quantiles()
+	qs := make([]float64, len(quantiles))
+	for i, q := range quantiles {
 		qs[i] = q * 100
 	}
 	for i, q := range f.latency.Percentiles(qs) {
-		add(MetricQuantile, q.Value.Seconds(), promwrite.Label{Name: "quantile", Value: strconv.FormatFloat(Quantiles[i], 'g', -1, 64)})
+		add(MetricQuantile, q.Value.Seconds(), promwrite.Label{Name: "quantile", Value: strconv.FormatFloat(quantiles[i], 'g', -1, 64)})
 	}
 	return out
 }

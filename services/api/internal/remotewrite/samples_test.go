@@ -30,7 +30,7 @@ func TestLabelNames(t *testing.T) {
 func TestLiveSamplesAddUpTheSeconds(t *testing.T) {
 	t.Parallel()
 	run := runs.Run{ID: uuid.New(), ProjectID: uuid.New(), Name: "n", QPSRequested: 50, Labels: map[string]string{"team": "a"}}
-	st := newRunState(run, map[string]string{"project": "p"})
+	st := newRunState(&run, map[string]string{"project": "p"})
 	iv := func(sec int, count int64, lat ...time.Duration) runs.Interval {
 		h := hist.New()
 		for _, d := range lat {
@@ -50,7 +50,7 @@ func TestLiveSamplesAddUpTheSeconds(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]float64{}
-	for _, s := range st.liveSamples(run, time.Now()) {
+	for _, s := range st.liveSamples(&run, time.Now()) {
 		got[key(s)] = s.Value
 	}
 	for k, want := range map[string]float64{
@@ -75,7 +75,7 @@ func TestLiveSamplesAddUpTheSeconds(t *testing.T) {
 		t.Errorf("p99 %v s, want about 4 s", q)
 	}
 	var labels []string
-	for _, s := range st.liveSamples(run, time.Now())[:1] {
+	for _, s := range st.liveSamples(&run, time.Now())[:1] {
 		for _, l := range s.Labels {
 			labels = append(labels, l.Name+"="+l.Value)
 		}
@@ -106,7 +106,7 @@ func key(s promwrite.Sample) string {
 func TestOldSecondsAreFolded(t *testing.T) {
 	t.Parallel()
 	run := runs.Run{ID: uuid.New()}
-	st := newRunState(run, map[string]string{"project": "p"})
+	st := newRunState(&run, map[string]string{"project": "p"})
 	t0 := time.Unix(1_700_000_000, 0)
 	enc := func(n int) []byte {
 		h := hist.New()
@@ -132,7 +132,7 @@ func TestOldSecondsAreFolded(t *testing.T) {
 	}
 	values := func() map[string]float64 {
 		got := map[string]float64{}
-		for _, s := range st.liveSamples(run, t0) {
+		for _, s := range st.liveSamples(&run, t0) {
 			got[key(s)] = s.Value
 		}
 		return got

@@ -69,10 +69,15 @@ const (
 
 var headerName = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+.^_|~-]{1,128}$`)
 
-// reservedHeaders are set by the sender, never by a configuration.
-var reservedHeaders = map[string]bool{
-	"authorization": true, "content-type": true, "content-encoding": true, "content-length": true, "host": true,
-	"user-agent": true, "x-prometheus-remote-write-version": true, "retry-attempt": true,
+// reservedHeader reports whether the sender sets header name itself, so
+// that no configuration may.
+func reservedHeader(name string) bool {
+	switch strings.ToLower(name) {
+	case "authorization", "content-type", "content-encoding", "content-length", "host",
+		"user-agent", "x-prometheus-remote-write-version", "retry-attempt":
+		return true
+	}
+	return false
 }
 
 // Get returns project ref's configuration (project admins).
@@ -172,7 +177,7 @@ func check(in Input) (Config, string, error) {
 		switch {
 		case !headerName.MatchString(name):
 			field("headers."+name, "is not an HTTP header name")
-		case reservedHeaders[strings.ToLower(name)]:
+		case reservedHeader(name):
 			field("headers."+name, "is set by Barrage (give credentials in basic_auth or bearer_token)")
 		case len(v) > maxHeaderValue || strings.ContainsAny(v, "\r\n\x00"):
 			field("headers."+name, "must be at most %d bytes, without line breaks", maxHeaderValue)

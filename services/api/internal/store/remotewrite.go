@@ -44,7 +44,7 @@ func (s *Store) RemoteWrite(ctx context.Context, id uuid.UUID) (remotewrite.Conf
 	if err != nil {
 		return remotewrite.Config{}, fmt.Errorf("read remote write: %w", err)
 	}
-	return s.remoteWriteFromRow(row)
+	return s.remoteWriteFromRow(&row)
 }
 
 // RemoteWrites returns every enabled remote-write endpoint, secrets opened.
@@ -57,8 +57,8 @@ func (s *Store) RemoteWrites(ctx context.Context) ([]remotewrite.Config, error) 
 	}
 	out := make([]remotewrite.Config, 0, len(rows))
 	var errs []error
-	for _, r := range rows {
-		c, err := s.remoteWriteFromRow(r)
+	for i := range rows {
+		c, err := s.remoteWriteFromRow(&rows[i])
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -71,7 +71,8 @@ func (s *Store) RemoteWrites(ctx context.Context) ([]remotewrite.Config, error) 
 // PutRemoteWrite stores project c.ProjectID's remote-write endpoint,
 // sealing its secrets, and returns it as stored.
 func (s *Store) PutRemoteWrite(ctx context.Context, c remotewrite.Config, actor auth.Actor) (remotewrite.Config, error) {
-	secrets, err := json.Marshal(c.Secrets())
+	secrets, err := json.Marshal(c.Secrets()) //nolint:gosec // the secrets are marshaled to be sealed just below, never stored in clear
+
 	if err != nil {
 		return remotewrite.Config{}, fmt.Errorf("encode remote write secrets: %w", err)
 	}
@@ -115,7 +116,7 @@ func (s *Store) DeleteRemoteWrite(ctx context.Context, id uuid.UUID, actor auth.
 	})
 }
 
-func (s *Store) remoteWriteFromRow(r remoteWriteRow) (remotewrite.Config, error) {
+func (s *Store) remoteWriteFromRow(r *remoteWriteRow) (remotewrite.Config, error) {
 	plain, err := s.seal.Open(r.SealedSecrets)
 	if err != nil {
 		return remotewrite.Config{}, fmt.Errorf("open the remote write secrets of project %s: %w", r.ProjectID, err)
