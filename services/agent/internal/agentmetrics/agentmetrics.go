@@ -24,7 +24,8 @@ import (
 
 const namespace = "barrage_agent"
 
-// Metrics is one agent's collectors. Its methods are safe for concurrent use.
+// Metrics is one agent's collectors. Its methods are safe for concurrent
+// use; on a nil *Metrics they record nothing.
 type Metrics struct {
 	reg *prometheus.Registry
 
@@ -101,7 +102,12 @@ func New(reg *prometheus.Registry) *Metrics {
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // SetConn names the NATS connection whose reconnects are exported.
-func (m *Metrics) SetConn(nc *nats.Conn) { m.conn.Store(nc) }
+func (m *Metrics) SetConn(nc *nats.Conn) {
+	if m == nil {
+		return
+	}
+	m.conn.Store(nc)
+}
 
 func (m *Metrics) reconnects() float64 {
 	nc := m.conn.Load()
@@ -113,6 +119,9 @@ func (m *Metrics) reconnects() float64 {
 
 // ShardStarted counts a shard into slot.
 func (m *Metrics) ShardStarted(slot int) {
+	if m == nil {
+		return
+	}
 	m.shardsRunning.Inc()
 	l := strconv.Itoa(slot)
 	// The series exist from the first shard on, at 0.
@@ -123,12 +132,18 @@ func (m *Metrics) ShardStarted(slot int) {
 
 // ShardEnded counts the shard of slot out.
 func (m *Metrics) ShardEnded(slot int) {
+	if m == nil {
+		return
+	}
 	m.shardsRunning.Dec()
 	m.lag.WithLabelValues(strconv.Itoa(slot)).Set(0)
 }
 
 // Requests adds completed requests and errors to slot's counters.
 func (m *Metrics) Requests(slot int, count, errors int64) {
+	if m == nil {
+		return
+	}
 	l := strconv.Itoa(slot)
 	if count > 0 {
 		m.requests.WithLabelValues(l).Add(float64(count))
@@ -140,17 +155,32 @@ func (m *Metrics) Requests(slot int, count, errors int64) {
 
 // PacingLag sets slot's lag p99 of the last interval, in seconds.
 func (m *Metrics) PacingLag(slot int, p99 float64) {
+	if m == nil {
+		return
+	}
 	m.lag.WithLabelValues(strconv.Itoa(slot)).Set(p99)
 }
 
 // Published observes an acked snapshot publish that took seconds.
-func (m *Metrics) Published(seconds float64) { m.publish.Observe(seconds) }
+func (m *Metrics) Published(seconds float64) {
+	if m != nil {
+		m.publish.Observe(seconds)
+	}
+}
 
 // PublishRetried counts a failed publish attempt that is tried again.
-func (m *Metrics) PublishRetried() { m.retries.Inc() }
+func (m *Metrics) PublishRetried() {
+	if m != nil {
+		m.retries.Inc()
+	}
+}
 
 // SnapshotLost counts a snapshot given up on.
-func (m *Metrics) SnapshotLost() { m.lost.Inc() }
+func (m *Metrics) SnapshotLost() {
+	if m != nil {
+		m.lost.Inc()
+	}
+}
 
 // DialFunc dials a connection.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -158,6 +188,9 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // CountDials wraps dial so that every connection it opens counts in
 // connections_open until it is closed.
 func (m *Metrics) CountDials(dial DialFunc) DialFunc {
+	if m == nil {
+		return dial
+	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
