@@ -83,3 +83,24 @@ func (d distribution) valueAt(p float64) int64 {
 	i = min(i, len(d.bins)-1)
 	return d.bins[i].hi
 }
+
+// CountsAtOrBelow returns, for each bound (microseconds, ascending), how
+// many values are at or below it: a value counts by the highest value
+// equivalent to it at the histogram's precision, as Percentile reports
+// it, so the bucket of Percentile(p) is the first bound at or above it.
+// Classic Prometheus histogram buckets (cumulative counts per le) are
+// made this way.
+func (h *Histogram) CountsAtOrBelow(bounds []int64) []int64 {
+	d := h.distribution()
+	out := make([]int64, len(bounds))
+	i := 0
+	var below int64
+	for j, b := range bounds {
+		for i < len(d.bins) && d.bins[i].hi <= b {
+			below = d.cum[i]
+			i++
+		}
+		out[j] = below
+	}
+	return out
+}

@@ -16,6 +16,9 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/agentmetrics"
 	"github.com/barrage-dev/barrage/services/agent/internal/worker"
 )
 
@@ -41,6 +44,10 @@ type Options struct {
 	Resolver *net.Resolver
 	// Logger receives the agent's logs; default slog.Default().
 	Logger *slog.Logger
+	// Registry, when set, receives the agent's own metrics (shards
+	// running, requests by slot, snapshot publishing...; package
+	// services/agent/internal/agentmetrics). Use a registry per agent.
+	Registry *prometheus.Registry
 }
 
 // Agent is one Barrage agent. Create it with New and start it with Run.
@@ -52,10 +59,14 @@ type Agent struct {
 // its Credentials were issued for, or without them a random UUID, new for
 // every Agent.
 func New(opts Options) (*Agent, error) {
-	w, err := worker.New(worker.Config{
+	cfg := worker.Config{
 		NATSURL: opts.NATSURL, Name: opts.Name, Credentials: opts.Credentials, Labels: opts.Labels,
 		Capacity: opts.Capacity, Resolver: opts.Resolver, Logger: opts.Logger,
-	})
+	}
+	if opts.Registry != nil {
+		cfg.Metrics = agentmetrics.New(opts.Registry)
+	}
+	w, err := worker.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,27 @@ func (e ProjectLimitsOverridden) Valid() bool {
 	}
 }
 
+// Defines values for RemoteWriteAuth.
+const (
+	Basic  RemoteWriteAuth = "basic"
+	Bearer RemoteWriteAuth = "bearer"
+	None   RemoteWriteAuth = "none"
+)
+
+// Valid indicates whether the value is a known member of the RemoteWriteAuth enum.
+func (e RemoteWriteAuth) Valid() bool {
+	switch e {
+	case Basic:
+		return true
+	case Bearer:
+		return true
+	case None:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	Admin  Role = "admin"
@@ -965,6 +986,43 @@ type ProjectUpdate struct {
 	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
 	Retention       *ProjectRetention `json:"retention,omitempty"`
 	TargetAllowList *[]string         `json:"target_allow_list,omitempty"`
+}
+
+// RemoteWrite defines model for RemoteWrite.
+type RemoteWrite struct {
+	Auth    RemoteWriteAuth `json:"auth"`
+	Enabled bool            `json:"enabled"`
+
+	// HeaderNames The names of the headers sent with every request; their values are secret.
+	HeaderNames []string  `json:"header_names"`
+	UpdatedAt   time.Time `json:"updated_at"`
+
+	// Url The write endpoint, e.g. https://prometheus.example/api/v1/write.
+	Url string `json:"url"`
+
+	// Username The basic-auth username; empty without basic auth.
+	Username string `json:"username"`
+}
+
+// RemoteWriteAuth defines model for RemoteWrite.Auth.
+type RemoteWriteAuth string
+
+// RemoteWritePut defines model for RemoteWritePut.
+type RemoteWritePut struct {
+	BasicAuth *struct {
+		Password *string `json:"password,omitempty"`
+		Username string  `json:"username"`
+	} `json:"basic_auth,omitempty"`
+
+	// BearerToken Not with basic_auth.
+	BearerToken *string `json:"bearer_token,omitempty"`
+	Enabled     *bool   `json:"enabled,omitempty"`
+
+	// Headers Headers sent with every request (a tenant id, say); secret.
+	Headers *map[string]string `json:"headers,omitempty"`
+
+	// Url An http or https URL, without credentials.
+	Url string `json:"url"`
 }
 
 // RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
@@ -1966,6 +2024,9 @@ type PutAgentPoolsJSONRequestBody = AgentPools
 // PutMemberJSONRequestBody defines body for PutMember for application/json ContentType.
 type PutMemberJSONRequestBody = MemberPut
 
+// PutRemoteWriteJSONRequestBody defines body for PutRemoteWrite for application/json ContentType.
+type PutRemoteWriteJSONRequestBody = RemoteWritePut
+
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = RunCreate
 
@@ -2538,6 +2599,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /projects/{project}/members/{user} (the `PutMember` operationId).
 	PutMember(ctx context.Context, project ProjectPath, user UserPath, body PutMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRemoteWrite Stop sending the project's runs to a remote-write endpoint (project admins).
+	//
+	// Corresponds with DELETE /projects/{project}/remote-write (the `DeleteRemoteWrite` operationId).
+	DeleteRemoteWrite(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRemoteWrite The project's Prometheus remote-write endpoint (project admins), its secrets never shown.
+	//
+	// Corresponds with GET /projects/{project}/remote-write (the `GetRemoteWrite` operationId).
+	GetRemoteWrite(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutRemoteWriteWithBody Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+	//
+	// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+	PutRemoteWriteWithBody(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutRemoteWrite Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+	//
+	// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+	PutRemoteWrite(ctx context.Context, project ProjectPath, body PutRemoteWriteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRuns Runs, newest first, filtered.
 	//
@@ -3581,6 +3670,74 @@ func (c *Client) PutMemberWithBody(ctx context.Context, project ProjectPath, use
 // Corresponds with PUT /projects/{project}/members/{user} (the `PutMember` operationId).
 func (c *Client) PutMember(ctx context.Context, project ProjectPath, user UserPath, body PutMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPutMemberRequest(c.Server, project, user, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRemoteWrite Stop sending the project's runs to a remote-write endpoint (project admins).
+//
+// Corresponds with DELETE /projects/{project}/remote-write (the `DeleteRemoteWrite` operationId).
+func (c *Client) DeleteRemoteWrite(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRemoteWriteRequest(c.Server, project)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRemoteWrite The project's Prometheus remote-write endpoint (project admins), its secrets never shown.
+//
+// Corresponds with GET /projects/{project}/remote-write (the `GetRemoteWrite` operationId).
+func (c *Client) GetRemoteWrite(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRemoteWriteRequest(c.Server, project)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutRemoteWriteWithBody Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+//
+// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+func (c *Client) PutRemoteWriteWithBody(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutRemoteWriteRequestWithBody(c.Server, project, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutRemoteWrite Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+//
+// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+func (c *Client) PutRemoteWrite(ctx context.Context, project ProjectPath, body PutRemoteWriteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutRemoteWriteRequest(c.Server, project, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5683,6 +5840,121 @@ func NewPutMemberRequestWithBody(server string, project ProjectPath, user UserPa
 	}
 
 	operationPath := fmt.Sprintf("/projects/%s/members/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteRemoteWriteRequest constructs an http.Request for the DeleteRemoteWrite method
+func NewDeleteRemoteWriteRequest(server string, project ProjectPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/remote-write", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetRemoteWriteRequest constructs an http.Request for the GetRemoteWrite method
+func NewGetRemoteWriteRequest(server string, project ProjectPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/remote-write", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutRemoteWriteRequest calls the generic PutRemoteWrite builder with application/json body
+func NewPutRemoteWriteRequest(server string, project ProjectPath, body PutRemoteWriteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutRemoteWriteRequestWithBody(server, project, "application/json", bodyReader)
+}
+
+// NewPutRemoteWriteRequestWithBody constructs an http.Request for the PutRemoteWrite method, with any body, and a specified content type
+func NewPutRemoteWriteRequestWithBody(server string, project ProjectPath, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/remote-write", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -7921,6 +8193,38 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /projects/{project}/members/{user} (the `PutMember` operationId).
 	PutMemberWithResponse(ctx context.Context, project ProjectPath, user UserPath, body PutMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*PutMemberResponse, error)
+
+	// DeleteRemoteWriteWithResponse Stop sending the project's runs to a remote-write endpoint (project admins).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /projects/{project}/remote-write (the `DeleteRemoteWrite` operationId).
+	DeleteRemoteWriteWithResponse(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*DeleteRemoteWriteResponse, error)
+
+	// GetRemoteWriteWithResponse The project's Prometheus remote-write endpoint (project admins), its secrets never shown.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /projects/{project}/remote-write (the `GetRemoteWrite` operationId).
+	GetRemoteWriteWithResponse(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*GetRemoteWriteResponse, error)
+
+	// PutRemoteWriteWithBodyWithResponse Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+	//
+	// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+	PutRemoteWriteWithBodyWithResponse(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutRemoteWriteResponse, error)
+
+	// PutRemoteWriteWithResponse Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+	//
+	// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+	PutRemoteWriteWithResponse(ctx context.Context, project ProjectPath, body PutRemoteWriteJSONRequestBody, reqEditors ...RequestEditorFn) (*PutRemoteWriteResponse, error)
 
 	// ListRunsWithResponse Runs, newest first, filtered.
 	//
@@ -10373,6 +10677,234 @@ func (r PutMemberResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PutMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteRemoteWriteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteRemoteWriteResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteRemoteWriteResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteRemoteWriteResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DeleteRemoteWriteResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteRemoteWriteResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRemoteWriteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRemoteWriteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRemoteWriteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRemoteWriteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetRemoteWriteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RemoteWrite
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRemoteWriteResponse) GetJSON200() *RemoteWrite {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetRemoteWriteResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetRemoteWriteResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetRemoteWriteResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetRemoteWriteResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetRemoteWriteResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRemoteWriteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRemoteWriteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRemoteWriteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRemoteWriteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutRemoteWriteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RemoteWrite
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutRemoteWriteResponse) GetJSON200() *RemoteWrite {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutRemoteWriteResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutRemoteWriteResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutRemoteWriteResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PutRemoteWriteResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PutRemoteWriteResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PutRemoteWriteResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutRemoteWriteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutRemoteWriteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutRemoteWriteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutRemoteWriteResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13754,6 +14286,62 @@ func (c *ClientWithResponses) PutMemberWithResponse(ctx context.Context, project
 	return ParsePutMemberResponse(rsp)
 }
 
+// DeleteRemoteWriteWithResponse Stop sending the project's runs to a remote-write endpoint (project admins).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /projects/{project}/remote-write (the `DeleteRemoteWrite` operationId).
+func (c *ClientWithResponses) DeleteRemoteWriteWithResponse(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*DeleteRemoteWriteResponse, error) {
+	rsp, err := c.DeleteRemoteWrite(ctx, project, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRemoteWriteResponse(rsp)
+}
+
+// GetRemoteWriteWithResponse The project's Prometheus remote-write endpoint (project admins), its secrets never shown.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /projects/{project}/remote-write (the `GetRemoteWrite` operationId).
+func (c *ClientWithResponses) GetRemoteWriteWithResponse(ctx context.Context, project ProjectPath, reqEditors ...RequestEditorFn) (*GetRemoteWriteResponse, error) {
+	rsp, err := c.GetRemoteWrite(ctx, project, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRemoteWriteResponse(rsp)
+}
+
+// PutRemoteWriteWithBodyWithResponse Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+//
+// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+func (c *ClientWithResponses) PutRemoteWriteWithBodyWithResponse(ctx context.Context, project ProjectPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutRemoteWriteResponse, error) {
+	rsp, err := c.PutRemoteWriteWithBody(ctx, project, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutRemoteWriteResponse(rsp)
+}
+
+// PutRemoteWriteWithResponse Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+//
+// Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /projects/{project}/remote-write (the `PutRemoteWrite` operationId).
+func (c *ClientWithResponses) PutRemoteWriteWithResponse(ctx context.Context, project ProjectPath, body PutRemoteWriteJSONRequestBody, reqEditors ...RequestEditorFn) (*PutRemoteWriteResponse, error) {
+	rsp, err := c.PutRemoteWrite(ctx, project, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutRemoteWriteResponse(rsp)
+}
+
 // ListRunsWithResponse Runs, newest first, filtered.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -16064,6 +16652,192 @@ func ParsePutMemberResponse(rsp *http.Response) (*PutMemberResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRemoteWriteResponse parses an HTTP response from a DeleteRemoteWriteWithResponse call
+func ParseDeleteRemoteWriteResponse(rsp *http.Response) (*DeleteRemoteWriteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRemoteWriteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetRemoteWriteResponse parses an HTTP response from a GetRemoteWriteWithResponse call
+func ParseGetRemoteWriteResponse(rsp *http.Response) (*GetRemoteWriteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRemoteWriteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RemoteWrite
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutRemoteWriteResponse parses an HTTP response from a PutRemoteWriteWithResponse call
+func ParsePutRemoteWriteResponse(rsp *http.Response) (*PutRemoteWriteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutRemoteWriteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RemoteWrite
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Invalid

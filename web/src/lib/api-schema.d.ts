@@ -264,6 +264,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{project}/remote-write": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        /** The project's Prometheus remote-write endpoint (project admins), its secrets never shown. */
+        get: operations["getRemoteWrite"];
+        /**
+         * Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+         * @description Replaces the whole configuration: the secrets (header values, the basic-auth password, the bearer token) must be given again on every PUT. They are sealed at rest and never returned. Each second, for each running run of the project, barrage-api sends barrage_run_requests_total, barrage_run_errors_total, barrage_run_responses_total{code}, barrage_run_qps, barrage_run_target_qps, the classic histogram barrage_run_latency_seconds and barrage_run_latency_quantile_seconds{quantile}, labelled run, test, project, name and the run's own labels (docs/observability.md). The URL is a server-side fetch: a URL whose host the project's target policy refuses answers 403 with a field error on `url`, and every send is checked again. Invalid fields are field errors (422). Audited as project.remote_write.
+         */
+        put: operations["putRemoteWrite"];
+        post?: never;
+        /** Stop sending the project's runs to a remote-write endpoint (project admins). */
+        delete: operations["deleteRemoteWrite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -1048,6 +1073,35 @@ export interface components {
             role: components["schemas"]["Role"];
             /** Format: date-time */
             added_at: string;
+        };
+        RemoteWrite: {
+            /** @description The write endpoint, e.g. https://prometheus.example/api/v1/write. */
+            url: string;
+            /** @description The names of the headers sent with every request; their values are secret. */
+            header_names: string[];
+            /** @enum {string} */
+            auth: "none" | "basic" | "bearer";
+            /** @description The basic-auth username; empty without basic auth. */
+            username: string;
+            enabled: boolean;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RemoteWritePut: {
+            /** @description An http or https URL, without credentials. */
+            url: string;
+            /** @description Headers sent with every request (a tenant id, say); secret. */
+            headers?: {
+                [key: string]: string;
+            };
+            basic_auth?: {
+                username: string;
+                password?: string;
+            };
+            /** @description Not with basic_auth. */
+            bearer_token?: string;
+            /** @default true */
+            enabled?: boolean;
         };
         AgentPools: {
             /** @description Agent pools (bound in agents' credentials); empty for every agent. */
@@ -2785,6 +2839,93 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getRemoteWrite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with header names but not their values, and no password or token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteWrite"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    putRemoteWrite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RemoteWritePut"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoteWrite"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteRemoteWrite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A project id or slug. */
+                project: components["parameters"]["ProjectPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; audited as project.remote_write_deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -11,11 +11,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/barrage-dev/barrage/pkg/envconf"
 	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/pkg/pprofserve"
 	"github.com/barrage-dev/barrage/pkg/svclog"
 	"github.com/barrage-dev/barrage/pkg/version"
+	"github.com/barrage-dev/barrage/services/agent/internal/agentmetrics"
 	"github.com/barrage-dev/barrage/services/agent/internal/procs"
 	"github.com/barrage-dev/barrage/services/agent/internal/worker"
 )
@@ -34,13 +37,17 @@ type serveConfig struct {
 	DebugAddr string `env:"BARRAGE_AGENT_DEBUG_ADDR"`
 	// DebugAddrInsecure lets DebugAddr be other than loopback.
 	DebugAddrInsecure bool `env:"BARRAGE_AGENT_DEBUG_ADDR_INSECURE"`
+	// MetricsAddr serves the agent's own Prometheus metrics at /metrics
+	// when set (docs/observability.md).
+	MetricsAddr string `env:"BARRAGE_AGENT_METRICS_ADDR"`
 }
 
 // serveSettings is what parseServe reads: the worker's config and the
 // process's own settings.
 type serveSettings struct {
-	worker    worker.Config
-	debugAddr string
+	worker      worker.Config
+	debugAddr   string
+	metricsAddr string
 	// claim is the lock on the credentials taken from -creds-dir (nil
 	// otherwise): runServe holds it until the agent exits.
 	claim io.Closer
@@ -76,6 +83,15 @@ func runServe(ctx context.Context, args, environ []string, stdout, stderr io.Wri
 		}
 		defer stopDebug()
 	}
+	wcfg.Metrics = agentmetrics.New(prometheus.NewRegistry())
+	if set.metricsAddr != "" {
+		stopMetrics, _, err := wcfg.Metrics.Serve(ctx, set.metricsAddr, wcfg.Logger)
+		if err != nil {
+			_, _ = fmt.Fprintf(stderr, "barrage-agent serve: -metrics-addr: %v\n", err)
+			return ExitUsage
+		}
+		defer stopMetrics()
+	}
 	w, err := worker.New(wcfg)
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent serve: %v\n", err)
@@ -106,6 +122,7 @@ func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 	fs.StringVar(&c.CredsDir, "creds-dir", c.CredsDir, "take the first free credentials file of this directory, from `barrage-api nats-auth bootstrap` (BARRAGE_AGENT_CREDS_DIR)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve net/http/pprof on this address, e.g. 127.0.0.1:6060; loopback only unless -debug-addr-force; empty = off (BARRAGE_AGENT_DEBUG_ADDR)")
 	fs.BoolVar(&c.DebugAddrInsecure, "debug-addr-force", c.DebugAddrInsecure, "let -debug-addr be a non-loopback address: pprof has no authentication (BARRAGE_AGENT_DEBUG_ADDR_INSECURE)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve the agent's Prometheus metrics at /metrics on this address, e.g. :9102; empty = off (BARRAGE_AGENT_METRICS_ADDR)")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(help)
@@ -165,7 +182,7 @@ func parseServe(args, environ []string, help io.Writer) (serveSettings, error) {
 		}
 	}
 	wcfg := worker.Config{NATSURL: c.NATSURL, Name: c.Name, Labels: labels, Capacity: c.Capacity, Credentials: creds}
-	return serveSettings{worker: wcfg, debugAddr: c.DebugAddr, claim: claim}, nil
+	return serveSettings{worker: wcfg, debugAddr: c.DebugAddr, metricsAddr: c.MetricsAddr, claim: claim}, nil
 }
 
 // parseAgentLabels reads "k=v,k2=v2"; empty means no labels.

@@ -75,7 +75,7 @@ func TestServeHelpExits0(t *testing.T) {
 	if code := Main(context.Background(), []string{"barrage-agent", "serve", "-h"}, nil, &stdout, io.Discard); code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, flag := range []string{"-nats-url", "-name", "-labels", "-capacity", "BARRAGE_AGENT_CAPACITY"} {
+	for _, flag := range []string{"-nats-url", "-name", "-labels", "-capacity", "BARRAGE_AGENT_CAPACITY", "-metrics-addr", "BARRAGE_AGENT_METRICS_ADDR"} {
 		if !strings.Contains(stdout.String(), flag) {
 			t.Fatalf("usage does not mention %s:\n%s", flag, stdout.String())
 		}
@@ -83,17 +83,18 @@ func TestServeHelpExits0(t *testing.T) {
 }
 
 // TestServeRunsUntilCanceled starts `barrage-agent serve` against an embedded
-// NATS server, sees its heartbeat, then cancels it as SIGTERM would.
+// NATS server, sees its heartbeat and its metrics, then cancels it as
+// SIGTERM would.
 func TestServeRunsUntilCanceled(t *testing.T) {
 	t.Parallel()
 	srv := natsembed.StartT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr strings.Builder
+	stderr := &lockedBuilder{}
 	done := make(chan int, 1)
 	go func() {
 		done <- Main(ctx, []string{"barrage-agent", "serve", "-name", "cli-agent", "-capacity", "2"},
-			[]string{"NATS_URL=" + srv.URL(), "BARRAGE_AGENT_LABELS=zone=eu"}, io.Discard, &stderr)
+			[]string{"NATS_URL=" + srv.URL(), "BARRAGE_AGENT_LABELS=zone=eu", "BARRAGE_AGENT_METRICS_ADDR=127.0.0.1:0"}, io.Discard, stderr)
 	}()
 	nc, err := nats.Connect(srv.URL())
 	if err != nil {
@@ -108,6 +109,7 @@ func TestServeRunsUntilCanceled(t *testing.T) {
 	if hb.GetName() != "cli-agent" || hb.GetCapacity() != 2 || hb.GetLabels()["zone"] != "eu" {
 		t.Fatalf("heartbeat %v", hb)
 	}
+	checkServedMetrics(t, stderr.String())
 	cancel()
 	select {
 	case code := <-done:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -198,7 +199,10 @@ func (w *Worker) admit(sh *shard) error {
 		return errFull
 	}
 	w.shards[sh.key] = sh
+	sh.slot = slices.Index(w.slots, false)
+	w.slots[sh.slot] = true
 	w.shardWG.Add(1)
+	w.cfg.Metrics.ShardStarted(sh.slot)
 	return nil
 }
 
@@ -206,7 +210,9 @@ func (w *Worker) admit(sh *shard) error {
 func (w *Worker) release(sh *shard) {
 	w.mu.Lock()
 	delete(w.shards, sh.key)
+	w.slots[sh.slot] = false
 	w.mu.Unlock()
+	w.cfg.Metrics.ShardEnded(sh.slot)
 	sh.stop(nil)
 	w.shardWG.Done()
 	w.nudge()

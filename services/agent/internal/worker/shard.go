@@ -54,6 +54,9 @@ type shard struct {
 	cancel   context.CancelCauseFunc
 	// shards is the number of shards of the run (1 when not given).
 	shards int
+	// slot is the shard's place among the worker's capacity, set by admit:
+	// the label of its metrics.
+	slot int
 }
 
 // stop ends the shard's sending with cause (the first cause wins).
@@ -91,7 +94,7 @@ func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error
 	if err != nil {
 		return nil, err
 	}
-	f, err := plan.NewFactory(s, []byte(s.Payload), guard.DialContext, reqtemplate.NewSeq(a.GetSeqStart(), a.GetSeqStride()))
+	f, err := plan.NewFactory(s, []byte(s.Payload), request.DialFunc(w.cfg.Metrics.CountDials(guard.DialContext)), reqtemplate.NewSeq(a.GetSeqStart(), a.GetSeqStride()))
 	if err != nil {
 		return nil, redact(err, s)
 	}
@@ -160,7 +163,7 @@ func (w *Worker) runShard(sh *shard, log *slog.Logger) {
 		opts.WrittenURLs /= sh.shards
 		opts.URLBytesPerSnapshot = urlBytesPerSnapshot
 	}
-	sink := &snapSink{w: w, key: sh.key, codeName: sh.factory.CodeName, log: log}
+	sink := &snapSink{w: w, key: sh.key, slot: sh.slot, codeName: sh.factory.CodeName, log: log}
 	opts.Sink = sink
 	if err := sh.checkTarget(ctx); err != nil {
 		log.Error("shard refused its target", slog.Any("error", err))

@@ -51,6 +51,7 @@ const urlBytesPerSnapshot = 512 << 10
 type snapSink struct {
 	w        *Worker
 	key      shardKey
+	slot     int
 	codeName func(int32) string
 	log      *slog.Logger
 	// published counts the snapshots handed to the sink.
@@ -65,6 +66,24 @@ type snapSink struct {
 	backlog []pendingSnap
 	// ackWait is twice as long as the last interval snapshot's ack took.
 	ackWait time.Duration
+	// counted and erred are the requests and errors already added to the
+	// agent's metrics: the final snapshot adds the rest of its totals.
+	counted, erred int64
+}
+
+// observe adds snap's figures to the agent's metrics: an interval's own,
+// or what the final snapshot's totals hold beyond the intervals'.
+func (s *snapSink) observe(snap *engine.Snapshot) {
+	m := s.w.cfg.Metrics
+	count, errs := snap.Count, snap.Errors
+	if snap.Final {
+		count, errs = max(count-s.counted, 0), max(errs-s.erred, 0)
+	} else if snap.Lag != nil {
+		m.PacingLag(s.slot, snap.Lag.Percentile(99).Seconds())
+	}
+	s.counted += count
+	s.erred += errs
+	m.Requests(s.slot, count, errs)
 }
 
 // Publish implements engine.Sink. It fails only for the final snapshot.
@@ -72,12 +91,14 @@ type snapSink struct {
 // in the backlog; the final one waits for the backlog to go first.
 func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
 	s.published++
+	s.observe(snap)
 	data, err := s.encode(snap)
 	if err != nil {
 		if snap.Final {
 			return fmt.Errorf("final snapshot %d: %w", snap.Seq, err)
 		}
 		s.log.Warn("interval snapshot lost", slog.Uint64("seq", snap.Seq), slog.Any("error", err))
+		s.w.cfg.Metrics.SnapshotLost()
 		return nil
 	}
 	budget, attempt := intervalBudget, max(intervalAttempt, s.ackWait)
@@ -103,12 +124,15 @@ func (s *snapSink) Publish(_ context.Context, snap *engine.Snapshot) error {
 	case snap.Final:
 		for _, p := range s.backlog[:len(s.backlog)-1] {
 			s.log.Warn("interval snapshot lost", slog.Uint64("seq", p.seq), slog.Any("error", err))
+			s.w.cfg.Metrics.SnapshotLost()
 		}
+		s.w.cfg.Metrics.SnapshotLost()
 		s.backlog = nil
 		return fmt.Errorf("final snapshot %d: %w", snap.Seq, err)
 	default:
 		for len(s.backlog) > maxBacklog {
 			s.log.Warn("interval snapshot lost", slog.Uint64("seq", s.backlog[0].seq), slog.Any("error", err))
+			s.w.cfg.Metrics.SnapshotLost()
 			s.backlog = s.backlog[1:]
 		}
 		s.log.Warn("interval snapshot held for a later publish", slog.Uint64("seq", snap.Seq),
@@ -233,7 +257,9 @@ func (w *Worker) publishSnap(key shardKey, seq uint64, data []byte, budget, atte
 		_, err := w.js.Publish(actx, subject, data, jetstream.WithMsgID(id))
 		acancel()
 		if err == nil {
-			return time.Since(sent), nil
+			took := time.Since(sent)
+			w.cfg.Metrics.Published(took.Seconds())
+			return took, nil
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -242,6 +268,7 @@ func (w *Worker) publishSnap(key shardKey, seq uint64, data []byte, budget, atte
 			return 0, fmt.Errorf("publish %s after %d attempts: %w", id, n, err)
 		case <-t.C:
 		}
+		w.cfg.Metrics.PublishRetried()
 		wait = min(2*wait, time.Second)
 		attempt *= 2
 	}

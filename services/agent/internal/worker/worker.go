@@ -25,10 +25,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/pkg/wire"
+	"github.com/barrage-dev/barrage/services/agent/internal/agentmetrics"
 )
 
 // Defaults of Config.
@@ -71,6 +73,9 @@ type Config struct {
 	// Resolver resolves target names, again on every connection a shard
 	// dials (package netguard); nil means net.DefaultResolver.
 	Resolver *net.Resolver
+	// Metrics receives the worker's own health figures; default a set on
+	// a registry of its own that no one serves.
+	Metrics *agentmetrics.Metrics
 }
 
 // normalize fills the defaults and checks the rest.
@@ -96,6 +101,9 @@ func (c *Config) normalize() error {
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if c.Metrics == nil {
+		c.Metrics = agentmetrics.New(prometheus.NewRegistry())
+	}
 	return nil
 }
 
@@ -118,8 +126,10 @@ type Worker struct {
 	flush       context.Context
 	cancelFlush context.CancelFunc
 
-	mu      sync.Mutex
-	shards  map[shardKey]*shard
+	mu     sync.Mutex
+	shards map[shardKey]*shard
+	// slots[i] is taken while a shard runs in slot i (its metrics' label).
+	slots   []bool
 	closed  bool // no new shard may start
 	shardWG sync.WaitGroup
 
@@ -154,6 +164,7 @@ func New(cfg Config) (*Worker, error) {
 		flush:       flush,
 		cancelFlush: cancelFlush,
 		shards:      make(map[shardKey]*shard),
+		slots:       make([]bool, cfg.Capacity),
 		changed:     make(chan struct{}, 1),
 	}, nil
 }
@@ -256,6 +267,7 @@ func (w *Worker) shutdown(in *intake) {
 func (w *Worker) connect() error {
 	if w.cfg.Conn != nil {
 		w.nc = w.cfg.Conn
+		w.cfg.Metrics.SetConn(w.nc)
 		return nil
 	}
 	log := w.log
@@ -283,6 +295,7 @@ func (w *Worker) connect() error {
 		return fmt.Errorf("worker: connect to NATS: %w", err)
 	}
 	w.nc = nc
+	w.cfg.Metrics.SetConn(nc)
 	return nil
 }
 

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/barrage-dev/barrage/pkg/pprofserve"
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/audit"
@@ -35,6 +33,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
+	"github.com/barrage-dev/barrage/services/api/internal/remotewrite"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/retention"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
@@ -75,6 +74,9 @@ type App struct {
 	// metrics instruments the router; served at /metrics, or alone on
 	// cfg.MetricsListen.
 	metrics *metrics.Metrics
+	// remoteWrite sends the running runs' figures to the projects'
+	// Prometheus remote-write endpoints.
+	remoteWrite *remotewrite.Exporter
 }
 
 // New connects to Postgres (creating the database if missing), applies the
@@ -104,16 +106,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		return nil, err
 	}
 	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Conn: b.nc, Log: log})}
+	a.metrics = newMetrics(st, b, log)
 	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
 		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
 	}
 	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{
 		Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal, Live: a.hub,
-		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity,
+		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity, Metrics: a.metrics,
 	}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
-	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local, Redactor: cfg.Redactor()}); err != nil {
+	if a.ingester, err = ingest.New(ctx, ingest.Config{Store: st, JS: b.js, Conn: b.nc, Log: log, OnInterval: a.hub.Local, Redactor: cfg.Redactor(), Metrics: a.metrics}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
 	if cfg.AllInOne {
@@ -207,10 +210,10 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	runSvc.SetEchoLookup(echoSvc)
 	runSvc.SetNotifier(hub)
 	measures := runs.NewMeasures(runSvc, st)
+	remoteWriteSvc := a.newRemoteWrite(cfg, st, projectSvc, log)
 	a.searches = searches.NewService(searches.Options{
 		Store: st, Projects: projectSvc, Runs: runSvc, Intervals: measures, Log: log, Lease: cfg.SearchLease,
 	})
-	reg := prometheus.NewRegistry()
 	var limiter, loginLimiter *ratelimit.Limiter
 	if cfg.RateLimit > 0 {
 		limiter = ratelimit.New(ratelimit.Options{Rate: cfg.RateLimit, Burst: cfg.RateBurst})
@@ -222,7 +225,8 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 	if err != nil {
 		return nil, err
 	}
-	a.metrics = metrics.New(reg, st.DB())
+	streams := live.NewSlots(live.Limits{PerCaller: cfg.StreamsPerCaller, PerRun: cfg.StreamsPerRun})
+	a.metrics.WatchStreams(streams.Open)
 	h, err := httpapi.NewRouter(httpapi.Options{
 		Log: log,
 		Services: httpapi.Services{
@@ -242,13 +246,14 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 			Members:  members.NewService(st, projectSvc),
 
 			EchoProfiles: echoSvc,
+			RemoteWrite:  remoteWriteSvc,
 		},
 		BaseURL: cfg.BaseURL,
 		Metrics: a.metrics,
 		Limiter: limiter,
 
 		TrustedProxies: proxies, LoginLimiter: loginLimiter,
-		Streams:            live.NewSlots(live.Limits{PerCaller: cfg.StreamsPerCaller, PerRun: cfg.StreamsPerRun}),
+		Streams:            streams,
 		StreamWriteTimeout: cfg.StreamWriteTimeout, WriteTimeout: cfg.WriteTimeout,
 		MetricsToken: cfg.MetricsToken, NoMetricsRoute: cfg.MetricsListen != "", FortioURLToken: cfg.FortioURLToken,
 		Ready: func(ctx context.Context) error {
@@ -316,6 +321,7 @@ func (a *App) Run(ctx context.Context) error {
 		}
 	})
 	workers.Go(func() { runs.NewAborter(a.store, a.hub, a.log).Loop(wctx, time.Second) })
+	workers.Go(func() { a.remoteWrite.Loop(wctx, time.Second) })
 	workers.Go(func() { a.runDeny.Run(wctx, a.cfg.TargetDenyRefresh) })
 	workers.Go(func() { a.syncDeny.Run(wctx, a.cfg.TargetDenyRefresh) })
 	if a.cfg.SyncTick > 0 && !a.cfg.ReadOnly {
@@ -373,31 +379,6 @@ func (a *App) Close() error {
 	a.hub.Close()
 	a.syncer.Close()
 	return errors.Join(a.listener.Close(), a.closeBackends())
-}
-
-// serveMetrics serves /metrics alone on cfg.MetricsListen until the
-// returned stop is called.
-func serveMetrics(ctx context.Context, cfg Config, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.MetricsListen)
-	if err != nil {
-		return nil, fmt.Errorf("-metrics-listen: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", httpapi.MetricsHandler(m, cfg.MetricsToken))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout,
-		WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout}
-	log.Info("metrics listener", slog.String("addr", ln.Addr().String()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Warn("metrics listener stopped", slog.Any("err", err))
-		}
-	}()
-	return func() {
-		_ = srv.Close()
-		<-done
-	}, nil
 }
 
 // startRetention starts the projects' retention job in workers, unless it

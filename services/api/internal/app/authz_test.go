@@ -324,6 +324,42 @@ func authzCases() []authzCase {
 			done: counted("SELECT count(*) FROM projects WHERE slug = 'other' AND $1 = ANY(agent_pools)"),
 		},
 
+		{
+			// Project admins only: the configuration names where the
+			// project's figures go. The target makes sure one exists; no
+			// case deletes default's (DELETE works on fresh projects).
+			route: "GET /projects/{project}/remote-write",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				f.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/remote-write", f.AdminToken,
+					map[string]any{"url": "http://127.0.0.1:9/api/v1/write?fixture=" + key, "enabled": false})
+				return "/projects/default/remote-write", nil, key
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+		},
+		{
+			route: "PUT /projects/{project}/remote-write",
+			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
+				return "/projects/default/remote-write", map[string]any{"url": "http://127.0.0.1:9/api/v1/write?k=" + key, "enabled": false}, key
+			},
+			want: [5]int{forbidden, forbidden, ok, notFound, ok},
+			done: counted("SELECT count(*) FROM remote_writes WHERE url LIKE '%?k=' || $1"),
+		},
+		{
+			// On a project of its own per call, which only the org admin
+			// belongs to: deleting default's would race the cases above.
+			route: "DELETE /projects/{project}/remote-write",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				p := f.mustProject(t, key)
+				f.mustDo(t, http.StatusOK, http.MethodPut, "/projects/"+key+"/remote-write", f.AdminToken,
+					map[string]any{"url": "http://127.0.0.1:9/api/v1/write", "enabled": false})
+				return "/projects/" + key + "/remote-write", nil, p.Id.String()
+			},
+			want: [5]int{notFound, notFound, notFound, notFound, gone},
+			done: func(t *testing.T, f *authzEnv, ref string) bool {
+				return f.count(t, "SELECT count(*) FROM remote_writes WHERE project_id = $1::uuid", ref) == 0
+			},
+		},
+
 		{route: "GET /projects/{project}/members", target: fixedPath("/projects/default/members"), want: [5]int{ok, ok, ok, notFound, ok}},
 		{
 			route: "GET /projects/{project}/members", variant: "of other",

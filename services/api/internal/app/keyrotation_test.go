@@ -59,6 +59,8 @@ func TestSecretKeyRotation(t *testing.T) { // serial: see heavyTests
 		map[string]any{"project": "default", "name": "rotation", "spec": sp}))
 	queued := decode[client.Run](t, e1.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e1.AdminToken,
 		map[string]any{"project": "default", "name": "queued under A", "spec": sp}))
+	e1.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/remote-write", e1.AdminToken,
+		map[string]any{"url": "http://127.0.0.1:9/api/v1/write", "bearer_token": secretBearer, "enabled": false})
 	stop1()
 	idA, idB := mustKeyID(t, testSecretKey), mustKeyID(t, testSecretKeyB)
 	if got := sealedKeyIDs(t, e1); !allEqual(got, idA) || len(got) != 2 {
@@ -82,8 +84,8 @@ func TestSecretKeyRotation(t *testing.T) { // serial: see heavyTests
 	// Rotate: every sealed value is now under B; again, nothing changes.
 	rotEnv := []string{"DATABASE_URL=" + dbURL, "BARRAGE_SECRET_KEY=" + testSecretKeyB, "BARRAGE_SECRET_KEYS_PREVIOUS=" + testSecretKey}
 	for _, want := range []string{
-		"key " + idB + ": tests: 1 re-sealed, 0 already current, 0 failed; outbox: 1 re-sealed, 1 already current, 0 failed; searches: 0 re-sealed, 0 already current, 0 failed\n",
-		"key " + idB + ": tests: 0 re-sealed, 1 already current, 0 failed; outbox: 0 re-sealed, 2 already current, 0 failed; searches: 0 re-sealed, 0 already current, 0 failed\n",
+		"key " + idB + ": tests: 1 re-sealed, 0 already current, 0 failed; outbox: 1 re-sealed, 1 already current, 0 failed; searches: 0 re-sealed, 0 already current, 0 failed; remote writes: 1 re-sealed, 0 already current, 0 failed\n",
+		"key " + idB + ": tests: 0 re-sealed, 1 already current, 0 failed; outbox: 0 re-sealed, 2 already current, 0 failed; searches: 0 re-sealed, 0 already current, 0 failed; remote writes: 0 re-sealed, 1 already current, 0 failed\n",
 	} {
 		code, stdout, stderr := runMain(t, rotEnv, "key", "rotate", "-batch", "1")
 		if code != 0 || stdout != want {

@@ -97,9 +97,10 @@ func keyRotate(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 	for _, e := range rep.Errors {
 		fmt.Fprintf(stderr, "cannot re-seal %s\n", e)
 	}
-	fmt.Fprintf(stdout, "key %s: tests: %d re-sealed, %d already current, %d failed; outbox: %d re-sealed, %d already current, %d failed; searches: %d re-sealed, %d already current, %d failed\n",
+	fmt.Fprintf(stdout, "key %s: tests: %d re-sealed, %d already current, %d failed; outbox: %d re-sealed, %d already current, %d failed; searches: %d re-sealed, %d already current, %d failed; remote writes: %d re-sealed, %d already current, %d failed\n",
 		seal.KeyID(), rep.Tests.Resealed, rep.Tests.Current, rep.Tests.Failed, rep.Outbox.Resealed, rep.Outbox.Current, rep.Outbox.Failed,
-		rep.Searches.Resealed, rep.Searches.Current, rep.Searches.Failed)
+		rep.Searches.Resealed, rep.Searches.Current, rep.Searches.Failed,
+		rep.RemoteWrites.Resealed, rep.RemoteWrites.Current, rep.RemoteWrites.Failed)
 	if errors.Is(err, store.ErrResealIncomplete) {
 		return fmt.Errorf("%w: keep the keys that sealed them in BARRAGE_SECRET_KEYS_PREVIOUS", err)
 	}

@@ -58,7 +58,9 @@ func TestHelmDefaults(t *testing.T) {
 		t.Error("templates/agent.yaml: no liveness probe with barrage-agent healthcheck")
 	}
 	np := mustRead(t, "deploy/helm/barrage/templates/networkpolicy.yaml")
-	if !strings.Contains(np, "policyTypes: [Ingress, Egress]\n  ingress: []\n  egress:\n    - {}") {
-		t.Error("templates/networkpolicy.yaml: agents must accept no ingress and may egress anywhere")
+	agentPolicy := "policyTypes: [Ingress, Egress]\n  {{- if .Values.agent.metricsPort }}\n  ingress:\n    - ports:\n" +
+		"        - {port: {{ .Values.agent.metricsPort }}, protocol: TCP}\n  {{- else }}\n  ingress: []\n  {{- end }}\n  egress:\n    - {}"
+	if !strings.Contains(np, agentPolicy) {
+		t.Error("templates/networkpolicy.yaml: agents must accept no ingress but on their metrics port, and may egress anywhere")
 	}
 }

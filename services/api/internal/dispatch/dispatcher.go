@@ -82,7 +82,22 @@ type Config struct {
 	// MaxAgentCapacity caps every agent's capacity, whatever it claims;
 	// 0 for no cap.
 	MaxAgentCapacity int
+	// Metrics, when set, observes the time from each outbox row's commit
+	// to its publish (a *metrics.Metrics).
+	Metrics Observer
 }
+
+// Observer receives the dispatcher's figures.
+type Observer interface {
+	// Dispatched is called for each outbox row published, with its topic
+	// and the time since it was committed.
+	Dispatched(topic string, since time.Duration)
+}
+
+// noObserver is the Observer of a Config without Metrics.
+type noObserver struct{}
+
+func (noObserver) Dispatched(string, time.Duration) {}
 
 // waitRetry is how often a run waiting for an agent looks again.
 const waitRetry = time.Second
@@ -113,6 +128,9 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noObserver{}
 	}
 	d := &Dispatcher{cfg: cfg}
 	var err error
@@ -174,6 +192,9 @@ func (d *Dispatcher) publish(ctx context.Context, msgs []runs.OutboxMessage) run
 			continue
 		}
 		out.Published = append(out.Published, m.ID)
+		if !m.CreatedAt.IsZero() {
+			d.cfg.Metrics.Dispatched(m.Topic, d.cfg.Now().Sub(m.CreatedAt))
+		}
 	}
 	return out
 }

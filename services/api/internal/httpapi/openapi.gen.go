@@ -74,6 +74,27 @@ func (e ProjectLimitsOverridden) Valid() bool {
 	}
 }
 
+// Defines values for RemoteWriteAuth.
+const (
+	Basic  RemoteWriteAuth = "basic"
+	Bearer RemoteWriteAuth = "bearer"
+	None   RemoteWriteAuth = "none"
+)
+
+// Valid indicates whether the value is a known member of the RemoteWriteAuth enum.
+func (e RemoteWriteAuth) Valid() bool {
+	switch e {
+	case Basic:
+		return true
+	case Bearer:
+		return true
+	case None:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	Admin  Role = "admin"
@@ -963,6 +984,43 @@ type ProjectUpdate struct {
 	// Retention How long the project keeps its runs' data, in days from a run's creation; a field absent keeps that data forever. In an update it replaces both (`{}` keeps everything forever). Each is a whole number of days from 1 to 36500. Pinned runs keep everything; runs that are a baseline (of a run that is kept, or the newest passing run of their test) are not dropped.
 	Retention       *ProjectRetention `json:"retention,omitempty"`
 	TargetAllowList *[]string         `json:"target_allow_list,omitempty"`
+}
+
+// RemoteWrite defines model for RemoteWrite.
+type RemoteWrite struct {
+	Auth    RemoteWriteAuth `json:"auth"`
+	Enabled bool            `json:"enabled"`
+
+	// HeaderNames The names of the headers sent with every request; their values are secret.
+	HeaderNames []string  `json:"header_names"`
+	UpdatedAt   time.Time `json:"updated_at"`
+
+	// Url The write endpoint, e.g. https://prometheus.example/api/v1/write.
+	Url string `json:"url"`
+
+	// Username The basic-auth username; empty without basic auth.
+	Username string `json:"username"`
+}
+
+// RemoteWriteAuth defines model for RemoteWrite.Auth.
+type RemoteWriteAuth string
+
+// RemoteWritePut defines model for RemoteWritePut.
+type RemoteWritePut struct {
+	BasicAuth *struct {
+		Password *string `json:"password,omitempty"`
+		Username string  `json:"username"`
+	} `json:"basic_auth,omitempty"`
+
+	// BearerToken Not with basic_auth.
+	BearerToken *string `json:"bearer_token,omitempty"`
+	Enabled     *bool   `json:"enabled,omitempty"`
+
+	// Headers Headers sent with every request (a tenant id, say); secret.
+	Headers *map[string]string `json:"headers,omitempty"`
+
+	// Url An http or https URL, without credentials.
+	Url string `json:"url"`
 }
 
 // RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
@@ -1964,6 +2022,9 @@ type PutAgentPoolsJSONRequestBody = AgentPools
 // PutMemberJSONRequestBody defines body for PutMember for application/json ContentType.
 type PutMemberJSONRequestBody = MemberPut
 
+// PutRemoteWriteJSONRequestBody defines body for PutRemoteWrite for application/json ContentType.
+type PutRemoteWriteJSONRequestBody = RemoteWritePut
+
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = RunCreate
 
@@ -2272,6 +2333,15 @@ type ServerInterface interface {
 	// PutMember Add a user of the organisation to the project, or change their role (project admins).
 	// (PUT /projects/{project}/members/{user})
 	PutMember(c *gin.Context, project ProjectPath, user UserPath)
+	// DeleteRemoteWrite Stop sending the project's runs to a remote-write endpoint (project admins).
+	// (DELETE /projects/{project}/remote-write)
+	DeleteRemoteWrite(c *gin.Context, project ProjectPath)
+	// GetRemoteWrite The project's Prometheus remote-write endpoint (project admins), its secrets never shown.
+	// (GET /projects/{project}/remote-write)
+	GetRemoteWrite(c *gin.Context, project ProjectPath)
+	// PutRemoteWrite Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+	// (PUT /projects/{project}/remote-write)
+	PutRemoteWrite(c *gin.Context, project ProjectPath)
 	// ListRuns Runs, newest first, filtered.
 	// (GET /runs)
 	ListRuns(c *gin.Context, params ListRunsParams)
@@ -3077,6 +3147,81 @@ func (siw *ServerInterfaceWrapper) PutMember(c *gin.Context) {
 	}
 
 	siw.Handler.PutMember(c, project, user)
+}
+
+// DeleteRemoteWrite operation middleware
+func (siw *ServerInterfaceWrapper) DeleteRemoteWrite(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", c.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.DeleteRemoteWrite(c, project)
+}
+
+// GetRemoteWrite operation middleware
+func (siw *ServerInterfaceWrapper) GetRemoteWrite(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", c.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetRemoteWrite(c, project)
+}
+
+// PutRemoteWrite operation middleware
+func (siw *ServerInterfaceWrapper) PutRemoteWrite(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", c.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter project: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.PutRemoteWrite(c, project)
 }
 
 // ListRuns operation middleware
@@ -4241,6 +4386,9 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.PUT(options.BaseURL+"/projects/:project/members/:user", wrapper.PutMember)
 	router.GET(options.BaseURL+"/projects/:project/agent-pools", wrapper.GetAgentPools)
 	router.PUT(options.BaseURL+"/projects/:project/agent-pools", wrapper.PutAgentPools)
+	router.DELETE(options.BaseURL+"/projects/:project/remote-write", wrapper.DeleteRemoteWrite)
+	router.GET(options.BaseURL+"/projects/:project/remote-write", wrapper.GetRemoteWrite)
+	router.PUT(options.BaseURL+"/projects/:project/remote-write", wrapper.PutRemoteWrite)
 	router.POST(options.BaseURL+"/users", wrapper.CreateUser)
 	router.GET(options.BaseURL+"/org/target-policy", wrapper.GetOrgTargetPolicy)
 	router.PUT(options.BaseURL+"/org/target-policy", wrapper.PutOrgTargetPolicy)
@@ -6920,6 +7068,326 @@ type PutMemberdefaultApplicationProblemPlusJSONResponse struct {
 }
 
 func (response PutMemberdefaultApplicationProblemPlusJSONResponse) VisitPutMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRemoteWriteRequestObject struct {
+	Project ProjectPath `json:"project"`
+}
+
+type DeleteRemoteWriteResponseObject interface {
+	VisitDeleteRemoteWriteResponse(w http.ResponseWriter) error
+}
+
+type DeleteRemoteWrite204Response struct {
+}
+
+func (response DeleteRemoteWrite204Response) VisitDeleteRemoteWriteResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteRemoteWrite401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRemoteWrite401ApplicationProblemPlusJSONResponse) VisitDeleteRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRemoteWrite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRemoteWrite403ApplicationProblemPlusJSONResponse) VisitDeleteRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRemoteWrite404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRemoteWrite404ApplicationProblemPlusJSONResponse) VisitDeleteRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRemoteWrite422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteRemoteWrite422ApplicationProblemPlusJSONResponse) VisitDeleteRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRemoteWritedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response DeleteRemoteWritedefaultApplicationProblemPlusJSONResponse) VisitDeleteRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRemoteWriteRequestObject struct {
+	Project ProjectPath `json:"project"`
+}
+
+type GetRemoteWriteResponseObject interface {
+	VisitGetRemoteWriteResponse(w http.ResponseWriter) error
+}
+
+type GetRemoteWrite200JSONResponse RemoteWrite
+
+func (response GetRemoteWrite200JSONResponse) VisitGetRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRemoteWrite401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetRemoteWrite401ApplicationProblemPlusJSONResponse) VisitGetRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRemoteWrite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetRemoteWrite403ApplicationProblemPlusJSONResponse) VisitGetRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRemoteWrite404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetRemoteWrite404ApplicationProblemPlusJSONResponse) VisitGetRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRemoteWrite422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response GetRemoteWrite422ApplicationProblemPlusJSONResponse) VisitGetRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRemoteWritedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response GetRemoteWritedefaultApplicationProblemPlusJSONResponse) VisitGetRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutRemoteWriteRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Body    *PutRemoteWriteJSONRequestBody
+}
+
+type PutRemoteWriteResponseObject interface {
+	VisitPutRemoteWriteResponse(w http.ResponseWriter) error
+}
+
+type PutRemoteWrite200JSONResponse RemoteWrite
+
+func (response PutRemoteWrite200JSONResponse) VisitPutRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutRemoteWrite400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PutRemoteWrite400ApplicationProblemPlusJSONResponse) VisitPutRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutRemoteWrite401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response PutRemoteWrite401ApplicationProblemPlusJSONResponse) VisitPutRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutRemoteWrite403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PutRemoteWrite403ApplicationProblemPlusJSONResponse) VisitPutRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutRemoteWrite404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PutRemoteWrite404ApplicationProblemPlusJSONResponse) VisitPutRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutRemoteWrite422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response PutRemoteWrite422ApplicationProblemPlusJSONResponse) VisitPutRemoteWriteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutRemoteWritedefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response PutRemoteWritedefaultApplicationProblemPlusJSONResponse) VisitPutRemoteWriteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -10981,6 +11449,15 @@ type StrictServerInterface interface {
 	// PutMember Add a user of the organisation to the project, or change their role (project admins).
 	// (PUT /projects/{project}/members/{user})
 	PutMember(ctx context.Context, request PutMemberRequestObject) (PutMemberResponseObject, error)
+	// DeleteRemoteWrite Stop sending the project's runs to a remote-write endpoint (project admins).
+	// (DELETE /projects/{project}/remote-write)
+	DeleteRemoteWrite(ctx context.Context, request DeleteRemoteWriteRequestObject) (DeleteRemoteWriteResponseObject, error)
+	// GetRemoteWrite The project's Prometheus remote-write endpoint (project admins), its secrets never shown.
+	// (GET /projects/{project}/remote-write)
+	GetRemoteWrite(ctx context.Context, request GetRemoteWriteRequestObject) (GetRemoteWriteResponseObject, error)
+	// PutRemoteWrite Send the project's running runs' figures to a Prometheus remote-write endpoint each second (project admins).
+	// (PUT /projects/{project}/remote-write)
+	PutRemoteWrite(ctx context.Context, request PutRemoteWriteRequestObject) (PutRemoteWriteResponseObject, error)
 	// ListRuns Runs, newest first, filtered.
 	// (GET /runs)
 	ListRuns(ctx context.Context, request ListRunsRequestObject) (ListRunsResponseObject, error)
@@ -12075,6 +12552,102 @@ func (sh *strictHandler) PutMember(ctx *gin.Context, project ProjectPath, user U
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(PutMemberResponseObject); ok {
 		if err := validResponse.VisitPutMemberResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// DeleteRemoteWrite operation middleware
+func (sh *strictHandler) DeleteRemoteWrite(ctx *gin.Context, project ProjectPath) {
+	var request DeleteRemoteWriteRequestObject
+
+	request.Project = project
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteRemoteWrite(ctx, request.(DeleteRemoteWriteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteRemoteWrite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(DeleteRemoteWriteResponseObject); ok {
+		if err := validResponse.VisitDeleteRemoteWriteResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetRemoteWrite operation middleware
+func (sh *strictHandler) GetRemoteWrite(ctx *gin.Context, project ProjectPath) {
+	var request GetRemoteWriteRequestObject
+
+	request.Project = project
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRemoteWrite(ctx, request.(GetRemoteWriteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRemoteWrite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetRemoteWriteResponseObject); ok {
+		if err := validResponse.VisitGetRemoteWriteResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// PutRemoteWrite operation middleware
+func (sh *strictHandler) PutRemoteWrite(ctx *gin.Context, project ProjectPath) {
+	var request PutRemoteWriteRequestObject
+
+	request.Project = project
+
+	var body PutRemoteWriteJSONRequestBody
+	var err error
+	// A request validator built on kin-openapi's openapi3filter with
+	// KeepValidatedValue leaves the value it validated on the body. Bind
+	// that value, matching member names exactly, so the handler receives
+	// what was validated instead of a second, case-insensitive decode.
+	if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+		err = ctx.ShouldBindJSON(&body)
+	} else if binding.Validator != nil {
+		// ShouldBindJSON runs the struct validator after decoding; keep that.
+		err = binding.Validator.ValidateStruct(&body)
+	}
+	if err != nil {
+		sh.options.RequestErrorHandlerFunc(ctx, err)
+		return
+	}
+	request.Body = &body
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutRemoteWrite(ctx, request.(PutRemoteWriteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutRemoteWrite")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(PutRemoteWriteResponseObject); ok {
+		if err := validResponse.VisitPutRemoteWriteResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

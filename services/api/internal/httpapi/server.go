@@ -31,6 +31,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/live"
 	"github.com/barrage-dev/barrage/services/api/internal/members"
 	"github.com/barrage-dev/barrage/services/api/internal/projects"
+	"github.com/barrage-dev/barrage/services/api/internal/remotewrite"
 	"github.com/barrage-dev/barrage/services/api/internal/resultsync"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/searches"
@@ -64,6 +65,8 @@ type Services struct {
 	Searches *searches.Service
 	// EchoProfiles manages echo fault profiles and the registered echoes.
 	EchoProfiles *echoprofiles.Service
+	// RemoteWrite manages the projects' Prometheus remote-write endpoints.
+	RemoteWrite *remotewrite.Service
 }
 
 // server implements StrictServerInterface.

@@ -169,6 +169,9 @@ func (in *Ingester) handleBatch(ctx context.Context, msgs []jetstream.Msg) {
 			ivMsgs, ivSnaps = append(ivMsgs, m), append(ivSnaps, snap)
 		}
 	}
+	if md, err := msgs[len(msgs)-1].Metadata(); err == nil {
+		in.cfg.Metrics.IngestBacklog(md.NumPending)
+	}
 	if len(ivMsgs) > 0 {
 		in.storeIntervals(ctx, ivMsgs, ivSnaps)
 	}
@@ -212,6 +215,7 @@ func (in *Ingester) storeIntervals(ctx context.Context, msgs []jetstream.Msg, sn
 			in.cfg.Log.Debug("ingest: ack snapshot", slog.String("subject", m.Subject()), slog.Any("error", err))
 		}
 		if !out[i].Duplicate && !out[i].Ignored {
+			in.stored(snaps[i])
 			in.emit(live.Event{RunID: recs[i].RunID, Second: out[i].Second})
 		}
 	}
@@ -240,6 +244,9 @@ func (in *Ingester) store(ctx context.Context, m jetstream.Msg, snap *snapshot) 
 		// Stored: a redelivery will be found a duplicate.
 		in.cfg.Log.Debug("ingest: ack snapshot", slog.String("subject", m.Subject()), slog.Any("error", err))
 	}
+	if !out.Duplicate && !out.Ignored {
+		in.stored(snap)
+	}
 	switch {
 	case out.Duplicate, out.Ignored:
 		return
@@ -251,6 +258,15 @@ func (in *Ingester) store(ctx context.Context, m jetstream.Msg, snap *snapshot) 
 	if out.Settled {
 		in.finish(sctx, snap.rec.RunID)
 	}
+}
+
+// stored tells the metrics of a snapshot stored.
+func (in *Ingester) stored(snap *snapshot) {
+	var lag time.Duration
+	if !snap.end.IsZero() {
+		lag = in.cfg.Now().Sub(snap.end)
+	}
+	in.cfg.Metrics.SnapshotStored(snap.rec.Final, lag)
 }
 
 // terminate drops a snapshot that can never be stored, and says why.

@@ -91,7 +91,26 @@ type Config struct {
 	// they are stored, as stored specs are; the zero value knows the
 	// built-in names.
 	Redactor spec.Redactor
+	// Metrics is told of every snapshot stored and of the stream's
+	// backlog; nil tells no one.
+	Metrics Observer
 }
+
+// Observer receives the ingest's figures (a *metrics.Metrics).
+type Observer interface {
+	// SnapshotStored is called once a snapshot is stored, with the time
+	// since its interval ended (0 when unknown).
+	SnapshotStored(final bool, lag time.Duration)
+	// IngestBacklog is called with the snapshots still waiting in the
+	// stream, as of a batch's last one.
+	IngestBacklog(pending uint64)
+}
+
+// noObserver is the Observer of a Config without Metrics.
+type noObserver struct{}
+
+func (noObserver) SnapshotStored(bool, time.Duration) {}
+func (noObserver) IngestBacklog(uint64)               {}
 
 // Normalize fills the zero fields of c with the defaults.
 func (c *Config) Normalize() {
@@ -100,6 +119,9 @@ func (c *Config) Normalize() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Metrics == nil {
+		c.Metrics = noObserver{}
 	}
 	if c.Workers <= 0 {
 		c.Workers = 4

@@ -77,5 +77,16 @@ func (s *Slots) Take(caller string, run uuid.UUID) (release func(), ok bool) {
 	}), true
 }
 
+// Open is the number of streams open now.
+func (s *Slots) Open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.callers {
+		n += c
+	}
+	return n
+}
+
 // over reports whether n open streams reach bound (negative: none).
 func over(n, bound int) bool { return bound >= 0 && n >= bound }

@@ -2,7 +2,10 @@
 // registry the caller owns, and serves that registry at /metrics.
 //
 // It covers the API server itself: HTTP request counts and latencies by
-// route, Go runtime, process and database-pool statistics. It is not where
+// route, Go runtime, process and database-pool statistics, the run
+// pipeline (dispatch latency, ingest lag and backlog, live streams, NATS
+// reconnects: pipeline.go) and the database's state read at each scrape
+// (runs by status, outbox depth, searches and syncs in progress: state.go). It is not where
 // load-test results live (runs report those through their own pipeline),
 // and it never registers on the global Prometheus registry.
 package metrics
@@ -36,6 +39,7 @@ type Metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	pipe     *pipeline
 }
 
 // New registers the Go and process collectors, the database pool collector
@@ -58,7 +62,9 @@ func New(reg *prometheus.Registry, db *sql.DB) *Metrics {
 			Help:      "Time to serve an HTTP request, by method and route template.",
 			Buckets:   []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"method", "route"}),
+		pipe: newPipeline(),
 	}
+	reg.MustRegister(m.pipe.collectors()...)
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

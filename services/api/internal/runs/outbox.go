@@ -21,6 +21,8 @@ type OutboxMessage struct {
 	Key      string
 	Payload  []byte
 	Attempts int
+	// CreatedAt is when the row was committed.
+	CreatedAt time.Time
 }
 
 // OutboxOutcome is what a publisher did with claimed outbox rows.

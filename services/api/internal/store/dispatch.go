@@ -34,7 +34,7 @@ func (s *Store) ClaimOutbox(ctx context.Context, limit int, fn func([]runs.Outbo
 		}
 		msgs := make([]runs.OutboxMessage, len(rows))
 		for i, r := range rows {
-			msgs[i] = runs.OutboxMessage{ID: r.ID, Topic: r.Topic, Key: r.Key, Payload: r.Payload, Attempts: r.Attempts}
+			msgs[i] = runs.OutboxMessage{ID: r.ID, Topic: r.Topic, Key: r.Key, Payload: r.Payload, Attempts: r.Attempts, CreatedAt: r.CreatedAt}
 		}
 		out := fn(msgs)
 		n = len(out.Published)

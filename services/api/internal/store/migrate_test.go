@@ -59,11 +59,11 @@ func TestMigrateUpDownUp(t *testing.T) {
 	}
 	want := []string{
 		"agents", "api_tokens", "audit_log", "echo_profiles", "idempotency_keys", "login_failures", "memberships", "orgs", "outbox", "projects",
-		"run_imports", "run_intervals", "run_results", "run_shards", "run_snapshots", "run_timelines", "run_written_urls", "runs", "search_steps", "searches", "sessions",
+		"remote_writes", "run_imports", "run_intervals", "run_results", "run_shards", "run_snapshots", "run_timelines", "run_written_urls", "runs", "search_steps", "searches", "sessions",
 		"sync_run_objects", "sync_runs", "sync_sources", "synced_objects", "tests", "user_identities", "users",
 	}
 	before04 := slices.DeleteFunc(slices.Clone(want), func(name string) bool {
-		return name == "run_imports" || name == "echo_profiles" || name == "login_failures" || name == "run_timelines" || name == "run_written_urls" || strings.HasPrefix(name, "sync") || strings.HasPrefix(name, "search") || name == "user_identities"
+		return name == "run_imports" || name == "remote_writes" || name == "echo_profiles" || name == "login_failures" || name == "run_timelines" || name == "run_written_urls" || strings.HasPrefix(name, "sync") || strings.HasPrefix(name, "search") || name == "user_identities"
 	})
 
 	if out := run(MigrateCmdStatus); !strings.HasPrefix(out, "pending  00001_init.sql") {
@@ -94,6 +94,9 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "runs", "pinned") || !hasColumn(t, s, "runs", "intervals_dropped_at") ||
 		!hasColumn(t, s, "projects", "interval_retention_days") || !hasColumn(t, s, "projects", "run_retention_days") {
 		t.Error("runs.pinned, runs.intervals_dropped_at or the projects' retention columns of 00020 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00021_remote_write.sql") || slices.Contains(tables(t, s), "remote_writes") {
+		t.Errorf("down of 00021 printed %q, or remote_writes is still there", out)
 	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00020_data_lifecycle.sql") ||
 		hasColumn(t, s, "runs", "pinned") || hasColumn(t, s, "runs", "intervals_dropped_at") || hasColumn(t, s, "projects", "run_retention_days") {

@@ -33,6 +33,8 @@ type ResealReport struct {
 	Outbox ResealCounts
 	// Searches counts searches.sealed_spec.
 	Searches ResealCounts
+	// RemoteWrites counts remote_writes.sealed_secrets.
+	RemoteWrites ResealCounts
 	// Errors describe the failed values, at most one per row.
 	Errors []string
 }
@@ -42,7 +44,8 @@ type ResealReport struct {
 var ErrResealIncomplete = errors.New("some sealed values could not be opened and were left as they are")
 
 // ResealSecrets re-seals every sealed column (tests.sealed_spec, the
-// sealed_spec of outbox payloads and searches.sealed_spec) under the store's current key, batch rows
+// sealed_spec of outbox payloads, searches.sealed_spec and
+// remote_writes.sealed_secrets) under the store's current key, batch rows
 // per transaction, rows locked while they are rewritten. Values already
 // under the current key are left alone, so running it again changes
 // nothing. It reports the counts, and ErrResealIncomplete when a value
@@ -59,6 +62,9 @@ func (s *Store) ResealSecrets(ctx context.Context, batch int) (ResealReport, err
 		return rep, err
 	}
 	if err := s.resealSearches(ctx, batch, &rep); err != nil {
+		return rep, err
+	}
+	if err := s.resealRemoteWrites(ctx, batch, &rep); err != nil {
 		return rep, err
 	}
 	if len(rep.Errors) > 0 {
@@ -92,6 +98,19 @@ func (s *Store) resealSearches(ctx context.Context, batch int, rep *ResealReport
 		start:  "",
 		read:   `SELECT id::text AS id, sealed_spec AS sealed FROM searches WHERE sealed_spec IS NOT NULL AND id::text > ? ORDER BY id::text LIMIT ? FOR UPDATE`,
 		update: `UPDATE searches SET sealed_spec = ? WHERE id = ?::uuid`,
+		decode: func(b []byte) ([]byte, error) { return b, nil },
+		encode: func(b []byte) any { return b },
+	})
+}
+
+// resealRemoteWrites re-seals remote_writes.sealed_secrets, in batches
+// ordered by project.
+func (s *Store) resealRemoteWrites(ctx context.Context, batch int, rep *ResealReport) error {
+	return s.resealTable(ctx, batch, rep, &rep.RemoteWrites, resealQueries{
+		what:   "remote write",
+		start:  "",
+		read:   `SELECT project_id::text AS id, sealed_secrets AS sealed FROM remote_writes WHERE project_id::text > ? ORDER BY project_id::text LIMIT ? FOR UPDATE`,
+		update: `UPDATE remote_writes SET sealed_secrets = ? WHERE project_id = ?::uuid`,
 		decode: func(b []byte) ([]byte, error) { return b, nil },
 		encode: func(b []byte) any { return b },
 	})
