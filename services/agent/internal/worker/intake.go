@@ -21,9 +21,18 @@ const (
 	consumerInactive = time.Minute
 	// busyRetry is when an assignment that found every slot taken comes back.
 	busyRetry = time.Second
-	// pullExpiry bounds one pull request, so a lost consumer is noticed
-	// (missing pull heartbeats) within seconds.
+	// pullExpiry bounds one pull request.
 	pullExpiry = 10 * time.Second
+	// pullHeartbeat is how often the server says an open pull is alive: two
+	// missed, and the consumer is re-created. After a cluster node dies,
+	// the pulls it led go quiet; noticing within 2 s rather than the
+	// default half of pullExpiry's 10 lets a run submitted just then be
+	// taken within the dispatcher's 10 s (docs/reliability.md, section 9).
+	pullHeartbeat = time.Second
+	// repairTimeout bounds one try to re-create the consumer, and
+	// repairRetry is the wait before the next while its leader is elected.
+	repairTimeout = 3 * time.Second
+	repairRetry   = time.Second
 )
 
 // Why an assignment is not run now.
@@ -80,6 +89,7 @@ func (in *intake) consume() error {
 	cc, err := in.cons.Consume(in.w.handle,
 		jetstream.PullMaxMessages(in.w.cfg.Capacity),
 		jetstream.PullExpiry(pullExpiry),
+		jetstream.PullHeartbeat(pullHeartbeat),
 		jetstream.ConsumeErrHandler(in.onError))
 	if err != nil {
 		return fmt.Errorf("consume assignments: %w", err)
@@ -92,21 +102,29 @@ func (in *intake) onError(_ jetstream.ConsumeContext, err error) {
 	in.w.log.Warn("assignment consumer", slog.Any("error", err))
 	if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
 		errors.Is(err, jetstream.ErrNoHeartbeat) {
-		select {
-		case in.broken <- struct{}{}:
-		default:
-		}
+		in.flag()
+	}
+}
+
+// flag asks the heartbeat loop to repair the consumer.
+func (in *intake) flag() {
+	select {
+	case in.broken <- struct{}{}:
+	default:
 	}
 }
 
 // repair re-creates the consumer (a no-op when it is still there) and
-// consumes again if consuming stopped.
+// consumes again if consuming stopped. A try that fails (the consumer is
+// electing a leader) is tried again repairRetry later, without holding up
+// the heartbeat loop it runs in.
 func (in *intake) repair(ctx context.Context) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, repairTimeout)
 	defer cancel()
 	if err := in.create(cctx); err != nil {
-		in.w.log.Warn("re-create assignment consumer", slog.Any("error", err))
-		return // the next missed pull heartbeat brings us back here
+		in.w.log.Warn("re-create assignment consumer failed; retrying", slog.Any("error", err), slog.Duration("in", repairRetry))
+		time.AfterFunc(repairRetry, in.flag)
+		return
 	}
 	select {
 	case <-in.cc.Closed():

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -58,18 +59,56 @@ func (s *stack) snapLeader(t *testing.T, replicas int) *natsNode {
 
 // jszStream is what a node's /jsz says of a stream it holds.
 type jszStream struct {
-	Name    string `json:"name"`
-	Cluster struct {
-		Leader   string `json:"leader"`
-		Replicas []struct {
-			Current bool `json:"current"`
-		} `json:"replicas"`
-	} `json:"cluster"`
+	Name    string     `json:"name"`
+	Cluster jszCluster `json:"cluster"`
+	// Consumers are listed with consumers=true.
+	Consumers []struct {
+		Name    string     `json:"name"`
+		Cluster jszCluster `json:"cluster"`
+	} `json:"consumer_detail"`
+}
+
+// jszCluster is a stream's or consumer's raft group.
+type jszCluster struct {
+	Leader   string `json:"leader"`
+	Replicas []struct {
+		Current bool `json:"current"`
+	} `json:"replicas"`
+}
+
+// agentConsumerLeader is the node leading the assignment consumer of one
+// of the agents (R3: with two replicas besides it).
+func (s *stack) agentConsumerLeader(t *testing.T) *natsNode {
+	t.Helper()
+	var leader, name string
+	waitFor(t, 10*time.Second, "an agent consumer's leader", func() error {
+		for _, nd := range s.natsNodes {
+			st, err := nd.stream(wire.AssignStream)
+			if err != nil || st == nil {
+				continue
+			}
+			for _, c := range st.Consumers {
+				if strings.HasPrefix(c.Name, wire.AgentConsumer("")) && c.Cluster.Leader != "" && len(c.Cluster.Replicas) == 2 {
+					leader, name = c.Cluster.Leader, c.Name
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("no node names an agent consumer of %s with a leader and two replicas", wire.AssignStream)
+	})
+	for _, nd := range s.natsNodes {
+		if nd.p.name == leader {
+			t.Logf("%s leads %s", leader, name)
+			return nd
+		}
+	}
+	t.Fatalf("the consumer's leader %q is no node of the cluster", leader)
+	return nil
 }
 
 // stream is the node's view of the stream name, nil when it holds none.
 func (nd *natsNode) stream(name string) (*jszStream, error) {
-	resp, err := http.Get(nd.monitor + "/jsz?accounts=true&streams=true")
+	resp, err := http.Get(nd.monitor + "/jsz?accounts=true&streams=true&consumers=true")
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +157,26 @@ func TestNATSClusterNodeKilledMidRun(t *testing.T) {
 	r = s.waitTerminal(t, r.Id.String(), bound)
 	s.logHeld(t)
 	s.checkWhole(t, r, before)
+}
+
+// TestRunSubmittedRightAfterNodeKilled: kill -9 of the node leading an
+// agent's assignment consumer, and at once a run over both agents. The
+// agent notices its pulls gone quiet within 2 s and re-creates its
+// consumer, retrying each second while the consumer elects a new leader,
+// so it takes its shard within the dispatcher's 10 s and the run completes
+// whole. Before, the agent noticed after 10 s and retried only at the next
+// missed heartbeat: 2 of 8 such runs failed to dispatch
+// (docs/reliability.md, section 9).
+func TestRunSubmittedRightAfterNodeKilled(t *testing.T) {
+	s := startClusterStack(t)
+	before, _ := s.echoCount()
+	node := s.agentConsumerLeader(t)
+	node.p.signal(t, syscall.SIGKILL, 30*time.Second)
+	r := s.submit(t, qps, 2, length)
+	r = s.waitTerminal(t, r.Id.String(), bound)
+	s.checkWhole(t, r, before)
+	node.p.start(t)
+	node.waitHealthy(t)
 }
 
 // TestNATSClusterRollingRestart: during one 20 s run, each node of the
