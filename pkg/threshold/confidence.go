@@ -13,7 +13,7 @@ import (
 // and its latency histograms, merged across shards; a nil histogram is
 // empty.
 type Second struct {
-	Count, Errors           int64
+	Count, Errors          int64
 	Response, Service, Lag *hist.Histogram
 }
 

@@ -24,10 +24,10 @@ type sim struct {
 // run returns the run's seconds drawn from rng.
 func (s sim) run(rng *rand.Rand) []Second {
 	const (
-		phi     = 0.6  // level memory from one second to the next
-		sigma   = 0.015// level noise per second (log scale)
-		hiccupP = 0.15 // chance a second has a hiccup
-		stalled = 0.05 // share of a hiccup second's requests that wait
+		phi     = 0.6   // level memory from one second to the next
+		sigma   = 0.015 // level noise per second (log scale)
+		hiccupP = 0.15  // chance a second has a hiccup
+		stalled = 0.05  // share of a hiccup second's requests that wait
 	)
 	out := make([]Second, s.seconds)
 	level := 0.0
