@@ -21,6 +21,11 @@ type outcomeJSON struct {
 	Limit      float64 `json:"limit"`
 	Pass       bool    `json:"pass"`
 	Error      string  `json:"error,omitempty"`
+	// Inconclusive, Note and Estimate are a confidence form's (migration
+	// 00022).
+	Inconclusive bool                `json:"inconclusive,omitempty"`
+	Note         string              `json:"note,omitempty"`
+	Estimate     *threshold.Estimate `json:"estimate,omitempty"`
 }
 
 // outcomesJSON encodes threshold outcomes for the jsonb column; nil stays
@@ -33,7 +38,7 @@ func outcomesJSON(list []threshold.Outcome) ([]byte, error) {
 	for i, o := range list {
 		rows[i] = outcomeJSON{
 			Expression: o.Expression, Metric: o.Metric, Unit: string(o.Unit), Observed: o.Observed, Limit: o.Limit,
-			Pass: o.Pass, Error: o.Error,
+			Pass: o.Pass, Error: o.Error, Inconclusive: o.Inconclusive, Note: o.Note, Estimate: o.Estimate,
 		}
 	}
 	b, err := json.Marshal(rows)
@@ -56,7 +61,7 @@ func parseOutcomes(b []byte) ([]threshold.Outcome, error) {
 	for i, r := range rows {
 		out[i] = threshold.Outcome{
 			Expression: r.Expression, Metric: r.Metric, Unit: threshold.Unit(r.Unit), Observed: r.Observed,
-			Limit: r.Limit, Pass: r.Pass, Error: r.Error,
+			Limit: r.Limit, Pass: r.Pass, Error: r.Error, Inconclusive: r.Inconclusive, Note: r.Note, Estimate: r.Estimate,
 		}
 	}
 	return out, nil
