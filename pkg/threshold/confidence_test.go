@@ -101,3 +101,28 @@ func TestNeedsSeconds(t *testing.T) {
 		t.Error("a confidence form needs seconds")
 	}
 }
+
+func TestStatement(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		o    Outcome
+		want string
+	}{
+		{"regression", Outcome{Metric: "response.p(99)", Estimate: &Estimate{Confidence: 95, Ratio: 1.12, RatioLow: 1.07, RatioHigh: 1.17}},
+			"p(99) +12.0 % (95 % CI +7.0 % to +17.0 %): regression"},
+		{"pass", Outcome{Metric: "qps", Pass: true, Estimate: &Estimate{Confidence: 90, Ratio: 0.995, RatioLow: 0.99, RatioHigh: 1.001}},
+			"qps -0.5 % (90 % CI -1.0 % to +0.1 %): pass"},
+		{"inconclusive", Outcome{Metric: "p(50)", Inconclusive: true, Note: "run about 3.2× longer to tell",
+			Estimate: &Estimate{Confidence: 95, Ratio: 1.04, RatioLow: 0.98, RatioHigh: 1.11}},
+			"p(50) +4.0 % (95 % CI -2.0 % to +11.0 %): inconclusive, run about 3.2× longer to tell"},
+		{"no baseline errors", Outcome{Metric: "error_rate", Unit: Ratio, Observed: 0.002, Estimate: &Estimate{Confidence: 95, MarginLow: 0.001, MarginHigh: 0.003}},
+			"error_rate 0.2% against 0% (95 % CI of the excess +0.1% to +0.3%): regression"},
+		{"plain form", Outcome{Metric: "p(50)", Pass: true}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.o.Statement(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
