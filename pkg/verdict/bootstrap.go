@@ -65,7 +65,7 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 			runB: make([]float64, o.Resamples), baseB: make([]float64, o.Resamples),
 		}
 	}
-	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
+	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)) //nolint:gosec // a seeded statistical resampler must be reproducible, not secret
 	pick := make([]int, 0, max(len(r.units), len(b.units)))
 	for k := range o.Resamples {
 		rv := r.stats(r.resample(rng, pick[:0]), values, metrics)

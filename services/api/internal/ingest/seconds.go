@@ -17,7 +17,8 @@ const rateTolerance = 0.01
 // secondsObserved decodes stored seconds for confidence forms.
 func secondsObserved(ivs []runs.Interval) ([]threshold.Second, error) {
 	out := make([]threshold.Second, len(ivs))
-	for i, iv := range ivs {
+	for i := range ivs {
+		iv := &ivs[i]
 		s := threshold.Second{Count: iv.Count, Errors: iv.Errors}
 		for _, x := range []struct {
 			enc []byte
