@@ -158,7 +158,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"p(99) < 250ms", "p(99.9) < 1s", "error_rate < 0.1%", "qps >= baseline * 0.95", "status_5xx == 0",
 		"response.p(99) < 250ms", "lag.stddev != 2µs", "count>=7", "p(99) < 25xs", "error_rate <= 1",
-		"error_rate < 1% abort after 500", "status_503 == 0 abort",
+		"error_rate < 1% abort after 500", "status_503 == 0 abort", "p(99) < baseline * 1.10 @ 95%", "qps>=baseline@99.9%",
 	} {
 		f.Add(s)
 	}
