@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
 )
 
 // MaxUnits bounds the seconds a run is resampled in: a longer run is cut
@@ -48,8 +50,9 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 	case len(bs) < MinSeconds:
 		return Comparison{}, fmt.Errorf("the baseline has %d measured seconds, at least %d needed: %w", len(bs), MinSeconds, ErrTooShort)
 	}
-	values, index := valueIndex(rs, bs)
-	r, b := prepare(rs, index, o.Block), prepare(bs, index, o.Block)
+	rb, bb := binsOf(rs), binsOf(bs)
+	values, index := valueIndex(rb, bb)
+	r, b := prepare(rs, rb, index, o.Block), prepare(bs, bb, index, o.Block)
 	c := Comparison{RunSeconds: len(rs), BaseSeconds: len(bs), Block: r.block}
 	metrics := make([]Metric, 0, len(o.Percentiles)+2)
 	for _, p := range o.Percentiles {
@@ -94,17 +97,25 @@ func widening(b float64) float64 {
 	return math.Sqrt(b / (b - 2))
 }
 
+// binsOf reads each second's histogram once.
+func binsOf(s []Second) [][]hist.Bin {
+	out := make([][]hist.Bin, len(s))
+	for i, sec := range s {
+		if sec.Latency != nil {
+			out[i] = sec.Latency.Bins()
+		}
+	}
+	return out
+}
+
 // valueIndex returns the distinct latency values (each slot's highest
-// value, as hist.Percentile reports) of both runs in ascending order, and
-// each value's index.
-func valueIndex(runs ...[]Second) ([]float64, map[int64]int) {
+// value, as hist.Percentile reports) of both runs' seconds' bins in
+// ascending order, and each value's index.
+func valueIndex(runs ...[][]hist.Bin) ([]float64, map[int64]int) {
 	seen := map[int64]bool{}
 	for _, s := range runs {
-		for _, sec := range s {
-			if sec.Latency == nil {
-				continue
-			}
-			for _, b := range sec.Latency.Bins() {
+		for _, bins := range s {
+			for _, b := range bins {
 				seen[b.Hi] = true
 			}
 		}
@@ -122,21 +133,18 @@ func valueIndex(runs ...[]Second) ([]float64, map[int64]int) {
 	return values, index
 }
 
-// prepare turns seconds into units (at most MaxUnits) and picks the block
-// length in units.
-func prepare(s []Second, index map[int64]int, block int) series {
+// prepare turns seconds, with their bins, into units (at most MaxUnits)
+// and picks the block length in units.
+func prepare(s []Second, bins [][]hist.Bin, index map[int64]int, block int) series {
 	per := (len(s) + MaxUnits - 1) / MaxUnits
 	out := series{seconds: len(s)}
 	for at := 0; at < len(s); at += per {
 		var u unit
 		counts := map[int]int64{}
-		for _, sec := range s[at:min(at+per, len(s))] {
-			u.count += sec.Count
-			u.errors += sec.Errors
-			if sec.Latency == nil {
-				continue
-			}
-			for _, b := range sec.Latency.Bins() {
+		for i := at; i < min(at+per, len(s)); i++ {
+			u.count += s[i].Count
+			u.errors += s[i].Errors
+			for _, b := range bins[i] {
 				counts[index[b.Hi]] += b.Count
 			}
 		}

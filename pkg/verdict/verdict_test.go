@@ -169,3 +169,23 @@ func TestTrailingPartialSecond(t *testing.T) {
 		t.Errorf("measured %d seconds, want 10 (1 warm-up, 1 partial dropped)", got)
 	}
 }
+
+// TestLongRunUnits checks that a run longer than MaxUnits seconds is
+// resampled in MaxUnits units and still estimates its ratio.
+func TestLongRunUnits(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(15, 16))
+	run := sim{qps: 20, seconds: 250, scale: 1.2}.run(rng)
+	base := sim{qps: 20, seconds: 250, scale: 1}.run(rng)
+	c := mustCompare(t, run, base, Options{Resamples: 300, Percentiles: []float64{50}})
+	if c.RunSeconds != 250 || c.Block != BlockLength(MaxUnits) {
+		t.Errorf("seconds %d block %d; want 250 and %d units", c.RunSeconds, c.Block, BlockLength(MaxUnits))
+	}
+	iv, ok := mustFind(t, c, "p(50)").Ratio(0.95)
+	if !ok || iv.Low > 1.2 || iv.High < 1.2 || iv.Low <= 1 {
+		t.Errorf("p50 ratio %+v, want an interval around 1.2 above 1", iv)
+	}
+	if q := mustFind(t, c, QPS); q.Run != 20 {
+		t.Errorf("qps %v, want 20", q.Run)
+	}
+}
