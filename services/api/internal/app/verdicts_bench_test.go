@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +29,14 @@ type tally struct {
 	mu                   sync.Mutex
 	pairs                int
 	fail, unsure, broken map[string]int
+	// ratios, lows, highs and longer collect each confidence form's
+	// estimate over the pairs.
+	ratios, lows, highs, longer map[string][]float64
+}
+
+func newTally() *tally {
+	return &tally{fail: map[string]int{}, unsure: map[string]int{}, broken: map[string]int{},
+		ratios: map[string][]float64{}, lows: map[string][]float64{}, highs: map[string][]float64{}, longer: map[string][]float64{}}
 }
 
 func (c *tally) add(out []client.ThresholdResult) {
@@ -35,6 +44,14 @@ func (c *tally) add(out []client.ThresholdResult) {
 	defer c.mu.Unlock()
 	c.pairs++
 	for _, o := range out {
+		if x := o.Estimate; x != nil {
+			c.ratios[o.Expression] = append(c.ratios[o.Expression], x.Ratio)
+			c.lows[o.Expression] = append(c.lows[o.Expression], x.RatioLow)
+			c.highs[o.Expression] = append(c.highs[o.Expression], x.RatioHigh)
+			if x.Longer > 0 {
+				c.longer[o.Expression] = append(c.longer[o.Expression], x.Longer)
+			}
+		}
 		switch {
 		case o.Error != nil && *o.Error != "":
 			c.broken[o.Expression]++
@@ -82,8 +99,7 @@ func TestVerdictsBench(t *testing.T) {
 		}
 		return client.Run{}, fmt.Errorf("run %s did not end in 2 min", id)
 	}
-	aa := &tally{fail: map[string]int{}, unsure: map[string]int{}, broken: map[string]int{}}
-	ab := &tally{fail: map[string]int{}, unsure: map[string]int{}, broken: map[string]int{}}
+	aa, ab := newTally(), newTally()
 	var errs []string
 	var errMu sync.Mutex
 	started := time.Now()
@@ -156,8 +172,7 @@ func benchReport(asked, parallel int, took time.Duration, aa, ab *tally, errs []
 		"each compared with the baseline by the thresholds below. %d pairs asked, %d A/A and %d A/B pairs completed,\n"+
 		"%d at once, in %s.\n\n", asked, aa.pairs, ab.pairs, parallel, took.Round(time.Second))
 	b.WriteString("Echo delays `5ms:50,20ms:1` are Fortio's: 50 % of requests wait 5 ms, 1 % 20 ms, the rest none.\n" +
-		"p90 lies inside the 5 ms mass; p99 sits on the edge between the 5 ms and the 20 ms mass, so its value\n" +
-		"jumps between about 5 and 20 ms from run to run: the case where a plain threshold flakes.\n\n")
+		"A fail of a confidence form means its whole 95 % interval lies above the limit.\n\n")
 	for _, c := range []struct {
 		name string
 		t    *tally
@@ -168,6 +183,16 @@ func benchReport(asked, parallel int, took time.Duration, aa, ab *tally, errs []
 		for _, th := range benchThresholds {
 			f, u, x := c.t.fail[th], c.t.unsure[th], c.t.broken[th]
 			fmt.Fprintf(&b, "| `%s` | %d (%s) | %d | %d | %d |\n", th, f, pct(f, c.t.pairs), u, c.t.pairs-f-u-x, x)
+		}
+		b.WriteString("\nMedians over the pairs of each confidence form's estimate (ratio run / baseline, its 95 % interval,\n" +
+			"and, over the inconclusive ones, how many times longer both runs would need to be):\n\n" +
+			"| threshold | ratio | interval low | interval high | longer |\n|---|---:|---:|---:|---:|\n")
+		for _, th := range benchThresholds {
+			if len(c.t.ratios[th]) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| `%s` | %.3f | %.3f | %.3f | %s |\n", th, median(c.t.ratios[th]), median(c.t.lows[th]), median(c.t.highs[th]),
+				medianOrDash(c.t.longer[th]))
 		}
 		b.WriteString("\n")
 	}
@@ -199,4 +224,17 @@ func envDuration(name string, def time.Duration) time.Duration {
 		return v
 	}
 	return def
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianOrDash(xs []float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(median(xs), 'f', 1, 64) + "×"
 }
