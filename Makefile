@@ -220,3 +220,7 @@ test: tools lint proto-check api-check api-lint doc-check web-check deploy-check
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
 	bench/all
+
+.PHONY: bench-verdicts
+bench-verdicts: ## Optional: the A/A and A/B campaigns of docs/verdicts.md on the real stack (about 20 min); bench/results/verdicts-DATE.md.
+	bench/verdicts

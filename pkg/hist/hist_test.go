@@ -245,3 +245,22 @@ func BenchmarkPercentiles(b *testing.B) {
 		_ = h.Percentiles(ps)
 	}
 }
+
+func TestBins(t *testing.T) {
+	t.Parallel()
+	h := New()
+	for _, us := range []int64{5000, 5000, 5001, 20000} {
+		h.RecordMicros(us)
+	}
+	bins := h.Bins()
+	var n int64
+	for i, b := range bins {
+		n += b.Count
+		if b.Lo > b.Hi || (i > 0 && bins[i-1].Hi >= b.Lo) {
+			t.Errorf("bin %d %+v out of order", i, b)
+		}
+	}
+	if n != 4 || bins[len(bins)-1].Hi != h.Max().Microseconds() {
+		t.Errorf("bins %+v: count %d, want 4 ending at the max %v", bins, n, h.Max())
+	}
+}

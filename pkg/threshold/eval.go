@@ -25,6 +25,14 @@ type Observed struct {
 	// Primary is the kind an expression without one refers to: Response
 	// or Service.
 	Primary Kind
+	// Seconds are the run's seconds in order, which confidence forms
+	// resample; Warmup is how many of them to leave out at the start.
+	Seconds []Second
+	Warmup  int
+	// NotComparable, on a baseline, says why confidence forms cannot
+	// compare a run with it (another rate or protocol, a degraded run):
+	// they are inconclusive with that note.
+	NotComparable string
 }
 
 // Outcome is the evaluation of one expression.
@@ -43,6 +51,14 @@ type Outcome struct {
 	Limit    float64
 	// Pass is set when the comparison holds. It is false when Error is set.
 	Pass bool
+	// Inconclusive is set when a confidence form's interval straddles its
+	// limit, or it could not be estimated (Note says why): neither pass
+	// nor fail.
+	Inconclusive bool
+	// Note explains an inconclusive outcome.
+	Note string
+	// Estimate is what a confidence form measured; nil otherwise.
+	Estimate *Estimate
 	// Error says why the expression could not be evaluated (no baseline,
 	// no latency recorded).
 	Error string
@@ -67,12 +83,20 @@ func (e Expr) Eval(obs Observed, base *Observed) Outcome {
 			out.Error = ErrNoBaseline
 			return out
 		}
+		if e.Confidence > 0 && base.NotComparable != "" {
+			out.Inconclusive, out.Note = true, base.NotComparable
+			return out
+		}
 		b, err := e.value(*base)
 		if err != nil {
 			out.Error = "baseline: " + err.Error()
 			return out
 		}
 		out.Limit = b * e.Factor
+		if e.Confidence > 0 {
+			e.evalConfident(obs, *base, &out)
+			return out
+		}
 	} else {
 		out.Limit = e.Limit()
 	}

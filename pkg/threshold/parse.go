@@ -34,6 +34,9 @@ func Parse(src string) (Expr, error) {
 	if err := p.limit(&e); err != nil {
 		return Expr{}, err
 	}
+	if err := p.confidence(&e); err != nil {
+		return Expr{}, err
+	}
 	if err := p.abort(&e); err != nil {
 		return Expr{}, err
 	}
@@ -42,6 +45,39 @@ func Parse(src string) (Expr, error) {
 		return Expr{}, p.fail(p.i, "unexpected %q after the limit", p.src[p.i:])
 	}
 	return e, nil
+}
+
+// confidence reads the optional "@" number "%" of a baseline form.
+func (p *parser) confidence(e *Expr) error {
+	p.blanks()
+	start := p.i
+	if p.i >= len(p.src) || p.src[p.i] != '@' {
+		return nil
+	}
+	p.i++
+	switch {
+	case !e.Baseline:
+		return p.fail(start, "a confidence level applies only to a baseline form, as in p(99) < baseline * 1.10 @ 95%%")
+	case !e.Stat.Confident():
+		return p.fail(start, "a confidence form takes p(N), error_rate or qps")
+	case e.Op == Equal || e.Op == NotEqual:
+		return p.fail(start, "a confidence form compares with <, <=, > or >=")
+	}
+	p.blanks()
+	at := p.i
+	v, err := p.number()
+	if err != nil {
+		return err
+	}
+	if p.i >= len(p.src) || p.src[p.i] != '%' {
+		return p.fail(p.i, "expected %% after the confidence level, as in @ 95%%")
+	}
+	p.i++
+	if v < MinConfidence || v > MaxConfidence {
+		return p.fail(at, "a confidence level is from %v%% to %v%%", MinConfidence, MaxConfidence)
+	}
+	e.Confidence = v
+	return nil
 }
 
 // abort reads the optional "abort" [ "after" digits ].

@@ -48,6 +48,10 @@ func TestParseValid(t *testing.T) {
 		{src: "p(99) < baseline * 1", want: Expr{Stat: Percentile, P: 99, Op: Less, Baseline: true, Factor: 1}, canon: "p(99) < baseline"},
 		{src: "  p( 99 )<250ms\t", want: Expr{Stat: Percentile, P: 99, Op: Less, Value: 250, DurationUnit: "ms"}, canon: "p(99) < 250ms", limit: 250_000},
 		{src: "count>=007", want: Expr{Stat: Count, Op: GreaterEqual, Value: 7}, canon: "count >= 7", limit: 7},
+		{src: "p(99) < baseline * 1.10 @ 95%", want: Expr{Stat: Percentile, P: 99, Op: Less, Baseline: true, Factor: 1.1, Confidence: 95}, canon: "p(99) < baseline * 1.1 @ 95%"},
+		{src: "response.p(99.9)<=baseline@99.5%", want: Expr{Kind: Response, Stat: Percentile, P: 99.9, Op: LessEqual, Baseline: true, Factor: 1, Confidence: 99.5}, canon: "response.p(99.9) <= baseline @ 99.5%"},
+		{src: "qps > baseline * 0.9 @ 90%", want: Expr{Stat: QPS, Op: Greater, Baseline: true, Factor: 0.9, Confidence: 90}},
+		{src: "error_rate < baseline * 2 @ 95%", want: Expr{Stat: ErrorRate, Op: Less, Baseline: true, Factor: 2, Confidence: 95}},
 		{src: "error_rate<baseline*2", want: Expr{Stat: ErrorRate, Op: Less, Baseline: true, Factor: 2}, canon: "error_rate < baseline * 2"},
 	}
 	for _, tt := range tests {
@@ -82,6 +86,13 @@ func TestParseInvalid(t *testing.T) {
 		want string // part of the message
 	}{
 		{src: "", pos: 1, want: "expected a metric"},
+		{src: "p(99) < 250ms @ 95%", pos: 15, want: "applies only to a baseline form"},
+		{src: "max < baseline @ 95%", pos: 16, want: "takes p(N), error_rate or qps"},
+		{src: "p(99) == baseline @ 95%", pos: 19, want: "compares with <, <=, > or >="},
+		{src: "p(99) < baseline @ 95", pos: 22, want: "expected % after the confidence level"},
+		{src: "p(99) < baseline @ 100%", pos: 20, want: "from 50% to 99.9%"},
+		{src: "p(99) < baseline @ 40%", pos: 20, want: "from 50% to 99.9%"},
+		{src: "p(99) < baseline @", pos: 19, want: "expected a number"},
 		{src: "p(99) < 1s abort", pos: 12, want: "only errors, error_rate and status_* thresholds can abort"},
 		{src: "error_rate < baseline * 2 abort", pos: 27, want: "a baseline threshold cannot abort"},
 		{src: "error_rate < 1% abort after", pos: 28, want: "expected a number of requests from 1"},
@@ -147,7 +158,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"p(99) < 250ms", "p(99.9) < 1s", "error_rate < 0.1%", "qps >= baseline * 0.95", "status_5xx == 0",
 		"response.p(99) < 250ms", "lag.stddev != 2µs", "count>=7", "p(99) < 25xs", "error_rate <= 1",
-		"error_rate < 1% abort after 500", "status_503 == 0 abort",
+		"error_rate < 1% abort after 500", "status_503 == 0 abort", "p(99) < baseline * 1.10 @ 95%", "qps>=baseline@99.9%",
 	} {
 		f.Add(s)
 	}

@@ -5,7 +5,7 @@
 //
 // An expression compares one metric of a run with a limit:
 //
-//	expression = metric op limit [ "abort" [ "after" digits ] ]
+//	expression = metric op limit [ "@" number "%" ] [ "abort" [ "after" digits ] ]
 //	metric     = [ kind "." ] latency | counter
 //	kind       = "response" | "service" | "lag"
 //	latency    = "p(" number ")" | "min" | "max" | "avg" | "stddev"
@@ -33,6 +33,14 @@
 // "baseline" is the same metric measured on the baseline run (the last
 // passing run of the same test), optionally scaled: "p(99) < baseline *
 // 1.10" fails when p99 regressed by 10 % or more.
+//
+// "@ 95%" after a baseline limit makes it a confidence form:
+// "p(99) < baseline * 1.10 @ 95%" estimates the run's p99 against the
+// baseline's with a 95 % confidence interval from both runs' per-second
+// histograms (pkg/verdict), and fails only when the whole interval lies
+// beyond the limit, passes when it lies wholly within it, and is
+// inconclusive otherwise (docs/verdicts.md). It takes p(N) of any kind,
+// error_rate and qps, with <, <=, > or >=, at a level from 50 % to 99.9 %.
 //
 // "abort" makes the threshold stop the run as soon as it is crossed while
 // the run goes on, once at least the "after" number of requests (default
@@ -180,6 +188,9 @@ type Expr struct {
 	// times Factor.
 	Baseline bool
 	Factor   float64
+	// Confidence is the level of a confidence form, in percent (95); 0
+	// for a plain comparison.
+	Confidence float64
 	// Value is the limit as written, in DurationUnit for a latency and as
 	// a percentage when Percent is set; see Limit for it in the metric's
 	// unit.
@@ -191,6 +202,16 @@ type Expr struct {
 	Abort      bool
 	AbortAfter int64
 }
+
+// Bounds of a confidence level, in percent.
+const (
+	MinConfidence = 50
+	MaxConfidence = 99.9
+)
+
+// Confident reports whether s can be judged by a confidence form: it is
+// estimated from the runs' seconds by pkg/verdict.
+func (s Stat) Confident() bool { return s == Percentile || s == ErrorRate || s == QPS }
 
 // DefaultAbortAfter is the fewest requests an abort threshold is checked
 // on when the expression does not say.
@@ -261,6 +282,9 @@ func (e Expr) String() string {
 		limit = formatNumber(e.Value) + e.DurationUnit
 	}
 	out := e.Metric() + " " + string(e.Op) + " " + limit
+	if e.Confidence > 0 {
+		out += " @ " + formatNumber(e.Confidence) + "%"
+	}
 	if e.Abort {
 		out += " abort"
 		if e.AbortAfter != DefaultAbortAfter {

@@ -1461,7 +1461,7 @@ export interface components {
             name: string;
             status: components["schemas"]["RunStatus"];
             /** @enum {string} */
-            verdict?: "pass" | "fail" | "error";
+            verdict?: "pass" | "fail" | "error" | "inconclusive";
             /** Format: date-time */
             created_at: string;
             /**
@@ -1548,8 +1548,11 @@ export interface components {
             test_id?: string;
             name: string;
             status: components["schemas"]["RunStatus"];
-            /** @enum {string} */
-            verdict?: "pass" | "fail" | "error";
+            /**
+             * @description `inconclusive` when no threshold failed but a confidence form (`p(99) < baseline * 1.10 @ 95%`) could not tell a difference from noise (docs/verdicts.md).
+             * @enum {string}
+             */
+            verdict?: "pass" | "fail" | "error" | "inconclusive";
             /** @enum {string} */
             source: "ui" | "api" | "schedule" | "import" | "sync";
             spec: components["schemas"]["RunSpec"];
@@ -1735,6 +1738,42 @@ export interface components {
             pass: boolean;
             /** @description Why the threshold could not be evaluated (e.g. no baseline); such a threshold does not pass. */
             error?: string;
+            /** @description A confidence form whose interval straddles its limit, or that could not be estimated (too few seconds, a baseline at another rate or protocol, a degraded baseline): neither pass nor fail; `note` says why. */
+            inconclusive?: boolean;
+            /** @description Why an outcome is inconclusive, or how much longer the runs would need to be. */
+            note?: string;
+            estimate?: components["schemas"]["ThresholdEstimate"];
+        };
+        /** @description What a confidence form measured: the run's metric against the baseline's, by a block bootstrap over both runs' seconds (docs/verdicts.md). */
+        ThresholdEstimate: {
+            /**
+             * Format: double
+             * @description The confidence level, in percent.
+             */
+            confidence: number;
+            /**
+             * Format: double
+             * @description Run / baseline; 0 with its bounds when the baseline's metric is 0.
+             */
+            ratio: number;
+            /** Format: double */
+            ratio_low: number;
+            /** Format: double */
+            ratio_high: number;
+            /**
+             * Format: double
+             * @description Bounds of the run's metric minus the limit, in the metric's unit.
+             */
+            margin_low: number;
+            /** Format: double */
+            margin_high: number;
+            /**
+             * Format: double
+             * @description How many times longer both runs would need to be to resolve the outcome: 1 when resolved, 0 when no length would.
+             */
+            longer: number;
+            /** @description Measured seconds of the shorter run. */
+            seconds: number;
         };
         /** @description Percentiles of one latency in one second, microseconds. */
         IntervalLatency: {

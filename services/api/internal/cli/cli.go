@@ -1,7 +1,8 @@
 // Package cli is the `barrage` command: it starts runs on barrage-api over
 // its REST API, follows them live, prints their summary and verdict and
-// exits with a code a CI job can gate on (0 pass, 99 thresholds failed, 97
-// run error, 2 usage or validation error, 1 API unreachable). It also has
+// exits with a code a CI job can gate on (0 pass, 99 thresholds failed, 98
+// inconclusive, 97 run error, 2 usage or validation error, 1 API
+// unreachable). It also has
 // small `runs list|show|stop|delete|pin|unpin|compare` commands, `tests list|apply`, which
 // keeps stored tests in step with a YAML file, `import`, which turns Fortio
 // result files into runs, `sync list|add|run` for result sync sources, and
@@ -38,6 +39,12 @@ const (
 	// ExitRunError: the run failed, was canceled or degraded (a shard was
 	// lost), no request of it succeeded, or it did not end within --wait.
 	ExitRunError = 97
+	// ExitInconclusive: the run completed, no threshold failed, but a
+	// confidence form (p(99) < baseline * 1.10 @ 95%) could not tell a
+	// difference from noise (docs/verdicts.md). Between 97 and 99 so that
+	// a job gating on "0 or fail" still fails; a job that tolerates it
+	// allows 98.
+	ExitInconclusive = 98
 	// ExitThresholds: the run completed and a threshold failed.
 	ExitThresholds = 99
 )
@@ -77,7 +84,7 @@ commands:
 
 The API URL and token come from -url and -token or BARRAGE_URL (default
 http://127.0.0.1:8080) and BARRAGE_TOKEN. Exit codes: 0 pass, 99 thresholds
-failed, 97 run error or degraded, 2 usage or validation error, 1 API
+failed, 98 inconclusive (a confidence form could not tell), 97 run error or degraded, 2 usage or validation error, 1 API
 unreachable or server error.
 `
 )

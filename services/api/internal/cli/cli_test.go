@@ -136,6 +136,7 @@ func TestExitCode(t *testing.T) {
 	}{
 		{"pass", client.Run{Status: client.Completed, Verdict: verdict(client.Pass), Summary: ok}, ExitPass},
 		{"thresholds failed", client.Run{Status: client.Completed, Verdict: verdict(client.Fail), Summary: ok}, ExitThresholds},
+		{"inconclusive", client.Run{Status: client.Completed, Verdict: verdict(client.Inconclusive), Summary: ok}, ExitInconclusive},
 		{"verdict error", client.Run{Status: client.Completed, Verdict: verdict(client.Error), Summary: ok}, ExitRunError},
 		{"degraded", client.Run{Status: client.Completed, Degraded: true, Verdict: verdict(client.Error), Summary: ok}, ExitRunError},
 		{"degraded, allow_partial", client.Run{Status: client.Completed, Degraded: true, AllowPartial: ptr(true), Verdict: verdict(client.Pass), Summary: ok}, ExitPass},

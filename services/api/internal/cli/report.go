@@ -17,7 +17,8 @@ func terminal(st client.RunStatus) bool {
 // exitCode maps an ended run to the exit code of `barrage run`: 97 when it
 // failed, was canceled, was degraded without allow_partial (verdict error) or none of its
 // requests succeeded (the target is down: no threshold can vouch for it),
-// 99 when a threshold failed, 0 when it passed.
+// 99 when a threshold failed, 98 when a confidence form was inconclusive,
+// 0 when it passed.
 func exitCode(run client.Run) int {
 	code, _ := outcome(run)
 	return code
@@ -43,6 +44,8 @@ func outcome(run client.Run) (int, string) {
 		return ExitPass, "PASS"
 	case client.Fail:
 		return ExitThresholds, "FAIL (a threshold failed)"
+	case client.Inconclusive:
+		return ExitInconclusive, "INCONCLUSIVE (a confidence form could not tell)"
 	default:
 		return ExitRunError, "ERROR (run error)"
 	}
@@ -101,11 +104,36 @@ func formatOutcome(o *client.ThresholdResult) string {
 	switch {
 	case o.Error != nil && *o.Error != "":
 		return fmt.Sprintf("ERROR  %s  %s", o.Expression, *o.Error)
+	case deref(o.Inconclusive):
+		word = "INCONCLUSIVE"
 	case !o.Pass:
 		word = "FAIL "
 	}
-	return fmt.Sprintf("%s  %s  observed %s, limit %s", word, o.Expression,
+	line := fmt.Sprintf("%s  %s  observed %s, limit %s", word, o.Expression,
 		threshold.FormatValue(o.Observed, unit), threshold.FormatValue(o.Limit, unit))
+	if st := outcomeOf(o).Statement(); st != "" {
+		return line + "\n      " + st
+	}
+	if deref(o.Inconclusive) {
+		return line + "\n      " + deref(o.Note)
+	}
+	return line
+}
+
+// outcomeOf maps a threshold result of the API to pkg/threshold's
+// outcome, which words confidence forms.
+func outcomeOf(o *client.ThresholdResult) threshold.Outcome {
+	out := threshold.Outcome{
+		Expression: o.Expression, Metric: o.Metric, Unit: threshold.Unit(o.Unit), Observed: o.Observed, Limit: o.Limit,
+		Pass: o.Pass, Error: deref(o.Error), Inconclusive: deref(o.Inconclusive), Note: deref(o.Note),
+	}
+	if x := o.Estimate; x != nil {
+		out.Estimate = &threshold.Estimate{
+			Confidence: x.Confidence, Ratio: x.Ratio, RatioLow: x.RatioLow, RatioHigh: x.RatioHigh,
+			MarginLow: x.MarginLow, MarginHigh: x.MarginHigh, Longer: x.Longer, Seconds: x.Seconds,
+		}
+	}
+	return out
 }
 
 // deref returns *p, or the zero value for nil.

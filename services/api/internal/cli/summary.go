@@ -18,7 +18,11 @@ func markdownSummary(run client.Run, res *client.RunResult, link string) string 
 	var b strings.Builder
 	code, why := outcome(run)
 	mark := "✅"
-	if code != ExitPass {
+	switch code {
+	case ExitPass:
+	case ExitInconclusive:
+		mark = "❔"
+	default:
 		mark = "❌"
 	}
 	name := run.Name
@@ -45,10 +49,21 @@ func markdownSummary(run client.Run, res *client.RunResult, link string) string 
 			switch {
 			case o.Error != nil && *o.Error != "":
 				result, observed, limit = "error: "+mdEscape(*o.Error), "", ""
+			case deref(o.Inconclusive):
+				result = "inconclusive"
 			case !o.Pass:
 				result = "**FAIL**"
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", mdEscape(o.Expression), result, observed, limit)
+		}
+		b.WriteString("\n")
+		for i := range *run.ThresholdResults {
+			o := &(*run.ThresholdResults)[i]
+			if st := outcomeOf(o).Statement(); st != "" {
+				fmt.Fprintf(&b, "- %s\n", mdEscape(st))
+			} else if deref(o.Inconclusive) {
+				fmt.Fprintf(&b, "- `%s`: inconclusive, %s\n", mdEscape(o.Expression), mdEscape(deref(o.Note)))
+			}
 		}
 		b.WriteString("\n")
 	}

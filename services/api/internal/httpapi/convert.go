@@ -179,10 +179,20 @@ func runOut(r runs.Run) Run {
 }
 
 func thresholdOut(o threshold.Outcome) ThresholdResult {
-	return ThresholdResult{
+	out := ThresholdResult{
 		Expression: o.Expression, Metric: o.Metric, Unit: ThresholdResultUnit(o.Unit), Observed: o.Observed,
-		Limit: o.Limit, Pass: o.Pass, Error: optString(o.Error),
+		Limit: o.Limit, Pass: o.Pass, Error: optString(o.Error), Note: optString(o.Note),
 	}
+	if o.Inconclusive {
+		out.Inconclusive = &o.Inconclusive
+	}
+	if x := o.Estimate; x != nil {
+		out.Estimate = &ThresholdEstimate{
+			Confidence: x.Confidence, Ratio: x.Ratio, RatioLow: x.RatioLow, RatioHigh: x.RatioHigh,
+			MarginLow: x.MarginLow, MarginHigh: x.MarginHigh, Longer: x.Longer, Seconds: x.Seconds,
+		}
+	}
+	return out
 }
 
 func shardOut(sh runs.ShardProgress) RunShard {

@@ -26,6 +26,7 @@ type junitSuite struct {
 	Tests     int         `xml:"tests,attr"`
 	Failures  int         `xml:"failures,attr"`
 	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr"`
 	Time      string      `xml:"time,attr"`
 	Timestamp string      `xml:"timestamp,attr,omitempty"`
 	ID        string      `xml:"id,attr"`
@@ -37,6 +38,11 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitProblem `xml:"failure"`
 	Error     *junitProblem `xml:"error"`
+	// Skipped marks an inconclusive confidence form: neither passed nor
+	// failed.
+	Skipped *junitProblem `xml:"skipped"`
+	// SystemOut carries a confidence form's estimate with its interval.
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitProblem struct {
@@ -65,6 +71,9 @@ func junitOut(run runs.Run, res runs.Result) junitSuites {
 		if c.Error != nil {
 			suite.Errors++
 		}
+		if c.Skipped != nil {
+			suite.Skipped++
+		}
 	}
 	for i, text := range run.Thresholds {
 		if i >= len(run.ThresholdResults) {
@@ -90,10 +99,15 @@ func junitOut(run runs.Run, res runs.Result) junitSuites {
 
 // outcomeCase is the testcase of one evaluated threshold.
 func outcomeCase(o threshold.Outcome) junitCase {
-	c := junitCase{Name: o.Expression}
+	c := junitCase{Name: o.Expression, SystemOut: o.Statement()}
 	switch {
 	case o.Error != "":
 		c.Error = &junitProblem{Message: o.Error}
+	case o.Inconclusive:
+		c.Skipped = &junitProblem{Message: "inconclusive: " + o.Note, Text: o.Statement()}
+	case !o.Pass && o.Estimate != nil:
+		c.Failure = &junitProblem{Message: o.Statement(),
+			Text: fmt.Sprintf("%s was %s; the threshold is %s", o.Metric, threshold.FormatValue(o.Observed, o.Unit), o.Expression)}
 	case !o.Pass:
 		c.Failure = &junitProblem{
 			Message: fmt.Sprintf("observed %s, limit %s",

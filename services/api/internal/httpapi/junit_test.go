@@ -12,14 +12,25 @@ func TestJunitOut(t *testing.T) {
 	failed := threshold.Outcome{Expression: "p(99) < 1ms", Metric: "response.p(99)", Unit: threshold.Micros, Observed: 23_400, Limit: 1000}
 	passed := threshold.Outcome{Expression: "count > 0", Metric: "count", Observed: 5, Pass: true}
 	broken := threshold.Outcome{Expression: "qps >= baseline", Metric: "qps", Error: "no baseline: the run has no test"}
+	unsure := threshold.Outcome{Expression: "p(99) < baseline * 1.1 @ 95%", Metric: "response.p(99)", Inconclusive: true,
+		Note: "run about 3.2× longer to tell", Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.04, RatioLow: 0.98, RatioHigh: 1.11}}
+	regressed := threshold.Outcome{Expression: "p(50) < baseline @ 95%", Metric: "response.p(50)", Unit: threshold.Micros,
+		Observed: 5600, Limit: 5000, Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.12, RatioLow: 1.07, RatioHigh: 1.17}}
 	tests := []struct {
 		name     string
 		run      runs.Run
 		cases    []string
 		failures int
 		errors   int
-		message  string // of the first case's failure or error
+		skipped  int
+		message  string // of the first case's failure, error or skip
 	}{
+		{name: "inconclusive", run: runs.Run{Status: runs.Completed, Verdict: runs.VerdictInconclusive,
+			Thresholds: []string{unsure.Expression, "count > 0"}, ThresholdResults: []threshold.Outcome{unsure, passed}},
+			cases: []string{unsure.Expression, "count > 0"}, skipped: 1, message: "inconclusive: run about 3.2× longer to tell"},
+		{name: "confident regression", run: runs.Run{Status: runs.Completed, Verdict: runs.VerdictFail,
+			Thresholds: []string{regressed.Expression}, ThresholdResults: []threshold.Outcome{regressed}},
+			cases: []string{regressed.Expression}, failures: 1, message: "p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression"},
 		{name: "no thresholds", run: runs.Run{Status: runs.Completed, Verdict: runs.VerdictPass}, cases: []string{"run completed"}},
 		{name: "judged", run: runs.Run{Status: runs.Completed, Verdict: runs.VerdictFail,
 			Thresholds:       []string{"p(99)<1ms", "count > 0", "qps >= baseline"},
@@ -39,8 +50,9 @@ func TestJunitOut(t *testing.T) {
 				t.Fatalf("%d suites", len(rep.Suites))
 			}
 			s := rep.Suites[0]
-			if s.Tests != len(tt.cases) || s.Failures != tt.failures || s.Errors != tt.errors {
-				t.Errorf("suite tests %d failures %d errors %d; want %d %d %d", s.Tests, s.Failures, s.Errors, len(tt.cases), tt.failures, tt.errors)
+			if s.Tests != len(tt.cases) || s.Failures != tt.failures || s.Errors != tt.errors || s.Skipped != tt.skipped {
+				t.Errorf("suite tests %d failures %d errors %d skipped %d; want %d %d %d %d",
+					s.Tests, s.Failures, s.Errors, s.Skipped, len(tt.cases), tt.failures, tt.errors, tt.skipped)
 			}
 			for i, c := range s.Cases {
 				if i >= len(tt.cases) || c.Name != tt.cases[i] || c.Classname != junitClass {
@@ -55,6 +67,11 @@ func TestJunitOut(t *testing.T) {
 				got = c.Failure.Message
 			} else if c.Error != nil {
 				got = c.Error.Message
+			} else if c.Skipped != nil {
+				got = c.Skipped.Message
+				if c.SystemOut != unsure.Statement() {
+					t.Errorf("system-out %q, want the statement", c.SystemOut)
+				}
 			}
 			if got != tt.message {
 				t.Errorf("first case message %q, want %q", got, tt.message)

@@ -145,9 +145,10 @@ func (e RunSource) Valid() bool {
 
 // Defines values for RunVerdict.
 const (
-	Error RunVerdict = "error"
-	Fail  RunVerdict = "fail"
-	Pass  RunVerdict = "pass"
+	Error        RunVerdict = "error"
+	Fail         RunVerdict = "fail"
+	Inconclusive RunVerdict = "inconclusive"
+	Pass         RunVerdict = "pass"
 )
 
 // Valid indicates whether the value is a known member of the RunVerdict enum.
@@ -156,6 +157,8 @@ func (e RunVerdict) Valid() bool {
 	case Error:
 		return true
 	case Fail:
+		return true
+	case Inconclusive:
 		return true
 	case Pass:
 		return true
@@ -1084,15 +1087,17 @@ type Run struct {
 	ThresholdResults *[]ThresholdResult `json:"threshold_results,omitempty"`
 
 	// Thresholds Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position.
-	Thresholds Thresholds  `json:"thresholds"`
-	UpdatedAt  time.Time   `json:"updated_at"`
-	Verdict    *RunVerdict `json:"verdict,omitempty"`
+	Thresholds Thresholds `json:"thresholds"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+
+	// Verdict `inconclusive` when no threshold failed but a confidence form (`p(99) < baseline * 1.10 @ 95%`) could not tell a difference from noise (docs/verdicts.md).
+	Verdict *RunVerdict `json:"verdict,omitempty"`
 }
 
 // RunSource defines model for Run.Source.
 type RunSource string
 
-// RunVerdict defines model for Run.Verdict.
+// RunVerdict `inconclusive` when no threshold failed but a confidence form (`p(99) < baseline * 1.10 @ 95%`) could not tell a difference from noise (docs/verdicts.md).
 type RunVerdict string
 
 // RunComparison defines model for RunComparison.
@@ -1573,19 +1578,49 @@ type TestTrend struct {
 	Items []TrendPoint `json:"items"`
 }
 
+// ThresholdEstimate What a confidence form measured: the run's metric against the baseline's, by a block bootstrap over both runs' seconds (docs/verdicts.md).
+type ThresholdEstimate struct {
+	// Confidence The confidence level, in percent.
+	Confidence float64 `json:"confidence"`
+
+	// Longer How many times longer both runs would need to be to resolve the outcome: 1 when resolved, 0 when no length would.
+	Longer     float64 `json:"longer"`
+	MarginHigh float64 `json:"margin_high"`
+
+	// MarginLow Bounds of the run's metric minus the limit, in the metric's unit.
+	MarginLow float64 `json:"margin_low"`
+
+	// Ratio Run / baseline; 0 with its bounds when the baseline's metric is 0.
+	Ratio     float64 `json:"ratio"`
+	RatioHigh float64 `json:"ratio_high"`
+	RatioLow  float64 `json:"ratio_low"`
+
+	// Seconds Measured seconds of the shorter run.
+	Seconds int `json:"seconds"`
+}
+
 // ThresholdResult One threshold evaluated on a finished run. Latencies are in microseconds (unit `us`), error rates are fractions (unit `ratio`), counts and rates are plain numbers (unit empty).
 type ThresholdResult struct {
 	// Error Why the threshold could not be evaluated (e.g. no baseline); such a threshold does not pass.
 	Error *string `json:"error,omitempty"`
 
+	// Estimate What a confidence form measured: the run's metric against the baseline's, by a block bootstrap over both runs' seconds (docs/verdicts.md).
+	Estimate *ThresholdEstimate `json:"estimate,omitempty"`
+
 	// Expression The expression in canonical form.
 	Expression string `json:"expression"`
+
+	// Inconclusive A confidence form whose interval straddles its limit, or that could not be estimated (too few seconds, a baseline at another rate or protocol, a degraded baseline): neither pass nor fail; `note` says why.
+	Inconclusive *bool `json:"inconclusive,omitempty"`
 
 	// Limit What observed was compared with; for a baseline form, the baseline's value times the factor.
 	Limit float64 `json:"limit"`
 
 	// Metric The metric with the latency kind it resolved to, e.g. `response.p(99)`.
-	Metric   string              `json:"metric"`
+	Metric string `json:"metric"`
+
+	// Note Why an outcome is inconclusive, or how much longer the runs would need to be.
+	Note     *string             `json:"note,omitempty"`
 	Observed float64             `json:"observed"`
 	Pass     bool                `json:"pass"`
 	Unit     ThresholdResultUnit `json:"unit"`

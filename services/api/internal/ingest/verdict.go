@@ -22,7 +22,13 @@ const (
 // one is judged error without outcomes.
 func judge(st runs.Settlement, m *merged, f *runs.Finish) {
 	if f.Status == runs.Completed {
-		f.Thresholds, f.BaselineRunID = evaluate(st, m.observed(st.Run.Spec.PeakQPS() > 0, f.Summary))
+		obs := m.observed(st.Run.Spec.PeakQPS() > 0, f.Summary)
+		obs.Warmup = warmup(st.Run.Spec)
+		var secErr error
+		if threshold.NeedsSeconds(st.Run.Thresholds) && st.Baseline != nil {
+			obs.Seconds, secErr = secondsObserved(st.Seconds)
+		}
+		f.Thresholds, f.BaselineRunID = evaluate(st, obs, secErr)
 	}
 	if by := st.Run.AbortedBy; by != "" {
 		markAborted(f.Thresholds, by)
@@ -42,8 +48,9 @@ func markAborted(outcomes []threshold.Outcome, by string) {
 }
 
 // evaluate returns the outcome of each threshold of st.Run (never nil) and
-// the baseline run when one was used.
-func evaluate(st runs.Settlement, obs threshold.Observed) ([]threshold.Outcome, uuid.UUID) {
+// the baseline run when one was used. secErr is why the run's seconds could
+// not be read: confidence forms then cannot be evaluated.
+func evaluate(st runs.Settlement, obs threshold.Observed, secErr error) ([]threshold.Outcome, uuid.UUID) {
 	out := make([]threshold.Outcome, 0, len(st.Run.Thresholds))
 	var (
 		base    *threshold.Observed
@@ -60,6 +67,12 @@ func evaluate(st runs.Settlement, obs threshold.Observed) ([]threshold.Outcome, 
 		baseErr = noBaselineRun
 	default:
 		b, err := baselineObserved(st.Baseline)
+		if err == nil {
+			b.NotComparable = incomparable(st.Run, st.Baseline.Run)
+		}
+		if err == nil && secErr != nil {
+			err = secErr
+		}
 		if err != nil {
 			baseErr = "baseline: " + err.Error()
 		} else {
@@ -114,6 +127,13 @@ func baselineObserved(b *runs.Baseline) (threshold.Observed, error) {
 		obs.QPS = b.Run.Summary.QPS
 	} else if r.Duration > 0 {
 		obs.QPS = float64(r.Count) / r.Duration.Seconds()
+	}
+	if len(b.Seconds) > 0 {
+		s, err := secondsObserved(b.Seconds)
+		if err != nil {
+			return threshold.Observed{}, err
+		}
+		obs.Seconds, obs.Warmup = s, warmup(b.Run.Spec)
 	}
 	for _, x := range []struct {
 		enc []byte

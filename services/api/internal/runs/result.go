@@ -181,7 +181,8 @@ type Settlement struct {
 	Baseline *Baseline
 	// Seconds are the run's stored seconds (every shard's interval
 	// snapshots, merged); read only when a lost shard had sent some, so
-	// that the result counts what it sent (docs/reliability.md).
+	// that the result counts what it sent (docs/reliability.md), or when
+	// a confidence form compares them with the baseline's.
 	Seconds []Interval
 }
 
@@ -211,6 +212,9 @@ func (st *Settlement) LostCount() int64 {
 type Baseline struct {
 	Run    Run
 	Result Result
+	// Seconds are the baseline's stored seconds, read only when the run
+	// has a confidence form (pkg/threshold), which resamples them.
+	Seconds []Interval
 }
 
 // Finish is how a run ends.
@@ -249,12 +253,17 @@ const (
 	VerdictFail = "fail"
 	// VerdictError runs failed, or completed without some of their shards.
 	VerdictError = "error"
+	// VerdictInconclusive runs failed no threshold, but a confidence form
+	// could not tell whether they met it (pkg/threshold): they are not a
+	// baseline for later runs.
+	VerdictInconclusive = "inconclusive"
 )
 
 // Judge returns the verdict of a run that ends in status, degraded or
 // not, with the outcomes of its thresholds: none for a canceled run, error
-// for a failed or degraded one, fail when an outcome did not pass, pass
-// otherwise (also with no thresholds).
+// for a failed or degraded one, fail when an outcome did not pass and was
+// not inconclusive, inconclusive when some outcome was, pass otherwise
+// (also with no thresholds).
 func Judge(status Status, degraded bool, outcomes []threshold.Outcome) string {
 	switch {
 	case status == Canceled || !status.Terminal():
@@ -262,12 +271,16 @@ func Judge(status Status, degraded bool, outcomes []threshold.Outcome) string {
 	case status == Failed || degraded:
 		return VerdictError
 	}
+	verdict := VerdictPass
 	for _, o := range outcomes {
-		if !o.Pass {
+		switch {
+		case o.Inconclusive:
+			verdict = VerdictInconclusive
+		case !o.Pass:
 			return VerdictFail
 		}
 	}
-	return VerdictPass
+	return verdict
 }
 
 // Result is the merged final measurements of a run.

@@ -10,6 +10,7 @@ func TestJudge(t *testing.T) {
 	t.Parallel()
 	pass, fail := threshold.Outcome{Pass: true}, threshold.Outcome{}
 	broken := threshold.Outcome{Error: "no baseline"}
+	unsure := threshold.Outcome{Inconclusive: true, Note: "run about 3× longer to tell"}
 	tests := []struct {
 		name     string
 		status   Status
@@ -20,6 +21,8 @@ func TestJudge(t *testing.T) {
 		{name: "completed without thresholds", status: Completed, want: VerdictPass},
 		{name: "every threshold passed", status: Completed, outcomes: []threshold.Outcome{pass, pass}, want: VerdictPass},
 		{name: "a threshold failed", status: Completed, outcomes: []threshold.Outcome{pass, fail}, want: VerdictFail},
+		{name: "a confidence form was inconclusive", status: Completed, outcomes: []threshold.Outcome{pass, unsure}, want: VerdictInconclusive},
+		{name: "a failure outweighs an inconclusive", status: Completed, outcomes: []threshold.Outcome{unsure, fail}, want: VerdictFail},
 		{name: "a threshold could not be evaluated", status: Completed, outcomes: []threshold.Outcome{broken}, want: VerdictFail},
 		{name: "degraded", status: Completed, degraded: true, outcomes: []threshold.Outcome{pass}, want: VerdictError},
 		{name: "failed", status: Failed, want: VerdictError},

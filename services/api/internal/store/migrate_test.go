@@ -95,6 +95,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 		!hasColumn(t, s, "projects", "interval_retention_days") || !hasColumn(t, s, "projects", "run_retention_days") {
 		t.Error("runs.pinned, runs.intervals_dropped_at or the projects' retention columns of 00020 missing after up")
 	}
+	if !verdictAllowed(t, s, "inconclusive") {
+		t.Error("verdict inconclusive of 00022 refused after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00022_inconclusive_verdict.sql") || !verdictAllowed(t, s, "pass") ||
+		verdictAllowed(t, s, "inconclusive") {
+		t.Errorf("down of 00022 printed %q, or verdict inconclusive is still allowed", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00021_remote_write.sql") || slices.Contains(tables(t, s), "remote_writes") {
 		t.Errorf("down of 00021 printed %q, or remote_writes is still there", out)
 	}
@@ -283,4 +290,16 @@ func grandfatherTargetPolicy(t *testing.T, s *Store, run func(string) string) {
 		}
 	}
 	t.Error("10 downs did not roll 00015 back again")
+}
+
+// verdictAllowed reports whether the runs table's check accepts verdict v.
+func verdictAllowed(tb testing.TB, s *Store, v string) bool {
+	tb.Helper()
+	var ok bool
+	err := s.conn(ctxT(tb)).Raw(`SELECT pg_get_constraintdef(oid) LIKE '%' || ? || '%' FROM pg_constraint WHERE conname = 'runs_verdict_check'`,
+		"'"+v+"'").Scan(&ok).Error
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ok
 }

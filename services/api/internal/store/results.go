@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/barrage-dev/barrage/pkg/threshold"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
@@ -128,7 +129,14 @@ func (s *Store) FinishRun(ctx context.Context, id uuid.UUID, decide func(runs.Se
 			return err
 		}
 		settle := runs.Settlement{Run: run, Shards: states, Baseline: base}
-		if settle.SentBeforeLost() {
+		if base != nil && threshold.NeedsSeconds(run.Thresholds) {
+			if base.Seconds, err = allIntervals(tx, base.Run.ID); err != nil {
+				return err
+			}
+			if settle.Seconds, err = allIntervals(tx, id); err != nil {
+				return err
+			}
+		} else if settle.SentBeforeLost() {
 			if settle.Seconds, err = allIntervals(tx, id); err != nil {
 				return err
 			}

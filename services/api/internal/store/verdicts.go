@@ -21,6 +21,39 @@ type outcomeJSON struct {
 	Limit      float64 `json:"limit"`
 	Pass       bool    `json:"pass"`
 	Error      string  `json:"error,omitempty"`
+	// Inconclusive, Note and Estimate are a confidence form's (migration
+	// 00022).
+	Inconclusive bool          `json:"inconclusive,omitempty"`
+	Note         string        `json:"note,omitempty"`
+	Estimate     *estimateJSON `json:"estimate,omitempty"`
+}
+
+// estimateJSON is a confidence form's threshold.Estimate.
+type estimateJSON struct {
+	Confidence float64 `json:"confidence"`
+	Ratio      float64 `json:"ratio"`
+	RatioLow   float64 `json:"ratio_low"`
+	RatioHigh  float64 `json:"ratio_high"`
+	MarginLow  float64 `json:"margin_low"`
+	MarginHigh float64 `json:"margin_high"`
+	Longer     float64 `json:"longer"`
+	Seconds    int     `json:"seconds"`
+}
+
+func estimateToJSON(e *threshold.Estimate) *estimateJSON {
+	if e == nil {
+		return nil
+	}
+	j := estimateJSON(*e)
+	return &j
+}
+
+func estimateFromJSON(j *estimateJSON) *threshold.Estimate {
+	if j == nil {
+		return nil
+	}
+	e := threshold.Estimate(*j)
+	return &e
 }
 
 // outcomesJSON encodes threshold outcomes for the jsonb column; nil stays
@@ -33,7 +66,7 @@ func outcomesJSON(list []threshold.Outcome) ([]byte, error) {
 	for i, o := range list {
 		rows[i] = outcomeJSON{
 			Expression: o.Expression, Metric: o.Metric, Unit: string(o.Unit), Observed: o.Observed, Limit: o.Limit,
-			Pass: o.Pass, Error: o.Error,
+			Pass: o.Pass, Error: o.Error, Inconclusive: o.Inconclusive, Note: o.Note, Estimate: estimateToJSON(o.Estimate),
 		}
 	}
 	b, err := json.Marshal(rows)
@@ -56,7 +89,7 @@ func parseOutcomes(b []byte) ([]threshold.Outcome, error) {
 	for i, r := range rows {
 		out[i] = threshold.Outcome{
 			Expression: r.Expression, Metric: r.Metric, Unit: threshold.Unit(r.Unit), Observed: r.Observed,
-			Limit: r.Limit, Pass: r.Pass, Error: r.Error,
+			Limit: r.Limit, Pass: r.Pass, Error: r.Error, Inconclusive: r.Inconclusive, Note: r.Note, Estimate: estimateFromJSON(r.Estimate),
 		}
 	}
 	return out, nil

@@ -15,8 +15,28 @@ export interface ThresholdRow {
   metric: string;
   observed: string;
   limit: string;
-  outcome: 'pass' | 'fail' | 'error';
+  outcome: 'pass' | 'fail' | 'error' | 'inconclusive';
   error?: string;
+  /** interval is a confidence form's estimate, "+12.0 % (95 % CI +7.0 % to +17.0 %)", and why it is inconclusive. */
+  interval?: string;
+}
+
+/** signedPercent writes a ratio as a change: 1.12 is "+12.0 %". */
+function signedPercent(r: number): string {
+  const v = (r - 1) * 100;
+  return `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)} %`;
+}
+
+/**
+ * formatEstimate states a confidence form's ratio with its interval and, when
+ * inconclusive, the note (how much longer to run); undefined for other forms.
+ */
+export function formatEstimate(t: ThresholdResult): string | undefined {
+  const x = t.estimate;
+  const note = t.inconclusive && t.note ? t.note : undefined;
+  if (!x) return note;
+  const text = x.ratio > 0 ? `${signedPercent(x.ratio)} (${x.confidence} % CI ${signedPercent(x.ratio_low)} to ${signedPercent(x.ratio_high)})` : undefined;
+  return [text, note].filter(Boolean).join('; ') || undefined;
 }
 
 /**
@@ -31,8 +51,9 @@ export function thresholdRows(thresholds: string[], results: ThresholdResult[] |
     metric: t.metric,
     observed: t.error ? '–' : formatThresholdValue(t.observed, t.unit),
     limit: t.error ? '–' : formatThresholdValue(t.limit, t.unit),
-    outcome: t.error ? 'error' : t.pass ? 'pass' : 'fail',
+    outcome: t.error ? 'error' : t.inconclusive ? 'inconclusive' : t.pass ? 'pass' : 'fail',
     error: t.error,
+    interval: formatEstimate(t),
   }));
 }
 
@@ -40,9 +61,11 @@ export function thresholdRows(thresholds: string[], results: ThresholdResult[] |
 export function thresholdCounts(results: ThresholdResult[]): string {
   const passed = results.filter((t) => t.pass && !t.error).length;
   const errors = results.filter((t) => t.error).length;
-  const failed = results.length - passed - errors;
+  const unsure = results.filter((t) => t.inconclusive && !t.error).length;
+  const failed = results.length - passed - errors - unsure;
   const parts = [`${passed} passed`];
   if (failed > 0) parts.push(`${failed} failed`);
+  if (unsure > 0) parts.push(`${unsure} inconclusive`);
   if (errors > 0) parts.push(`${errors} not evaluated`);
   return parts.join(', ');
 }

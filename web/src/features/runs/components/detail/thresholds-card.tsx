@@ -2,8 +2,8 @@ import { Link } from 'react-router';
 import type { Schemas } from '@/lib/api-client';
 import { thresholdCounts, thresholdRows } from '../../utils/thresholds';
 
-const badge = { pass: 'ok', fail: 'bad', error: 'warn' } as const;
-const word = { pass: 'pass', fail: 'fail', error: 'not evaluated' } as const;
+const badge = { pass: 'ok', fail: 'bad', error: 'warn', inconclusive: 'warn' } as const;
+const word = { pass: 'pass', fail: 'fail', error: 'not evaluated', inconclusive: 'inconclusive' } as const;
 
 /**
  * ThresholdsCard lists a run's thresholds: while it runs, the expressions it
@@ -64,6 +64,11 @@ export function ThresholdsCard({ run }: { run: Schemas['Run'] }) {
                       {word[row.outcome]}
                     </span>
                     {row.error && <div className="field-error">{row.error}</div>}
+                    {row.interval && (
+                      <div className="muted" data-testid="threshold-interval">
+                        {row.interval}
+                      </div>
+                    )}
                   </td>
                 </tr>
               ),

@@ -1,0 +1,74 @@
+package verdict
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/barrage-dev/barrage/pkg/hist"
+)
+
+// sim simulates the per-second snapshots of a run against an echo that
+// answers in 5 ms 50 times out of 51 and in 20 ms otherwise (the campaign's
+// delay=5ms:50,20ms:1), with what makes real runs differ: a slowly drifting
+// level (an AR(1) process on its logarithm, second to second) and hiccup
+// seconds in which some requests wait longer (a pause on the host).
+type sim struct {
+	qps     int     // requests per second
+	seconds int     // seconds of the run
+	scale   float64 // latency multiplier: 1.10 injects +10 %
+	errRate float64 // chance a request fails
+}
+
+// run returns the run's seconds drawn from rng.
+func (s sim) run(rng *rand.Rand) []Second {
+	const (
+		phi     = 0.6   // level memory from one second to the next
+		sigma   = 0.015 // level noise per second (log scale)
+		hiccupP = 0.15  // chance a second has a hiccup
+		stalled = 0.05  // share of a hiccup second's requests that wait
+	)
+	out := make([]Second, s.seconds)
+	level := 0.0
+	for t := range out {
+		level = phi*level + sigma*rng.NormFloat64()
+		hiccup := rng.Float64() < hiccupP
+		h := hist.New()
+		var errs int64
+		for range s.qps {
+			base := 5 * time.Millisecond
+			if rng.IntN(51) == 0 {
+				base = 20 * time.Millisecond
+			}
+			d := float64(base) + rng.ExpFloat64()*float64(200*time.Microsecond)
+			if hiccup && rng.Float64() < stalled {
+				d += float64(15 * time.Millisecond)
+			}
+			h.Record(time.Duration(d * math.Exp(level) * s.scale))
+			if rng.Float64() < s.errRate {
+				errs++
+			}
+		}
+		out[t] = Second{Count: int64(s.qps), Errors: errs, Latency: h}
+	}
+	return out
+}
+
+func mustCompare(tb testing.TB, run, base []Second, o Options) Comparison {
+	tb.Helper()
+	c, err := Compare(run, base, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func mustFind(tb testing.TB, c Comparison, name string) Estimate {
+	tb.Helper()
+	e, ok := c.Find(name)
+	if !ok {
+		tb.Fatalf("no estimate of %s", name)
+	}
+	return e
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/client"
+)
+
+// TestConfidenceReports checks that the terminal summary and the Markdown
+// summary state each confidence form's interval and verdict in one line.
+func TestConfidenceReports(t *testing.T) {
+	t.Parallel()
+	v := client.Inconclusive
+	unsure := client.ThresholdResult{Expression: "p(99) < baseline * 1.1 @ 95%", Metric: "response.p(99)", Unit: client.UnitMicros,
+		Observed: 21_000, Limit: 22_000, Inconclusive: ptr(true), Note: ptr("run about 3.2× longer to tell"),
+		Estimate: &client.ThresholdEstimate{Confidence: 95, Ratio: 1.05, RatioLow: 0.98, RatioHigh: 1.12, Longer: 3.2, Seconds: 10}}
+	regressed := client.ThresholdResult{Expression: "p(50) < baseline @ 95%", Metric: "response.p(50)", Unit: client.UnitMicros,
+		Observed: 5600, Limit: 5000, Estimate: &client.ThresholdEstimate{Confidence: 95, Ratio: 1.12, RatioLow: 1.07, RatioHigh: 1.17, Longer: 1, Seconds: 10}}
+	short := client.ThresholdResult{Expression: "qps >= baseline @ 95%", Metric: "qps", Inconclusive: ptr(true),
+		Note: ptr("the run has 8 measured seconds, at least 10 needed: too few measured seconds")}
+	results := []client.ThresholdResult{unsure, regressed, short}
+	run := client.Run{Id: uuid.New(), Name: "checkout", Status: client.Completed, Verdict: &v, ThresholdResults: &results,
+		Summary: &client.RunSummary{Count: 2000, Errors: 0}}
+	text := formatSummary(run, nil)
+	md := markdownSummary(run, nil, "http://x/runs/1")
+	for _, want := range []string{
+		"INCONCLUSIVE  p(99) < baseline * 1.1 @ 95%",
+		"p(99) +5.0 % (95 % CI -2.0 % to +12.0 %): inconclusive, run about 3.2× longer to tell",
+		"p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression",
+		"the run has 8 measured seconds",
+		"verdict inconclusive: INCONCLUSIVE",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
+	}
+	for _, want := range []string{
+		"### ❔ Barrage: checkout — INCONCLUSIVE",
+		"- p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression",
+		"| `p(99) < baseline * 1.1 @ 95%` | inconclusive |",
+		"- `qps >= baseline @ 95%`: inconclusive, the run has 8",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
