@@ -7,7 +7,6 @@ package pprofserve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/barrage-dev/barrage/pkg/sideserver"
 )
 
 // CheckLoopback returns an error unless addr (host:port) names a loopback
@@ -41,27 +42,15 @@ func CheckLoopback(addr string) error {
 // is called. It listens before returning, so that a bad address is the
 // caller's configuration error; the address bound is logged.
 func Start(ctx context.Context, addr string, log *slog.Logger) (stop func(), err error) {
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("debug listener: %w", err)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	log.Info("debug listener (pprof)", slog.String("addr", ln.Addr().String()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Warn("debug listener stopped", slog.Any("err", err))
-		}
-	}()
-	return func() {
-		_ = srv.Close()
-		<-done
-	}, nil
+	stop, _, err = sideserver.Start(ctx, addr, "debug listener (pprof)", &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, log)
+	if err != nil {
+		return nil, fmt.Errorf("debug listener: %w", err)
+	}
+	return stop, nil
 }

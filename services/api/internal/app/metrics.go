@@ -2,14 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/barrage-dev/barrage/pkg/sideserver"
 	"github.com/barrage-dev/barrage/services/api/internal/httpapi"
 	"github.com/barrage-dev/barrage/services/api/internal/metrics"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
@@ -39,24 +38,13 @@ func newMetrics(st *store.Store, b *bus, log *slog.Logger) *metrics.Metrics {
 // serveMetrics serves /metrics alone on cfg.MetricsListen until the
 // returned stop is called.
 func serveMetrics(ctx context.Context, cfg Config, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.MetricsListen)
-	if err != nil {
-		return nil, fmt.Errorf("-metrics-listen: %w", err)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", httpapi.MetricsHandler(m, cfg.MetricsToken))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: cfg.ReadHeaderTimeout, ReadTimeout: cfg.ReadTimeout,
 		WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout}
-	log.Info("metrics listener", slog.String("addr", ln.Addr().String()))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Warn("metrics listener stopped", slog.Any("err", err))
-		}
-	}()
-	return func() {
-		_ = srv.Close()
-		<-done
-	}, nil
+	stop, _, err = sideserver.Start(ctx, cfg.MetricsListen, "metrics listener", srv, log)
+	if err != nil {
+		return nil, fmt.Errorf("-metrics-listen: %w", err)
+	}
+	return stop, nil
 }
