@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -70,6 +71,7 @@ type authzEnv struct {
 	defSearch           client.Search
 	otherSearch         client.Search
 	defTokenIDsByRecent []uuid.UUID // default's project tokens, newest first
+	sharedRows          sync.Mutex  // held by calls of authzCase.sharedRow cases
 }
 
 // startAuthz starts a server and creates the fixtures of authzEnv.
@@ -214,6 +216,10 @@ type authzCase struct {
 	// done, when set, reports whether the request's effect is in the
 	// database; it must be exactly when the status is 2xx.
 	done func(t *testing.T, f *authzEnv, ref string) bool
+	// sharedRow marks a case that rewrites a row other cases rewrite too
+	// (default's project row, its remote write): such calls run one at a
+	// time, so that done reads the call's own change.
+	sharedRow bool
 }
 
 // fixedPath is a target that needs no fixture.
@@ -289,14 +295,14 @@ func authzCases() []authzCase {
 			want: [5]int{notFound, notFound, notFound, ok, ok},
 		},
 		{
-			route: "PATCH /projects/{project}",
+			sharedRow: true, route: "PATCH /projects/{project}",
 			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
 				return "/projects/default", map[string]any{"description": key}, key
 			},
 			want: [5]int{forbidden, forbidden, ok, notFound, ok},
 		},
 		{
-			route: "PATCH /projects/{project}", variant: "limits",
+			sharedRow: true, route: "PATCH /projects/{project}", variant: "limits",
 			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
 				return "/projects/default", map[string]any{"description": key, "limits": map[string]any{"max_qps": 100000}}, key
 			},
@@ -328,7 +334,7 @@ func authzCases() []authzCase {
 			// Project admins only: the configuration names where the
 			// project's figures go. The target makes sure one exists; no
 			// case deletes default's (DELETE works on fresh projects).
-			route: "GET /projects/{project}/remote-write",
+			sharedRow: true, route: "GET /projects/{project}/remote-write",
 			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
 				f.mustDo(t, http.StatusOK, http.MethodPut, "/projects/default/remote-write", f.AdminToken,
 					map[string]any{"url": "http://127.0.0.1:9/api/v1/write?fixture=" + key, "enabled": false})
@@ -337,12 +343,14 @@ func authzCases() []authzCase {
 			want: [5]int{forbidden, forbidden, ok, notFound, ok},
 		},
 		{
-			route: "PUT /projects/{project}/remote-write",
+			sharedRow: true, route: "PUT /projects/{project}/remote-write",
 			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
-				return "/projects/default/remote-write", map[string]any{"url": "http://127.0.0.1:9/api/v1/write?k=" + key, "enabled": false}, key
+				return "/projects/default/remote-write", map[string]any{"url": "http://127.0.0.1:9/api/v1/write?case=" + key, "enabled": false}, key
 			},
 			want: [5]int{forbidden, forbidden, ok, notFound, ok},
-			done: counted("SELECT count(*) FROM remote_writes WHERE url LIKE '%?k=' || $1"),
+			// default's one row is rewritten by the other cases at once: the
+			// audit entry, not the row, shows that this PUT changed it.
+			done: counted(`SELECT count(*) FROM audit_log WHERE action = 'project.remote_write' AND details->>'url' LIKE '%?case=' || $1`),
 		},
 		{
 			// On a project of its own per call, which only the org admin
@@ -410,7 +418,7 @@ func authzCases() []authzCase {
 		{
 			// A socket beyond the organisation's target policy: only an org
 			// admin may add it (docs/security.md, "Target policy").
-			route: "PATCH /projects/{project}", variant: "allow-list beyond the org policy",
+			sharedRow: true, route: "PATCH /projects/{project}", variant: "allow-list beyond the org policy",
 			target: func(_ *testing.T, _ *authzEnv, key string) (string, any, string) {
 				return "/projects/default", map[string]any{"description": key,
 					"target_allow_list": []string{"127.0.0.0/8", "::1", "localhost", "unix:/run/" + key + ".sock"}}, key
@@ -892,6 +900,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 			t.Run(name+" as "+caller, func(t *testing.T) {
 				t.Parallel()
 				key := "k-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+				if tc.sharedRow {
+					f.sharedRows.Lock()
+					defer f.sharedRows.Unlock()
+				}
 				path, body, ref := tc.target(t, f, key)
 				headers := f.headers[caller]
 				if headers != nil && tc.endsSession {
