@@ -124,8 +124,8 @@ lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 	done
 
 .PHONY: unit
-unit: ## go test -race over every module.
-	go test -race -count=1 -timeout 25m $(GO_PKGS)
+unit: ## go test -race over every module (the app package, the longest, listed first so that it starts first).
+	go test -race -count=1 -timeout 25m ./services/api/internal/app/ $(GO_PKGS)
 
 .PHONY: accuracy
 accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -race).
@@ -195,7 +195,12 @@ faults-and-release: ## make faults with release-and-images beside it (part of ma
 	RELEASE_SCOPE=ci scripts/beside release-and-images -- $(MAKE) --no-print-directory faults
 
 .PHONY: release-and-images
-release-and-images: release-check compose-images ## release-check, then the Compose plugin and the CI images compose-smoke runs.
+release-and-images: ## release-check and, at once, the Compose plugin and the CI images compose-smoke runs (debootstrap's downloads overlap the builds).
+	$(MAKE) --no-print-directory -j2 release-check compose-images
+
+.PHONY: fuzz-and-compose
+fuzz-and-compose: ## make compose-smoke with fuzz-short beside it (part of make test): the smoke waits on containers while the fuzzers use the CPU.
+	scripts/beside fuzz-short -- $(MAKE) --no-print-directory compose-smoke
 
 .PHONY: compose-images
 compose-images: compose-tools ## The Compose plugin, the local base images and the four images as compose-smoke builds them (scripts/ci-images).
@@ -215,7 +220,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit accuracy faults-and-release fuzz-short e2e compose-smoke ## Everything CI runs.
+test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit accuracy faults-and-release e2e fuzz-and-compose ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
