@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -47,8 +48,17 @@ const MaxEncodedLen = (envelopeLen + maxCompressedLen + 2) / 3 * 4
 // Encode returns a snapshot of h in the HdrHistogram V2 compressed encoding,
 // base64 encoded (ASCII, as the HdrHistogram log format and the other
 // HdrHistogram implementations use it). Decode reverses it.
+//
+// It writes what hdrhistogram-go's encoder writes, byte for byte
+// (TestEncodeMatchesTheLibrary), from the non-empty slots alone (encode.go).
 func (h *Histogram) Encode() ([]byte, error) {
-	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	var b []byte
+	var err error
+	if h.h != nil {
+		b, err = encodeCounts(func(w *bytes.Buffer) { appendArray(w, h.h.Export().Counts) })
+	} else {
+		b, err = encodeCounts(func(w *bytes.Buffer) { appendBins(w, h.bins) })
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode histogram: %w", err)
 	}
@@ -61,80 +71,104 @@ func (h *Histogram) Encode() ([]byte, error) {
 // wrapping ErrConfigMismatch if the snapshot's configuration differs from
 // the fixed one. It never panics, and its work and memory are bounded by
 // MaxEncodedLen whatever b claims.
+//
+// It reads the snapshot once, into its non-empty slots (Histogram), and
+// does not call hdrhistogram-go's decoder: that one would inflate the
+// payload a second time and fill a full counts array for every snapshot.
+// TestDecodeMatchesTheLibrary holds the two to the same histograms.
 func Decode(b []byte) (*Histogram, error) {
-	total, err := validate(b)
+	payload, err := validate(b)
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
-	h, err := decodeGuarded(b)
+	nonEmpty, total, err := validateCounts(payload)
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
-	if err := checkConfig(h); err != nil {
-		return nil, fmt.Errorf("decode histogram: %w", err)
+	h := &Histogram{total: total}
+	if nonEmpty > maxSparseBins { // the full array is the smaller form
+		h.h = hdrhistogram.New(LowestMicros, HighestMicros, SignificantFigures)
+	} else {
+		h.bins = make([]bin, 0, nonEmpty)
 	}
-	if got := h.TotalCount(); got != total {
-		return nil, fmt.Errorf("decode histogram: library read count %d, validation %d: %w", got, total, ErrCorrupt)
-	}
-	return &Histogram{h: h}, nil
-}
-
-// decodeGuarded runs hdrhistogram-go's decoder, turning a panic into
-// ErrCorrupt. validate has already rejected every input known to make it
-// panic or over-allocate; this is the last resort.
-func decodeGuarded(b []byte) (h *hdrhistogram.Histogram, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			h, err = nil, fmt.Errorf("hdrhistogram decoder panicked: %v: %w", r, ErrCorrupt)
+	eachCount(payload, func(slot int, count int64) {
+		if h.h != nil {
+			// Cannot fail: validateCounts checked every slot.
+			_ = h.h.RecordValues(slotValue(slot), count)
+			return
 		}
-	}()
-	h, err = hdrhistogram.Decode(b)
-	if err != nil {
-		return nil, fmt.Errorf("hdrhistogram decoder: %w: %w", err, ErrCorrupt)
+		lo, hi := slotRange(slot)
+		h.bins = append(h.bins, bin{slot: slot, lo: lo, hi: hi, count: count})
+	})
+	if h.h != nil {
+		h.total = 0
 	}
 	return h, nil
 }
 
-// validate checks everything hdrhistogram-go's decoder trusts (lengths,
-// cookies, configuration, slot indexes, counts) with bounded memory, and
-// returns the total count the snapshot holds.
-func validate(b []byte) (int64, error) {
+// maxSparseBins is the most non-empty slots a decoded histogram keeps as
+// bins (24 bytes each): past it, the full counts array (8 bytes a slot) is
+// smaller.
+const maxSparseBins = countsLen / 3
+
+// eachCount calls f with each non-empty slot of a payload validateCounts
+// accepted, in ascending order.
+func eachCount(payload []byte, f func(slot int, count int64)) {
+	slot := 0
+	for pos := 0; pos < len(payload); {
+		v, n, _ := readZigZag(payload[pos:])
+		pos += n
+		switch {
+		case v < 0:
+			slot -= int(v)
+		case v == 0:
+			slot++
+		default:
+			f(slot, v)
+			slot++
+		}
+	}
+}
+
+// validate checks the envelope, the zlib stream and the header of a
+// snapshot with bounded memory, and returns its counts payload for
+// validateCounts.
+func validate(b []byte) ([]byte, error) {
 	if len(b) == 0 {
-		return 0, fmt.Errorf("empty input: %w", ErrCorrupt)
+		return nil, fmt.Errorf("empty input: %w", ErrCorrupt)
 	}
 	if len(b) > MaxEncodedLen {
-		return 0, fmt.Errorf("%d bytes, more than %d: %w", len(b), MaxEncodedLen, ErrCorrupt)
+		return nil, fmt.Errorf("%d bytes, more than %d: %w", len(b), MaxEncodedLen, ErrCorrupt)
 	}
-	raw, err := base64.StdEncoding.DecodeString(string(b))
+	raw := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
+	n64, err := base64.StdEncoding.Decode(raw, b)
+	raw = raw[:n64]
 	if err != nil {
-		return 0, fmt.Errorf("base64: %w: %w", err, ErrCorrupt)
+		return nil, fmt.Errorf("base64: %w: %w", err, ErrCorrupt)
 	}
 	if len(raw) < envelopeLen {
-		return 0, fmt.Errorf("%d bytes, shorter than the envelope: %w", len(raw), ErrCorrupt)
+		return nil, fmt.Errorf("%d bytes, shorter than the envelope: %w", len(raw), ErrCorrupt)
 	}
 	cookie := int32(binary.BigEndian.Uint32(raw[0:4]))
 	if cookie&^cookieFlagsMask != compressedCookieBase {
-		return 0, fmt.Errorf("cookie %#x is not V2 compressed: %w", cookie, ErrCorrupt)
+		return nil, fmt.Errorf("cookie %#x is not V2 compressed: %w", cookie, ErrCorrupt)
 	}
 	n := int32(binary.BigEndian.Uint32(raw[4:8]))
 	if int(n) != len(raw)-envelopeLen {
-		return 0, fmt.Errorf("compressed length %d, have %d bytes: %w", n, len(raw)-envelopeLen, ErrCorrupt)
+		return nil, fmt.Errorf("compressed length %d, have %d bytes: %w", n, len(raw)-envelopeLen, ErrCorrupt)
 	}
-	payload, err := inflate(raw[envelopeLen:])
-	if err != nil {
-		return 0, err
-	}
-	return validateCounts(payload)
+	return inflate(raw[envelopeLen:])
 }
 
 // inflate decompresses the zlib stream, checks the header and returns the
 // counts payload, reading no more than the header promises and at most
 // maxPayloadLen bytes of it.
 func inflate(compressed []byte) ([]byte, error) {
-	z, err := zlib.NewReader(bytes.NewReader(compressed))
+	z, err := inflater(bytes.NewReader(compressed))
 	if err != nil {
 		return nil, fmt.Errorf("zlib: %w: %w", err, ErrCorrupt)
 	}
+	defer inflaters.Put(z)
 	var hdr [headerLen]byte
 	if _, err := io.ReadFull(z, hdr[:]); err != nil {
 		return nil, fmt.Errorf("read header: %w: %w", err, ErrCorrupt)
@@ -160,6 +194,21 @@ func inflate(compressed []byte) ([]byte, error) {
 		return nil, fmt.Errorf("end of zlib stream: %w: %w", err, ErrCorrupt)
 	}
 	return payload, nil
+}
+
+// inflaters keeps zlib readers (about 40 KB of state each) for reuse: the
+// ingest inflates thousands of snapshots a second.
+var inflaters sync.Pool //nolint:gochecknoglobals // a pool of readers, shared by every Decode
+
+// inflater returns a zlib reader of r, reused when one is free.
+func inflater(r io.Reader) (io.ReadCloser, error) {
+	if z, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := z.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, err //nolint:wrapcheck // inflate wraps it
+		}
+		return z, nil
+	}
+	return zlib.NewReader(r) //nolint:wrapcheck // inflate wraps it
 }
 
 // checkHeader validates the decompressed header and returns the payload
@@ -192,34 +241,38 @@ func checkHeader(hdr []byte) (int, error) {
 	return int(n), nil
 }
 
-// validateCounts walks the counts payload as hdrhistogram-go will, checking
-// that every slot index is inside the counts array and that the total count
-// does not overflow, and returns the total.
-func validateCounts(payload []byte) (int64, error) {
+// validateCounts walks the counts payload, checking that every slot index
+// is inside the counts array and that the total count does not overflow,
+// and returns how many slots are not empty and their total count.
+func validateCounts(payload []byte) (int, int64, error) {
 	var slot, total int64
+	nonEmpty := 0
 	for pos := 0; pos < len(payload); {
 		v, n, err := readZigZag(payload[pos:])
 		if err != nil {
-			return 0, fmt.Errorf("counts at byte %d: %w", pos, err)
+			return 0, 0, fmt.Errorf("counts at byte %d: %w", pos, err)
 		}
 		pos += n
 		switch {
 		case v < 0:
 			if v == math.MinInt64 || -v > countsLen-slot {
-				return 0, fmt.Errorf("run of %d empty slots from slot %d overflows %d: %w", uint64(-v), slot, countsLen, ErrCorrupt)
+				return 0, 0, fmt.Errorf("run of %d empty slots from slot %d overflows %d: %w", uint64(-v), slot, countsLen, ErrCorrupt)
 			}
 			slot -= v
 		case slot >= countsLen:
-			return 0, fmt.Errorf("count for slot %d beyond %d: %w", slot, countsLen, ErrCorrupt)
+			return 0, 0, fmt.Errorf("count for slot %d beyond %d: %w", slot, countsLen, ErrCorrupt)
 		default:
 			if v > math.MaxInt64-total {
-				return 0, fmt.Errorf("total count overflows at slot %d: %w", slot, ErrCorrupt)
+				return 0, 0, fmt.Errorf("total count overflows at slot %d: %w", slot, ErrCorrupt)
+			}
+			if v > 0 {
+				nonEmpty++
 			}
 			total += v
 			slot++
 		}
 	}
-	return total, nil
+	return nonEmpty, total, nil
 }
 
 // readZigZag decodes one ZigZag LEB128 varint of at most 9 bytes, the

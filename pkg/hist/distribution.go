@@ -21,6 +21,7 @@ const (
 // bin is one non-empty counts slot: the values lo..hi (inclusive, in
 // microseconds) are equivalent at the histogram's precision.
 type bin struct {
+	slot          int // its index in the counts array
 	lo, hi, count int64
 }
 
@@ -33,8 +34,17 @@ type distribution struct {
 }
 
 // distribution reads the histogram's counts once. It copies the counts
-// array (about 190 KB), so it belongs on reporting paths, not hot ones.
+// array (about 190 KB) unless the histogram is still only its decoded bins,
+// so it belongs on reporting paths, not hot ones.
 func (h *Histogram) distribution() distribution {
+	if h.h == nil {
+		d := distribution{bins: h.bins, cum: make([]int64, len(h.bins))}
+		for i, b := range h.bins {
+			d.total += b.count
+			d.cum[i] = d.total
+		}
+		return d
+	}
 	counts := h.h.Export().Counts
 	var d distribution
 	for i, c := range counts {
@@ -43,7 +53,7 @@ func (h *Histogram) distribution() distribution {
 		}
 		lo, hi := slotRange(i)
 		d.total += c
-		d.bins = append(d.bins, bin{lo: lo, hi: hi, count: c})
+		d.bins = append(d.bins, bin{slot: i, lo: lo, hi: hi, count: c})
 		d.cum = append(d.cum, d.total)
 	}
 	return d
@@ -60,6 +70,12 @@ func slotRange(i int) (lo, hi int64) {
 	}
 	lo = int64(sub) << bucket
 	return lo, lo + (int64(1) << bucket) - 1
+}
+
+// slotValue is the lowest value counted in slot i.
+func slotValue(i int) int64 {
+	lo, _ := slotRange(i)
+	return lo
 }
 
 // valueAt returns the value, in microseconds, at percentile p with

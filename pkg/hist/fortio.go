@@ -86,8 +86,8 @@ func (h *Histogram) Fortio(percentiles []float64) FortioHistogram {
 	mean := h.MeanMicros()
 	f := FortioHistogram{
 		Count:  count,
-		Min:    seconds(h.h.Min()),
-		Max:    seconds(h.h.Max()),
+		Min:    seconds(h.minMicros()),
+		Max:    seconds(h.maxMicros()),
 		Sum:    mean * float64(count) / 1e6,
 		Avg:    mean / 1e6,
 		StdDev: h.StdDevMicros() / 1e6,

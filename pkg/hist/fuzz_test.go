@@ -42,8 +42,11 @@ func checkDecode(t *testing.T, b []byte) {
 	if err != nil {
 		t.Fatalf("re-decode: %v", err)
 	}
-	if !again.h.Equals(got.h) || !bytes.Equal(mustEncode(t, again), enc) {
+	if !again.full().Equals(got.full()) || !bytes.Equal(mustEncode(t, again), enc) {
 		t.Fatalf("round trip of an accepted snapshot changed it")
+	}
+	if lib := libraryDecode(t, b); !lib.Equals(got.full()) {
+		t.Fatalf("Decode and hdrhistogram-go's decoder read different histograms")
 	}
 	_ = got.Fortio([]float64{0, 50, 99, 100})
 }

@@ -40,8 +40,17 @@ const (
 // LowestMicros, HighestMicros, SignificantFigures). Create one with New or
 // Decode; the zero value is not ready for use. It is not safe for
 // concurrent use.
+//
+// A decoded histogram starts as its non-empty slots only (sparse.go): the
+// ingest and live paths decode thousands of snapshots a second to merge
+// them or read their percentiles, and the full counts array (about 190 KB)
+// is made only when the histogram is recorded into or merged into.
 type Histogram struct {
-	h *hdrhistogram.Histogram
+	h *hdrhistogram.Histogram // nil while the histogram is only its bins
+	// bins and total hold a decoded histogram's non-empty slots in
+	// ascending order and their count, while h is nil.
+	bins  []bin
+	total int64
 }
 
 // Quantile is the value at percentile P (0 to 100) of a Histogram.
@@ -67,11 +76,15 @@ func (h *Histogram) Record(d time.Duration) {
 func (h *Histogram) RecordMicros(v int64) {
 	v = min(max(v, LowestMicros), HighestMicros)
 	// Cannot fail: v is within the trackable range.
-	_ = h.h.RecordValue(v)
+	_ = h.full().RecordValue(v)
 }
 
 // Reset removes every recorded value.
 func (h *Histogram) Reset() {
+	if h.h == nil {
+		h.bins, h.total = nil, 0
+		return
+	}
 	h.h.Reset()
 }
 
@@ -82,6 +95,22 @@ func (h *Histogram) Merge(other *Histogram) error {
 	if other == nil {
 		return nil
 	}
+	if other.h == nil && h.h == nil { // both decoded: they stay slots
+		h.bins, h.total = mergeBins(h.bins, other.bins), h.total+other.total
+		if len(h.bins) > maxSparseBins {
+			h.full()
+		}
+		return nil
+	}
+	if other.h == nil { // decoded: add its slots, not a walk of every slot
+		bins := other.bins
+		dst := h.full()
+		for _, b := range bins {
+			// Cannot fail: b.lo is a slot's value, within the range.
+			_ = dst.RecordValues(b.lo, b.count)
+		}
+		return nil
+	}
 	if err := checkConfig(other.h); err != nil {
 		return fmt.Errorf("merge histogram: %w", err)
 	}
@@ -89,7 +118,7 @@ func (h *Histogram) Merge(other *Histogram) error {
 	if other == h {
 		src = hdrhistogram.Import(h.h.Export())
 	}
-	if dropped := h.h.Merge(src); dropped != 0 {
+	if dropped := h.full().Merge(src); dropped != 0 {
 		return fmt.Errorf("merge histogram: %d values out of range: %w", dropped, ErrConfigMismatch)
 	}
 	return nil
@@ -97,30 +126,39 @@ func (h *Histogram) Merge(other *Histogram) error {
 
 // Count returns the number of recorded values.
 func (h *Histogram) Count() int64 {
+	if h.h == nil {
+		return h.total
+	}
 	return h.h.TotalCount()
 }
 
 // Min returns the smallest recorded value (the lowest value equivalent to it
 // at the histogram's precision), or 0 if the histogram is empty.
 func (h *Histogram) Min() time.Duration {
-	return micros(h.h.Min())
+	return micros(h.minMicros())
 }
 
 // Max returns the largest recorded value (the highest value equivalent to it
 // at the histogram's precision), or 0 if the histogram is empty.
 func (h *Histogram) Max() time.Duration {
-	return micros(h.h.Max())
+	return micros(h.maxMicros())
 }
 
 // MeanMicros returns the mean of the recorded values in microseconds, or 0
 // if the histogram is empty.
 func (h *Histogram) MeanMicros() float64 {
+	if h.h == nil {
+		return h.sparseMean()
+	}
 	return h.h.Mean()
 }
 
 // StdDevMicros returns the population standard deviation of the recorded
 // values in microseconds, or 0 if the histogram is empty.
 func (h *Histogram) StdDevMicros() float64 {
+	if h.h == nil {
+		return h.sparseStdDev()
+	}
 	return h.h.StdDev()
 }
 

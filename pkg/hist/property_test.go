@@ -181,9 +181,9 @@ func TestPropDistributionMatchesLibrary(t *testing.T) {
 			h.Record(d)
 		}
 		var want []bin
-		for _, b := range h.h.Distribution() {
+		for i, b := range h.h.Distribution() {
 			if b.Count != 0 {
-				want = append(want, bin{lo: b.From, hi: b.To, count: b.Count})
+				want = append(want, bin{slot: i, lo: b.From, hi: b.To, count: b.Count})
 			}
 		}
 		got := h.distribution().bins
