@@ -250,9 +250,9 @@ func (e *env) tally(ctx context.Context, res *cpResult, runs []*cpRun) error {
 		if err != nil {
 			return err
 		}
-		var status string
+		var status, why string
 		var count *int64
-		if err := e.db.QueryRow(ctx, `SELECT status, count FROM runs WHERE id = $1::uuid`, r.id).Scan(&status, &count); err != nil {
+		if err := e.db.QueryRow(ctx, `SELECT status, count, coalesce(error, '') FROM runs WHERE id = $1::uuid`, r.id).Scan(&status, &count, &why); err != nil {
 			return fmt.Errorf("read run %s: %w", r.id, err)
 		}
 		res.statuses[status]++
@@ -263,7 +263,11 @@ func (e *env) tally(ctx context.Context, res *cpResult, runs []*cpRun) error {
 			res.count += *count
 		}
 		if stored != published || count == nil || *count != want {
-			res.short = append(res.short, fmt.Sprintf("%s (%s, %d of %d snapshots, count %v of %d)", r.id, status, stored, published, deref(count), want))
+			line := fmt.Sprintf("%s (%s, %d of %d snapshots, count %v of %d)", r.id, status, stored, published, deref(count), want)
+			if why != "" {
+				line += ": " + why
+			}
+			res.short = append(res.short, line)
 		}
 		if r.pub == nil {
 			continue
