@@ -297,22 +297,42 @@ func updateBatchShards(tx *gorm.DB, recs []runs.SnapshotRecord, fresh []bool, en
 		p.count += r.Count
 		p.errors += r.Errors
 	}
+	if len(order) == 0 {
+		return nil
+	}
 	slices.SortFunc(order, func(a, b shardKey) int {
 		return cmp.Or(slices.Compare(a.run[:], b.run[:]), cmp.Compare(a.shard, b.shard))
 	})
-	for _, k := range order {
+	n := len(order)
+	ids, shards := make(uuidArray, n), make(int64Array, n)
+	seqs, counts, errs, toRunning := make(int64Array, n), make(int64Array, n), make(int64Array, n), make(boolArray, n)
+	for i, k := range order {
 		p, st := sum[k], status[k]
-		set := map[string]any{"last_seq": gorm.Expr("GREATEST(last_seq, ?)", p.seq), "updated_at": gorm.Expr("now()")}
-		if !ended[k.run] && st != runs.ShardDone {
-			set["count"] = gorm.Expr("count + ?", p.count)
-			set["errors"] = gorm.Expr("errors + ?", p.errors)
+		ids[i], shards[i], seqs[i] = k.run, int64(k.shard), p.seq
+		if !ended[k.run] && st != runs.ShardDone { // a done shard's count is its final's
+			counts[i], errs[i] = p.count, p.errors
 		}
-		if !ended[k.run] && (st == runs.ShardAssigned || st == runs.ShardLost) {
-			set["status"] = string(runs.ShardRunning)
-		}
-		if err := updateShard(tx, runs.SnapshotRecord{RunID: k.run, Shard: k.shard}, set); err != nil {
-			return err
-		}
+		toRunning[i] = !ended[k.run] && (st == runs.ShardAssigned || st == runs.ShardLost)
+	}
+	// One statement for the batch's shards, which lockBatchShards holds
+	// already (so the order the join updates them in cannot deadlock).
+	if err := tx.Exec(updateShardsSQL, string(runs.ShardRunning), ids, shards, seqs, counts, errs, toRunning).Error; err != nil {
+		return fmt.Errorf("update shards: %w", err)
 	}
 	return nil
 }
+
+// updateShardsSQL adds each shard's progress in a batch: its highest seq,
+// the counts of its fresh snapshots, and running for a shard that was
+// assigned or lost. Parameters: the running status, then one array each of
+// run ids, shards, seqs, counts, errors and whether to mark it running.
+const updateShardsSQL = `
+UPDATE run_shards s SET
+    last_seq = GREATEST(s.last_seq, u.seq),
+    count = s.count + u.add_count,
+    errors = s.errors + u.add_errors,
+    status = CASE WHEN u.to_running THEN ? ELSE s.status END,
+    updated_at = now()
+FROM unnest(?::uuid[], ?::int[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bool[])
+    AS u(run_id, shard, seq, add_count, add_errors, to_running)
+WHERE s.run_id = u.run_id AND s.shard = u.shard`

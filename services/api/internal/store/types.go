@@ -52,6 +52,20 @@ func (a uuidArray) Value() (driver.Value, error) {
 	return out, nil
 }
 
+// int64Array is a bigint[] (or int[]) parameter; gorm would spread a bare
+// slice into a list.
+type int64Array []int64
+
+// Value returns the numbers for pgx to encode as an array.
+func (a int64Array) Value() (driver.Value, error) { return []int64(a), nil }
+
+// boolArray is a boolean[] parameter; gorm would spread a bare slice into a
+// list.
+type boolArray []bool
+
+// Value returns the booleans for pgx to encode as an array.
+func (a boolArray) Value() (driver.Value, error) { return []bool(a), nil }
+
 // labelsJSON encodes labels for a jsonb column; nil is '{}'.
 func labelsJSON(labels map[string]string) []byte {
 	if labels == nil {
