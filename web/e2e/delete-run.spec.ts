@@ -50,3 +50,49 @@ test('delete a finished, pinned run from its page', async ({ page }) => {
   const entries = ((await audit.json()) as { items: { target_id: string; action: string }[] }).items;
   expect(entries.filter((e) => e.target_id === id && e.action === 'run.delete')).toHaveLength(1);
 });
+
+// The run page offers only what the caller's role may do: a runner pins a
+// finished run but gets no Delete button (the API answers 403), a viewer
+// gets neither.
+test('a runner may pin a run but not delete it; a viewer may do neither', async ({ page, browser }) => {
+  await page.goto('/sign-in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/runs$/);
+
+  const created = await page.request.post('/api/v1/runs', {
+    data: { project: 'default', name: 'e2e roles', spec: { url: echo, qps: 50, duration: '1s' }, labels: { suite: 'e2e' } },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  await expect
+    .poll(async () => ((await (await page.request.get(`/api/v1/runs/${id}`)).json()) as { status: string }).status, { timeout: 60_000 })
+    .toBe('completed');
+
+  for (const role of ['runner', 'viewer'] as const) {
+    const who = `e2e-${role}-${Date.now()}@barrage.local`;
+    const pass = `e2e-${role}-password-0123`;
+    const user = await page.request.post('/api/v1/users', { data: { email: who, name: `E2E ${role}`, password: pass } });
+    expect(user.status(), await user.text()).toBe(201);
+    const { user: u } = (await user.json()) as { user: { id: string } };
+    const member = await page.request.put(`/api/v1/projects/default/members/${u.id}`, { data: { role } });
+    expect(member.status(), await member.text()).toBe(200);
+
+    const ctx = await browser.newContext();
+    const other = await ctx.newPage();
+    await other.goto('/sign-in');
+    await other.getByLabel('Email').fill(who);
+    await other.getByLabel('Password').fill(pass);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await expect(other).toHaveURL(/\/runs$/);
+    await other.goto(`/runs/${id}`);
+    await expect(other.getByTestId('run-status')).toHaveText(/completed/);
+    await expect(other.getByRole('link', { name: 'Download Barrage JSON' })).toBeVisible();
+    await expect(other.getByTestId('delete-run')).toHaveCount(0);
+    await expect(other.getByTestId('pin-run')).toHaveCount(role === 'runner' ? 1 : 0);
+    // What the page hides, the API refuses.
+    expect((await other.request.delete(`/api/v1/runs/${id}`)).status()).toBe(403);
+    await ctx.close();
+  }
+});

@@ -27,3 +27,8 @@ export function roleIn(me: Schemas['Me'] | undefined, slug: string): Role | unde
 export function useProjectRole(slug: string): Role | undefined {
   return roleIn(useMe().data, slug);
 }
+
+/** roleInProject is the caller's role in the project with this id (a run's project_id), as roleIn. */
+export function roleInProject(me: Schemas['Me'] | undefined, projectId: string): Role | undefined {
+  return me?.projects.find((p) => p.project.id === projectId)?.role;
+}

@@ -8,6 +8,7 @@ import type { LiveState } from '../../api/run-events';
 import { StopButton } from './stop-button';
 import { DeleteButton, PinButton } from './delete-button';
 import { useReadOnly } from '@/lib/read-only';
+import { can, type Role } from '@/lib/roles';
 
 const liveText: Record<LiveState, string> = {
   connecting: 'connecting…',
@@ -23,13 +24,19 @@ interface Props {
   live: LiveState | undefined;
   /** currentUserId turns the creator's id into "you". */
   currentUserId?: string;
+  /** roleOf is the caller's role in a project, by id; the actions it does not allow are hidden. */
+  roleOf?: (projectId: string) => Role | undefined;
   /** now is the page's clock, for "created … ago". */
   now: number;
 }
 
 /** RunHeader names the run and what it targets, with its status, actions and downloads. */
-export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
+export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: Props) {
   const readOnly = useReadOnly();
+  // Hide what the API would refuse: runners stop and pin, admins delete.
+  const role = roleOf?.(run.project_id);
+  const mayRun = !readOnly && can(role, 'runner');
+  const mayDelete = !readOnly && can(role, 'admin');
   const base = `/api/v1/runs/${encodeURIComponent(run.id)}/result`;
   const by = run.created_by ? (run.created_by === currentUserId ? 'you' : run.created_by.slice(0, 8)) : undefined;
   return (
@@ -55,9 +62,9 @@ export function RunHeader({ run, hasResult, live, currentUserId, now }: Props) {
           )}
         </div>
         <div className="run-actions">
-          {canStop(run.status) && !readOnly && <StopButton runId={run.id} />}
-          {isTerminal(run.status) && !readOnly && <PinButton run={run} />}
-          {isTerminal(run.status) && !readOnly && <DeleteButton run={run} />}
+          {canStop(run.status) && mayRun && <StopButton runId={run.id} />}
+          {isTerminal(run.status) && mayRun && <PinButton run={run} />}
+          {isTerminal(run.status) && mayDelete && <DeleteButton run={run} />}
           {(hasResult || run.status === 'completed') && (
             <>
               <a href={`${base}?format=barrage`} download={`barrage-${run.id}.json`}>

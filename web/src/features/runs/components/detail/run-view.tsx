@@ -1,3 +1,4 @@
+import type { Role } from '@/lib/roles';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
 import { isTerminal } from '@/lib/run-status';
@@ -35,10 +36,12 @@ function defaultPrimary(spec: Schemas['RunSpec']): LatencyKind {
 interface Props {
   runId: string;
   currentUserId?: string;
+  /** roleOf is the caller's role in a project, by id (RunHeader hides what it does not allow). */
+  roleOf?: (projectId: string) => Role | undefined;
 }
 
 /** RunView is one run: live progress while it runs, its result once it has one. */
-export function RunView({ runId, currentUserId }: Props) {
+export function RunView({ runId, currentUserId, roleOf }: Props) {
   const run = useRun(runId, true);
   const status = run.data?.status;
   const ended = isTerminal(status);
@@ -58,7 +61,7 @@ export function RunView({ runId, currentUserId }: Props) {
 
   return (
     <div className="stack">
-      <RunHeader run={r} hasResult={!!res} live={live} currentUserId={currentUserId} now={now} />
+      <RunHeader run={r} hasResult={!!res} live={live} currentUserId={currentUserId} roleOf={roleOf} now={now} />
       {!ended && <LivePanel run={r} now={now} />}
       {ended && r.error && (
         <div className="run-notice bad" role="alert">
