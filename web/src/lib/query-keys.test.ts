@@ -1,5 +1,5 @@
 import { QueryClient } from '@tanstack/react-query';
-import { runKeys, testKeys, type RunListKey } from './query-keys';
+import { projectKeys, runKeys, testKeys, type RunListKey } from './query-keys';
 
 // A key is a prefix of another when invalidating the first reaches the second.
 const under = (key: readonly unknown[], prefix: readonly unknown[]) => expect(key.slice(0, prefix.length)).toEqual([...prefix]);
@@ -52,5 +52,15 @@ describe('testKeys', () => {
     expect(qc.getQueryState(testKeys.list('p'))?.isInvalidated).toBe(true);
     expect(qc.getQueryState(testKeys.menu('p'))?.isInvalidated).toBe(true);
     expect(qc.getQueryState(testKeys.detail('t'))?.isInvalidated).toBe(false);
+  });
+});
+
+describe('projectKeys', () => {
+  it('puts the agent pools and the remote write under the project', () => {
+    expect(projectKeys.detail('p')).toEqual(['projects', 'p']);
+    under(projectKeys.detail('p'), projectKeys.all);
+    under(projectKeys.agentPools('p'), projectKeys.detail('p'));
+    under(projectKeys.remoteWrite('p'), projectKeys.detail('p'));
+    expect(projectKeys.agentPools('p')).not.toEqual(projectKeys.remoteWrite('p'));
   });
 });

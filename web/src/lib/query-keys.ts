@@ -66,3 +66,16 @@ export const testKeys = {
   runs: (id: string) => [...testKeys.detail(id), 'runs'] as const,
   trend: (id: string) => [...testKeys.detail(id), 'trend'] as const,
 };
+
+/**
+ * projectKeys: a project is detail(slug), with the settings that have
+ * endpoints of their own under it, so invalidating detail(slug) or all
+ * reaches them too. The settings page reads and writes them; the agents
+ * page reads the project's agent pools.
+ */
+export const projectKeys = {
+  all: ['projects'] as const,
+  detail: (slug: string) => [...projectKeys.all, slug] as const,
+  agentPools: (slug: string) => [...projectKeys.detail(slug), 'agent-pools'] as const,
+  remoteWrite: (slug: string) => [...projectKeys.detail(slug), 'remote-write'] as const,
+};

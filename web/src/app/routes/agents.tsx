@@ -1,10 +1,5 @@
-import { AgentsTable } from '@/features/agents/components/agents-table';
+import { AgentsPage } from '@/features/agents/components/agents-page';
 
 export function Component() {
-  return (
-    <div className="stack">
-      <h1>Agents</h1>
-      <AgentsTable />
-    </div>
-  );
+  return <AgentsPage />;
 }

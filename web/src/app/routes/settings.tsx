@@ -1,9 +1,10 @@
-import { useProjectRole } from '@/features/auth/api/get-me';
+import { useOrgAdmin, useProjectRole } from '@/features/auth/api/get-me';
 import { SettingsPage } from '@/features/settings/components/settings-page';
 import { useProject } from '@/lib/project';
 
 export function Component() {
   const project = useProject();
   const role = useProjectRole(project);
-  return <SettingsPage key={project} role={role} />;
+  const orgAdmin = useOrgAdmin();
+  return <SettingsPage key={project} role={role} orgAdmin={orgAdmin} />;
 }

@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import { roleIn } from './get-me';
+import { isOrgAdmin, roleIn } from './get-me';
 
 const project = (slug: string): Schemas['Project'] => ({
   id: `id-${slug}`, slug, name: slug, description: '', public_results: false, target_allow_list: [], target_allow_granted: [], retention: {},
@@ -25,5 +25,18 @@ describe('roleIn', () => {
   it('is undefined for another project or before /me answers', () => {
     expect(roleIn(me, 'other')).toBeUndefined();
     expect(roleIn(undefined, 'default')).toBeUndefined();
+  });
+});
+
+describe('isOrgAdmin', () => {
+  const user = { id: 'u', email: 'a@b', name: 'A', is_admin: true };
+  it('is an org admin signed in or on an unscoped token', () => {
+    expect(isOrgAdmin({ user, projects: [] })).toBe(true);
+    expect(isOrgAdmin({ user, projects: [], token: { id: 't' } })).toBe(true);
+  });
+  it('is not a project token of an org admin, another user, or before /me answers', () => {
+    expect(isOrgAdmin({ user, projects: [], token: { id: 't', project_id: 'p', role: 'admin' } })).toBe(false);
+    expect(isOrgAdmin({ user: { ...user, is_admin: false }, projects: [] })).toBe(false);
+    expect(isOrgAdmin(undefined)).toBe(false);
   });
 });

@@ -32,3 +32,17 @@ export function useProjectRole(slug: string): Role | undefined {
 export function roleInProject(me: Schemas['Me'] | undefined, projectId: string): Role | undefined {
   return me?.projects.find((p) => p.project.id === projectId)?.role;
 }
+
+/**
+ * isOrgAdmin reports whether the caller acts as an organisation admin: an
+ * org admin signed in, or on a token not limited to one project (the API
+ * treats a project token as its project role only).
+ */
+export function isOrgAdmin(me: Schemas['Me'] | undefined): boolean {
+  return me !== undefined && me.user.is_admin && me.token?.project_id === undefined;
+}
+
+/** useOrgAdmin is isOrgAdmin of the /me answer the layout loaded. */
+export function useOrgAdmin(): boolean {
+  return isOrgAdmin(useMe().data);
+}

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { projectKeys } from '@/lib/query-keys';
 
 export async function updateProject({ slug, body }: { slug: string; body: Schemas['ProjectUpdate'] }) {
   return unwrap(await api.PATCH('/projects/{project}', { params: { path: { project: slug } }, body }));
@@ -10,8 +11,8 @@ export function useUpdateProject() {
   return useMutation({
     mutationFn: updateProject,
     onSuccess: (p, { slug }) => {
-      qc.setQueryData(['projects', slug], p);
-      return qc.invalidateQueries({ queryKey: ['projects'] });
+      qc.setQueryData(projectKeys.detail(slug), p);
+      return qc.invalidateQueries({ queryKey: projectKeys.all });
     },
   });
 }

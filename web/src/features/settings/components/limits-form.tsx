@@ -53,8 +53,8 @@ export function LimitsForm({ project: p, editable }: { project: Schemas['Project
 
   const own = new Set<LimitName>(p.limits.overridden);
   return (
-    <form className="card stack settings-form" onSubmit={submit} noValidate aria-label="Project limits">
-      <h2 style={{ margin: 0, fontSize: '1.1rem' }}>Limits</h2>
+    <form className="card stack settings-form" onSubmit={submit} noValidate aria-label="Project limits" id="limits">
+      <h2>Limits</h2>
       <p className="hint" style={{ margin: 0 }}>
         What this project&apos;s runs may ask for. A run over a limit is refused; so is one more run than the concurrent runs
         limit while the others are queued or in progress.

@@ -1,4 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
+import { fieldErrorsOf } from './field-errors';
 
 /** LimitName is one limit a project may set, as the API names it. */
 export type LimitName = keyof Schemas['LimitValues'];
@@ -61,12 +62,5 @@ export function toLimitsUpdate(d: LimitsDraft): { ok: true; body: Schemas['Proje
 
 /** limitsErrorsOf places the API's `limits.<name>` field errors; the others are returned as text. */
 export function limitsErrorsOf(errs: Schemas['FieldError'][] | undefined): { fields: LimitErrors; other: string[] } {
-  const fields: LimitErrors = {};
-  const other: string[] = [];
-  for (const { field, message } of errs ?? []) {
-    const name = field.startsWith('limits.') ? (field.slice('limits.'.length) as LimitName) : undefined;
-    if (name && limitNames.includes(name)) fields[name] ??= message;
-    else other.push(`${field}: ${message}`);
-  }
-  return { fields, other };
+  return fieldErrorsOf(errs, 'limits.', limitNames);
 }

@@ -1,4 +1,4 @@
-import { indexUrl, parseAllowList, settingsErrorsOf } from './settings-form';
+import { allowListErrorsOf, indexUrl, parseAllowList } from './settings-form';
 
 describe('parseAllowList', () => {
   it('keeps trimmed non-blank lines and where each was', () => {
@@ -10,27 +10,25 @@ describe('parseAllowList', () => {
   });
 });
 
-describe('settingsErrorsOf', () => {
+describe('allowListErrorsOf', () => {
   const sent = parseAllowList('10.0.0.0/8\n\nfortio.lab:8080\n169.254.169.254');
   it('names the line and entry of each wrong allow list entry', () => {
     expect(
-      settingsErrorsOf(
+      allowListErrorsOf(
         [
           { field: 'target_allow_list[2]', message: 'link-local and cloud metadata addresses are always refused' },
           { field: 'target_allow_list', message: 'at most 100 entries' },
-          { field: 'public_results', message: 'must be a boolean' },
           { field: 'name', message: 'too long' },
         ],
         sent,
       ),
     ).toEqual({
-      allowList: ['line 4 (169.254.169.254): link-local and cloud metadata addresses are always refused', 'at most 100 entries'],
-      publicResults: 'must be a boolean',
+      list: ['line 4 (169.254.169.254): link-local and cloud metadata addresses are always refused', 'at most 100 entries'],
       other: ['name: too long'],
     });
   });
   it('keeps the message of an index it did not send', () => {
-    expect(settingsErrorsOf([{ field: 'target_allow_list[9]', message: 'bad' }], sent).allowList).toEqual(['bad']);
+    expect(allowListErrorsOf([{ field: 'target_allow_list[9]', message: 'bad' }], sent).list).toEqual(['bad']);
   });
 });
 

@@ -16,23 +16,22 @@ export function parseAllowList(text: string): AllowList {
   return { entries, lines };
 }
 
-/** Messages of a failed save: the allow list's, one per wrong entry, and the rest. */
-export type SettingsErrors = { allowList: string[]; publicResults?: string; other: string[] };
+/** Messages of a failed save of an allow list: one per wrong entry or for the list, and the rest. */
+export type AllowListErrors = { list: string[]; other: string[] };
 
 /**
- * settingsErrorsOf places the API's field errors: `target_allow_list[2]` is
- * the third entry sent, which names its textarea line and text.
+ * allowListErrorsOf places the API's field errors on an allow list (a
+ * project's or the organisation's): `target_allow_list[2]` is the third
+ * entry sent, which names its textarea line and text.
  */
-export function settingsErrorsOf(errs: Schemas['FieldError'][] | undefined, sent: AllowList): SettingsErrors {
-  const out: SettingsErrors = { allowList: [], other: [] };
+export function allowListErrorsOf(errs: Schemas['FieldError'][] | undefined, sent: AllowList): AllowListErrors {
+  const out: AllowListErrors = { list: [], other: [] };
   for (const { field, message } of errs ?? []) {
     const m = /^target_allow_list(?:\[(\d+)\])?$/.exec(field);
     if (m) {
       const i = m[1] === undefined ? -1 : Number(m[1]);
       const entry = sent.entries[i];
-      out.allowList.push(entry === undefined ? message : `line ${sent.lines[i]} (${entry}): ${message}`);
-    } else if (field === 'public_results') {
-      out.publicResults = message;
+      out.list.push(entry === undefined ? message : `line ${sent.lines[i]} (${entry}): ${message}`);
     } else {
       out.other.push(`${field}: ${message}`);
     }
