@@ -39,6 +39,7 @@ func TestDistributedServerLatencyAndFormats(t *testing.T) { // serial: see heavy
 	}
 	raw := e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil)
 	res := decode[client.RunResult](t, raw)
+	checkPhases(t, res, 4)
 	if res.Count < 190 || res.Server == nil || res.Server.Count != res.Count {
 		t.Fatalf("count %d, server %+v; want about 200 requests, each with a server sample", res.Count, res.Server)
 	}
@@ -46,7 +47,6 @@ func TestDistributedServerLatencyAndFormats(t *testing.T) { // serial: see heavy
 	if res.Server.P50Us < 4900 || res.Server.P50Us > res.Service.P50Us {
 		t.Errorf("server p50 %.0f µs, want ≥ the 5 ms delay and ≤ the service p50 %.0f µs", res.Server.P50Us, res.Service.P50Us)
 	}
-	checkPhases(t, res, 4)
 	checkCSVFormat(t, e, id, res)
 	checkPrometheusFormat(t, e, id, res)
 	checkYAMLFormat(t, e, id, raw)
