@@ -77,7 +77,22 @@ type Snapshot struct {
 	// at most 1,000,000 / shard_count per shard. Writes past that bound are not
 	// sent: the API counts them as the successful writes in ret_codes (and
 	// entries) that have no URL, so no dropped count travels here.
-	WrittenUrls   []string `protobuf:"bytes,21,rep,name=written_urls,json=writtenUrls,proto3" json:"written_urls,omitempty"`
+	WrittenUrls []string `protobuf:"bytes,21,rep,name=written_urls,json=writtenUrls,proto3" json:"written_urls,omitempty"`
+	// The request phase histograms of HTTP runs, encoded as the others are
+	// (docs/agent.md, "Where a request's time goes"); each is empty when no
+	// request of the snapshot had that phase. The connection phases (dns,
+	// connect, tls) are recorded once per connection opened, with the first
+	// request on it, so their counts are connections, not requests.
+	// dns_hdr: the host name's lookup (none for an IP literal).
+	DnsHdr []byte `protobuf:"bytes,22,opt,name=dns_hdr,json=dnsHdr,proto3" json:"dns_hdr,omitempty"`
+	// connect_hdr: the TCP (or unix socket) connect.
+	ConnectHdr []byte `protobuf:"bytes,23,opt,name=connect_hdr,json=connectHdr,proto3" json:"connect_hdr,omitempty"`
+	// tls_hdr: the TLS handshake.
+	TlsHdr []byte `protobuf:"bytes,24,opt,name=tls_hdr,json=tlsHdr,proto3" json:"tls_hdr,omitempty"`
+	// waiting_hdr: connection ready (or request sent) to first response byte.
+	WaitingHdr []byte `protobuf:"bytes,25,opt,name=waiting_hdr,json=waitingHdr,proto3" json:"waiting_hdr,omitempty"`
+	// receiving_hdr: first response byte to response done.
+	ReceivingHdr  []byte `protobuf:"bytes,26,opt,name=receiving_hdr,json=receivingHdr,proto3" json:"receiving_hdr,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -255,6 +270,41 @@ func (x *Snapshot) GetTimelineSeen() uint64 {
 func (x *Snapshot) GetWrittenUrls() []string {
 	if x != nil {
 		return x.WrittenUrls
+	}
+	return nil
+}
+
+func (x *Snapshot) GetDnsHdr() []byte {
+	if x != nil {
+		return x.DnsHdr
+	}
+	return nil
+}
+
+func (x *Snapshot) GetConnectHdr() []byte {
+	if x != nil {
+		return x.ConnectHdr
+	}
+	return nil
+}
+
+func (x *Snapshot) GetTlsHdr() []byte {
+	if x != nil {
+		return x.TlsHdr
+	}
+	return nil
+}
+
+func (x *Snapshot) GetWaitingHdr() []byte {
+	if x != nil {
+		return x.WaitingHdr
+	}
+	return nil
+}
+
+func (x *Snapshot) GetReceivingHdr() []byte {
+	if x != nil {
+		return x.ReceivingHdr
 	}
 	return nil
 }
@@ -458,7 +508,7 @@ var File_barrage_v1_snapshot_proto protoreflect.FileDescriptor
 const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\n" +
 	"\x19barrage/v1/snapshot.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb3\x06\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcc\a\n" +
 	"\bSnapshot\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05shard\x18\x02 \x01(\rR\x05shard\x12\x19\n" +
@@ -484,7 +534,14 @@ const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\aentries\x18\x12 \x03(\v2\x17.barrage.v1.EntryResultR\aentries\x126\n" +
 	"\btimeline\x18\x13 \x03(\v2\x1a.barrage.v1.TimelineSampleR\btimeline\x12#\n" +
 	"\rtimeline_seen\x18\x14 \x01(\x04R\ftimelineSeen\x12!\n" +
-	"\fwritten_urls\x18\x15 \x03(\tR\vwrittenUrls\x1a;\n" +
+	"\fwritten_urls\x18\x15 \x03(\tR\vwrittenUrls\x12\x17\n" +
+	"\adns_hdr\x18\x16 \x01(\fR\x06dnsHdr\x12\x1f\n" +
+	"\vconnect_hdr\x18\x17 \x01(\fR\n" +
+	"connectHdr\x12\x17\n" +
+	"\atls_hdr\x18\x18 \x01(\fR\x06tlsHdr\x12\x1f\n" +
+	"\vwaiting_hdr\x18\x19 \x01(\fR\n" +
+	"waitingHdr\x12#\n" +
+	"\rreceiving_hdr\x18\x1a \x01(\fR\freceivingHdr\x1a;\n" +
 	"\rRetCodesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xa3\x01\n" +

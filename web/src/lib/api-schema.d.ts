@@ -1963,6 +1963,15 @@ export interface components {
             /** @description The result of each entry of the run's request mix (spec requests), in the spec's order; they add up to the totals. Absent without a mix. */
             entries?: components["schemas"]["EntryResult"][];
             written_urls?: components["schemas"]["WrittenURLCounts"];
+            phases?: components["schemas"]["RequestPhases"];
+        };
+        /** @description Where an HTTP run's requests spent their time, merged over the shards' finals; absent for other protocols and imported runs. Each phase is present only when some request had it. The connection phases (`dns`, `connect`, `tls`) are recorded once per connection opened, with the first request on it, so their count is the connections opened (for `dns`, those whose host name was looked up); `waiting` (connection ready to the first response byte) and `receiving` (first to last byte) count the responses. */
+        RequestPhases: {
+            dns?: components["schemas"]["LatencySummary"];
+            connect?: components["schemas"]["LatencySummary"];
+            tls?: components["schemas"]["LatencySummary"];
+            waiting?: components["schemas"]["LatencySummary"];
+            receiving?: components["schemas"]["LatencySummary"];
         };
         /** @description What became of the successful writes of a run with record_written_urls (absent for other runs): `stored` URLs are served by GET /runs/{run}/written-urls; `dropped` writes got a 2xx but have no URL (over the bound of 1,000,000, longer than 2048 bytes, or in a snapshot that was lost). */
         WrittenURLCounts: {

@@ -48,6 +48,7 @@ func (r *recorder) record(res request.Result, entry int, intended, sent, done ti
 	if res.HasServerTime && s.Server != nil {
 		s.Server.Record(res.ServerTime)
 	}
+	s.Phases.record(&res.Phases, sent, done)
 	if entry >= 0 {
 		e := s.Entries[entry]
 		e.Count++

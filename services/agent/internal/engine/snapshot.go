@@ -28,6 +28,8 @@ type Snapshot struct {
 	// value per response that carried a readable one (so its count may be
 	// below Count); nil unless Options.ServerLatency.
 	Server *hist.Histogram
+	// Phases are the request phase histograms (HTTP clients only).
+	Phases PhaseHists
 	// Connections is the number of connections the run uses.
 	Connections int
 	// Aborted is set on the final snapshot when the run stopped on an abort-on code.
@@ -99,6 +101,9 @@ func (s *Snapshot) add(o *Snapshot) error {
 			return err
 		}
 	}
+	if err := s.Phases.add(&o.Phases); err != nil {
+		return err
+	}
 	for i, e := range o.Entries {
 		if err := s.Entries[i].add(e); err != nil {
 			return err
@@ -119,6 +124,7 @@ func (s *Snapshot) reset() {
 	if s.Server != nil {
 		s.Server.Reset()
 	}
+	s.Phases.reset()
 	for _, e := range s.Entries {
 		e.reset()
 	}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/textproto"
 	"strconv"
 	"sync"
@@ -70,7 +71,7 @@ func (f *Factory) NewClient(context.Context, int) (request.Client, error) {
 	if f.opts.H3 {
 		tr = f.newH3Transport()
 	}
-	c := &client{f: f, tr: tr, buf: make([]byte, readBufferSize)}
+	c := &client{f: f, tr: tr, buf: make([]byte, readBufferSize), phases: newPhaseTrace()}
 	c.do = tr.RoundTrip
 	if f.opts.FollowRedirects {
 		c.do = (&http.Client{Transport: tr, CheckRedirect: CheckRedirect(true)}).Do
@@ -154,6 +155,8 @@ type client struct {
 	do   func(*http.Request) (*http.Response, error) // tr.RoundTrip, or a redirect-following http.Client's Do
 	base *http.Request                               // shallow-copied per request with its context
 	buf  []byte
+	// phases times each request's phases.
+	phases *phaseTrace
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the request in progress, for Close
@@ -161,15 +164,17 @@ type client struct {
 }
 
 // Do implements request.Client.
-func (c *client) Do(ctx context.Context) request.Result {
-	res := request.Result{Code: CodeSocketError}
+func (c *client) Do(ctx context.Context) (res request.Result) {
+	res = request.Result{Code: CodeSocketError}
 	ctx, cancel := context.WithTimeout(ctx, c.f.opts.Timeout)
 	defer cancel()
 	if !c.begin(cancel) {
 		return res
 	}
 	defer c.end()
-	req := c.base.WithContext(ctx)
+	c.phases.take() // what a dial of an earlier request left late
+	defer func() { res.Phases = c.phases.take() }()
+	req := c.base.WithContext(httptrace.WithClientTrace(ctx, c.phases.trace))
 	if req.GetBody != nil {
 		// Never reuse a body reader: the transport may still be reading the
 		// previous one when it returns early with a response.

@@ -160,6 +160,9 @@ type client struct {
 	// served counts the responses conn has carried; limit is the most it
 	// may carry (0: no limit), set when it opens.
 	served, limit int64
+	// pending is the set-up of conn until a request takes it: the
+	// connection phases are recorded with the first request on it.
+	pending request.Phases
 }
 
 var (
@@ -227,6 +230,7 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool, err e
 		}
 	}
 	reused := c.reused
+	res.Phases, c.pending = c.pending, request.Phases{} // the connection's set-up goes with its first request
 	if err := c.slot.Conn().SetDeadline(time.Now().Add(c.f.timeout)); err != nil {
 		c.drop()
 		return res, reused, err
@@ -237,6 +241,11 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool, err e
 		c.drop()
 		return res, reused && closedByPeer(err), fmt.Errorf("write: %w", err)
 	}
+	if _, err := c.br.Peek(1); err != nil { // wait for the first byte: the end of the waiting phase
+		c.drop()
+		return res, reused && closedByPeer(err), fmt.Errorf("read: %w", err)
+	}
+	res.Phases.FirstByte = time.Now()
 	h, received, err := readResponse(c.br, c.noBody, c.f.latency)
 	res.Received = received
 	if err != nil {
@@ -270,14 +279,30 @@ func (c *client) Connect(ctx context.Context) error {
 	return c.dial(ctx)
 }
 
+// dial opens the connection (and does its TLS handshake), timing its
+// phases for the first request that uses it (c.pending).
 func (c *client) dial(parent context.Context) error {
 	ctx, cancel := context.WithTimeout(parent, c.f.timeout)
 	defer cancel()
-	conn, err := c.f.dial(ctx, c.f.network, c.f.addr)
+	var (
+		ph     request.Phases
+		lookup lookupTimer
+	)
+	start := time.Now()
+	conn, err := c.f.dial(lookup.traced(ctx), c.f.network, c.f.addr)
+	if err == nil {
+		ph.Ready = time.Now()
+		lookup.note(&ph)
+		ph.Open(request.PhaseConnect, ph.Ready.Sub(start)-ph.Conn[request.PhaseDNS])
+	}
 	if err == nil && c.f.tlsConfig != nil {
 		tc := tls.Client(conn, c.f.tlsConfig)
 		if err = tc.HandshakeContext(ctx); err != nil {
 			_ = conn.Close()
+		} else {
+			connected := ph.Ready
+			ph.Ready = time.Now()
+			ph.Open(request.PhaseTLS, ph.Ready.Sub(connected))
 		}
 		conn = tc
 	}
@@ -289,6 +314,7 @@ func (c *client) dial(parent context.Context) error {
 	if err := c.slot.Set(conn); err != nil {
 		return err
 	}
+	c.pending = ph
 	c.reused, c.served, c.limit = false, 0, c.f.connLimit()
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(conn, readBufferSize)

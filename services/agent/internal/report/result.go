@@ -49,7 +49,10 @@ type Result struct {
 	// Server is the latency the target reported in the spec's latency
 	// header, one sample per response that carried a readable value (its
 	// count may be below Count); absent without a latency header.
-	Server    *Latency   `json:"server,omitempty"`
+	Server *Latency `json:"server,omitempty"`
+	// Phases are where the requests' time went (HTTP only); absent for
+	// other protocols.
+	Phases    *Phases    `json:"phases,omitempty"`
 	Intervals []Interval `json:"intervals,omitempty"`
 }
 
@@ -120,6 +123,9 @@ func New(final *engine.Snapshot, m Meta) (Result, error) {
 			return Result{}, err
 		}
 		r.Server = &l
+	}
+	if r.Phases, err = newPhases(&final.Phases, ps); err != nil {
+		return Result{}, err
 	}
 	return r, nil
 }

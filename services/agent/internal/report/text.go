@@ -39,6 +39,7 @@ func WriteText(w io.Writer, r *Result) error {
 		writeLatency(&b, fmt.Sprintf("Server time (reported in %s by %d of %d responses)", r.Spec.LatencyHeader, r.Server.Count, r.Count),
 			r.Server, false)
 	}
+	writePhases(&b, r.Phases)
 	if err := writeHistogram(&b, r.PrimaryLatency(), r.Primary); err != nil {
 		return err
 	}

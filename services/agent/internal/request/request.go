@@ -33,6 +33,8 @@ type Result struct {
 	ServerTime time.Duration
 	// HasServerTime is set when the response carried a readable latency header.
 	HasServerTime bool
+	// Phases says where the request's time went (HTTP clients only).
+	Phases Phases
 }
 
 // Client performs requests on one connection. It is used by one goroutine at a

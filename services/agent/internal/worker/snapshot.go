@@ -14,6 +14,7 @@ import (
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
+	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
 // How hard a snapshot publish is retried: an interval snapshot must not hold
@@ -186,6 +187,10 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	phases, err := encodePhases(&snap.Phases)
+	if err != nil {
+		return nil, err
+	}
 	return proto.Marshal(&barragev1.Snapshot{
 		RunId: s.key.run, Shard: s.key.shard, AgentId: s.w.id, Seq: snap.Seq, Final: snap.Final,
 		IntervalStart: timestamppb.New(snap.Start), IntervalEnd: timestamppb.New(snap.End),
@@ -195,7 +200,27 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 		Error: s.errorFor(snap), Entries: entries,
 		Timeline: s.encodeTimeline(snap.Timeline), TimelineSeen: uint64(max(snap.TimelineSeen, 0)),
 		WrittenUrls: snap.WrittenURLs,
+		DnsHdr:      phases[request.PhaseDNS], ConnectHdr: phases[request.PhaseConnect], TlsHdr: phases[request.PhaseTLS],
+		WaitingHdr: phases[request.PhaseWaiting], ReceivingHdr: phases[request.PhaseReceiving],
 	})
+}
+
+// encodePhases encodes the request phase histograms that recorded
+// anything; the others stay empty on the wire.
+func encodePhases(ph *engine.PhaseHists) ([request.NumPhases][]byte, error) {
+	var out [request.NumPhases][]byte
+	for p := range request.NumPhases {
+		h := ph.Recorded(request.Phase(p))
+		if h == nil {
+			continue
+		}
+		b, err := h.Encode()
+		if err != nil {
+			return out, fmt.Errorf("encode %s histogram: %w", request.Phase(p), err)
+		}
+		out[p] = b
+	}
+	return out, nil
 }
 
 // encodeTimeline turns the final snapshot's timeline into its wire form.

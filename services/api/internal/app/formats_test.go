@@ -39,6 +39,7 @@ func TestDistributedServerLatencyAndFormats(t *testing.T) { // serial: see heavy
 	}
 	raw := e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil)
 	res := decode[client.RunResult](t, raw)
+	checkPhases(t, res, 4)
 	if res.Count < 190 || res.Server == nil || res.Server.Count != res.Count {
 		t.Fatalf("count %d, server %+v; want about 200 requests, each with a server sample", res.Count, res.Server)
 	}
@@ -53,6 +54,28 @@ func TestDistributedServerLatencyAndFormats(t *testing.T) { // serial: see heavy
 	p := wantProblem(t, status, header, body, http.StatusUnprocessableEntity, "validation")
 	if fields := problemFields(p); len(fields) != 1 || fields[0] != "format" {
 		t.Errorf("bad format: problem fields %v, want format", problemFields(p))
+	}
+}
+
+// checkPhases: a plain-HTTP result over conns keep-alive connections has
+// connect once per connection, no DNS (the echo is an IP literal) nor TLS,
+// and waiting and receiving once per response, the echo's 5 ms delay
+// within waiting.
+func checkPhases(t *testing.T, res client.RunResult, conns int64) {
+	t.Helper()
+	p := res.Phases
+	if p == nil || p.Connect == nil || p.Waiting == nil || p.Receiving == nil {
+		t.Fatalf("phases %+v: want connect, waiting and receiving", p)
+	}
+	if p.Dns != nil || p.Tls != nil {
+		t.Errorf("dns %+v tls %+v: want neither for http://127.0.0.1", p.Dns, p.Tls)
+	}
+	if p.Connect.Count != conns || p.Waiting.Count != res.Count || p.Receiving.Count != res.Count {
+		t.Errorf("counts: connect %d waiting %d receiving %d; want %d connections and %d responses",
+			p.Connect.Count, p.Waiting.Count, p.Receiving.Count, conns, res.Count)
+	}
+	if p.Waiting.P50Us < 4900 || p.Waiting.P50Us > res.Service.P50Us {
+		t.Errorf("waiting p50 %.0f µs, want ≥ the 5 ms delay and ≤ the service p50 %.0f µs", p.Waiting.P50Us, res.Service.P50Us)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/pkg/resultformat"
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -249,7 +250,34 @@ func resultOut(run runs.Run, res runs.Result) (RunResult, error) {
 	if c := res.WrittenURLs; c != nil {
 		out.WrittenUrls = &WrittenURLCounts{Stored: c.Stored, Dropped: c.Dropped}
 	}
+	phases, err := phasesOut(res.Phases)
+	if err != nil {
+		return RunResult{}, fmt.Errorf("result of run %s: %w", run.ID, err)
+	}
+	out.Phases = phases
 	return out, nil
+}
+
+// phasesOut maps a result's request phases; nil when it has none.
+func phasesOut(enc [resultformat.PhaseCount][]byte) (*RequestPhases, error) {
+	var out RequestPhases
+	dst := [resultformat.PhaseCount]**LatencySummary{&out.Dns, &out.Connect, &out.Tls, &out.Waiting, &out.Receiving}
+	found := false
+	for i, b := range enc {
+		if len(b) == 0 {
+			continue
+		}
+		l, err := runs.LatencyOf(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s phase: %w", resultformat.PhaseNames()[i], err)
+		}
+		s := latencyOut(l)
+		*dst[i], found = &s, true
+	}
+	if !found {
+		return nil, nil
+	}
+	return &out, nil
 }
 
 // entriesOut maps the results of a request mix's entries, named from the

@@ -1026,6 +1026,24 @@ type RemoteWritePut struct {
 	Url string `json:"url"`
 }
 
+// RequestPhases Where an HTTP run's requests spent their time, merged over the shards' finals; absent for other protocols and imported runs. Each phase is present only when some request had it. The connection phases (`dns`, `connect`, `tls`) are recorded once per connection opened, with the first request on it, so their count is the connections opened (for `dns`, those whose host name was looked up); `waiting` (connection ready to the first response byte) and `receiving` (first to last byte) count the responses.
+type RequestPhases struct {
+	// Connect Figures of one latency over the whole run, microseconds.
+	Connect *LatencySummary `json:"connect,omitempty"`
+
+	// Dns Figures of one latency over the whole run, microseconds.
+	Dns *LatencySummary `json:"dns,omitempty"`
+
+	// Receiving Figures of one latency over the whole run, microseconds.
+	Receiving *LatencySummary `json:"receiving,omitempty"`
+
+	// Tls Figures of one latency over the whole run, microseconds.
+	Tls *LatencySummary `json:"tls,omitempty"`
+
+	// Waiting Figures of one latency over the whole run, microseconds.
+	Waiting *LatencySummary `json:"waiting,omitempty"`
+}
+
 // RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
 type RetCodes map[string]int64
 
@@ -1169,6 +1187,9 @@ type RunResult struct {
 
 	// Origin Where an imported run came from (a file name or URL).
 	Origin *string `json:"origin,omitempty"`
+
+	// Phases Where an HTTP run's requests spent their time, merged over the shards' finals; absent for other protocols and imported runs. Each phase is present only when some request had it. The connection phases (`dns`, `connect`, `tls`) are recorded once per connection opened, with the first request on it, so their count is the connections opened (for `dns`, those whose host name was looked up); `waiting` (connection ready to the first response byte) and `receiving` (first to last byte) count the responses.
+	Phases *RequestPhases `json:"phases,omitempty"`
 
 	// Primary The latency shown by default: response time in open loop, service time otherwise.
 	Primary RunResultPrimary `json:"primary"`

@@ -163,7 +163,9 @@ type merged struct {
 	lat latencies
 	// server is the merge of the finals' server histograms; nil when none
 	// had one.
-	server                              *hist.Histogram
+	server *hist.Histogram
+	// phases merge the finals' request phase histograms.
+	phases                              phaseHists
 	codes                               map[string]int64
 	count, errors, bytesSent, bytesRecv int64
 	shards, lost                        int
@@ -190,6 +192,9 @@ func (m *merged) add(s *snapshot) error {
 		if err := m.server.Merge(s.server); err != nil {
 			return err
 		}
+	}
+	if err := mergePhases(&m.phases, &s.phases); err != nil {
+		return err
 	}
 	addCodes(m.codes, s.retCodes)
 	var err error
@@ -238,12 +243,17 @@ func (m *merged) result(id uuid.UUID) (*runs.Result, error) {
 		}
 		server = b
 	}
+	phases, err := encodePhases(&m.phases)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := entryResults(m.entries)
 	if err != nil {
 		return nil, err
 	}
 	return &runs.Result{
-		RunID: id, Response: enc[response], Service: enc[service], Lag: enc[lag], Server: server, RetCodes: m.codes,
+		Phases: phases,
+		RunID:  id, Response: enc[response], Service: enc[service], Lag: enc[lag], Server: server, RetCodes: m.codes,
 		Count: m.count, Errors: m.errors, BytesSent: m.bytesSent, BytesReceived: m.bytesRecv,
 		Duration: m.duration(), Shards: m.shards, LostShards: m.lost, Entries: entries,
 	}, nil

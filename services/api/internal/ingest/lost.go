@@ -12,8 +12,8 @@ import (
 // seconds hold every shard's interval snapshots (the finished shards'
 // seconds add up to their finals), so their merge replaces the finals'
 // requests, codes, bytes and latencies; per-entry figures, server latency,
-// the timeline and the duration stay those of the finished shards, whose
-// finals alone carry them. It reports false, leaving m as it was, when the
+// request phases, the timeline and the duration stay those of the finished
+// shards, whose finals alone carry them. It reports false, leaving m as it was, when the
 // seconds count fewer requests than the finals and the lost shards' stored
 // counts (lostSent): a finished shard's interval snapshot is then still on
 // its way, and the finals are the better figure.

@@ -36,6 +36,8 @@ type snapshot struct {
 	// server is the latency the target reported (server_hdr); nil when the
 	// snapshot has none (the spec names no latency header).
 	server *hist.Histogram
+	// phases are the request phase histograms.
+	phases phaseHists
 	// failure says why the shard failed before sending (a final snapshot
 	// only; at most maxFailure bytes); "" when it did not.
 	failure string
@@ -148,6 +150,9 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 		if s.server, err = hist.Decode(b); err != nil {
 			return nil, fmt.Errorf("server_hdr histogram: %w", err)
 		}
+	}
+	if s.phases, err = decodePhases(m); err != nil {
+		return nil, err
 	}
 	if s.entries, err = entriesFromProto(m.GetEntries()); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/pkg/resultformat"
 	"github.com/barrage-dev/barrage/pkg/threshold"
 )
 
@@ -293,7 +294,12 @@ type Result struct {
 	// Server is the encoding of the latency the target reported in the
 	// spec's latency header (one value per response that carried it); nil
 	// when the run read no such header.
-	Server   []byte
+	Server []byte
+	// Phases are the encodings of the request phase histograms, in the
+	// order of resultformat.PhaseNames (dns, connect, tls, waiting,
+	// receiving); nil for a phase no request had (all of them for a run
+	// other than HTTP, or one that ended before phases were recorded).
+	Phases   [resultformat.PhaseCount][]byte
 	RetCodes map[string]int64
 	Count    int64
 	Errors   int64

@@ -38,6 +38,7 @@ type resultRow struct {
 	FortioMD5     []byte    `gorm:"column:fortio_md5"`
 	FortioSize    *int64    `gorm:"column:fortio_size"`
 	Entries       []byte    `gorm:"column:entries"`
+	Phases        []byte    `gorm:"column:phases"`
 }
 
 // entryRow is one element of run_results.entries.
@@ -193,9 +194,13 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 		if err != nil {
 			return fmt.Errorf("store result entries: %w", err)
 		}
+		phases, err := phasesJSON(r.Phases)
+		if err != nil {
+			return fmt.Errorf("store result phases: %w", err)
+		}
 		res := resultRow{
-			Entries: entries,
-			RunID:   row.ID, Response: r.Response, Service: r.Service, Lag: r.Lag, Server: r.Server, RetCodes: codesJSON(r.RetCodes),
+			Entries: entries, Phases: phases,
+			RunID: row.ID, Response: r.Response, Service: r.Service, Lag: r.Lag, Server: r.Server, RetCodes: codesJSON(r.RetCodes),
 			Count: r.Count, Errors: r.Errors, BytesSent: r.BytesSent, BytesReceived: r.BytesReceived,
 			DurationUS: r.Duration.Microseconds(), Shards: r.Shards, LostShards: r.LostShards, CreatedAt: time.Now().UTC(),
 		}
@@ -242,9 +247,13 @@ func resultFromRow(row resultRow) (runs.Result, error) {
 	if err != nil {
 		return runs.Result{}, fmt.Errorf("result of run %s: %w", row.RunID, err)
 	}
+	phases, err := parsePhases(row.Phases)
+	if err != nil {
+		return runs.Result{}, fmt.Errorf("result of run %s: %w", row.RunID, err)
+	}
 	return runs.Result{
-		Entries: entries,
-		RunID:   row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, Server: row.Server, RetCodes: codes,
+		Entries: entries, Phases: phases,
+		RunID: row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, Server: row.Server, RetCodes: codes,
 		Count: row.Count, Errors: row.Errors, BytesSent: row.BytesSent, BytesReceived: row.BytesReceived,
 		Duration: time.Duration(row.DurationUS) * time.Microsecond, Shards: row.Shards, LostShards: row.LostShards,
 		CreatedAt: row.CreatedAt.UTC(), Fortio: row.FortioJSON, FortioMD5: row.FortioMD5,

@@ -16,6 +16,7 @@ import { LatencyHistogram } from './latency-histogram';
 import { LivePanel } from './live-panel';
 import { PercentileSpectrum } from './percentile-spectrum';
 import { PercentileTable } from './percentile-table';
+import { PhasesTable } from './phases-table';
 import { ResultSummary } from './result-summary';
 import { RetCodesTable } from './ret-codes-table';
 import { RunCharts } from './run-charts';
@@ -86,6 +87,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
             <PercentileTable result={res} />
           </div>
           {!fromDocument && <PercentileSpectrum result={res} />}
+          {!fromDocument && <PhasesTable result={res} />}
         </>
       )}
       {fromDocument ? null : intervals.isPending ? (
