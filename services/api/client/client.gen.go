@@ -864,12 +864,42 @@ type OrgTargetPolicy struct {
 	TargetAllowList []string `json:"target_allow_list"`
 }
 
+// OrgUser A user as an org admin's list shows them.
+type OrgUser struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Disabled Disabled by an org admin: cannot sign in; sessions and tokens do not work.
+	Disabled *bool              `json:"disabled,omitempty"`
+	Email    string             `json:"email"`
+	Id       openapi_types.UUID `json:"id"`
+
+	// IsAdmin Org admin: may create projects and acts as admin in every project.
+	IsAdmin bool `json:"is_admin"`
+
+	// LastSignInAt The last sign-in; absent when they never signed in.
+	LastSignInAt *time.Time `json:"last_sign_in_at,omitempty"`
+	Name         string     `json:"name"`
+
+	// Projects The projects the user is a member of, by slug.
+	Projects []UserProject `json:"projects"`
+}
+
 // PasswordChange defines model for PasswordChange.
 type PasswordChange struct {
 	CurrentPassword string `json:"current_password"`
 
 	// NewPassword At least 12 characters.
 	NewPassword string `json:"new_password"`
+}
+
+// PasswordReset defines model for PasswordReset.
+type PasswordReset struct {
+	// Password The new password, shown in this response only.
+	Password string `json:"password"`
+
+	// SessionsEnded How many sessions of the user ended.
+	SessionsEnded int  `json:"sessions_ended"`
+	User          User `json:"user"`
 }
 
 // Problem defines model for Problem.
@@ -1779,6 +1809,20 @@ type UserCreated struct {
 	User     User    `json:"user"`
 }
 
+// UserPage defines model for UserPage.
+type UserPage struct {
+	Items      []OrgUser `json:"items"`
+	NextCursor *string   `json:"next_cursor,omitempty"`
+}
+
+// UserProject defines model for UserProject.
+type UserProject struct {
+	Id   openapi_types.UUID `json:"id"`
+	Name string             `json:"name"`
+	Role Role               `json:"role"`
+	Slug string             `json:"slug"`
+}
+
 // UserUpdate defines model for UserUpdate.
 type UserUpdate struct {
 	// Disabled true disables the user, false enables them again.
@@ -2039,6 +2083,18 @@ type GetTestTrendParams struct {
 type ListTokensParams struct {
 	// Project A project id or slug; lists cover every project the caller can see when absent.
 	Project *ProjectQuery `form:"project,omitempty" json:"project,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListUsersParams defines parameters for ListUsers.
+type ListUsersParams struct {
+	// Q Text the user's email or name contains, in any case.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Cursor The `next_cursor` of the previous page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
@@ -3019,6 +3075,13 @@ type ClientInterface interface {
 	// Corresponds with DELETE /tokens/{token} (the `RevokeToken` operationId).
 	RevokeToken(ctx context.Context, token openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListUsers The organisation's users, newest first (org admins).
+	//
+	// Each user with their org admin and disabled flags, when they were created, their last sign-in (a password or single sign-on sign-in; session renewals do not count) and the projects they are a member of (an org admin is also admin of every other project). `q` keeps the users whose email or name contains it, in any case. Project tokens and users who are not org admins answer 403.
+	//
+	// Corresponds with GET /users (the `ListUsers` operationId).
+	ListUsers(ctx context.Context, params *ListUsersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateUserWithBody Create a user in the organisation (org admins).
 	//
 	// Without a password one is generated and returned in this response only. The user belongs to no project until a project admin adds them. A taken email answers 409. Audited as user.create.
@@ -3054,6 +3117,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
 	UpdateUser(ctx context.Context, user UserPath, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetUserPassword Give a user a new random password and end every session of theirs (org admins, from a session).
+	//
+	// The new password is in this response only; it is never logged nor stored but as a hash. Every session of the user ends at once and their failed sign-ins are forgotten; their API tokens keep working (a project admin revokes them at /tokens). Needs an org admin's dashboard session: an API token, even an org admin's, answers 403, so that a leaked token cannot take over accounts. A disabled user answers 409 (enable them first); the caller's own account answers 422 naming `user` (change it at /me/password). Audited as user.password_reset, without the password.
+	//
+	// Corresponds with POST /users/{user}/password (the `ResetUserPassword` operationId).
+	ResetUserPassword(ctx context.Context, user UserPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListAgents Agents that have reported to the control plane, most recently seen first.
@@ -4559,6 +4629,23 @@ func (c *Client) RevokeToken(ctx context.Context, token openapi_types.UUID, reqE
 	return c.Client.Do(req)
 }
 
+// ListUsers The organisation's users, newest first (org admins).
+//
+// Each user with their org admin and disabled flags, when they were created, their last sign-in (a password or single sign-on sign-in; session renewals do not count) and the projects they are a member of (an org admin is also admin of every other project). `q` keeps the users whose email or name contains it, in any case. Project tokens and users who are not org admins answer 403.
+//
+// Corresponds with GET /users (the `ListUsers` operationId).
+func (c *Client) ListUsers(ctx context.Context, params *ListUsersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListUsersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreateUserWithBody Create a user in the organisation (org admins).
 //
 // Without a password one is generated and returned in this response only. The user belongs to no project until a project admin adds them. A taken email answers 409. Audited as user.create.
@@ -4625,6 +4712,23 @@ func (c *Client) UpdateUserWithBody(ctx context.Context, user UserPath, contentT
 // Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
 func (c *Client) UpdateUser(ctx context.Context, user UserPath, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateUserRequest(c.Server, user, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetUserPassword Give a user a new random password and end every session of theirs (org admins, from a session).
+//
+// The new password is in this response only; it is never logged nor stored but as a hash. Every session of the user ends at once and their failed sign-ins are forgotten; their API tokens keep working (a project admin revokes them at /tokens). Needs an org admin's dashboard session: an API token, even an org admin's, answers 403, so that a leaked token cannot take over accounts. A disabled user answers 409 (enable them first); the caller's own account answers 422 naming `user` (change it at /me/password). Audited as user.password_reset, without the password.
+//
+// Corresponds with POST /users/{user}/password (the `ResetUserPassword` operationId).
+func (c *Client) ResetUserPassword(ctx context.Context, user UserPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetUserPasswordRequest(c.Server, user)
 	if err != nil {
 		return nil, err
 	}
@@ -7803,6 +7907,84 @@ func NewRevokeTokenRequest(server string, token openapi_types.UUID) (*http.Reque
 	return req, nil
 }
 
+// NewListUsersRequest constructs an http.Request for the ListUsers method
+func NewListUsersRequest(server string, params *ListUsersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCreateUserRequest calls the generic CreateUser builder with application/json body
 func NewCreateUserRequest(server string, body CreateUserJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7886,6 +8068,40 @@ func NewUpdateUserRequestWithBody(server string, user UserPath, contentType stri
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewResetUserPasswordRequest constructs an http.Request for the ResetUserPassword method
+func NewResetUserPasswordRequest(server string, user UserPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user", user, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/password", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -8673,6 +8889,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /tokens/{token} (the `RevokeToken` operationId).
 	RevokeTokenWithResponse(ctx context.Context, token openapi_types.UUID, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
 
+	// ListUsersWithResponse The organisation's users, newest first (org admins).
+	//
+	// Each user with their org admin and disabled flags, when they were created, their last sign-in (a password or single sign-on sign-in; session renewals do not count) and the projects they are a member of (an org admin is also admin of every other project). `q` keeps the users whose email or name contains it, in any case. Project tokens and users who are not org admins answer 403.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /users (the `ListUsers` operationId).
+	ListUsersWithResponse(ctx context.Context, params *ListUsersParams, reqEditors ...RequestEditorFn) (*ListUsersResponse, error)
+
 	// CreateUserWithBodyWithResponse Create a user in the organisation (org admins).
 	//
 	// Without a password one is generated and returned in this response only. The user belongs to no project until a project admin adds them. A taken email answers 409. Audited as user.create.
@@ -8708,6 +8933,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /users/{user} (the `UpdateUser` operationId).
 	UpdateUserWithResponse(ctx context.Context, user UserPath, body UpdateUserJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateUserResponse, error)
+
+	// ResetUserPasswordWithResponse Give a user a new random password and end every session of theirs (org admins, from a session).
+	//
+	// The new password is in this response only; it is never logged nor stored but as a hash. Every session of the user ends at once and their failed sign-ins are forgotten; their API tokens keep working (a project admin revokes them at /tokens). Needs an org admin's dashboard session: an API token, even an org admin's, answers 403, so that a leaked token cannot take over accounts. A disabled user answers 409 (enable them first); the caller's own account answers 422 naming `user` (change it at /me/password). Audited as user.password_reset, without the password.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user}/password (the `ResetUserPassword` operationId).
+	ResetUserPasswordWithResponse(ctx context.Context, user UserPath, reqEditors ...RequestEditorFn) (*ResetUserPasswordResponse, error)
 }
 
 type ListAgentsResponse struct {
@@ -13613,6 +13847,75 @@ func (r RevokeTokenResponse) ContentType() string {
 	return ""
 }
 
+type ListUsersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UserPage
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListUsersResponse) GetJSON200() *UserPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListUsersResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListUsersResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListUsersResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListUsersResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListUsersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListUsersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListUsersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListUsersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type CreateUserResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13780,6 +14083,89 @@ func (r UpdateUserResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResetUserPasswordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PasswordReset
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetUserPasswordResponse) GetJSON200() *PasswordReset {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ResetUserPasswordResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ResetUserPasswordResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ResetUserPasswordResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ResetUserPasswordResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ResetUserPasswordResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ResetUserPasswordResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetUserPasswordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetUserPasswordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetUserPasswordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetUserPasswordResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15041,6 +15427,21 @@ func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, token
 	return ParseRevokeTokenResponse(rsp)
 }
 
+// ListUsersWithResponse The organisation's users, newest first (org admins).
+//
+// Each user with their org admin and disabled flags, when they were created, their last sign-in (a password or single sign-on sign-in; session renewals do not count) and the projects they are a member of (an org admin is also admin of every other project). `q` keeps the users whose email or name contains it, in any case. Project tokens and users who are not org admins answer 403.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /users (the `ListUsers` operationId).
+func (c *ClientWithResponses) ListUsersWithResponse(ctx context.Context, params *ListUsersParams, reqEditors ...RequestEditorFn) (*ListUsersResponse, error) {
+	rsp, err := c.ListUsers(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListUsersResponse(rsp)
+}
+
 // CreateUserWithBodyWithResponse Create a user in the organisation (org admins).
 //
 // Without a password one is generated and returned in this response only. The user belongs to no project until a project admin adds them. A taken email answers 409. Audited as user.create.
@@ -15099,6 +15500,21 @@ func (c *ClientWithResponses) UpdateUserWithResponse(ctx context.Context, user U
 		return nil, err
 	}
 	return ParseUpdateUserResponse(rsp)
+}
+
+// ResetUserPasswordWithResponse Give a user a new random password and end every session of theirs (org admins, from a session).
+//
+// The new password is in this response only; it is never logged nor stored but as a hash. Every session of the user ends at once and their failed sign-ins are forgotten; their API tokens keep working (a project admin revokes them at /tokens). Needs an org admin's dashboard session: an API token, even an org admin's, answers 403, so that a leaked token cannot take over accounts. A disabled user answers 409 (enable them first); the caller's own account answers 422 naming `user` (change it at /me/password). Audited as user.password_reset, without the password.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user}/password (the `ResetUserPassword` operationId).
+func (c *ClientWithResponses) ResetUserPasswordWithResponse(ctx context.Context, user UserPath, reqEditors ...RequestEditorFn) (*ResetUserPasswordResponse, error) {
+	rsp, err := c.ResetUserPassword(ctx, user, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetUserPasswordResponse(rsp)
 }
 
 // ParseListAgentsResponse parses an HTTP response from a ListAgentsWithResponse call
@@ -19080,6 +19496,60 @@ func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) 
 	return response, nil
 }
 
+// ParseListUsersResponse parses an HTTP response from a ListUsersWithResponse call
+func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListUsersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UserPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseCreateUserResponse parses an HTTP response from a CreateUserWithResponse call
 func ParseCreateUserResponse(rsp *http.Response) (*CreateUserResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -19175,6 +19645,74 @@ func ParseUpdateUserResponse(rsp *http.Response) (*UpdateUserResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResetUserPasswordResponse parses an HTTP response from a ResetUserPasswordWithResponse call
+func ParseResetUserPasswordResponse(rsp *http.Response) (*ResetUserPasswordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetUserPasswordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PasswordReset
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthenticated

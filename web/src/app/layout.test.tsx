@@ -91,4 +91,26 @@ describe('Layout', () => {
     expect(screen.getByRole('link', { name: 'New run' })).toBeInTheDocument();
     expect(screen.queryByRole('note')).toBeNull();
   });
+
+  it('shows Users to an org admin', async () => {
+    fetchMock.mockImplementation(async () => jsonResponse(me({ user: { ...me().user, is_admin: true } })));
+    renderLayout();
+    expect(await screen.findByRole('link', { name: 'Users' })).toHaveAttribute('href', '/users');
+  });
+
+  it('hides Users from an org admin’s project token', async () => {
+    const token = { id: '0190b1c2-0000-7000-8000-0000000000t1', project_id: '0190b1c2-0000-7000-8000-0000000000p1', role: 'admin' as const };
+    fetchMock.mockImplementation(async () => jsonResponse(me({ user: { ...me().user, is_admin: true }, token })));
+    renderLayout();
+    expect(await screen.findByText('runs page')).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Users' })).toBeNull();
+  });
+
+  it('hides Users from members', async () => {
+    fetchMock.mockImplementation(async () => jsonResponse(me()));
+    renderLayout();
+    expect(await screen.findByText('runs page')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Audit log' })).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Users' })).toBeNull();
+  });
 });

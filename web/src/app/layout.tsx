@@ -23,7 +23,11 @@ const links = [
   ['/settings', 'Settings'],
   ['/tokens', 'API tokens'],
   ['/audit', 'Audit log'],
+  ['/users', 'Users'],
 ] as const;
+
+/** orgAdminLinks are the pages of org admins with unscoped credentials only. */
+const orgAdminLinks = new Set<string>(['/users']);
 
 /** readOnlyLinks are the pages of a read-only server: browse, results, compare. */
 const readOnlyLinks = new Set<string>(['/runs', '/compare', '/tests']);
@@ -65,6 +69,7 @@ export function Layout() {
     return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   }
   if (me.error) return <ErrorState error={me.error} retry={() => me.refetch()} />;
+  const orgAdmin = me.data.user.is_admin && !me.data.token?.project_id;
 
   return (
     <div className="shell">
@@ -77,7 +82,7 @@ export function Layout() {
             Read-only
           </span>
         )}
-        {links.filter(([to]) => !readOnly || readOnlyLinks.has(to)).map(([to, text]) => (
+        {links.filter(([to]) => (!readOnly || readOnlyLinks.has(to)) && (orgAdmin || !orgAdminLinks.has(to))).map(([to, text]) => (
           <NavLink key={to} to={to} end={to === '/runs'}>
             {text}
           </NavLink>

@@ -29,6 +29,7 @@ export const router = createBrowserRouter([
       { path: 'settings', lazy: () => import('./routes/settings') },
       { path: 'tokens', lazy: () => import('./routes/tokens') },
       { path: 'audit', lazy: () => import('./routes/audit') },
+      { path: 'users', lazy: () => import('./routes/users') },
       { path: '*', lazy: () => import('./routes/not-found') },
     ],
   },

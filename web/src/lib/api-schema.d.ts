@@ -296,7 +296,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The organisation's users, newest first (org admins).
+         * @description Each user with their org admin and disabled flags, when they were created, their last sign-in (a password or single sign-on sign-in; session renewals do not count) and the projects they are a member of (an org admin is also admin of every other project). `q` keeps the users whose email or name contains it, in any case. Project tokens and users who are not org admins answer 403.
+         */
+        get: operations["listUsers"];
         put?: never;
         /**
          * Create a user in the organisation (org admins).
@@ -351,6 +355,29 @@ export interface paths {
          * @description A disabled user cannot sign in, and their sessions end and their API tokens stop working (401) at once; enabled again, their tokens work again and their sessions stay ended. The organisation always keeps one enabled org admin: a change that would leave none answers 409. Project tokens answer 403. Audited as user.update.
          */
         patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/users/{user}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a user a new random password and end every session of theirs (org admins, from a session).
+         * @description The new password is in this response only; it is never logged nor stored but as a hash. Every session of the user ends at once and their failed sign-ins are forgotten; their API tokens keep working (a project admin revokes them at /tokens). Needs an org admin's dashboard session: an API token, even an org admin's, answers 403, so that a leaked token cannot take over accounts. A disabled user answers 409 (enable them first); the caller's own account answers 422 naming `user` (change it at /me/password). Audited as user.password_reset, without the password.
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tests": {
@@ -1139,6 +1166,36 @@ export interface components {
             user: components["schemas"]["User"];
             /** @description The generated password, shown in this response only. */
             password?: string;
+        };
+        PasswordReset: {
+            user: components["schemas"]["User"];
+            /** @description The new password, shown in this response only. */
+            password: string;
+            /** @description How many sessions of the user ended. */
+            sessions_ended: number;
+        };
+        /** @description A user as an org admin's list shows them. */
+        OrgUser: components["schemas"]["User"] & {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The last sign-in; absent when they never signed in.
+             */
+            last_sign_in_at?: string;
+            /** @description The projects the user is a member of, by slug. */
+            projects: components["schemas"]["UserProject"][];
+        };
+        UserProject: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            role: components["schemas"]["Role"];
+        };
+        UserPage: {
+            items: components["schemas"]["OrgUser"][];
+            next_cursor?: string;
         };
         /** @description The token the caller used, when it is limited to one project. */
         TokenScope: {
@@ -2981,6 +3038,37 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Text the user's email or name contains, in any case. */
+                q?: string;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
     createUser: {
         parameters: {
             query?: never;
@@ -3089,6 +3177,35 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A user id, or the user's email address (matched case-insensitively). */
+                user: components["parameters"]["UserPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new password, shown in this response only. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordReset"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

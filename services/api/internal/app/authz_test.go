@@ -414,6 +414,21 @@ func authzCases() []authzCase {
 			want: [5]int{forbidden, forbidden, forbidden, forbidden, ok},
 			done: counted("SELECT count(*) FROM users WHERE email = $1 AND disabled_at IS NOT NULL"),
 		},
+		{route: "GET /users", target: fixedPath("/users"), want: [5]int{forbidden, forbidden, forbidden, forbidden, ok}},
+		{
+			// An org admin's dashboard session only: no token, not even the
+			// org admin's, may reset a password (docs/security.md); the
+			// matrix's sessions are a project admin's and a plain member's,
+			// TestResetUserPassword has the org admin's.
+			route: "POST /users/{user}/password",
+			target: func(t *testing.T, f *authzEnv, key string) (string, any, string) {
+				email := f.mustUser(t, key).Email
+				return "/users/" + email + "/password", nil, email
+			},
+			want: [5]int{forbidden, forbidden, forbidden, forbidden, forbidden},
+			done: counted(`SELECT count(*) FROM audit_log a JOIN users u ON u.id::text = a.target_id
+				WHERE a.action = 'user.password_reset' AND u.email = $1`),
+		},
 
 		{
 			// A socket beyond the organisation's target policy: only an org

@@ -1,9 +1,9 @@
 // Package members owns who belongs to a project and with which role:
 // listing members, adding an organisation's user or changing their role,
 // removing them (project admins; a project always keeps one admin), and
-// creating users in the organisation, disabling them and granting or
-// taking the org admin role (org admins; an organisation always keeps one
-// enabled org admin).
+// creating, listing and disabling the organisation's users, resetting
+// their passwords and granting or taking the org admin role (org admins;
+// an organisation always keeps one enabled org admin).
 //
 // It is not the place for sign-in or sessions (package auth) nor for
 // resolving projects (package projects, which it asks).
@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
 )
 
@@ -72,4 +73,18 @@ type Store interface {
 	// one transaction; disabling ends the user's sessions. Conflict when
 	// the organisation would be left without an enabled org admin.
 	UpdateUser(ctx context.Context, org, user uuid.UUID, patch UserPatch, actor auth.Actor) (User, error)
+	// ListOrgUsers returns up to q.Page.Limit+1 users of q.Org matching
+	// q.Text, newest first, each with their last sign-in and memberships.
+	ListOrgUsers(ctx context.Context, q UserQuery) ([]OrgUser, error)
+	// ResetPassword stores hash as the password of user of org, ends every
+	// session of theirs, forgets their failed sign-ins and audits
+	// user.password_reset (never the password), in one transaction; it
+	// returns how many sessions it ended. NotFound when org has no such
+	// user, DisabledUser's Conflict when they are disabled.
+	ResetPassword(ctx context.Context, org, user uuid.UUID, hash string, actor auth.Actor) (int, error)
+}
+
+// DisabledUser is the Conflict of a change a disabled user cannot take.
+func DisabledUser(email string) error {
+	return apperr.New(apperr.Conflict, "%s is disabled: enable them first", email)
 }

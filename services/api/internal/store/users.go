@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
@@ -87,28 +88,59 @@ func (s *Store) UpdateUser(ctx context.Context, org, user uuid.UUID, patch membe
 // user.password_reset) with the number of sessions ended; NotFound when
 // there is no such user.
 func (s *Store) SetPassword(ctx context.Context, user uuid.UUID, hash string, keep uuid.UUID, action string, actor auth.Actor) (int, error) {
-	var ended int64
+	var ended int
 	err := s.inTx(ctx, func(tx *gorm.DB) error {
-		res := tx.Model(&userRow{}).Where("id = ?", user).Update("password_hash", hash)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return notFound("user", user)
-		}
-		res = tx.Exec("UPDATE sessions SET revoked_at = now() WHERE user_id = ? AND revoked_at IS NULL AND id <> ?", user, keep)
-		if res.Error != nil {
-			return res.Error
-		}
-		ended = res.RowsAffected
-		err := tx.Exec("DELETE FROM login_failures WHERE email = (SELECT lower(email) FROM users WHERE id = ?)", user).Error
-		if err != nil {
-			return err
-		}
-		return audit(tx, actor, auditEntry{Action: action, Kind: "user", ID: user.String(), Details: map[string]any{"sessions_ended": ended}})
+		var err error
+		ended, err = setPassword(tx, user, hash, keep, action, actor)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("set password of %s: %w", user, err)
 	}
-	return int(ended), nil
+	return ended, nil
+}
+
+// ResetPassword is an org admin's reset of the password of user of org;
+// see members.Store. The user's row is locked first, so a user disabled
+// meanwhile is refused rather than given a password.
+func (s *Store) ResetPassword(ctx context.Context, org, user uuid.UUID, hash string, actor auth.Actor) (int, error) {
+	var ended int
+	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		var row userRow
+		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("org_id = ? AND id = ?", org, user).Take(&row).Error
+		if err != nil {
+			return classify(err, "find user", "user", user)
+		}
+		if row.DisabledAt != nil {
+			return members.DisabledUser(row.Email)
+		}
+		ended, err = setPassword(tx, user, hash, uuid.Nil, "user.password_reset", actor)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reset password of %s: %w", user, err)
+	}
+	return ended, nil
+}
+
+// setPassword is SetPassword in tx.
+func setPassword(tx *gorm.DB, user uuid.UUID, hash string, keep uuid.UUID, action string, actor auth.Actor) (int, error) {
+	res := tx.Model(&userRow{}).Where("id = ?", user).Update("password_hash", hash)
+	if res.Error != nil {
+		return 0, res.Error
+	}
+	if res.RowsAffected == 0 {
+		return 0, notFound("user", user)
+	}
+	res = tx.Exec("UPDATE sessions SET revoked_at = now() WHERE user_id = ? AND revoked_at IS NULL AND id <> ?", user, keep)
+	if res.Error != nil {
+		return 0, res.Error
+	}
+	ended := res.RowsAffected
+	err := tx.Exec("DELETE FROM login_failures WHERE email = (SELECT lower(email) FROM users WHERE id = ?)", user).Error
+	if err != nil {
+		return 0, err
+	}
+	err = audit(tx, actor, auditEntry{Action: action, Kind: "user", ID: user.String(), Details: map[string]any{"sessions_ended": ended}})
+	return int(ended), err
 }
