@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -187,5 +188,33 @@ func TestLongRunUnits(t *testing.T) {
 	}
 	if q := mustFind(t, c, QPS); q.Run != 20 {
 		t.Errorf("qps %v, want 20", q.Run)
+	}
+}
+
+// TestSparseMatchesDense checks that units kept sparse (a comparison too
+// large for dense ones) give the same figures as dense units, on the
+// whole runs and on resamples.
+func TestSparseMatchesDense(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(17, 18))
+	s := sim{qps: 100, seconds: 12, scale: 1, errRate: 0.01, echo: true}.run(rng)
+	bins := binsOf(s)
+	values, index := valueIndex(bins)
+	sparse, dense := prepare(s, bins, index, 0, 0), prepare(s, bins, index, 0, 1<<30)
+	if sparse.units[0].dense != nil || dense.units[0].dense == nil {
+		t.Fatal("prepare did not keep the units sparse with limit 0 and dense with a large one")
+	}
+	metrics := []Metric{{"p(0)", 0}, {"p(50)", 50}, {"p(90)", 90}, {"p(99.9)", 99.9}, {"p(100)", 100}, {ErrorRate, -1}, {QPS, -1}}
+	a, b := make([]float64, len(metrics)), make([]float64, len(metrics))
+	d := sparse.all()
+	for k := range 300 {
+		if k > 0 {
+			sparse.resample(rng, &d)
+		}
+		sparse.stats(d, values, metrics, a)
+		dense.stats(d, values, metrics, b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("draw %d: sparse %v, dense %v", k, a, b)
+		}
 	}
 }
