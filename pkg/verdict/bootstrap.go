@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -107,14 +106,14 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 	}
 	metrics = append(metrics, Metric{Name: ErrorRate, P: -1}, Metric{Name: QPS, P: -1})
 	c.Estimates = make([]Estimate, len(metrics))
-	widen := widening(min(blocks(r), blocks(b)))
+	nb := min(blocks(r), blocks(b))
 	rp, bp := make([]float64, len(metrics)), make([]float64, len(metrics))
 	rd, bd := r.all(), b.all()
 	r.stats(rd, values, metrics, rp)
 	b.stats(bd, values, metrics, bp)
 	for i, m := range metrics {
 		c.Estimates[i] = Estimate{
-			Metric: m, Run: rp[i], Base: bp[i], seconds: min(len(rs), len(bs)), widen: widen,
+			Metric: m, Run: rp[i], Base: bp[i], seconds: min(len(rs), len(bs)), blocks: nb,
 			runB: make([]float64, o.Resamples), baseB: make([]float64, o.Resamples),
 		}
 	}
@@ -136,17 +135,6 @@ func formatP(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 // blocks returns the number of blocks a resample of s is drawn in.
 func blocks(s series) float64 { return float64(len(s.units)) / float64(s.block) }
-
-// widening returns the factor a percentile interval from b blocks is
-// widened by: sqrt(b/(b-2)), the standard deviation of Student's t with b
-// degrees of freedom over the normal's. With few blocks a bootstrap
-// interval is too narrow (it cannot see the variation between blocks it
-// never drew); the factor is 1.58 for the 3.3 blocks of a 10 s run, 1.12
-// at 60 s, and tends to 1. TestCampaignAA measures the coverage it gives.
-func widening(b float64) float64 {
-	b = max(b, 3)
-	return math.Sqrt(b / (b - 2))
-}
 
 // binsOf reads each second's histogram once.
 func binsOf(s []Second) [][]hist.Bin {
