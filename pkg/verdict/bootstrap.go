@@ -186,7 +186,7 @@ func prepare(s []Second, bins [][]hist.Bin, index map[int64]int, block, dense in
 			u.count += s[i].Count
 			u.errors += s[i].Errors
 			for _, b := range bins[i] {
-				counts[int32(index[b.Hi])] += b.Count //nolint:gosec // value indices count distinct histogram slots, far below 2^31
+				counts[int32(index[b.Hi])] += b.Count
 			}
 		}
 		u.idx = make([]int32, 0, len(counts))
@@ -286,9 +286,9 @@ func (s series) stats(d draw, values []float64, metrics []Metric, out []float64)
 // each step counting through every drawn unit's cumulative distribution,
 // finds it without merging the histograms.
 func (s series) percentile(d draw, rank int64, nvalues int) int {
-	lo, hi := int32(0), int32(nvalues-1) //nolint:gosec // see prepare
+	lo, hi := int32(0), int32(nvalues-1)
 	for lo < hi {
-		m := int32(uint32(lo+hi) >> 1) //nolint:gosec // lo+hi is not negative
+		m := int32(uint32(lo+hi) >> 1)
 		var n int64
 		for _, i := range d.drawn {
 			n += d.times[i] * s.units[i].atOrBelow(m)
