@@ -188,6 +188,7 @@ func TestVerdictsBench(t *testing.T) {
 	var errs []string
 	var errMu sync.Mutex
 	b.loadBefore = loadAverage()
+	b.command, b.commit = benchCommand()
 	stopSampling := b.sampleLoad()
 	started := time.Now()
 	work := make(chan int)
@@ -239,6 +240,8 @@ type bench struct {
 	// loadBefore and loadAfter are the host's load averages around the
 	// campaign: other work shares the machine.
 	loadBefore, loadAfter string
+	// command and commit are what ran, read when the campaign started.
+	command, commit string
 	// loads are the 1 minute load averages sampled every 30 s.
 	loads []float64
 }
@@ -382,9 +385,8 @@ func (b *bench) report(took time.Duration, errs []string) string {
 	}
 	fmt.Fprintf(&w, "), each judged against the baseline. %d pairs asked, %d A/A pairs completed, %d at once%s, in %s.\n\n",
 		d.pairs, b.aa.pairs, d.parallel, map[bool]string{true: " (workers started staggered)"}[d.stagger], took.Round(time.Second))
-	cmd, commit := benchCommand()
 	fmt.Fprintf(&w, "Command: `%s` at commit %s; host load average (1, 5, 15 min) %s before, %s after, on 2 cores\n"+
-		"shared with other work", cmd, commit, b.loadBefore, b.loadAfter)
+		"shared with other work", b.command, b.commit, b.loadBefore, b.loadAfter)
 	if len(b.loads) > 0 {
 		fmt.Fprintf(&w, "; 1 min load sampled every 30 s: min %.2f, median %.2f, max %.2f", slices.Min(b.loads), median(b.loads), slices.Max(b.loads))
 	}
