@@ -1,9 +1,7 @@
 package verdict
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -18,15 +16,63 @@ import (
 const MaxUnits = 120
 
 // unit is one resampled piece of a run: its counts, and its latency
-// histogram as (value index, count) pairs over the comparison's values.
+// histogram as a cumulative distribution over the comparison's values.
+// Sparse: cum[k] of its latencies lie at or below values[idx[k]], idx
+// ascending. Dense (when the comparison is small enough, see denseLimit):
+// dense[v] of them lie at or below values[v].
 type unit struct {
 	count, errors int64
-	slots         []slot
+	idx           []int32
+	cum           []int64
+	dense         []int64
 }
 
-type slot struct {
-	idx int
-	n   int64
+// denseLimit bounds units × values of a series for which units keep dense
+// cumulative distributions (8 bytes each): a lookup is then one read
+// instead of a binary search. 10 s runs need about 10 × 2,000.
+const denseLimit = 1 << 20
+
+// total returns the unit's latencies.
+func (u *unit) total() int64 {
+	if len(u.cum) == 0 {
+		return 0
+	}
+	return u.cum[len(u.cum)-1]
+}
+
+// atOrBelow returns how many of u's latencies lie at or below values[v].
+func (u *unit) atOrBelow(v int32) int64 {
+	if u.dense != nil {
+		return u.dense[v]
+	}
+	lo, hi := 0, len(u.idx) // the first k with idx[k] > v lies in [lo, hi]
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if u.idx[m] <= v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return 0
+	}
+	return u.cum[lo-1]
+}
+
+// densify fills u.dense over nvalues values.
+func (u *unit) densify(nvalues int) {
+	u.dense = make([]int64, nvalues)
+	var at, cum int64
+	for k, idx := range u.idx {
+		for ; at < int64(idx); at++ {
+			u.dense[at] = cum
+		}
+		cum = u.cum[k]
+	}
+	for ; at < int64(nvalues); at++ {
+		u.dense[at] = cum
+	}
 }
 
 // series is one run prepared for resampling.
@@ -52,7 +98,7 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 	}
 	rb, bb := binsOf(rs), binsOf(bs)
 	values, index := valueIndex(rb, bb)
-	r, b := prepare(rs, rb, index, o.Block), prepare(bs, bb, index, o.Block)
+	r, b := prepare(rs, rb, index, o.Block, denseLimit), prepare(bs, bb, index, o.Block, denseLimit)
 	c := Comparison{RunSeconds: len(rs), BaseSeconds: len(bs), Block: r.block}
 	metrics := make([]Metric, 0, len(o.Percentiles)+2)
 	for _, p := range o.Percentiles {
@@ -60,21 +106,25 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 	}
 	metrics = append(metrics, Metric{Name: ErrorRate, P: -1}, Metric{Name: QPS, P: -1})
 	c.Estimates = make([]Estimate, len(metrics))
-	widen := widening(min(blocks(r), blocks(b)))
-	rp, bp := r.stats(r.all(), values, metrics), b.stats(b.all(), values, metrics)
+	nb := min(blocks(r), blocks(b))
+	rp, bp := make([]float64, len(metrics)), make([]float64, len(metrics))
+	rd, bd := r.all(), b.all()
+	r.stats(rd, values, metrics, rp)
+	b.stats(bd, values, metrics, bp)
 	for i, m := range metrics {
 		c.Estimates[i] = Estimate{
-			Metric: m, Run: rp[i], Base: bp[i], seconds: min(len(rs), len(bs)), widen: widen,
+			Metric: m, Run: rp[i], Base: bp[i], seconds: min(len(rs), len(bs)), blocks: nb,
 			runB: make([]float64, o.Resamples), baseB: make([]float64, o.Resamples),
 		}
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)) //nolint:gosec // a seeded statistical resampler must be reproducible, not secret
-	pick := make([]int, 0, max(len(r.units), len(b.units)))
 	for k := range o.Resamples {
-		rv := r.stats(r.resample(rng, pick[:0]), values, metrics)
-		bv := b.stats(b.resample(rng, pick[:0]), values, metrics)
+		r.resample(rng, &rd)
+		b.resample(rng, &bd)
+		r.stats(rd, values, metrics, rp)
+		b.stats(bd, values, metrics, bp)
 		for i := range metrics {
-			c.Estimates[i].runB[k], c.Estimates[i].baseB[k] = rv[i], bv[i]
+			c.Estimates[i].runB[k], c.Estimates[i].baseB[k] = rp[i], bp[i]
 		}
 	}
 	return c, nil
@@ -85,17 +135,6 @@ func formatP(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 // blocks returns the number of blocks a resample of s is drawn in.
 func blocks(s series) float64 { return float64(len(s.units)) / float64(s.block) }
-
-// widening returns the factor a percentile interval from b blocks is
-// widened by: sqrt(b/(b-2)), the standard deviation of Student's t with b
-// degrees of freedom over the normal's. With few blocks a bootstrap
-// interval is too narrow (it cannot see the variation between blocks it
-// never drew); the factor is 1.58 for the 3.3 blocks of a 10 s run, 1.12
-// at 60 s, and tends to 1. TestCampaignAA measures the coverage it gives.
-func widening(b float64) float64 {
-	b = max(b, 3)
-	return math.Sqrt(b / (b - 2))
-}
 
 // binsOf reads each second's histogram once.
 func binsOf(s []Second) [][]hist.Bin {
@@ -134,24 +173,39 @@ func valueIndex(runs ...[][]hist.Bin) ([]float64, map[int64]int) {
 }
 
 // prepare turns seconds, with their bins, into units (at most MaxUnits)
-// and picks the block length in units.
-func prepare(s []Second, bins [][]hist.Bin, index map[int64]int, block int) series {
+// and picks the block length in units. The units are dense when there are
+// at most dense units × values.
+func prepare(s []Second, bins [][]hist.Bin, index map[int64]int, block, dense int) series {
+	nvalues := len(index)
 	per := (len(s) + MaxUnits - 1) / MaxUnits
 	out := series{seconds: len(s)}
 	for at := 0; at < len(s); at += per {
 		var u unit
-		counts := map[int]int64{}
+		counts := map[int32]int64{}
 		for i := at; i < min(at+per, len(s)); i++ {
 			u.count += s[i].Count
 			u.errors += s[i].Errors
 			for _, b := range bins[i] {
-				counts[index[b.Hi]] += b.Count
+				counts[int32(index[b.Hi])] += b.Count
 			}
 		}
-		for idx, n := range counts {
-			u.slots = append(u.slots, slot{idx: idx, n: n})
+		u.idx = make([]int32, 0, len(counts))
+		for idx := range counts {
+			u.idx = append(u.idx, idx)
+		}
+		slices.Sort(u.idx)
+		u.cum = make([]int64, len(u.idx))
+		var cum int64
+		for k, idx := range u.idx {
+			cum += counts[idx]
+			u.cum[k] = cum
 		}
 		out.units = append(out.units, u)
+	}
+	if len(out.units)*nvalues <= dense {
+		for i := range out.units {
+			out.units[i].densify(nvalues)
+		}
 	}
 	out.block = block
 	if out.block == 0 {
@@ -161,89 +215,89 @@ func prepare(s []Second, bins [][]hist.Bin, index map[int64]int, block int) seri
 	return out
 }
 
-// all returns every unit once, in order.
-func (s series) all() []int {
-	out := make([]int, len(s.units))
-	for i := range out {
-		out[i] = i
-	}
-	return out
+// draw is one bootstrap sample of a series' units: how many times each
+// unit was drawn, and the units drawn at least once.
+type draw struct {
+	times []int64
+	drawn []int
 }
 
-// resample draws a circular block bootstrap sample of the units into
-// pick: blocks of s.block consecutive units (wrapping from the last to the
+// all returns the draw of every unit once.
+func (s series) all() draw {
+	d := draw{times: make([]int64, len(s.units)), drawn: make([]int, len(s.units))}
+	for i := range d.times {
+		d.times[i], d.drawn[i] = 1, i
+	}
+	return d
+}
+
+// resample draws a circular block bootstrap sample of the units into d:
+// blocks of s.block consecutive units (wrapping from the last to the
 // first) starting at uniform random units, until there are as many units
 // as the run has.
-func (s series) resample(rng *rand.Rand, pick []int) []int {
+func (s series) resample(rng *rand.Rand, d *draw) {
 	n := len(s.units)
-	for len(pick) < n {
+	clear(d.times)
+	d.drawn = d.drawn[:0]
+	for picked := 0; picked < n; {
 		start := rng.IntN(n)
-		for j := 0; j < s.block && len(pick) < n; j++ {
-			pick = append(pick, (start+j)%n)
+		for j := 0; j < s.block && picked < n; j++ {
+			u := (start + j) % n
+			if d.times[u] == 0 {
+				d.drawn = append(d.drawn, u)
+			}
+			d.times[u]++
+			picked++
 		}
 	}
-	return pick
 }
 
-// stats computes each metric on the units picked: latency percentiles
+// stats sets out[i] to metrics[i] on the units of d: latency percentiles
 // over their merged histograms, the error rate, and qps as requests per
 // measured second.
-func (s series) stats(pick []int, values []float64, metrics []Metric) []float64 {
-	counts := make([]int64, len(values))
+func (s series) stats(d draw, values []float64, metrics []Metric, out []float64) {
 	var total, count, errs int64
-	for _, i := range pick {
-		u := s.units[i]
-		count += u.count
-		errs += u.errors
-		for _, sl := range u.slots {
-			counts[sl.idx] += sl.n
-			total += sl.n
-		}
+	for _, i := range d.drawn {
+		u, w := &s.units[i], d.times[i]
+		count += w * u.count
+		errs += w * u.errors
+		total += w * u.total()
 	}
-	out := make([]float64, len(metrics))
 	for i, m := range metrics {
-		switch m.Name {
-		case ErrorRate:
+		switch {
+		case m.Name == ErrorRate:
+			out[i] = 0
 			if count > 0 {
 				out[i] = float64(errs) / float64(count)
 			}
-		case QPS:
+		case m.Name == QPS:
 			out[i] = float64(count) / float64(s.seconds)
+		case total == 0:
+			out[i] = 0
+		default:
+			out[i] = values[s.percentile(d, max(int64(ceilRank(m.P, total)), 1), len(values))]
 		}
 	}
-	percentiles(counts, total, values, metrics, out)
-	return out
 }
 
-// percentiles sets out[i] to the value at metrics[i].P of the
-// distribution counts over values for every latency metric, with
-// hist.Percentile's rank rule (the ceil(p% of total)-th value, at least the
-// first), in one pass over counts; 0 when empty.
-func percentiles(counts []int64, total int64, values []float64, metrics []Metric, out []float64) {
-	if total == 0 {
-		return
-	}
-	type want struct {
-		rank int64
-		i    int
-	}
-	var ws []want
-	for i, m := range metrics {
-		if m.P >= 0 {
-			ws = append(ws, want{rank: max(int64(ceilRank(m.P, total)), 1), i: i})
+// percentile returns the index of the value at rank (1 to the total) of
+// the units of d merged, with hist.Percentile's rule: the lowest value at
+// or below which rank latencies lie. A binary search over the values,
+// each step counting through every drawn unit's cumulative distribution,
+// finds it without merging the histograms.
+func (s series) percentile(d draw, rank int64, nvalues int) int {
+	lo, hi := int32(0), int32(nvalues-1)
+	for lo < hi {
+		m := int32(uint32(lo+hi) >> 1)
+		var n int64
+		for _, i := range d.drawn {
+			n += d.times[i] * s.units[i].atOrBelow(m)
+		}
+		if n >= rank {
+			hi = m
+		} else {
+			lo = m + 1
 		}
 	}
-	slices.SortFunc(ws, func(a, b want) int { return cmp.Compare(a.rank, b.rank) })
-	var cum int64
-	k := 0
-	for v, c := range counts {
-		cum += c
-		for k < len(ws) && cum >= ws[k].rank {
-			out[ws[k].i] = values[v]
-			k++
-		}
-	}
-	for ; k < len(ws); k++ {
-		out[ws[k].i] = values[len(values)-1]
-	}
+	return int(lo)
 }

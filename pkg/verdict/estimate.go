@@ -40,8 +40,10 @@ type Estimate struct {
 	// independently for the two runs.
 	runB, baseB []float64
 	seconds     int
-	// widen scales the resampled spread (see Compare).
-	widen float64
+	// blocks is the number of blocks the shorter run is resampled in;
+	// it sets how much the resampled spread is widened (see widening).
+	// 0 leaves the spread as resampled.
+	blocks float64
 }
 
 // Interval is a point estimate with a confidence interval around it.
@@ -81,12 +83,15 @@ func (e Estimate) Margin(factor, conf float64) Interval {
 
 // interval returns the percentile interval of the replicates xs at conf
 // around point, its bounds' distances from the replicates' median scaled by
-// e.widen.
+// the widening for e.blocks at conf.
 func (e Estimate) interval(point float64, xs []float64, conf float64) Interval {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	mid := quantile(s, 0.5)
-	w := max(e.widen, 1)
+	w := 1.0
+	if e.blocks > 0 {
+		w = widening(e.blocks, conf)
+	}
 	lo, hi := quantile(s, (1-conf)/2), quantile(s, (1+conf)/2)
 	return Interval{Point: point, Low: mid + w*(lo-mid), High: mid + w*(hi-mid)}
 }

@@ -19,15 +19,24 @@ type sim struct {
 	seconds int     // seconds of the run
 	scale   float64 // latency multiplier: 1.10 injects +10 %
 	errRate float64 // chance a request fails
+	// echo draws the delays as the echo does for delay=5ms:50,20ms:1
+	// (pkg/echofault): 50 % of requests wait 5 ms, 1 % 20 ms and the rest
+	// none, so that p50 and p99 sit on steps of the distribution and p90
+	// in the middle of the 5 ms one.
+	echo bool
+	// stalled is the number of first seconds in which every request waits
+	// 10 ms longer: a run that starts while its host is busy (the order
+	// effect of docs/verdicts.md).
+	stalled int
 }
 
 // run returns the run's seconds drawn from rng.
 func (s sim) run(rng *rand.Rand) []Second {
 	const (
-		phi     = 0.6   // level memory from one second to the next
-		sigma   = 0.015 // level noise per second (log scale)
-		hiccupP = 0.15  // chance a second has a hiccup
-		stalled = 0.05  // share of a hiccup second's requests that wait
+		phi       = 0.6   // level memory from one second to the next
+		sigma     = 0.015 // level noise per second (log scale)
+		hiccupP   = 0.15  // chance a second has a hiccup
+		slowShare = 0.05  // share of a hiccup second's requests that wait
 	)
 	out := make([]Second, s.seconds)
 	level := 0.0
@@ -38,12 +47,23 @@ func (s sim) run(rng *rand.Rand) []Second {
 		var errs int64
 		for range s.qps {
 			base := 5 * time.Millisecond
-			if rng.IntN(51) == 0 {
+			if s.echo {
+				switch u := rng.IntN(100); {
+				case u < 50:
+				case u < 51:
+					base = 20 * time.Millisecond
+				default:
+					base = 100 * time.Microsecond
+				}
+			} else if rng.IntN(51) == 0 {
 				base = 20 * time.Millisecond
 			}
 			d := float64(base) + rng.ExpFloat64()*float64(200*time.Microsecond)
-			if hiccup && rng.Float64() < stalled {
+			if hiccup && rng.Float64() < slowShare {
 				d += float64(15 * time.Millisecond)
+			}
+			if t < s.stalled {
+				d += float64(10 * time.Millisecond)
 			}
 			h.Record(time.Duration(d * math.Exp(level) * s.scale))
 			if rng.Float64() < s.errRate {

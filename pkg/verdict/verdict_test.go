@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -142,7 +143,7 @@ func TestReproducible(t *testing.T) {
 // spread.
 func TestLonger(t *testing.T) {
 	t.Parallel()
-	e := Estimate{Run: 1.05, Base: 1, widen: 1, runB: make([]float64, 1001), baseB: make([]float64, 1001)}
+	e := Estimate{Run: 1.05, Base: 1, runB: make([]float64, 1001), baseB: make([]float64, 1001)}
 	for i := range e.runB { // replicates spread evenly over 0.95..1.15
 		e.runB[i], e.baseB[i] = 0.95+0.2*float64(i)/1000, 1
 	}
@@ -187,5 +188,51 @@ func TestLongRunUnits(t *testing.T) {
 	}
 	if q := mustFind(t, c, QPS); q.Run != 20 {
 		t.Errorf("qps %v, want 20", q.Run)
+	}
+}
+
+// TestSparseMatchesDense checks that units kept sparse (a comparison too
+// large for dense ones) give the same figures as dense units, on the
+// whole runs and on resamples.
+func TestSparseMatchesDense(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(17, 18))
+	s := sim{qps: 100, seconds: 12, scale: 1, errRate: 0.01, echo: true}.run(rng)
+	bins := binsOf(s)
+	values, index := valueIndex(bins)
+	sparse, dense := prepare(s, bins, index, 0, 0), prepare(s, bins, index, 0, 1<<30)
+	if sparse.units[0].dense != nil || dense.units[0].dense == nil {
+		t.Fatal("prepare did not keep the units sparse with limit 0 and dense with a large one")
+	}
+	metrics := []Metric{{"p(0)", 0}, {"p(50)", 50}, {"p(90)", 90}, {"p(99.9)", 99.9}, {"p(100)", 100}, {ErrorRate, -1}, {QPS, -1}}
+	a, b := make([]float64, len(metrics)), make([]float64, len(metrics))
+	d := sparse.all()
+	for k := range 300 {
+		if k > 0 {
+			sparse.resample(rng, &d)
+		}
+		sparse.stats(d, values, metrics, a)
+		dense.stats(d, values, metrics, b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("draw %d: sparse %v, dense %v", k, a, b)
+		}
+	}
+}
+
+// TestWidening checks Student's t quantiles against the tables and the
+// widening of 10 s and 60 s runs.
+func TestWidening(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ q, nu, want float64 }{
+		{0.975, 1, 12.706}, {0.975, 2, 4.303}, {0.975, 4, 2.776}, {0.975, 14, 2.145}, {0.95, 10, 1.812}, {0.975, 1e6, 1.960},
+	} {
+		if got := tQuantile(c.q, c.nu); math.Abs(got-c.want) > 0.001 {
+			t.Errorf("t(%v, %v df) = %.4f, want %.3f", c.q, c.nu, got, c.want)
+		}
+	}
+	for _, c := range []struct{ b, want float64 }{{10.0 / 3, 2.30}, {15, 1.13}} {
+		if got := widening(c.b, 0.95); math.Abs(got-c.want) > 0.01 {
+			t.Errorf("widening(%.2f blocks) = %.3f, want %.2f", c.b, got, c.want)
+		}
 	}
 }
