@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { port } from '../playwright.config';
 
 // Deleting a run from its page against the real stack: a finished run is
@@ -9,21 +9,31 @@ const email = 'admin@barrage.local';
 const password = process.env.BARRAGE_ADMIN_PASSWORD ?? 'e2e-password-0123';
 const echo = `http://127.0.0.1:${port + 1}/`;
 
-test('delete a finished, pinned run from its page', async ({ page }) => {
+/** signInAsAdmin signs the page in as the stack's admin. */
+async function signInAsAdmin(page: Page) {
   await page.goto('/sign-in');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/runs$/);
+}
 
+/** completedRun starts a run of the echo in the default project and waits until it completed; it returns its id. */
+async function completedRun(page: Page, name: string, duration: string): Promise<string> {
   const created = await page.request.post('/api/v1/runs', {
-    data: { project: 'default', name: 'e2e to delete', spec: { url: echo, qps: 50, duration: '2s' }, labels: { suite: 'e2e' } },
+    data: { project: 'default', name, spec: { url: echo, qps: 50, duration }, labels: { suite: 'e2e' } },
   });
   expect(created.status(), await created.text()).toBe(201);
   const { id } = (await created.json()) as { id: string };
   await expect
     .poll(async () => ((await (await page.request.get(`/api/v1/runs/${id}`)).json()) as { status: string }).status, { timeout: 60_000 })
     .toBe('completed');
+  return id;
+}
+
+test('delete a finished, pinned run from its page', async ({ page }) => {
+  await signInAsAdmin(page);
+  const id = await completedRun(page, 'e2e to delete', '2s');
   const intervals = await page.request.get(`/api/v1/runs/${id}/intervals`);
   expect(((await intervals.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
 
@@ -55,20 +65,8 @@ test('delete a finished, pinned run from its page', async ({ page }) => {
 // finished run but gets no Delete button (the API answers 403), a viewer
 // gets neither.
 test('a runner may pin a run but not delete it; a viewer may do neither', async ({ page, browser }) => {
-  await page.goto('/sign-in');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/runs$/);
-
-  const created = await page.request.post('/api/v1/runs', {
-    data: { project: 'default', name: 'e2e roles', spec: { url: echo, qps: 50, duration: '1s' }, labels: { suite: 'e2e' } },
-  });
-  expect(created.status(), await created.text()).toBe(201);
-  const { id } = (await created.json()) as { id: string };
-  await expect
-    .poll(async () => ((await (await page.request.get(`/api/v1/runs/${id}`)).json()) as { status: string }).status, { timeout: 60_000 })
-    .toBe('completed');
+  await signInAsAdmin(page);
+  const id = await completedRun(page, 'e2e roles', '1s');
 
   for (const role of ['runner', 'viewer'] as const) {
     const who = `e2e-${role}-${Date.now()}@barrage.local`;
