@@ -49,8 +49,10 @@ func runShape(t *testing.T, shape map[string]any) []int64 {
 // next second; a second off by more than 5 % is accepted when it and a
 // neighbour together are within 2.5 % of their expected sum (requests moved
 // across that one boundary). The running total through every second must
-// be within 5 % too, so no shifting hides a shape that is off. A missing
-// second fails.
+// be within 5 % too, so no shifting hides a shape that is off, unless that
+// second and the next are within 2.5 % of their sum: the total through the
+// first second of a ramp (75 requests) moves by 5 % with 4 requests moved
+// across its end. A missing second fails.
 func checkShape(t *testing.T, counts []int64, want []float64, skip ...int) {
 	t.Helper()
 	if len(counts) < len(want) {
@@ -63,7 +65,7 @@ func checkShape(t *testing.T, counts []int64, want []float64, skip ...int) {
 	var gotSum, wantSum float64
 	for k, w := range want {
 		gotSum, wantSum = gotSum+got(k), wantSum+w
-		if math.Abs(gotSum-wantSum) > 0.05*wantSum {
+		if math.Abs(gotSum-wantSum) > 0.05*wantSum && !pairOK(k, k+1) {
 			t.Errorf("through second %d: %v requests, want %v ± 5 %%", k, gotSum, wantSum)
 		}
 		if slices.Contains(skip, k) || math.Abs(got(k)-w) <= 0.05*w || pairOK(k-1, k) || pairOK(k, k+1) {

@@ -98,6 +98,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !verdictAllowed(t, s, "inconclusive") {
 		t.Error("verdict inconclusive of 00022 refused after up")
 	}
+	if !hasColumn(t, s, "run_results", "phases") {
+		t.Error("run_results.phases of 00023 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00023_request_phases.sql") || hasColumn(t, s, "run_results", "phases") {
+		t.Errorf("down of 00023 printed %q, or run_results.phases is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00022_inconclusive_verdict.sql") || !verdictAllowed(t, s, "pass") ||
 		verdictAllowed(t, s, "inconclusive") {
 		t.Errorf("down of 00022 printed %q, or verdict inconclusive is still allowed", out)
