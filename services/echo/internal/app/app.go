@@ -461,7 +461,12 @@ func (a *App) serveGRPC(ctx context.Context) error {
 		a.grpcSrv.Stop()
 		<-done
 	}
-	return <-errc
+	// A stop that came before Serve started makes Serve return
+	// ErrServerStopped: the server was asked to stop, which is no failure.
+	if err := <-errc; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		return fmt.Errorf("serve grpc: %w", err)
+	}
+	return nil
 }
 
 // Close releases the listeners of an App that will not Run.
