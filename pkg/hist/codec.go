@@ -85,11 +85,11 @@ func Decode(b []byte) (*Histogram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
-	h := &Histogram{total: total}
+	h := &Histogram{}
 	if nonEmpty > maxSparseBins { // the full array is the smaller form
 		h.h = hdrhistogram.New(LowestMicros, HighestMicros, SignificantFigures)
 	} else {
-		h.bins = make([]bin, 0, nonEmpty)
+		h.bins, h.total = make([]bin, 0, nonEmpty), total
 	}
 	eachCount(payload, func(slot int, count int64) {
 		if h.h != nil {
@@ -100,9 +100,6 @@ func Decode(b []byte) (*Histogram, error) {
 		lo, hi := slotRange(slot)
 		h.bins = append(h.bins, bin{slot: slot, lo: lo, hi: hi, count: count})
 	})
-	if h.h != nil {
-		h.total = 0
-	}
 	return h, nil
 }
 

@@ -103,12 +103,7 @@ func (h *Histogram) Merge(other *Histogram) error {
 		return nil
 	}
 	if other.h == nil { // decoded: add its slots, not a walk of every slot
-		bins := other.bins
-		dst := h.full()
-		for _, b := range bins {
-			// Cannot fail: b.lo is a slot's value, within the range.
-			_ = dst.RecordValues(b.lo, b.count)
-		}
+		addBins(h.full(), other.bins)
 		return nil
 	}
 	if err := checkConfig(other.h); err != nil {

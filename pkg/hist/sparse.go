@@ -13,12 +13,17 @@ func (h *Histogram) full() *hdrhistogram.Histogram {
 		return h.h
 	}
 	full := hdrhistogram.New(LowestMicros, HighestMicros, SignificantFigures)
-	for _, b := range h.bins {
-		// Cannot fail: b.lo is a slot's value, within the range.
-		_ = full.RecordValues(b.lo, b.count)
-	}
+	addBins(full, h.bins)
 	h.h, h.bins, h.total = full, nil, 0
 	return full
+}
+
+// addBins adds the counts of the slots bins to the library histogram dst.
+func addBins(dst *hdrhistogram.Histogram, bins []bin) {
+	for _, b := range bins {
+		// Cannot fail: b.lo is a slot's value, within the range.
+		_ = dst.RecordValues(b.lo, b.count)
+	}
 }
 
 // The figures below read the decoded bins as hdrhistogram-go reads its
