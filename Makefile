@@ -71,9 +71,16 @@ WEB_DEPS := web/node_modules/.package-lock.json
 $(WEB_DEPS): web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
-.PHONY: web
-web: $(WEB_DEPS) ## Build the dashboard into web/dist (barrage-api embeds it).
+# The dashboard's build is a file target: vite empties web/dist before it writes, so a second
+# build while a go build embeds web/dist (goreleaser's hook beside scripts/ci-images in
+# release-and-images) would break that build. Built once, it is left alone until a source changes.
+WEB_SRC := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json web/package.json
+
+web/dist/index.html: $(WEB_DEPS) $(WEB_SRC)
 	cd web && npm run build
+
+.PHONY: web
+web: web/dist/index.html ## Build the dashboard into web/dist (barrage-api embeds it) when a source is newer than the build.
 
 .PHONY: build
 build: web ## Build the dashboard and every binary into ./bin.
@@ -199,6 +206,7 @@ faults-and-release: ## make faults with release-and-images beside it (part of ma
 
 .PHONY: release-and-images
 release-and-images: ## release-check and, at once, the Compose plugin and the CI images compose-smoke runs (debootstrap's downloads overlap the builds).
+	$(MAKE) --no-print-directory web
 	$(MAKE) --no-print-directory -j2 release-check compose-images
 
 .PHONY: fuzz-and-compose
