@@ -36,10 +36,10 @@ VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo
 IMAGE_TAG    ?= $(VERSION)
 
 # `make fuzz` runs every fuzz target for FUZZTIME each (60 s: issue #10's bar, 31 targets
-# ≈ 31 min); `make test` runs the same sweep for FUZZTIME_CI each (5 s: ≈ 2 min of fuzzing
+# ≈ 31 min); `make test` runs the same sweep for FUZZTIME_CI each (3 s: ≈ 1.5 min of fuzzing
 # plus one instrumented build per package, within CI's budget).
 FUZZTIME ?= 60s
-FUZZTIME_CI ?= 5s
+FUZZTIME_CI ?= 3s
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 export TEST_DATABASE_URL
 
@@ -155,7 +155,7 @@ fuzz: ## Every fuzz target for FUZZTIME each (default 60s).
 	scripts/fuzz-all $(FUZZTIME) $(GO_MODULES)
 
 .PHONY: fuzz-short
-fuzz-short: ## Every fuzz target for FUZZTIME_CI each (default 5s); part of make test.
+fuzz-short: ## Every fuzz target for FUZZTIME_CI each (default 3s); part of make test.
 	scripts/fuzz-all $(FUZZTIME_CI) $(GO_MODULES)
 
 .PHONY: web-check
@@ -200,18 +200,14 @@ compose-tools: ## Build the Compose v2 plugin into ~/.docker/cli-plugins (from t
 compose-smoke: compose-tools ## The Compose stack for real (part of make test; needs a Docker engine, root): images, up with 3 agents, runs through the API with an agent killed and the API restarted, down -v.
 	scripts/compose-smoke
 
-.PHONY: faults-and-release
-faults-and-release: ## make faults with release-and-images beside it (part of make test): the suite waits on outages and deadlines while goreleaser's cross builds and the images use the CPU.
-	RELEASE_SCOPE=ci scripts/beside release-and-images -- $(MAKE) --no-print-directory faults
+.PHONY: unit-and-faults
+unit-and-faults: ## make unit with make faults beside it (part of make test): the fault suite mostly waits on outages, partitions and deadlines while the race-enabled unit tests use the CPU.
+	scripts/beside faults -- $(MAKE) --no-print-directory unit
 
-.PHONY: release-and-images
-release-and-images: ## release-check and, at once, the Compose plugin and the CI images compose-smoke runs (debootstrap's downloads overlap the builds).
+.PHONY: release-and-compose
+release-and-compose: ## make compose-smoke with release-check beside it (part of make test, RELEASE_SCOPE=ci): the smoke waits on containers while goreleaser's cross builds use the CPU.
 	$(MAKE) --no-print-directory web
-	$(MAKE) --no-print-directory -j2 release-check compose-images
-
-.PHONY: fuzz-and-compose
-fuzz-and-compose: ## make compose-smoke with fuzz-short beside it (part of make test): the smoke waits on containers while the fuzzers use the CPU.
-	scripts/beside fuzz-short -- $(MAKE) --no-print-directory compose-smoke
+	RELEASE_SCOPE=ci scripts/beside release-check -- $(MAKE) --no-print-directory compose-smoke
 
 .PHONY: compose-images
 compose-images: compose-tools ## The Compose plugin, the local base images and the four images as compose-smoke builds them (scripts/ci-images).
@@ -231,7 +227,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit accuracy faults-and-release e2e fuzz-and-compose ## Everything CI runs.
+test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults accuracy e2e release-and-compose fuzz-short ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
