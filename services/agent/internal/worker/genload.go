@@ -27,7 +27,7 @@ type genLoad struct {
 }
 
 // newGenLoad starts measuring for a shard of sp that starts at startAt.
-func newGenLoad(cores int, sp spec.Spec, startAt time.Time, now time.Time) *genLoad {
+func newGenLoad(cores int, sp spec.Spec, startAt, now time.Time) *genLoad {
 	g := &genLoad{cores: cores, spec: sp, startAt: startAt}
 	g.cpu, _ = procs.ProcessCPU()
 	g.at = now

@@ -54,7 +54,7 @@ func TestGenLoadFill(t *testing.T) {
 		lag.Record(time.Duration(i+1) * 100 * time.Microsecond) // 0.1 to 10 ms
 	}
 	burn := time.Now()
-	for time.Since(burn) < 20*time.Millisecond { //nolint:revive // spin so the process uses CPU
+	for time.Since(burn) < 20*time.Millisecond { // spin, so that the process uses CPU
 	}
 	m := &barragev1.Snapshot{}
 	g.fill(m, &engine.Snapshot{Start: start, End: start.Add(time.Second), Lag: lag}, time.Now())
