@@ -92,9 +92,24 @@ type Snapshot struct {
 	// waiting_hdr: connection ready (or request sent) to first response byte.
 	WaitingHdr []byte `protobuf:"bytes,25,opt,name=waiting_hdr,json=waitingHdr,proto3" json:"waiting_hdr,omitempty"`
 	// receiving_hdr: first response byte to response done.
-	ReceivingHdr  []byte `protobuf:"bytes,26,opt,name=receiving_hdr,json=receivingHdr,proto3" json:"receiving_hdr,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ReceivingHdr []byte `protobuf:"bytes,26,opt,name=receiving_hdr,json=receivingHdr,proto3" json:"receiving_hdr,omitempty"`
+	// The generator's own load, on interval snapshots (0 on the final one),
+	// from which the API flags a run generator_limited (docs/observability.md,
+	// "Generator limited").
+	// cpu_used: the agent process's CPU time over the interval divided by its
+	// wall time, in cores; all the agent's shards share it.
+	CpuUsed float64 `protobuf:"fixed64,27,opt,name=cpu_used,json=cpuUsed,proto3" json:"cpu_used,omitempty"`
+	// cpu_cores: the cores the agent may use (the CPUs, or its cgroup's limit).
+	CpuCores float64 `protobuf:"fixed64,28,opt,name=cpu_cores,json=cpuCores,proto3" json:"cpu_cores,omitempty"`
+	// lag_p99_us: the 99th percentile of this shard's send lag (intended to
+	// actual send) over the interval, in microseconds.
+	LagP99Us uint64 `protobuf:"varint,29,opt,name=lag_p99_us,json=lagP99Us,proto3" json:"lag_p99_us,omitempty"`
+	// send_interval_us: the interval between two sends on one connection as
+	// paced (the shard's connections over its target rate at the interval's
+	// middle), in microseconds; 0 when the shard is not paced (closed loop).
+	SendIntervalUs uint64 `protobuf:"varint,30,opt,name=send_interval_us,json=sendIntervalUs,proto3" json:"send_interval_us,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Snapshot) Reset() {
@@ -309,6 +324,34 @@ func (x *Snapshot) GetReceivingHdr() []byte {
 	return nil
 }
 
+func (x *Snapshot) GetCpuUsed() float64 {
+	if x != nil {
+		return x.CpuUsed
+	}
+	return 0
+}
+
+func (x *Snapshot) GetCpuCores() float64 {
+	if x != nil {
+		return x.CpuCores
+	}
+	return 0
+}
+
+func (x *Snapshot) GetLagP99Us() uint64 {
+	if x != nil {
+		return x.LagP99Us
+	}
+	return 0
+}
+
+func (x *Snapshot) GetSendIntervalUs() uint64 {
+	if x != nil {
+		return x.SendIntervalUs
+	}
+	return 0
+}
+
 // TimelineSample is one request of a shard's timeline. Times are offsets in
 // microseconds from the final snapshot's interval_start (the shard's start).
 type TimelineSample struct {
@@ -508,7 +551,7 @@ var File_barrage_v1_snapshot_proto protoreflect.FileDescriptor
 const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\n" +
 	"\x19barrage/v1/snapshot.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcc\a\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcc\b\n" +
 	"\bSnapshot\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05shard\x18\x02 \x01(\rR\x05shard\x12\x19\n" +
@@ -541,7 +584,12 @@ const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\atls_hdr\x18\x18 \x01(\fR\x06tlsHdr\x12\x1f\n" +
 	"\vwaiting_hdr\x18\x19 \x01(\fR\n" +
 	"waitingHdr\x12#\n" +
-	"\rreceiving_hdr\x18\x1a \x01(\fR\freceivingHdr\x1a;\n" +
+	"\rreceiving_hdr\x18\x1a \x01(\fR\freceivingHdr\x12\x19\n" +
+	"\bcpu_used\x18\x1b \x01(\x01R\acpuUsed\x12\x1b\n" +
+	"\tcpu_cores\x18\x1c \x01(\x01R\bcpuCores\x12\x1c\n" +
+	"\n" +
+	"lag_p99_us\x18\x1d \x01(\x04R\blagP99Us\x12(\n" +
+	"\x10send_interval_us\x18\x1e \x01(\x04R\x0esendIntervalUs\x1a;\n" +
 	"\rRetCodesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xa3\x01\n" +

@@ -1610,6 +1610,8 @@ export interface components {
              * @enum {string}
              */
             verdict?: "pass" | "fail" | "error" | "inconclusive";
+            /** @description What qualifies the verdict: set when the load generator was the bottleneck for some seconds of the run (`generator_limited_seconds` of its result; docs/observability.md, "Generator limited"), its figures then measure the agent rather than the target. Absent otherwise. */
+            verdict_note?: string;
             /** @enum {string} */
             source: "ui" | "api" | "schedule" | "import" | "sync";
             spec: components["schemas"]["RunSpec"];
@@ -2017,6 +2019,8 @@ export interface components {
             shards: number;
             lost_shards: number;
             degraded: boolean;
+            /** @description The seconds of the run for which the load generator was the bottleneck (generator_limited): an agent used more than 90 % of the cores it may use, or a shard's send lag p99 exceeded 10 % of the interval between its sends (docs/observability.md, "Generator limited"). Absent when none was. */
+            generator_limited_seconds?: number;
             /** @description The result of each entry of the run's request mix (spec requests), in the spec's order; they add up to the totals. Absent without a mix. */
             entries?: components["schemas"]["EntryResult"][];
             written_urls?: components["schemas"]["WrittenURLCounts"];

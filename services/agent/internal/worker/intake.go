@@ -169,6 +169,9 @@ func (w *Worker) handle(msg jetstream.Msg) {
 		return
 	}
 	log := w.log.With(slog.String("run", sh.key.run), slog.Uint64("shard", uint64(sh.key.shard)))
+	if id := msg.Headers().Get(wire.RequestIDHeader); wire.ValidRequestID(id) {
+		log = log.With(slog.String("request_id", id))
+	}
 	switch err := w.admit(sh); {
 	case errors.Is(err, errFull), errors.Is(err, errClosed):
 		sh.stop(nil)

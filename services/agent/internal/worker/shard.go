@@ -163,7 +163,8 @@ func (w *Worker) runShard(sh *shard, log *slog.Logger) {
 		opts.WrittenURLs /= sh.shards
 		opts.URLBytesPerSnapshot = urlBytesPerSnapshot
 	}
-	sink := &snapSink{w: w, key: sh.key, slot: sh.slot, codeName: sh.factory.CodeName, log: log}
+	sink := &snapSink{w: w, key: sh.key, slot: sh.slot, codeName: sh.factory.CodeName, log: log,
+		load: newGenLoad(w.cfg.Cores, sh.spec, sh.startAt, time.Now())}
 	opts.Sink = sink
 	if err := sh.checkTarget(ctx); err != nil {
 		log.Error("shard refused its target", slog.Any("error", err))

@@ -55,6 +55,9 @@ type snapSink struct {
 	slot     int
 	codeName func(int32) string
 	log      *slog.Logger
+	// load measures the agent's CPU and the shard's send lag for the
+	// interval snapshots; nil sends none.
+	load *genLoad
 	// published counts the snapshots handed to the sink.
 	published int
 	// failure is the error sent with the final snapshot ("" for none).
@@ -191,7 +194,7 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return proto.Marshal(&barragev1.Snapshot{
+	m := &barragev1.Snapshot{
 		RunId: s.key.run, Shard: s.key.shard, AgentId: s.w.id, Seq: snap.Seq, Final: snap.Final,
 		IntervalStart: timestamppb.New(snap.Start), IntervalEnd: timestamppb.New(snap.End),
 		Count: uint64(snap.Count), Errors: uint64(snap.Errors), RetCodes: codes,
@@ -202,7 +205,11 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 		WrittenUrls: snap.WrittenURLs,
 		DnsHdr:      phases[request.PhaseDNS], ConnectHdr: phases[request.PhaseConnect], TlsHdr: phases[request.PhaseTLS],
 		WaitingHdr: phases[request.PhaseWaiting], ReceivingHdr: phases[request.PhaseReceiving],
-	})
+	}
+	if s.load != nil {
+		s.load.fill(m, snap, time.Now())
+	}
+	return proto.Marshal(m)
 }
 
 // encodePhases encodes the request phase histograms that recorded

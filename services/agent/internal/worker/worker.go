@@ -19,6 +19,7 @@ import (
 	"maps"
 	"net"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -76,6 +77,11 @@ type Config struct {
 	// Metrics receives the worker's own health figures; default a set on
 	// a registry of its own that no one serves.
 	Metrics *agentmetrics.Metrics
+	// Cores is how many CPUs the agent may use, against which its
+	// snapshots report its CPU use; default GOMAXPROCS when New is called
+	// (the CPUs, or the cgroup's limit), before the governor
+	// (services/agent/internal/procs) lowers it.
+	Cores int
 }
 
 // normalize fills the defaults and checks the rest.
@@ -100,6 +106,9 @@ func (c *Config) normalize() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if c.Cores <= 0 {
+		c.Cores = runtime.GOMAXPROCS(0)
 	}
 	if c.Metrics == nil {
 		c.Metrics = agentmetrics.New(prometheus.NewRegistry())

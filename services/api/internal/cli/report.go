@@ -93,6 +93,9 @@ func formatSummary(run client.Run, res *client.RunResult) string {
 	}
 	_, why := outcome(run)
 	fmt.Fprintf(&b, "  verdict %s: %s\n", verdict, why)
+	if note := deref(run.VerdictNote); note != "" {
+		fmt.Fprintf(&b, "  note: %s\n", note)
+	}
 	return b.String()
 }
 

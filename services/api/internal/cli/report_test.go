@@ -48,3 +48,27 @@ func TestConfidenceReports(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNotesGeneratorLimited checks that the terminal and Markdown
+// summaries print the verdict's note of a run whose agent was the
+// bottleneck, and no note for a run without one.
+func TestReportNotesGeneratorLimited(t *testing.T) {
+	t.Parallel()
+	v := client.Pass
+	note := "generator_limited: the load generator was the bottleneck for 3 of 4 s: figures measure the agent, not the target"
+	run := client.Run{Id: uuid.New(), Name: "hot", Status: client.Completed, Verdict: &v, VerdictNote: &note,
+		Summary: &client.RunSummary{Count: 600}}
+	if text := formatSummary(run, nil); !strings.Contains(text, "  verdict pass: PASS\n  note: "+note+"\n") {
+		t.Errorf("summary lacks the note line:\n%s", text)
+	}
+	if md := markdownSummary(run, nil, "http://x/runs/1"); !strings.Contains(md, "> ⚠️ generator_limited: the load generator was the bottleneck for 3 of 4 s") {
+		t.Errorf("markdown lacks the note:\n%s", md)
+	}
+	run.VerdictNote = nil
+	if text := formatSummary(run, nil); strings.Contains(text, "note:") {
+		t.Errorf("summary of a run without a note has one:\n%s", text)
+	}
+	if md := markdownSummary(run, nil, "http://x/runs/1"); strings.Contains(md, "⚠️") {
+		t.Errorf("markdown of a run without a note has one:\n%s", md)
+	}
+}

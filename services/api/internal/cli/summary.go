@@ -31,6 +31,9 @@ func markdownSummary(run client.Run, res *client.RunResult, link string) string 
 	}
 	fmt.Fprintf(&b, "### %s Barrage: %s — %s\n\n", mark, mdEscape(name), why)
 	fmt.Fprintf(&b, "Run [`%s`](%s) %s against `%s`.\n\n", run.Id, link, run.Status, mdEscape(run.Target))
+	if note := deref(run.VerdictNote); note != "" {
+		fmt.Fprintf(&b, "> ⚠️ %s\n\n", mdEscape(note))
+	}
 	if sm := run.Summary; sm != nil {
 		kind := "service"
 		if res != nil {

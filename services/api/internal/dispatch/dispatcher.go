@@ -231,13 +231,13 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 	tp := targetPolicy{allow: p.TargetAllow, deny: p.TargetDeny, outer: p.TargetOuter, bounded: p.TargetBounded}
 	switch run.Status {
 	case runs.Queued:
-		return d.plan(ctx, run, sp, tp)
+		return d.plan(ctx, run, sp, tp, p.RequestID)
 	case runs.Dispatching:
 		shards, err := d.cfg.Store.RunShards(ctx, run.ID)
 		if err != nil {
 			return time.Time{}, err
 		}
-		return time.Time{}, d.send(ctx, run, split(sp, len(shards)), tp, shards)
+		return time.Time{}, d.send(ctx, run, split(sp, len(shards)), tp, shards, p.RequestID)
 	default:
 		return time.Time{}, nil // stopped or finished before it was dispatched
 	}
@@ -246,7 +246,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 // plan picks agents, stores the plan and sends the assignments. With no
 // agent to take the run it waits up to Wait from the run's creation, then
 // fails it.
-func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp targetPolicy) (later time.Time, err error) {
+func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp targetPolicy, requestID string) (later time.Time, err error) {
 	live, restriction, err := d.eligible(ctx, run.ProjectID)
 	if err != nil {
 		return time.Time{}, err
@@ -287,8 +287,8 @@ func (d *Dispatcher) plan(ctx context.Context, run runs.Run, sp spec.Spec, tp ta
 	}
 	d.moved(planned)
 	d.cfg.Log.Info("run dispatched", slog.String("run", run.ID.String()), slog.Int("shards", len(plan.Shards)),
-		slog.Time("start_at", startAt))
-	return time.Time{}, d.send(ctx, planned, specs, tp, plan.Shards)
+		slog.Time("start_at", startAt), slog.String("request_id", requestID))
+	return time.Time{}, d.send(ctx, planned, specs, tp, plan.Shards, requestID)
 }
 
 // deadline is when the shards must have stopped: start_at plus the run's
@@ -309,9 +309,10 @@ type targetPolicy struct {
 }
 
 // send writes the run state, then publishes one assignment per shard, with
-// the shard's spec from split (specs[i] is shards[i]'s), and watches for
-// the agents' acks.
-func (d *Dispatcher) send(ctx context.Context, run runs.Run, specs []spec.Spec, tp targetPolicy, shards []runs.Shard) error {
+// the shard's spec from split (specs[i] is shards[i]'s) and, in its
+// headers, the id of the request that created the run, and watches for the
+// agents' acks.
+func (d *Dispatcher) send(ctx context.Context, run runs.Run, specs []spec.Spec, tp targetPolicy, shards []runs.Shard, requestID string) error {
 	if err := d.putState(ctx, run.ID, barragev1.RunPhase_RUN_PHASE_RUNNING); err != nil {
 		return err
 	}
@@ -333,8 +334,12 @@ func (d *Dispatcher) send(ctx context.Context, run runs.Run, specs []spec.Spec, 
 		if err != nil {
 			return fmt.Errorf("encode assignment: %w", err)
 		}
-		ack, err := d.cfg.JS.Publish(ctx, wire.AssignSubject(sh.AgentID.String()), msg,
-			jetstream.WithMsgID(wire.AssignMsgID(run.ID.String(), uint32(sh.Index))))
+		m := nats.NewMsg(wire.AssignSubject(sh.AgentID.String()))
+		m.Data = msg
+		if requestID != "" {
+			m.Header.Set(wire.RequestIDHeader, requestID)
+		}
+		ack, err := d.cfg.JS.PublishMsg(ctx, m, jetstream.WithMsgID(wire.AssignMsgID(run.ID.String(), uint32(sh.Index))))
 		if err != nil {
 			return fmt.Errorf("publish assignment %d of run %s: %w", sh.Index, run.ID, err)
 		}

@@ -152,7 +152,7 @@ func runOut(r runs.Run) Run {
 		Target: r.Target, QpsRequested: r.QPSRequested, CreatedBy: optID(r.CreatedBy), CreatedAt: r.CreatedAt,
 		UpdatedAt: r.UpdatedAt, StartedAt: optTime(r.StartedAt), EndedAt: optTime(r.EndedAt), Error: optString(r.Error),
 		StartAt: optTime(r.StartAt), ShardCount: r.ShardCount, Degraded: r.Degraded, AbortedBy: optString(r.AbortedBy),
-		Pinned: r.Pinned, IntervalsDroppedAt: optTime(r.IntervalsDroppedAt),
+		Pinned: r.Pinned, IntervalsDroppedAt: optTime(r.IntervalsDroppedAt), VerdictNote: optString(r.VerdictNote),
 	}
 	if r.AllowPartial {
 		out.AllowPartial = &r.AllowPartial

@@ -204,6 +204,9 @@ func resultOut(run runs.Run, res runs.Result) (RunResult, error) {
 		BytesSent: res.BytesSent, BytesReceived: res.BytesReceived, Shards: res.Shards, LostShards: res.LostShards,
 		Degraded: run.Degraded, Imported: res.Imported != nil,
 	}
+	if n := res.GeneratorLimitedSeconds; n > 0 {
+		out.GeneratorLimitedSeconds = &n
+	}
 	if imp := res.Imported; imp != nil {
 		out.Service = latencyOut(runs.ImportedLatency(imp.Latency))
 		out.Origin = optString(imp.Origin)

@@ -1140,6 +1140,9 @@ type Run struct {
 
 	// Verdict `inconclusive` when no threshold failed but a confidence form (`p(99) < baseline * 1.10 @ 95%`) could not tell a difference from noise (docs/verdicts.md).
 	Verdict *RunVerdict `json:"verdict,omitempty"`
+
+	// VerdictNote What qualifies the verdict: set when the load generator was the bottleneck for some seconds of the run (`generator_limited_seconds` of its result; docs/observability.md, "Generator limited"), its figures then measure the agent rather than the target. Absent otherwise.
+	VerdictNote *string `json:"verdict_note,omitempty"`
 }
 
 // RunSource defines model for Run.Source.
@@ -1207,6 +1210,9 @@ type RunResult struct {
 	// Entries The result of each entry of the run's request mix (spec requests), in the spec's order; they add up to the totals. Absent without a mix.
 	Entries *[]EntryResult `json:"entries,omitempty"`
 	Errors  int64          `json:"errors"`
+
+	// GeneratorLimitedSeconds The seconds of the run for which the load generator was the bottleneck (generator_limited): an agent used more than 90 % of the cores it may use, or a shard's send lag p99 exceeded 10 % of the interval between its sends (docs/observability.md, "Generator limited"). Absent when none was.
+	GeneratorLimitedSeconds *int `json:"generator_limited_seconds,omitempty"`
 
 	// Imported The run was imported from a Fortio result: `service` holds the document's figures, `response` and `lag` are absent, `buckets` is its histogram; it has no HDR histograms and does not merge losslessly.
 	Imported bool `json:"imported"`

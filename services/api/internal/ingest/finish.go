@@ -119,6 +119,7 @@ func (in *Ingester) decide(st runs.Settlement) (runs.Finish, error) {
 	if err != nil {
 		return runs.Finish{}, err
 	}
+	res.GeneratorLimitedSeconds = st.LimitedSeconds
 	f.Result, f.StartedAt = res, m.busy.start
 	if f.StartedAt.IsZero() {
 		f.StartedAt = m.all.start

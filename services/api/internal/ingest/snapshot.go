@@ -47,6 +47,9 @@ type snapshot struct {
 	// from the shard's start (rec.IntervalStart), drawn from timelineSeen.
 	timeline     []runs.TimelineSample
 	timelineSeen int64
+	// limited is set when the interval snapshot says its agent was the
+	// bottleneck (generatorLimited).
+	limited bool
 }
 
 // maxFailure bounds the failure message kept from a snapshot.
@@ -103,6 +106,7 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 		return nil, fmt.Errorf("shard %d out of range", m.GetShard())
 	}
 	s := &snapshot{rec: runs.SnapshotRecord{RunID: id, Shard: int(m.GetShard()), Agent: agent, Seq: int64(m.GetSeq()), Final: m.GetFinal()}}
+	s.limited = generatorLimited(m)
 	if msg := m.GetError(); msg != "" && s.rec.Final {
 		s.failure = strings.ToValidUTF8(msg[:min(len(msg), maxFailure)], "")
 	}
@@ -258,6 +262,7 @@ func mergeAll(cur runs.Interval, snaps []*snapshot) (runs.Interval, error) {
 		next.BytesReceived += s.bytesReceived
 		next.RetCodes = addCodes(next.RetCodes, s.retCodes)
 		next.Snapshots++
+		next.GeneratorLimited = next.GeneratorLimited || s.limited
 	}
 	q := resp.Percentiles([]float64{50, 90, 99})
 	next.P50US, next.P90US, next.P99US = micros(q[0].Value), micros(q[1].Value), micros(q[2].Value)

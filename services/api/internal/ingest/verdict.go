@@ -34,6 +34,9 @@ func judge(st runs.Settlement, m *merged, f *runs.Finish) {
 		markAborted(f.Thresholds, by)
 	}
 	f.Verdict = runs.Judge(f.Status, f.Degraded && !st.Run.AllowPartial, f.Thresholds)
+	if f.Verdict != "" && f.Result != nil {
+		f.VerdictNote = limitedNote(f.Result.GeneratorLimitedSeconds, f.Result.Duration)
+	}
 }
 
 // markAborted fails the outcome of the abort threshold that stopped the

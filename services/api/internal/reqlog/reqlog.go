@@ -17,6 +17,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/pkg/wire"
 )
 
 const (
@@ -27,7 +29,7 @@ const (
 	// secret); the request's log line then includes it as "principal".
 	PrincipalKey = "reqlog.principal"
 	// MaxIDLen is the longest incoming request id that is kept.
-	MaxIDLen = 64
+	MaxIDLen = wire.MaxRequestIDLen
 	// UnmatchedRoute is the route attribute of requests that matched no route.
 	UnmatchedRoute = "unmatched"
 )
@@ -112,17 +114,6 @@ func FromGin(c *gin.Context) string {
 
 // ValidID reports whether an incoming request id may be kept: 1 to MaxIDLen
 // characters of A-Z, a-z, 0-9, '.', '_' and '-'. Anything else could forge
-// log lines or bloat them, and is replaced by a generated id.
-func ValidID(id string) bool {
-	if id == "" || len(id) > MaxIDLen {
-		return false
-	}
-	for i := range len(id) {
-		switch b := id[i]; {
-		case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9', b == '.', b == '_', b == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
+// log lines or bloat them, and is replaced by a generated id. The same
+// rule holds the id where it travels to the agents (pkg/wire).
+func ValidID(id string) bool { return wire.ValidRequestID(id) }

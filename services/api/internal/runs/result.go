@@ -106,7 +106,10 @@ type Interval struct {
 	MaxUS float64
 	// Snapshots is the number of shard snapshots merged into the second.
 	Snapshots int
-	UpdatedAt time.Time
+	// GeneratorLimited is set when, for a snapshot of the second, its
+	// agent was the bottleneck (docs/observability.md, "Generator limited").
+	GeneratorLimited bool
+	UpdatedAt        time.Time
 }
 
 // IntervalBatch is a batch of interval snapshots being stored in one
@@ -185,6 +188,9 @@ type Settlement struct {
 	// that the result counts what it sent (docs/reliability.md), or when
 	// a confidence form compares them with the baseline's.
 	Seconds []Interval
+	// LimitedSeconds is how many of the run's stored seconds are
+	// GeneratorLimited.
+	LimitedSeconds int
 }
 
 // SentBeforeLost reports whether a shard of the settlement was lost after
@@ -244,6 +250,9 @@ type Finish struct {
 	Thresholds []threshold.Outcome
 	// BaselineRunID is the baseline the thresholds used, or uuid.Nil.
 	BaselineRunID uuid.UUID
+	// VerdictNote qualifies the verdict (the load generator was the
+	// bottleneck); "" for none.
+	VerdictNote string
 }
 
 // Verdicts: how a finished run is judged, separately from its status.
@@ -312,7 +321,11 @@ type Result struct {
 	// Shards is the number of shards merged; LostShards those missing.
 	Shards     int
 	LostShards int
-	CreatedAt  time.Time
+	// GeneratorLimitedSeconds is how many seconds of the run its agents
+	// were the bottleneck for (docs/observability.md, "Generator
+	// limited"); 0 when never.
+	GeneratorLimitedSeconds int
+	CreatedAt               time.Time
 	// Imported is set for a run imported from a Fortio document, which has
 	// no histograms: what the document said.
 	Imported *Imported

@@ -46,7 +46,10 @@ type Run struct {
 	Status Status
 	// Verdict is "", "pass", "fail" or "error" (see Verdict*).
 	Verdict string
-	Source  Source
+	// VerdictNote qualifies the verdict: the load generator was the
+	// bottleneck for some of the run's seconds (Finish.VerdictNote); "".
+	VerdictNote string
+	Source      Source
 	// Spec is the spec the run executes, with secrets redacted.
 	Spec       spec.Spec
 	Thresholds []string

@@ -84,6 +84,10 @@ type Input struct {
 	AllowPartial bool `json:"allow_partial,omitempty"`
 	// IdempotencyKey makes a retried request return the first run.
 	IdempotencyKey string `json:"-"`
+	// RequestID is the id of the API request that creates the run
+	// (package reqlog), carried to the agents' log lines for its shards;
+	// "" for none.
+	RequestID string `json:"-"`
 }
 
 // requestHash is SHA-256 of the canonical JSON of in, which is what an
@@ -120,6 +124,10 @@ type DispatchMessage struct {
 	// before organisation policies existed has none.
 	TargetOuter   []string `json:"target_outer,omitempty"`
 	TargetBounded bool     `json:"target_bounded,omitempty"`
+	// RequestID is the id of the API request that created the run; the
+	// dispatcher sends it in the assignments' headers (pkg/wire
+	// RequestIDHeader). "" for none.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
@@ -163,11 +171,12 @@ func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
 
 // dispatchPayload is the outbox payload of a new run of sp; t is its
 // project's target policy.
-func (s *Service) dispatchPayload(r Run, sp spec.Spec, t policy.Targets) ([]byte, error) {
+func (s *Service) dispatchPayload(r Run, sp spec.Spec, t policy.Targets, requestID string) ([]byte, error) {
 	m, err := NewDispatchMessage(s.seal, s.redactor, r.ID, r.ProjectID, sp)
 	if err != nil {
 		return nil, err
 	}
+	m.RequestID = requestID
 	m.TargetAllow, m.TargetDeny = t.Allow, s.targets.deny()
 	m.TargetOuter, m.TargetBounded = t.Outer(), true
 	b, err := json.Marshal(m)
@@ -192,7 +201,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 		return Run{}, false, err
 	}
 	r := b.run
-	payload, err := s.dispatchPayload(r, b.spec, b.targets)
+	payload, err := s.dispatchPayload(r, b.spec, b.targets, in.RequestID)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
 	}

@@ -31,6 +31,7 @@ type intervalRow struct {
 	P99US         float64   `gorm:"column:p99_us"`
 	MaxUS         float64   `gorm:"column:max_us"`
 	Snapshots     int       `gorm:"column:snapshots"`
+	Limited       bool      `gorm:"column:generator_limited"`
 	UpdatedAt     time.Time `gorm:"column:updated_at"`
 }
 
@@ -48,7 +49,7 @@ func intervalFromRow(r *intervalRow) (runs.Interval, error) {
 		BytesSent: r.BytesSent, BytesReceived: r.BytesReceived,
 		Response: r.HDR, Service: r.ServiceHDR, Lag: r.LagHDR,
 		P50US: r.P50US, P90US: r.P90US, P99US: r.P99US, MaxUS: r.MaxUS,
-		Snapshots: r.Snapshots, UpdatedAt: r.UpdatedAt.UTC(),
+		Snapshots: r.Snapshots, GeneratorLimited: r.Limited, UpdatedAt: r.UpdatedAt.UTC(),
 	}, nil
 }
 
@@ -78,7 +79,7 @@ func writeInterval(tx *gorm.DB, runID uuid.UUID, second int, next runs.Interval)
 		"count": next.Count, "errors": next.Errors, "hdr": hdr, "service_hdr": next.Service, "lag_hdr": next.Lag,
 		"ret_codes": codesJSON(next.RetCodes), "bytes_sent": next.BytesSent, "bytes_received": next.BytesReceived,
 		"p50_us": next.P50US, "p90_us": next.P90US, "p99_us": next.P99US, "max_us": next.MaxUS,
-		"snapshots": next.Snapshots, "updated_at": gorm.Expr("now()"),
+		"snapshots": next.Snapshots, "generator_limited": next.GeneratorLimited, "updated_at": gorm.Expr("now()"),
 	}
 	if err := tx.Model(&intervalRow{}).Where("run_id = ? AND second = ?", runID, second).Updates(set).Error; err != nil {
 		return fmt.Errorf("update interval %d: %w", second, err)
@@ -161,4 +162,14 @@ func parseCodes(b []byte) (map[string]int64, error) {
 		return nil, fmt.Errorf("decode return codes: %w", err)
 	}
 	return codes, nil
+}
+
+// limitedSeconds counts the seconds of a run in which an agent was the
+// bottleneck.
+func limitedSeconds(tx *gorm.DB, runID uuid.UUID) (int, error) {
+	var n int64
+	if err := tx.Model(&intervalRow{}).Where("run_id = ? AND generator_limited", runID).Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("count generator-limited seconds of run %s: %w", runID, err)
+	}
+	return int(n), nil
 }

@@ -101,6 +101,16 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "run_results", "phases") {
 		t.Error("run_results.phases of 00023 missing after up")
 	}
+	limitedCols := func() []bool {
+		return []bool{hasColumn(t, s, "run_intervals", "generator_limited"), hasColumn(t, s, "run_results", "generator_limited_seconds"),
+			hasColumn(t, s, "runs", "verdict_note")}
+	}
+	if cols := limitedCols(); slices.Contains(cols, false) {
+		t.Errorf("run_intervals.generator_limited, run_results.generator_limited_seconds, runs.verdict_note of 00024 after up: %v", cols)
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00024_generator_limited.sql") || slices.Contains(limitedCols(), true) {
+		t.Errorf("down of 00024 printed %q, or its columns are still there: %v", out, limitedCols())
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00023_request_phases.sql") || hasColumn(t, s, "run_results", "phases") {
 		t.Errorf("down of 00023 printed %q, or run_results.phases is still there", out)
 	}

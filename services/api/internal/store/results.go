@@ -39,6 +39,7 @@ type resultRow struct {
 	FortioSize    *int64    `gorm:"column:fortio_size"`
 	Entries       []byte    `gorm:"column:entries"`
 	Phases        []byte    `gorm:"column:phases"`
+	Limited       int       `gorm:"column:generator_limited_seconds"`
 }
 
 // entryRow is one element of run_results.entries.
@@ -130,6 +131,9 @@ func (s *Store) FinishRun(ctx context.Context, id uuid.UUID, decide func(runs.Se
 			return err
 		}
 		settle := runs.Settlement{Run: run, Shards: states, Baseline: base}
+		if settle.LimitedSeconds, err = limitedSeconds(tx, id); err != nil {
+			return err
+		}
 		if base != nil && threshold.NeedsSeconds(run.Thresholds) {
 			if base.Seconds, err = allIntervals(tx, base.Run.ID); err != nil {
 				return err
@@ -183,6 +187,7 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 		set["min_us"], set["avg_us"], set["p50_us"] = sm.MinUS, sm.AvgUS, sm.P50US
 		set["p90_us"], set["p99_us"], set["max_us"] = sm.P90US, sm.P99US, sm.MaxUS
 	}
+	set["verdict_note"] = f.VerdictNote
 	if err := setVerdict(set, f); err != nil {
 		return err
 	}
@@ -203,6 +208,7 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 			RunID: row.ID, Response: r.Response, Service: r.Service, Lag: r.Lag, Server: r.Server, RetCodes: codesJSON(r.RetCodes),
 			Count: r.Count, Errors: r.Errors, BytesSent: r.BytesSent, BytesReceived: r.BytesReceived,
 			DurationUS: r.Duration.Microseconds(), Shards: r.Shards, LostShards: r.LostShards, CreatedAt: time.Now().UTC(),
+			Limited: r.GeneratorLimitedSeconds,
 		}
 		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&res).Error; err != nil {
 			return fmt.Errorf("store result: %w", err)
@@ -256,6 +262,6 @@ func resultFromRow(row resultRow) (runs.Result, error) {
 		RunID: row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, Server: row.Server, RetCodes: codes,
 		Count: row.Count, Errors: row.Errors, BytesSent: row.BytesSent, BytesReceived: row.BytesReceived,
 		Duration: time.Duration(row.DurationUS) * time.Microsecond, Shards: row.Shards, LostShards: row.LostShards,
-		CreatedAt: row.CreatedAt.UTC(), Fortio: row.FortioJSON, FortioMD5: row.FortioMD5,
+		GeneratorLimitedSeconds: row.Limited, CreatedAt: row.CreatedAt.UTC(), Fortio: row.FortioJSON, FortioMD5: row.FortioMD5,
 	}, nil
 }

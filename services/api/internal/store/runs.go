@@ -25,6 +25,7 @@ type runRow struct {
 	Name         string     `gorm:"column:name"`
 	Status       string     `gorm:"column:status"`
 	Verdict      *string    `gorm:"column:verdict"`
+	VerdictNote  string     `gorm:"column:verdict_note"`
 	Source       string     `gorm:"column:source"`
 	Spec         []byte     `gorm:"column:spec"`
 	Thresholds   textArray  `gorm:"column:thresholds"`
@@ -130,7 +131,7 @@ func runFromRow(r runRow) (runs.Run, error) {
 	}
 	return runs.Run{
 		ID: r.ID, ProjectID: r.ProjectID, TestID: fromNullUUID(r.TestID), Name: r.Name, Status: runs.Status(r.Status),
-		Verdict: fromNullString(r.Verdict), Source: runs.Source(r.Source), Spec: sp, Thresholds: []string(r.Thresholds),
+		Verdict: fromNullString(r.Verdict), VerdictNote: r.VerdictNote, Source: runs.Source(r.Source), Spec: sp, Thresholds: []string(r.Thresholds),
 		Labels: labels, Target: r.Target, QPSRequested: r.QPSRequested, CreatedBy: fromNullUUID(r.CreatedBy),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), StartedAt: fromNullTime(r.StartedAt),
 		EndedAt: fromNullTime(r.EndedAt), Error: r.Error, Summary: summaryFromRow(r),

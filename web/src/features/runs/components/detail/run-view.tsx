@@ -10,6 +10,7 @@ import { useRunEvents } from '../../api/run-events';
 import { isImported } from '../../utils/imported';
 import type { LatencyKind } from '../../utils/series';
 import { EntriesTable } from './entries-table';
+import { GeneratorLimitedNotice } from './generator-limited-notice';
 import { ImportedBuckets } from './imported-buckets';
 import { ImportedNotice } from './imported-notice';
 import { LatencyHistogram } from './latency-histogram';
@@ -81,6 +82,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
       {fromDocument && <ImportedNotice origin={res?.origin} />}
       {res && (
         <>
+          {!fromDocument && <GeneratorLimitedNotice result={res} />}
           <ResultSummary result={res} />
           <div className="grid-2">
             {fromDocument ? <ImportedBuckets buckets={res.buckets} /> : <LatencyHistogram runId={runId} primary={res.primary} />}
