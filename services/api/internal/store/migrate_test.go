@@ -101,6 +101,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "run_results", "phases") {
 		t.Error("run_results.phases of 00023 missing after up")
 	}
+	if !hasColumn(t, s, "runs", "baseline_last") || !hasColumn(t, s, "runs", "baseline_pool") {
+		t.Error("runs.baseline_last or runs.baseline_pool of 00025 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00025_baseline_last.sql") ||
+		hasColumn(t, s, "runs", "baseline_last") || hasColumn(t, s, "runs", "baseline_pool") {
+		t.Errorf("down of 00025 printed %q, or a column it added is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00023_request_phases.sql") || hasColumn(t, s, "run_results", "phases") {
 		t.Errorf("down of 00023 printed %q, or run_results.phases is still there", out)
 	}
