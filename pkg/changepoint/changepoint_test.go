@@ -12,7 +12,7 @@ import (
 // and, with outlierEvery above 0, one value in every outlierEvery 1.6
 // times higher (a run that met a busy host), the first time two in a row.
 func series(seed uint64, n int, level, sigma float64, at int, step float64, outlierEvery int) []float64 {
-	rng := rand.New(rand.NewPCG(seed, seed+1)) //nolint:gosec // seeded test data
+	rng := rand.New(rand.NewPCG(seed, seed+1))
 	out := make([]float64, n)
 	for i := range out {
 		v := level * math.Exp(sigma*rng.NormFloat64())
@@ -165,7 +165,7 @@ func TestEdges(t *testing.T) {
 // one step barely moves it.
 func TestNoise(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(9, 10)) //nolint:gosec // seeded test data
+	rng := rand.New(rand.NewPCG(9, 10))
 	xs := make([]float64, 2000)
 	for i := range xs {
 		xs[i] = 0.1 * rng.NormFloat64()

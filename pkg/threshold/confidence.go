@@ -68,8 +68,8 @@ func (e Expr) evalConfident(obs, base Observed, out *Outcome) {
 	baseSeconds := e.secondsOf(base)
 	if len(base.Parts) > 0 {
 		parts := make([]verdict.Part, len(base.Parts))
-		for i, b := range base.Parts {
-			parts[i] = verdict.Part{Seconds: e.secondsOf(b), Warmup: b.Warmup}
+		for i := range base.Parts {
+			parts[i] = verdict.Part{Seconds: e.secondsOf(base.Parts[i]), Warmup: base.Parts[i].Warmup}
 		}
 		baseSeconds, o.Warmup, o.BasePooled = verdict.Pool(parts), obs.Warmup, true
 	}

@@ -22,7 +22,8 @@ func Pool(runs []Observed) (Observed, error) {
 	}
 	out := Observed{Primary: runs[0].Primary, Codes: map[string]int64{}, Parts: runs}
 	var qps float64
-	for i, r := range runs {
+	for i := range runs {
+		r := &runs[i]
 		out.Count += r.Count
 		out.Errors += r.Errors
 		qps += r.QPS

@@ -40,7 +40,7 @@ func TestPoolTrims(t *testing.T) {
 // baseline runs whose levels differ widen it.
 func TestPooledBaseline(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(31, 32)) //nolint:gosec // seeded test data
+	rng := rand.New(rand.NewPCG(31, 32))
 	run := sim{qps: 200, seconds: 12, scale: 1}.run(rng)
 	slower := sim{qps: 200, seconds: 12, scale: 1.15}.run(rng)
 	alike := make([]Part, 5)
@@ -84,7 +84,7 @@ func TestPooledBaseline(t *testing.T) {
 // seconds.
 func TestPooledTooShort(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(5, 6)) //nolint:gosec // seeded test data
+	rng := rand.New(rand.NewPCG(5, 6))
 	run := sim{qps: 50, seconds: 12, scale: 1}.run(rng)
 	base := Pool([]Part{{Seconds: sim{qps: 50, seconds: 5, scale: 1}.run(rng)}, {Seconds: sim{qps: 50, seconds: 4, scale: 1}.run(rng)}})
 	if _, err := Compare(run, base, Options{BasePooled: true, Resamples: 100}); !errors.Is(err, ErrTooShort) {

@@ -60,7 +60,7 @@ func TestCLIPooledBaseline(t *testing.T) { // serial: see heavyTests
 		if r.code != 0 || !strings.Contains(r.stdout, "baseline: "+note) || !strings.Contains(r.stdout, "): pass") {
 			t.Fatalf("exit %d, want 0 with the pool's note and the pass in the report", r.code)
 		}
-		if summary, err := os.ReadFile(md); err != nil || !strings.Contains(string(summary), "Baseline: "+note+".") { //nolint:gosec // the test's own file
+		if summary, err := os.ReadFile(md); err != nil || !strings.Contains(string(summary), "Baseline: "+note+".") {
 			t.Errorf("--summary-md (%v) lacks the baseline:\n%s", err, summary)
 		}
 		run := readRunJSON(t, out)
@@ -82,7 +82,7 @@ func readRunJSON(t *testing.T, path string) client.Run {
 	var got struct {
 		Run client.Run `json:"run"`
 	}
-	raw, err := os.ReadFile(path) //nolint:gosec // the test's own temporary file
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

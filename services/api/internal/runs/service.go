@@ -281,10 +281,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	if err != nil {
 		return built{}, err
 	}
-	if err := checkBaselineLast(in); err != nil {
-		return built{}, err
-	}
-	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {
+	if err := s.checkBaseline(ctx, r.ProjectID, in); err != nil {
 		return built{}, err
 	}
 	maps.Copy(labels, sp.Labels)
@@ -333,9 +330,15 @@ func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string, o pol
 	return nil
 }
 
-// checkBaseline checks a requested baseline run: a completed run of the
-// project that Barrage ran (an imported one has no histograms to compare).
-func (s *Service) checkBaseline(ctx context.Context, project, id uuid.UUID) error {
+// checkBaseline checks the baseline in asks for: the last N passing runs
+// (checkBaselineLast), or a run, which must be a completed, whole run of
+// the project that Barrage ran (an imported one has no histograms to
+// compare).
+func (s *Service) checkBaseline(ctx context.Context, project uuid.UUID, in Input) error {
+	if err := checkBaselineLast(in); err != nil {
+		return err
+	}
+	id := in.BaselineRun
 	if id == uuid.Nil {
 		return nil
 	}

@@ -147,7 +147,8 @@ func baselines(tx *gorm.DB, run *runRow) ([]runs.Baseline, error) {
 		return nil, fmt.Errorf("find baseline: %w", err)
 	}
 	out := make([]runs.Baseline, 0, len(rows))
-	for _, row := range rows {
+	for i := range rows {
+		row := &rows[i]
 		var res resultRow
 		err = tx.Where("run_id = ?", row.ID).Take(&res).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -157,7 +158,7 @@ func baselines(tx *gorm.DB, run *runRow) ([]runs.Baseline, error) {
 			return nil, fmt.Errorf("read baseline result: %w", err)
 		}
 		var b runs.Baseline
-		if b.Run, err = runFromRow(row); err != nil {
+		if b.Run, err = runFromRow(*row); err != nil {
 			return nil, err
 		}
 		if b.Result, err = resultFromRow(res); err != nil {

@@ -58,11 +58,12 @@ func changePoints(points []TrendPoint) ([]ChangePoint, error) {
 			ids []uuid.UUID
 			xs  []float64
 		)
-		for _, p := range points {
-			if p.Status != "completed" || !p.HasSummary || p.Verdict == "error" || !(m.of(p) > 0) {
+		for i := range points {
+			p := &points[i]
+			if p.Status != "completed" || !p.HasSummary || p.Verdict == "error" || !(m.of(*p) > 0) {
 				continue
 			}
-			ids, xs = append(ids, p.RunID), append(xs, m.of(p))
+			ids, xs = append(ids, p.RunID), append(xs, m.of(*p))
 		}
 		found, err := changepoint.Detect(xs, changepoint.Options{})
 		if err != nil {
