@@ -177,3 +177,13 @@ func TestNoise(t *testing.T) {
 		t.Errorf("noise %.4f, want 0.1 ± 0.01", got)
 	}
 }
+
+// BenchmarkDetect500 times a trend's largest series (500 runs).
+func BenchmarkDetect500(b *testing.B) {
+	xs := series(5, 500, 1000, 0.05, 250, 1.2, 0)
+	for b.Loop() {
+		if _, err := Detect(xs, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
