@@ -64,9 +64,16 @@ func (e Expr) evalConfident(obs, base Observed, out *Outcome) {
 	if e.Stat == Percentile {
 		p = []float64{e.P}
 	}
-	c, err := verdict.Compare(e.secondsOf(obs), e.secondsOf(base), verdict.Options{
-		Percentiles: p, Warmup: max(obs.Warmup, base.Warmup),
-	})
+	o := verdict.Options{Percentiles: p, Warmup: max(obs.Warmup, base.Warmup)}
+	baseSeconds := e.secondsOf(base)
+	if len(base.Parts) > 0 {
+		parts := make([]verdict.Part, len(base.Parts))
+		for i := range base.Parts {
+			parts[i] = verdict.Part{Seconds: e.secondsOf(base.Parts[i]), Warmup: base.Parts[i].Warmup}
+		}
+		baseSeconds, o.Warmup, o.BasePooled = verdict.Pool(parts), obs.Warmup, true
+	}
+	c, err := verdict.Compare(e.secondsOf(obs), baseSeconds, o)
 	if errors.Is(err, verdict.ErrTooShort) {
 		out.Inconclusive, out.Note = true, err.Error()
 		return

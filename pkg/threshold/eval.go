@@ -33,6 +33,9 @@ type Observed struct {
 	// compare a run with it (another rate or protocol, a degraded run):
 	// they are inconclusive with that note.
 	NotComparable string
+	// Parts, on a baseline made by Pool, are the runs pooled into it:
+	// confidence forms resample their joined seconds (verdict.Pool).
+	Parts []Observed
 }
 
 // Outcome is the evaluation of one expression.

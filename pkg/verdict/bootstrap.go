@@ -90,6 +90,9 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 		return Comparison{}, err
 	}
 	rs, bs := measured(run, o.Warmup), measured(base, o.Warmup)
+	if o.BasePooled {
+		bs = base
+	}
 	switch {
 	case len(rs) < MinSeconds:
 		return Comparison{}, fmt.Errorf("the run has %d measured seconds, at least %d needed: %w", len(rs), MinSeconds, ErrTooShort)

@@ -59,6 +59,9 @@ type Options struct {
 	Warmup int
 	// Block is the block length in seconds; 0 chooses BlockLength(n).
 	Block int
+	// BasePooled says the baseline's seconds come from Pool: they are
+	// measured seconds already, and Warmup applies to the run only.
+	BasePooled bool
 }
 
 // normalize fills the defaults and checks the values.
@@ -108,6 +111,27 @@ const (
 	ErrorRate = "error_rate"
 	QPS       = "qps"
 )
+
+// Part is one baseline run's seconds in order, with its warm-up, for Pool.
+type Part struct {
+	Seconds []Second
+	Warmup  int
+}
+
+// Pool joins the measured seconds of baseline runs (each without its
+// warm-up and its trailing partial second) in the order given, into one
+// baseline sample: a run compared with the last N passing runs of its
+// test is compared with their pooled seconds (Options.BasePooled). It is
+// sound when the runs are alike (docs/verdicts.md, "A baseline of several
+// runs"): resampled in blocks, the joined seconds carry both the
+// variation within each run and the differences between the runs.
+func Pool(parts []Part) []Second {
+	var out []Second
+	for _, p := range parts {
+		out = append(out, measured(p.Seconds, p.Warmup)...)
+	}
+	return out
+}
 
 // measured trims the warm-up and a trailing partial second from s.
 func measured(s []Second, warmup int) []Second {

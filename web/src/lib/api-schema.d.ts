@@ -428,7 +428,7 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Per-run figures of a test's most recent runs, oldest first (viewers). */
+        /** Per-run figures of a test's most recent runs, oldest first, with where their latency changed (viewers). */
         get: operations["getTestTrend"];
         put?: never;
         post?: never;
@@ -1510,6 +1510,33 @@ export interface components {
         TestTrend: {
             /** @description The most recent runs of the test, ordered by creation, newest last. */
             items: components["schemas"]["TrendPoint"][];
+            /** @description Where the level of p50, p90 or p99 changed across the completed runs among `items`, by metric and then oldest first (docs/verdicts.md, "Changes across a test's history"). Empty when under 6 runs have figures. */
+            change_points: components["schemas"]["ChangePoint"][];
+        };
+        /** @description A run from which a latency of the test stayed at another level: "p99 +18 % from this run". Levels are the medians of the runs' figures between changes, in microseconds. */
+        ChangePoint: {
+            /**
+             * Format: uuid
+             * @description The first run at the new level.
+             */
+            run_id: string;
+            /** @enum {string} */
+            metric: "p50" | "p90" | "p99";
+            /**
+             * Format: double
+             * @description The level up to the run before.
+             */
+            before_us: number;
+            /**
+             * Format: double
+             * @description The level from this run until the next change.
+             */
+            after_us: number;
+            /**
+             * Format: double
+             * @description after_us / before_us - 1: 0.18 is +18 %.
+             */
+            change: number;
         };
         /** @description One run of a test. Latencies are in microseconds; they, `qps` and `count` are absent while the run has no figures yet. */
         TrendPoint: {
@@ -1566,9 +1593,11 @@ export interface components {
             source?: "api" | "ui";
             /**
              * Format: uuid
-             * @description The run that baseline thresholds (`p(99) < baseline * 1.10`) compare with, instead of the last passing run of the same test. It must be a completed run of the same project.
+             * @description The run that baseline thresholds (`p(99) < baseline * 1.10`) compare with, instead of the last passing run of the same test. It must be a completed, whole (not degraded) run of the same project.
              */
             baseline_run?: string;
+            /** @description Compare with the last this many passing runs of the test, pooled, instead of the last one (docs/verdicts.md, "A baseline of several runs"). Only with `test`, and not with `baseline_run`. When the test has fewer, those it has are pooled and the run's `baseline_pool.note` says so. */
+            baseline_last?: number;
             /**
              * @description Judge a run that lost a shard by its thresholds (on what the other shards measured) instead of giving it verdict `error`.
              * @default false
@@ -1647,9 +1676,12 @@ export interface components {
             threshold_results?: components["schemas"]["ThresholdResult"][];
             /**
              * Format: uuid
-             * @description The run the baseline forms were compared with.
+             * @description The run the baseline forms were compared with (with `baseline_last`, the newest run pooled).
              */
             baseline_run_id?: string;
+            /** @description The run asked to be compared with the last this many passing runs of its test, pooled. */
+            baseline_last?: number;
+            baseline_pool?: components["schemas"]["BaselinePool"];
             /** @description A run that lost a shard is judged by its thresholds rather than given verdict error. */
             allow_partial?: boolean;
             /** @description The `abort` threshold that stopped the run while it went on (its verdict is fail), or `abort_if_rate_not_held` when the spec's rate was not held (the run then fails); absent otherwise. */
@@ -1661,6 +1693,13 @@ export interface components {
              * @description When the project's retention dropped the run's per-second intervals and shard snapshots; its summary and result stay. Absent while they are kept.
              */
             intervals_dropped_at?: string;
+        };
+        /** @description What a run that asked for the last N passing runs of its test (`baseline_last`) was compared with; set once it was judged with a baseline form. */
+        BaselinePool: {
+            /** @description The runs pooled, newest first. Runs at another rate or over another protocol are left out. */
+            runs: string[];
+            /** @description Why fewer runs than asked were pooled: the test had fewer earlier passing runs, or some could not be compared (the first reason is given). Absent when all were pooled. */
+            note?: string;
         };
         SearchCreate: {
             /** @description Project id or slug; optional with a project token. */

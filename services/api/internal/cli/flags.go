@@ -28,6 +28,7 @@ type runFlags struct {
 	wait                   time.Duration
 	junit, json            string
 	baseline               string
+	baselineLast           int
 	allowPartial           bool
 	summaryMD              string
 	request                requestFlags
@@ -64,6 +65,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.junit, "junit", "", "write the JUnit XML report to this file")
 	fs.StringVar(&f.json, "json", "", "write the final run and result as JSON to this file")
 	fs.StringVar(&f.baseline, "baseline", "", "run id that baseline thresholds compare with (default: the test's last passing run)")
+	fs.IntVar(&f.baselineLast, "baseline-last", 0, "compare baseline thresholds with the test's last N (1 to 20) passing runs, pooled")
 	fs.BoolVar(&f.allowPartial, "allow-partial", false, "judge a run that lost an agent's shard by its thresholds instead of exiting 97")
 	fs.StringVar(&f.summaryMD, "summary-md", "", "write a Markdown summary (verdict, figures, thresholds) to this file, e.g. $GITHUB_STEP_SUMMARY")
 	f.request.register(fs)
@@ -86,6 +88,9 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	if f.baseline != "" && !isID(f.baseline) {
 		return nil, fmt.Errorf("--baseline %q: want a run id", f.baseline)
 	}
+	if err := f.checkBaselineLast(); err != nil {
+		return nil, err
+	}
 	if f.wait <= 0 {
 		return nil, errors.New("--wait must be positive")
 	}
@@ -98,6 +103,23 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	return f, nil
 }
 
+// checkBaselineLast checks --baseline-last: 1 to 20, with --test, not
+// with --baseline (the API says the same; saying it first spares a
+// request).
+func (f *runFlags) checkBaselineLast() error {
+	switch {
+	case !f.set["baseline-last"]:
+		return nil
+	case f.baselineLast < 1 || f.baselineLast > 20:
+		return fmt.Errorf("--baseline-last %d: pool from 1 to 20 runs", f.baselineLast)
+	case f.baseline != "":
+		return errors.New("give --baseline or --baseline-last, not both")
+	case !f.set["test"]:
+		return errors.New("--baseline-last pools a stored test's last passing runs: use it with --test")
+	}
+	return nil
+}
+
 // createBody is the JSON of POST /runs (RunCreate); the spec stays a map
 // so a spec file's fields reach the API as written, unknown ones included.
 type createBody struct {
@@ -108,6 +130,7 @@ type createBody struct {
 	Thresholds []string          `json:"thresholds,omitempty"`
 	Labels     map[string]string `json:"labels,omitempty"`
 	Baseline   string            `json:"baseline_run,omitempty"`
+	Last       int               `json:"baseline_last,omitempty"`
 	Partial    bool              `json:"allow_partial,omitempty"`
 }
 
@@ -116,6 +139,7 @@ type createBody struct {
 func (f *runFlags) body(specData []byte, specName, testID string) (createBody, error) {
 	b := createBody{
 		Project: f.project, Name: f.name, Test: testID, Thresholds: f.thresholds, Baseline: f.baseline, Partial: f.allowPartial,
+		Last: f.baselineLast,
 	}
 	for _, kv := range f.labels {
 		k, v, ok := strings.Cut(kv, "=")

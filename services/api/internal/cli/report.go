@@ -87,6 +87,9 @@ func formatSummary(run client.Run, res *client.RunResult) string {
 			b.WriteString("    " + formatOutcome(&(*run.ThresholdResults)[i]) + "\n")
 		}
 	}
+	if line := baselineLine(run); line != "" {
+		fmt.Fprintf(&b, "  baseline: %s\n", line)
+	}
 	verdict := "none"
 	if run.Verdict != nil {
 		verdict = string(*run.Verdict)
@@ -121,6 +124,21 @@ func formatOutcome(o *client.ThresholdResult) string {
 		return line + "\n      " + deref(o.Note)
 	}
 	return line
+}
+
+// baselineLine says what the baseline forms compared with: the runs
+// pooled (and why fewer than asked), or the one baseline run; "" when
+// none was used.
+func baselineLine(run client.Run) string {
+	switch p := run.BaselinePool; {
+	case p != nil && deref(p.Note) != "":
+		return deref(p.Note)
+	case p != nil:
+		return fmt.Sprintf("pooled the last %d passing runs of the test", len(p.Runs))
+	case run.BaselineRunId != nil:
+		return "run " + run.BaselineRunId.String()
+	}
+	return ""
 }
 
 // outcomeOf maps a threshold result of the API to pkg/threshold's

@@ -22,8 +22,10 @@ func TestConfidenceReports(t *testing.T) {
 	short := client.ThresholdResult{Expression: "qps >= baseline @ 95%", Metric: "qps", Inconclusive: ptr(true),
 		Note: ptr("the run has 8 measured seconds, at least 10 needed: too few measured seconds")}
 	results := []client.ThresholdResult{unsure, regressed, short}
+	note := "pooled 3 runs: the test has 3 earlier passing runs of the 5 asked for"
 	run := client.Run{Id: uuid.New(), Name: "checkout", Status: client.Completed, Verdict: &v, ThresholdResults: &results,
-		Summary: &client.RunSummary{Count: 2000, Errors: 0}}
+		Summary: &client.RunSummary{Count: 2000, Errors: 0}, BaselineLast: ptr(5),
+		BaselinePool: &client.BaselinePool{Runs: []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}, Note: &note}}
 	text := formatSummary(run, nil)
 	md := markdownSummary(run, nil, "http://x/runs/1")
 	for _, want := range []string{
@@ -32,6 +34,7 @@ func TestConfidenceReports(t *testing.T) {
 		"p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression",
 		"the run has 8 measured seconds",
 		"verdict inconclusive: INCONCLUSIVE",
+		"  baseline: " + note + "\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
@@ -42,6 +45,7 @@ func TestConfidenceReports(t *testing.T) {
 		"- p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression",
 		"| `p(99) < baseline * 1.1 @ 95%` | inconclusive |",
 		"- `qps >= baseline @ 95%`: inconclusive, the run has 8",
+		"Baseline: " + note + ".\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -70,5 +74,27 @@ func TestReportNotesGeneratorLimited(t *testing.T) {
 	}
 	if md := markdownSummary(run, nil, "http://x/runs/1"); strings.Contains(md, "⚠️") {
 		t.Errorf("markdown of a run without a note has one:\n%s", md)
+	}
+}
+
+// TestBaselineLine says what the baseline forms compared with.
+func TestBaselineLine(t *testing.T) {
+	t.Parallel()
+	id := uuid.MustParse("0b4e6f6c-5a8f-4d7e-9d1c-3f4a5b6c7d8f")
+	tests := []struct {
+		name string
+		run  client.Run
+		want string
+	}{
+		{"no baseline", client.Run{}, ""},
+		{"one run", client.Run{BaselineRunId: &id}, "run 0b4e6f6c-5a8f-4d7e-9d1c-3f4a5b6c7d8f"},
+		{"all pooled", client.Run{BaselineRunId: &id, BaselinePool: &client.BaselinePool{Runs: []uuid.UUID{id, id, id}}},
+			"pooled the last 3 passing runs of the test"},
+		{"fewer", client.Run{BaselinePool: &client.BaselinePool{Runs: []uuid.UUID{id}, Note: ptr("pooled 1 run: ...")}}, "pooled 1 run: ..."},
+	}
+	for _, tt := range tests {
+		if got := baselineLine(tt.run); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

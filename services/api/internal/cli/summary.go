@@ -70,6 +70,9 @@ func markdownSummary(run client.Run, res *client.RunResult, link string) string 
 		}
 		b.WriteString("\n")
 	}
+	if line := baselineLine(run); line != "" {
+		fmt.Fprintf(&b, "Baseline: %s.\n\n", mdEscape(line))
+	}
 	return b.String()
 }
 

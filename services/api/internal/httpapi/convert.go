@@ -145,6 +145,10 @@ func trendPointOut(p testdefs.TrendPoint) TrendPoint {
 	return out
 }
 
+func changePointOut(c testdefs.ChangePoint) ChangePoint {
+	return ChangePoint{RunId: c.RunID, Metric: ChangePointMetric(c.Metric), BeforeUs: c.BeforeUS, AfterUs: c.AfterUS, Change: c.Change()}
+}
+
 func runOut(r runs.Run) Run {
 	out := Run{
 		Id: r.ID, ProjectId: r.ProjectID, TestId: optID(r.TestID), Name: r.Name, Status: RunStatus(r.Status),
@@ -166,6 +170,12 @@ func runOut(r runs.Run) Run {
 		out.ThresholdResults = &list
 	}
 	out.BaselineRunId = optID(r.BaselineRunID)
+	if r.BaselineLast > 0 {
+		out.BaselineLast = &r.BaselineLast
+	}
+	if b := r.BaselinePool; b != nil {
+		out.BaselinePool = &BaselinePool{Runs: b.Runs, Note: optString(b.Note)}
+	}
 	if e := r.EchoProfile; e != nil {
 		out.EchoProfile = &RunEchoProfile{Echo: e.Echo, ProfileId: e.ProfileID, Name: e.Name, Content: e.Content}
 	}

@@ -136,11 +136,11 @@ func (s *server) ReplaceTest(ctx context.Context, req ReplaceTestRequestObject) 
 // GetTestTrend implements GET /tests/{test}/trend.
 func (s *server) GetTestTrend(ctx context.Context, req GetTestTrendRequestObject) (GetTestTrendResponseObject, error) {
 	ctx = requestContext(ctx)
-	points, err := s.svc.Tests.Trend(ctx, principal(ctx), req.Test, deref(req.Params.Limit))
+	trend, err := s.svc.Tests.Trend(ctx, principal(ctx), req.Test, deref(req.Params.Limit))
 	if err != nil {
 		return nil, err
 	}
-	return GetTestTrend200JSONResponse{Items: mapSlice(points, trendPointOut)}, nil
+	return GetTestTrend200JSONResponse{Items: mapSlice(trend.Points, trendPointOut), ChangePoints: mapSlice(trend.Changes, changePointOut)}, nil
 }
 
 // DeleteTest implements DELETE /tests/{test}.

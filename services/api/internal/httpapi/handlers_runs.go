@@ -23,7 +23,7 @@ func (s *server) CreateRun(ctx context.Context, req CreateRunRequestObject) (Cre
 		Project: deref(b.Project), TestID: deref(b.Test), Spec: b.Spec, Name: deref(b.Name),
 		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels), Source: runs.Source(deref(b.Source)),
 		IdempotencyKey: deref(req.Params.IdempotencyKey), AllowPartial: deref(b.AllowPartial),
-		BaselineRun: deref((*uuid.UUID)(b.BaselineRun)), RequestID: reqlog.ID(ctx),
+		BaselineRun: deref((*uuid.UUID)(b.BaselineRun)), BaselineLast: deref(b.BaselineLast), RequestID: reqlog.ID(ctx),
 	}
 	r, created, err := s.svc.Runs.Create(ctx, principal(ctx), in)
 	if err != nil {

@@ -34,15 +34,53 @@ type junitSuite struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitProblem `xml:"failure"`
-	Error     *junitProblem `xml:"error"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	// Properties carry a confidence form's interval and verdict as
+	// values a CI tool can read.
+	Properties *junitProperties `xml:"properties"`
+	Failure    *junitProblem    `xml:"failure"`
+	Error      *junitProblem    `xml:"error"`
 	// Skipped marks an inconclusive confidence form: neither passed nor
 	// failed.
 	Skipped *junitProblem `xml:"skipped"`
 	// SystemOut carries a confidence form's estimate with its interval.
 	SystemOut string `xml:"system-out,omitempty"`
+}
+
+type junitProperties struct {
+	List []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// estimateProperties are a confidence form's figures: its verdict
+// (pass, regression, inconclusive), level, ratio with its interval (when
+// the baseline's figure is not 0) and the measured seconds.
+func estimateProperties(o threshold.Outcome) *junitProperties {
+	x := o.Estimate
+	if x == nil {
+		return nil
+	}
+	verdict := "pass"
+	switch {
+	case o.Inconclusive:
+		verdict = "inconclusive"
+	case !o.Pass:
+		verdict = "regression"
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	p := &junitProperties{List: []junitProperty{{"verdict", verdict}, {"confidence", f(x.Confidence)}}}
+	if x.Ratio > 0 {
+		p.List = append(p.List, junitProperty{"ratio", f(x.Ratio)}, junitProperty{"ratio_low", f(x.RatioLow)},
+			junitProperty{"ratio_high", f(x.RatioHigh)})
+	}
+	p.List = append(p.List, junitProperty{"margin_low", f(x.MarginLow)}, junitProperty{"margin_high", f(x.MarginHigh)},
+		junitProperty{"seconds", strconv.Itoa(x.Seconds)})
+	return p
 }
 
 type junitProblem struct {
@@ -99,7 +137,7 @@ func junitOut(run runs.Run, res runs.Result) junitSuites {
 
 // outcomeCase is the testcase of one evaluated threshold.
 func outcomeCase(o threshold.Outcome) junitCase {
-	c := junitCase{Name: o.Expression, SystemOut: o.Statement()}
+	c := junitCase{Name: o.Expression, SystemOut: o.Statement(), Properties: estimateProperties(o)}
 	switch {
 	case o.Error != "":
 		c.Error = &junitProblem{Message: o.Error}

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/xml"
+	"strings"
 	"testing"
 
 	"github.com/barrage-dev/barrage/pkg/threshold"
@@ -77,5 +79,44 @@ func TestJunitOut(t *testing.T) {
 				t.Errorf("first case message %q, want %q", got, tt.message)
 			}
 		})
+	}
+}
+
+// TestJunitXMLConfidence checks the XML a CI tool reads for confidence
+// forms: each testcase carries the interval and the verdict as properties
+// and as the one-line statement, a regression as its failure message and
+// an inconclusive form as skipped.
+func TestJunitXMLConfidence(t *testing.T) {
+	t.Parallel()
+	regressed := threshold.Outcome{Expression: "p(50) < baseline @ 95%", Metric: "response.p(50)", Unit: threshold.Micros,
+		Observed: 5600, Limit: 5000, Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.12, RatioLow: 1.07, RatioHigh: 1.17,
+			MarginLow: 350, MarginHigh: 850, Longer: 1, Seconds: 12}}
+	unsure := threshold.Outcome{Expression: "p(99) < baseline * 1.1 @ 95%", Metric: "response.p(99)", Unit: threshold.Micros,
+		Inconclusive: true, Note: "run about 3.2× longer to tell",
+		Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.05, RatioLow: 0.98, RatioHigh: 1.12, MarginLow: -2400, MarginHigh: 400, Seconds: 10}}
+	run := runs.Run{Name: "checkout", Status: runs.Completed, Verdict: runs.VerdictFail,
+		Thresholds: []string{regressed.Expression, unsure.Expression}, ThresholdResults: []threshold.Outcome{regressed, unsure}}
+	b, err := xml.MarshalIndent(junitOut(run, runs.Result{Shards: 1}), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	for _, want := range []string{
+		`<testsuite name="checkout" tests="2" failures="1" errors="0" skipped="1"`,
+		`<failure message="p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression">`,
+		`<property name="verdict" value="regression"></property>`,
+		`<property name="confidence" value="95"></property>`,
+		`<property name="ratio" value="1.12"></property>`,
+		`<property name="ratio_low" value="1.07"></property>`,
+		`<property name="ratio_high" value="1.17"></property>`,
+		`<property name="seconds" value="12"></property>`,
+		`<system-out>p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression</system-out>`,
+		`<skipped message="inconclusive: run about 3.2× longer to tell">`,
+		`<property name="verdict" value="inconclusive"></property>`,
+		`<system-out>p(99) +5.0 % (95 % CI -2.0 % to +12.0 %): inconclusive, run about 3.2× longer to tell</system-out>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("JUnit XML lacks %s:\n%s", want, got)
+		}
 	}
 }

@@ -20,6 +20,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ChangePointMetric.
+const (
+	P50 ChangePointMetric = "p50"
+	P90 ChangePointMetric = "p90"
+	P99 ChangePointMetric = "p99"
+)
+
+// Valid indicates whether the value is a known member of the ChangePointMetric enum.
+func (e ChangePointMetric) Valid() bool {
+	switch e {
+	case P50:
+		return true
+	case P90:
+		return true
+	case P99:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ComparedRunSource.
 const (
 	ComparedRunSourceApi      ComparedRunSource = "api"
@@ -565,6 +586,34 @@ type AuthMethods struct {
 	ReadOnly bool `json:"read_only"`
 }
 
+// BaselinePool What a run that asked for the last N passing runs of its test (`baseline_last`) was compared with; set once it was judged with a baseline form.
+type BaselinePool struct {
+	// Note Why fewer runs than asked were pooled: the test had fewer earlier passing runs, or some could not be compared (the first reason is given). Absent when all were pooled.
+	Note *string `json:"note,omitempty"`
+
+	// Runs The runs pooled, newest first. Runs at another rate or over another protocol are left out.
+	Runs []openapi_types.UUID `json:"runs"`
+}
+
+// ChangePoint A run from which a latency of the test stayed at another level: "p99 +18 % from this run". Levels are the medians of the runs' figures between changes, in microseconds.
+type ChangePoint struct {
+	// AfterUs The level from this run until the next change.
+	AfterUs float64 `json:"after_us"`
+
+	// BeforeUs The level up to the run before.
+	BeforeUs float64 `json:"before_us"`
+
+	// Change after_us / before_us - 1: 0.18 is +18 %.
+	Change float64           `json:"change"`
+	Metric ChangePointMetric `json:"metric"`
+
+	// RunId The first run at the new level.
+	RunId openapi_types.UUID `json:"run_id"`
+}
+
+// ChangePointMetric defines model for ChangePoint.Metric.
+type ChangePointMetric string
+
 // ComparedRun One run's figures in a comparison; figures are absent until it has a result.
 type ComparedRun struct {
 	AvgUs  *float64           `json:"avg_us,omitempty"`
@@ -1088,7 +1137,13 @@ type Run struct {
 	// AllowPartial A run that lost a shard is judged by its thresholds rather than given verdict error.
 	AllowPartial *bool `json:"allow_partial,omitempty"`
 
-	// BaselineRunId The run the baseline forms were compared with.
+	// BaselineLast The run asked to be compared with the last this many passing runs of its test, pooled.
+	BaselineLast *int `json:"baseline_last,omitempty"`
+
+	// BaselinePool What a run that asked for the last N passing runs of its test (`baseline_last`) was compared with; set once it was judged with a baseline form.
+	BaselinePool *BaselinePool `json:"baseline_pool,omitempty"`
+
+	// BaselineRunId The run the baseline forms were compared with (with `baseline_last`, the newest run pooled).
 	BaselineRunId *openapi_types.UUID `json:"baseline_run_id,omitempty"`
 	CreatedAt     time.Time           `json:"created_at"`
 	CreatedBy     *openapi_types.UUID `json:"created_by,omitempty"`
@@ -1161,7 +1216,10 @@ type RunCreate struct {
 	// AllowPartial Judge a run that lost a shard by its thresholds (on what the other shards measured) instead of giving it verdict `error`.
 	AllowPartial *bool `json:"allow_partial,omitempty"`
 
-	// BaselineRun The run that baseline thresholds (`p(99) < baseline * 1.10`) compare with, instead of the last passing run of the same test. It must be a completed run of the same project.
+	// BaselineLast Compare with the last this many passing runs of the test, pooled, instead of the last one (docs/verdicts.md, "A baseline of several runs"). Only with `test`, and not with `baseline_run`. When the test has fewer, those it has are pooled and the run's `baseline_pool.note` says so.
+	BaselineLast *int `json:"baseline_last,omitempty"`
+
+	// BaselineRun The run that baseline thresholds (`p(99) < baseline * 1.10`) compare with, instead of the last passing run of the same test. It must be a completed, whole (not degraded) run of the same project.
 	BaselineRun *openapi_types.UUID `json:"baseline_run,omitempty"`
 	Labels      *Labels             `json:"labels,omitempty"`
 	Name        *string             `json:"name,omitempty"`
@@ -1631,6 +1689,9 @@ type TestReplace struct {
 
 // TestTrend defines model for TestTrend.
 type TestTrend struct {
+	// ChangePoints Where the level of p50, p90 or p99 changed across the completed runs among `items`, by metric and then oldest first (docs/verdicts.md, "Changes across a test's history"). Empty when under 6 runs have figures.
+	ChangePoints []ChangePoint `json:"change_points"`
+
 	// Items The most recent runs of the test, ordered by creation, newest last.
 	Items []TrendPoint `json:"items"`
 }
@@ -2553,7 +2614,7 @@ type ServerInterface interface {
 	// ReplaceTest Replace a test definition (project admins); its runs keep the spec they ran with.
 	// (PUT /tests/{test})
 	ReplaceTest(c *gin.Context, test openapi_types.UUID)
-	// GetTestTrend Per-run figures of a test's most recent runs, oldest first (viewers).
+	// GetTestTrend Per-run figures of a test's most recent runs, oldest first, with where their latency changed (viewers).
 	// (GET /tests/{test}/trend)
 	GetTestTrend(c *gin.Context, test openapi_types.UUID, params GetTestTrendParams)
 	// ListTokens API tokens of a project (project admins); secrets are never shown again.
@@ -11951,7 +12012,7 @@ type StrictServerInterface interface {
 	// ReplaceTest Replace a test definition (project admins); its runs keep the spec they ran with.
 	// (PUT /tests/{test})
 	ReplaceTest(ctx context.Context, request ReplaceTestRequestObject) (ReplaceTestResponseObject, error)
-	// GetTestTrend Per-run figures of a test's most recent runs, oldest first (viewers).
+	// GetTestTrend Per-run figures of a test's most recent runs, oldest first, with where their latency changed (viewers).
 	// (GET /tests/{test}/trend)
 	GetTestTrend(ctx context.Context, request GetTestTrendRequestObject) (GetTestTrendResponseObject, error)
 	// ListTokens API tokens of a project (project admins); secrets are never shown again.

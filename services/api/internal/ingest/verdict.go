@@ -28,7 +28,7 @@ func judge(st runs.Settlement, m *merged, f *runs.Finish) {
 		if threshold.NeedsSeconds(st.Run.Thresholds) && st.Baseline != nil {
 			obs.Seconds, secErr = secondsObserved(st.Seconds)
 		}
-		f.Thresholds, f.BaselineRunID = evaluate(st, obs, secErr)
+		f.Thresholds, f.BaselineRunID, f.BaselinePool = evaluate(st, obs, secErr)
 	}
 	if by := st.Run.AbortedBy; by != "" {
 		markAborted(f.Thresholds, by)
@@ -50,15 +50,17 @@ func markAborted(outcomes []threshold.Outcome, by string) {
 	}
 }
 
-// evaluate returns the outcome of each threshold of st.Run (never nil) and
-// the baseline run when one was used. secErr is why the run's seconds could
+// evaluate returns the outcome of each threshold of st.Run (never nil),
+// the baseline run when one was used, and what was pooled when the run
+// asked for its test's last N passing runs. secErr is why the run's seconds could
 // not be read: confidence forms then cannot be evaluated.
-func evaluate(st runs.Settlement, obs threshold.Observed, secErr error) ([]threshold.Outcome, uuid.UUID) {
+func evaluate(st runs.Settlement, obs threshold.Observed, secErr error) ([]threshold.Outcome, uuid.UUID, *runs.BaselinePool) {
 	out := make([]threshold.Outcome, 0, len(st.Run.Thresholds))
 	var (
 		base    *threshold.Observed
 		baseErr string
 		baseID  uuid.UUID
+		pool    *runs.BaselinePool
 		used    bool
 	)
 	switch {
@@ -69,17 +71,14 @@ func evaluate(st runs.Settlement, obs threshold.Observed, secErr error) ([]thres
 	case st.Baseline == nil:
 		baseErr = noBaselineRun
 	default:
-		b, err := baselineObserved(st.Baseline)
-		if err == nil {
-			b.NotComparable = incomparable(st.Run, st.Baseline.Run)
-		}
+		b, id, p, err := baselineFor(st)
 		if err == nil && secErr != nil {
 			err = secErr
 		}
 		if err != nil {
 			baseErr = "baseline: " + err.Error()
 		} else {
-			base, baseID = &b, st.Baseline.Run.ID
+			base, baseID, pool = &b, id, p
 		}
 	}
 	for _, text := range st.Run.Thresholds {
@@ -98,9 +97,9 @@ func evaluate(st runs.Settlement, obs threshold.Observed, secErr error) ([]thres
 		out = append(out, o)
 	}
 	if !used {
-		baseID = uuid.Nil
+		baseID, pool = uuid.Nil, nil
 	}
-	return out, baseID
+	return out, baseID, pool
 }
 
 // observed returns the merged result as thresholds see it, with the

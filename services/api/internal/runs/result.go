@@ -180,9 +180,13 @@ type Settlement struct {
 	Run    Run
 	Shards []ShardState
 	// Baseline is the newest passing run of the same test created before
-	// Run, with its result; nil when the run has no test or no thresholds,
-	// or the test has no such run.
+	// Run (or the run it asked for), with its result; nil when the run has
+	// no test or no thresholds, or the test has no such run.
 	Baseline *Baseline
+	// Pooled are the older passing runs of the test pooled with Baseline,
+	// newest first, when the run asked for the last N (Run.BaselineLast):
+	// at most N-1 of them, fewer when the test has fewer.
+	Pooled []Baseline
 	// Seconds are the run's stored seconds (every shard's interval
 	// snapshots, merged); read only when a lost shard had sent some, so
 	// that the result counts what it sent (docs/reliability.md), or when
@@ -253,6 +257,23 @@ type Finish struct {
 	// VerdictNote qualifies the verdict (the load generator was the
 	// bottleneck); "" for none.
 	VerdictNote string
+	// BaselinePool is what the thresholds pooled, for a run that asked
+	// for the last N passing runs; nil otherwise.
+	BaselinePool *BaselinePool
+}
+
+// MaxBaselineLast is the most passing runs a run may pool as its
+// baseline.
+const MaxBaselineLast = 20
+
+// BaselinePool is what a run that asked for the last N passing runs of its
+// test was compared with.
+type BaselinePool struct {
+	// Runs are the runs pooled, newest first; empty when the test had none.
+	Runs []uuid.UUID
+	// Note says when fewer runs than asked were pooled, and why; "" when
+	// all N were.
+	Note string
 }
 
 // Verdicts: how a finished run is judged, separately from its status.

@@ -90,6 +90,12 @@ type Run struct {
 	// BaselineRequest is the baseline run the caller asked for, or
 	// uuid.Nil for the last passing run of the test.
 	BaselineRequest uuid.UUID
+	// BaselineLast, when above 0, asks for the last BaselineLast passing
+	// runs of the test, pooled, as the baseline (docs/verdicts.md).
+	BaselineLast int
+	// BaselinePool is what was pooled when the run was judged; nil for a
+	// run that asked for no pool, or before it was judged.
+	BaselinePool *BaselinePool
 	// AbortedBy is the abort threshold that stopped the run, or "".
 	AbortedBy string
 	// EchoProfile is the profile active on the managed echo the run

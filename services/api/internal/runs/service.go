@@ -80,6 +80,9 @@ type Input struct {
 	// BaselineRun is the run baseline thresholds compare with; uuid.Nil
 	// for the last passing run of the test.
 	BaselineRun uuid.UUID `json:"baseline_run,omitzero"`
+	// BaselineLast, when above 0, pools the last BaselineLast (1 to
+	// MaxBaselineLast) passing runs of the test as the baseline.
+	BaselineLast int `json:"baseline_last,omitempty"`
 	// AllowPartial judges a run that lost a shard by its thresholds.
 	AllowPartial bool `json:"allow_partial,omitempty"`
 	// IdempotencyKey makes a retried request return the first run.
@@ -233,7 +236,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	}
 	r := Run{
 		Name: in.Name, Source: in.Source, Thresholds: in.Thresholds, Status: Queued, CreatedBy: p.UserID,
-		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun,
+		AllowPartial: in.AllowPartial, BaselineRequest: in.BaselineRun, BaselineLast: in.BaselineLast,
 	}
 	var (
 		sp   spec.Spec
@@ -287,7 +290,7 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	if err != nil {
 		return built{}, err
 	}
-	if err := s.checkBaseline(ctx, r.ProjectID, in.BaselineRun); err != nil {
+	if err := s.checkBaseline(ctx, r.ProjectID, in); err != nil {
 		return built{}, err
 	}
 	maps.Copy(labels, sp.Labels)
@@ -336,9 +339,15 @@ func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string, o pol
 	return nil
 }
 
-// checkBaseline checks a requested baseline run: a completed run of the
-// project that Barrage ran (an imported one has no histograms to compare).
-func (s *Service) checkBaseline(ctx context.Context, project, id uuid.UUID) error {
+// checkBaseline checks the baseline in asks for: the last N passing runs
+// (checkBaselineLast), or a run, which must be a completed, whole run of
+// the project that Barrage ran (an imported one has no histograms to
+// compare).
+func (s *Service) checkBaseline(ctx context.Context, project uuid.UUID, in Input) error {
+	if err := checkBaselineLast(in); err != nil {
+		return err
+	}
+	id := in.BaselineRun
 	if id == uuid.Nil {
 		return nil
 	}
@@ -350,8 +359,26 @@ func (s *Service) checkBaseline(ctx context.Context, project, id uuid.UUID) erro
 		return fmt.Errorf("read baseline run %s: %w", id, err)
 	case b.Status != Completed:
 		return apperr.Invalidf("baseline_run", "run %s is %s; a baseline must be a completed run", id, b.Status)
+	case b.Degraded:
+		return apperr.Invalidf("baseline_run", "run %s is degraded (it lost a shard); a baseline must be a whole run", id)
 	case b.Imported():
 		return apperr.Invalidf("baseline_run", "run %s was imported and has no histograms to compare with", id)
+	}
+	return nil
+}
+
+// checkBaselineLast checks a request for the last N passing runs: 1 to
+// MaxBaselineLast, of a stored test, and not with a named baseline run.
+func checkBaselineLast(in Input) error {
+	switch n := in.BaselineLast; {
+	case n == 0:
+		return nil
+	case n < 1 || n > MaxBaselineLast:
+		return apperr.Invalidf("baseline_last", "%d: pool from 1 to %d runs", n, MaxBaselineLast)
+	case in.BaselineRun != uuid.Nil:
+		return apperr.Invalidf("baseline_last", "give baseline_run or baseline_last, not both")
+	case in.TestID == uuid.Nil:
+		return apperr.Invalidf("baseline_last", "the last passing runs are a stored test's: run a test, or name a baseline_run")
 	}
 	return nil
 }

@@ -61,8 +61,8 @@ func (s *Store) DeleteRun(ctx context.Context, d runs.Deletion) error {
 	return nil
 }
 
-// RunBaselineOf returns how many other runs compared with run id or asked
-// for it as their baseline, and whether it is the newest passing
+// RunBaselineOf returns how many other runs compared with run id, pooled
+// it or asked for it as their baseline, and whether it is the newest passing
 // completed run of its test (the one package store's baseline picks for
 // the test's next run).
 func (s *Store) RunBaselineOf(ctx context.Context, id uuid.UUID) (runs.BaselineUse, error) {
@@ -71,7 +71,7 @@ func (s *Store) RunBaselineOf(ctx context.Context, id uuid.UUID) (runs.BaselineU
 		NewestPass   bool
 	}
 	err := s.conn(ctx).Raw(`SELECT
-		(SELECT count(*) FROM runs o WHERE o.id <> r.id AND (o.baseline_run_id = r.id OR o.baseline_request = r.id)) AS referenced_by,
+		(SELECT count(*) FROM runs o WHERE o.id <> r.id AND (o.baseline_run_id = r.id OR o.baseline_request = r.id OR `+pooledSQL+`)) AS referenced_by,
 		(r.test_id IS NOT NULL AND r.status = 'completed' AND r.verdict = 'pass' AND NOT EXISTS (
 			SELECT 1 FROM runs n WHERE n.project_id = r.project_id AND n.test_id = r.test_id AND n.status = 'completed'
 			AND n.verdict = 'pass' AND (n.created_at, n.id) > (r.created_at, r.id))) AS newest_pass

@@ -92,7 +92,8 @@ func (resultRow) TableName() string { return "run_results" }
 // transaction: it locks the run, hands it and its shards to decide, and
 // writes what decide returns (status, summary columns, result row, audit
 // entry, verdict and threshold outcomes). decide is given the run's
-// baseline (the newest earlier passing run of its test). It returns the run and finished=true when it ended it; when the
+// baseline (the newest earlier passing run of its test, or the last N of
+// them pooled). It returns the run and finished=true when it ended it; when the
 // run has already ended, or a shard is still pending, it changes nothing
 // and returns finished=false, so calling it again is harmless. Conflict
 // when decide picks a status the run cannot move to; NotFound when there
@@ -126,17 +127,19 @@ func (s *Store) FinishRun(ctx context.Context, id uuid.UUID, decide func(runs.Se
 		if err != nil {
 			return err
 		}
-		base, err := baseline(tx, &row)
+		bases, err := baselines(tx, &row)
 		if err != nil {
 			return err
 		}
-		settle := runs.Settlement{Run: run, Shards: states, Baseline: base}
+		settle := runs.Settlement{Run: run, Shards: states}
 		if settle.LimitedSeconds, err = limitedSeconds(tx, id); err != nil {
 			return err
 		}
-		if base != nil && threshold.NeedsSeconds(run.Thresholds) {
-			if base.Seconds, err = allIntervals(tx, base.Run.ID); err != nil {
-				return err
+		if len(bases) > 0 && threshold.NeedsSeconds(run.Thresholds) {
+			for i := range bases {
+				if bases[i].Seconds, err = allIntervals(tx, bases[i].Run.ID); err != nil {
+					return err
+				}
 			}
 			if settle.Seconds, err = allIntervals(tx, id); err != nil {
 				return err
@@ -145,6 +148,9 @@ func (s *Store) FinishRun(ctx context.Context, id uuid.UUID, decide func(runs.Se
 			if settle.Seconds, err = allIntervals(tx, id); err != nil {
 				return err
 			}
+		}
+		if len(bases) > 0 {
+			settle.Baseline, settle.Pooled = &bases[0], bases[1:]
 		}
 		f, err := decide(settle)
 		if err != nil {

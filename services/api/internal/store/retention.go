@@ -54,14 +54,20 @@ func (s *Store) IntervalCandidates(ctx context.Context, project uuid.UUID, cutof
 	return ids, nil
 }
 
+// pooledSQL holds when run o pooled run r into its baseline
+// (runs.baseline_pool, migration 00025).
+const pooledSQL = `o.baseline_pool IS NOT NULL AND EXISTS (
+	SELECT 1 FROM jsonb_array_elements_text(o.baseline_pool->'runs') p WHERE p = r.id::text)`
+
 // runCandidateSQL selects the runs r of project @project created before
-// @cutoff that retention may drop: terminal, unpinned, and no baseline of
-// a run that stays (pinned or created at or after @cutoff), nor the newest
+// @cutoff that retention may drop: terminal, unpinned, and no baseline
+// (named, compared with or pooled) of a run that stays (pinned or created at or after @cutoff), nor the newest
 // passing run of their test (which verdicts.go's baseline picks for the
 // test's next run).
 const runCandidateSQL = `r.project_id = @project AND r.created_at < @cutoff AND NOT r.pinned AND r.status IN ` + terminalSQL + `
 	AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.baseline_run_id = r.id AND (o.pinned OR o.created_at >= @cutoff))
 	AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.baseline_request = r.id AND (o.pinned OR o.created_at >= @cutoff))
+	AND NOT EXISTS (SELECT 1 FROM runs o WHERE ` + pooledSQL + ` AND (o.pinned OR o.created_at >= @cutoff))
 	AND NOT (r.test_id IS NOT NULL AND r.status = 'completed' AND r.verdict = 'pass' AND NOT EXISTS (
 		SELECT 1 FROM runs n WHERE n.test_id = r.test_id AND n.project_id = r.project_id AND n.status = 'completed'
 		AND n.verdict = 'pass' AND (n.created_at, n.id) > (r.created_at, r.id)))`

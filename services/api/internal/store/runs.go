@@ -58,7 +58,11 @@ type runRow struct {
 	Seq             int64      `gorm:"column:seq;->"`
 	AllowPartial    bool       `gorm:"column:allow_partial"`
 	BaselineRequest *uuid.UUID `gorm:"column:baseline_request"`
-	AbortedBy       string     `gorm:"column:aborted_by"`
+	// BaselineLast is NULL unless the run pools its test's last N passing
+	// runs; BaselinePool is a jsonb baselinePoolJSON (migration 00025).
+	BaselineLast *int   `gorm:"column:baseline_last"`
+	BaselinePool []byte `gorm:"column:baseline_pool"`
+	AbortedBy    string `gorm:"column:aborted_by"`
 	// EchoProfile is a jsonb runs.EchoProfile; NULL when none.
 	EchoProfile        []byte     `gorm:"column:echo_profile"`
 	Pinned             bool       `gorm:"column:pinned"`
@@ -111,7 +115,7 @@ func runToRow(r runs.Run) (runRow, error) {
 		Labels: labelsJSON(r.Labels), Target: r.Target, QPSRequested: r.QPSRequested, CreatedBy: nullUUID(r.CreatedBy),
 		CreatedAt: created, UpdatedAt: updated, StartedAt: nullTime(r.StartedAt), EndedAt: nullTime(r.EndedAt), Error: r.Error,
 		AllowPartial: r.AllowPartial, BaselineRequest: nullUUID(r.BaselineRequest), AbortedBy: r.AbortedBy,
-		EchoProfile: echoProfileJSON(r.EchoProfile),
+		EchoProfile: echoProfileJSON(r.EchoProfile), BaselineLast: nullInt(r.BaselineLast),
 	}, nil
 }
 
@@ -129,6 +133,10 @@ func runFromRow(r runRow) (runs.Run, error) {
 	if err != nil {
 		return runs.Run{}, fmt.Errorf("run %s: %w", r.ID, err)
 	}
+	pool, err := parseBaselinePool(r.BaselinePool)
+	if err != nil {
+		return runs.Run{}, fmt.Errorf("run %s: %w", r.ID, err)
+	}
 	return runs.Run{
 		ID: r.ID, ProjectID: r.ProjectID, TestID: fromNullUUID(r.TestID), Name: r.Name, Status: runs.Status(r.Status),
 		Verdict: fromNullString(r.Verdict), VerdictNote: r.VerdictNote, Source: runs.Source(r.Source), Spec: sp, Thresholds: []string(r.Thresholds),
@@ -139,6 +147,7 @@ func runFromRow(r runRow) (runs.Run, error) {
 		ThresholdResults: outcomes, BaselineRunID: fromNullUUID(r.BaselineRunID), Seq: r.Seq,
 		AllowPartial: r.AllowPartial, BaselineRequest: fromNullUUID(r.BaselineRequest), AbortedBy: r.AbortedBy,
 		EchoProfile: parseEchoProfile(r.EchoProfile), Pinned: r.Pinned, IntervalsDroppedAt: fromNullTime(r.IntervalsDroppedAt),
+		BaselineLast: fromNullInt(r.BaselineLast), BaselinePool: pool,
 	}, nil
 }
 

@@ -106,6 +106,22 @@ func fromNullUUID(id *uuid.UUID) uuid.UUID {
 	return *id
 }
 
+// nullInt returns nil for 0, for nullable integer columns.
+func nullInt(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+// fromNullInt returns 0 for NULL.
+func fromNullInt(n *int) int {
+	if n == nil {
+		return 0
+	}
+	return *n
+}
+
 // nullTime returns nil for the zero time, for nullable timestamp columns.
 func nullTime(t time.Time) *time.Time {
 	if t.IsZero() {

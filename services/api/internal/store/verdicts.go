@@ -95,45 +95,78 @@ func parseOutcomes(b []byte) ([]threshold.Outcome, error) {
 	return out, nil
 }
 
-// baseline returns the run's requested baseline (a completed run of its
-// project), or else the newest passing run of run's test created before it,
-// in its project, with its result; nil when the run has no thresholds, or
-// neither a test nor a request, or there is no such run.
-func baseline(tx *gorm.DB, run *runRow) (*runs.Baseline, error) {
+// baselinePoolJSON is runs.baseline_pool (migration 00025).
+type baselinePoolJSON struct {
+	Runs []uuid.UUID `json:"runs"`
+	Note string      `json:"note,omitempty"`
+}
+
+func baselinePoolToJSON(p *runs.BaselinePool) ([]byte, error) {
+	j := baselinePoolJSON{Runs: p.Runs, Note: p.Note}
+	if j.Runs == nil {
+		j.Runs = []uuid.UUID{}
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return nil, fmt.Errorf("encode baseline pool: %w", err)
+	}
+	return b, nil
+}
+
+// parseBaselinePool decodes runs.baseline_pool; NULL is nil.
+func parseBaselinePool(b []byte) (*runs.BaselinePool, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var j baselinePoolJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, fmt.Errorf("decode baseline pool: %w", err)
+	}
+	return &runs.BaselinePool{Runs: j.Runs, Note: j.Note}, nil
+}
+
+// baselines returns the run's baseline runs, newest first: the requested
+// one (a completed run of its project), or else the newest passing run of
+// its test created before it, or the last baseline_last of them; each with
+// its result. None when the run has no thresholds, or neither a test nor a
+// request, or there is no such run.
+func baselines(tx *gorm.DB, run *runRow) ([]runs.Baseline, error) {
 	if len(run.Thresholds) == 0 || (run.TestID == nil && run.BaselineRequest == nil) {
 		return nil, nil
 	}
-	var row runRow
+	var rows []runRow
 	var err error
 	if run.BaselineRequest != nil {
-		err = tx.Where("id = ? AND project_id = ? AND status = ?", *run.BaselineRequest, run.ProjectID, string(runs.Completed)).Take(&row).Error
+		err = tx.Where("id = ? AND project_id = ? AND status = ?", *run.BaselineRequest, run.ProjectID, string(runs.Completed)).Find(&rows).Error
 	} else {
 		err = tx.Where("project_id = ? AND test_id = ? AND status = ? AND verdict = ? AND created_at < ? AND id <> ?",
 			run.ProjectID, *run.TestID, string(runs.Completed), runs.VerdictPass, run.CreatedAt, run.ID).
-			Order("created_at DESC, id DESC").Take(&row).Error
-	}
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
+			Order("created_at DESC, id DESC").Limit(max(1, fromNullInt(run.BaselineLast))).Find(&rows).Error
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find baseline: %w", err)
 	}
-	var res resultRow
-	err = tx.Where("run_id = ?", row.ID).Take(&res).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
+	out := make([]runs.Baseline, 0, len(rows))
+	for i := range rows {
+		row := &rows[i]
+		var res resultRow
+		err = tx.Where("run_id = ?", row.ID).Take(&res).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read baseline result: %w", err)
+		}
+		var b runs.Baseline
+		if b.Run, err = runFromRow(*row); err != nil {
+			return nil, err
+		}
+		if b.Result, err = resultFromRow(res); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read baseline result: %w", err)
-	}
-	b := &runs.Baseline{}
-	if b.Run, err = runFromRow(row); err != nil {
-		return nil, err
-	}
-	if b.Result, err = resultFromRow(res); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return out, nil
 }
 
 // setVerdict adds the verdict columns of f to set.
@@ -150,6 +183,13 @@ func setVerdict(set map[string]any, f runs.Finish) error {
 	}
 	if f.BaselineRunID != uuid.Nil {
 		set["baseline_run_id"] = f.BaselineRunID
+	}
+	if f.BaselinePool != nil {
+		b, err := baselinePoolToJSON(f.BaselinePool)
+		if err != nil {
+			return err
+		}
+		set["baseline_pool"] = b
 	}
 	return nil
 }

@@ -53,20 +53,25 @@ type TrendStore interface {
 }
 
 // Trend returns the figures of the limit (0 for the default) most recent
-// runs of a test the caller can view, oldest first.
-func (s *Service) Trend(ctx context.Context, p *auth.Principal, id uuid.UUID, limit int) ([]TrendPoint, error) {
+// runs of a test the caller can view, oldest first, and where their
+// latency changed level.
+func (s *Service) Trend(ctx context.Context, p *auth.Principal, id uuid.UUID, limit int) (Trend, error) {
 	if limit == 0 {
 		limit = DefaultTrendLimit
 	}
 	if limit < 1 || limit > MaxTrendLimit {
-		return nil, apperr.Invalidf("limit", "must be from 1 to %d", MaxTrendLimit)
+		return Trend{}, apperr.Invalidf("limit", "must be from 1 to %d", MaxTrendLimit)
 	}
 	if _, err := s.Load(ctx, p, id, auth.Viewer); err != nil {
-		return nil, err
+		return Trend{}, err
 	}
 	points, err := s.store.TestTrend(ctx, id, limit)
 	if err != nil {
-		return nil, fmt.Errorf("trend of test %s: %w", id, err)
+		return Trend{}, fmt.Errorf("trend of test %s: %w", id, err)
 	}
-	return points, nil
+	changes, err := changePoints(points)
+	if err != nil {
+		return Trend{}, fmt.Errorf("trend of test %s: %w", id, err)
+	}
+	return Trend{Points: points, Changes: changes}, nil
 }

@@ -41,7 +41,8 @@ function stub(test: Schemas['Test'], put?: (body: Schemas['TestReplace']) => Res
     const p = new URL(req.url).pathname;
     if (req.method === 'PUT' && p === `/api/v1/tests/${testId}` && put) return put((await req.clone().json()) as Schemas['TestReplace']);
     if (p === `/api/v1/tests/${testId}`) return jsonResponse(test);
-    if (p === `/api/v1/tests/${testId}/trend` || p === '/api/v1/runs') return jsonResponse({ items: [] });
+    if (p === `/api/v1/tests/${testId}/trend`) return jsonResponse({ items: [], change_points: [] });
+    if (p === '/api/v1/runs') return jsonResponse({ items: [] });
     return jsonResponse({}, 404);
   });
 }
@@ -189,5 +190,31 @@ describe('TestsTable schedule column', () => {
     expect(cell).toHaveTextContent('0 3 * * 1-5 Europe/Berlin');
     expect(cell.firstElementChild).toHaveAttribute('title', `next run ${formatTime(nextRun)}`);
     expect(within(plain!).getAllByRole('cell')[col]).toHaveTextContent(/^—$/);
+  });
+});
+
+describe('TestPage trend', () => {
+  it('lists where the latency changed, with the run and the levels', async () => {
+    const runId = '0190b1c2-0000-7000-8000-0000000run13';
+    const point = (id: string, i: number, p99: number): Schemas['TrendPoint'] => ({
+      run_id: id, name: `nightly ${i}`, status: 'completed', verdict: 'pass', created_at: `2026-05-01T10:${String(i).padStart(2, '0')}:00Z`,
+      started_at: `2026-05-01T10:${String(i).padStart(2, '0')}:01Z`, count: 1000, errors: 0, error_rate: 0, qps: 100, p50_us: 5000, p90_us: 8000, p99_us: p99,
+    });
+    const items = Array.from({ length: 8 }, (_, i) => (i === 4 ? point(runId, i, 23_600) : point(`run-${i}`, i, i < 4 ? 20_000 : 23_600)));
+    const trend: Schemas['TestTrend'] = {
+      items, change_points: [{ run_id: runId, metric: 'p99', before_us: 20_000, after_us: 23_600, change: 0.18 }],
+    };
+    fetchMock.mockImplementation(async (req) => {
+      const p = new URL(req.url).pathname;
+      if (p === `/api/v1/tests/${testId}`) return jsonResponse(stored());
+      if (p === `/api/v1/tests/${testId}/trend`) return jsonResponse(trend);
+      if (p === '/api/v1/runs') return jsonResponse({ items: [] });
+      return jsonResponse({}, 404);
+    });
+    renderPage(false);
+    const list = await screen.findByRole('list', { name: 'Latency changes' });
+    const item = within(list).getByRole('listitem');
+    expect(item).toHaveTextContent('p99 +18 % (20 ms → 23.6 ms) from run nightly 4');
+    expect(within(item).getByRole('link', { name: 'nightly 4' })).toHaveAttribute('href', `/runs/${runId}`);
   });
 });

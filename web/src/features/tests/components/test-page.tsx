@@ -11,7 +11,7 @@ import { useTestRuns } from '../api/list-test-runs';
 import { useReplaceTest } from '../api/replace-test';
 import { useRunTest } from '../api/run-test';
 import { formValuesOf } from '../utils/test-form';
-import { trendRows } from '../utils/trend';
+import { trendChanges, trendRows } from '../utils/trend';
 import { TestForm } from './test-form';
 import { TestRunsTable } from './test-runs-table';
 import { TestSchedule } from './test-schedule';
@@ -196,13 +196,14 @@ function TrendSection({ testId }: { testId: string }) {
   const trend = useTestTrend(testId);
   if (trend.isPending) return <Loading label="Loading trend…" />;
   if (trend.error) return <ErrorState error={trend.error} retry={() => trend.refetch()} />;
-  const { items } = trend.data;
+  const { items, change_points: changePoints } = trend.data;
+  const rows = trendRows(items);
   return (
     <>
       <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
         {items.length >= trendRunLimit ? `The latest ${trendRunLimit} runs` : 'Every run'} with a result, by start time.
       </p>
-      <TestTrend rows={trendRows(items)} />
+      <TestTrend rows={rows} changes={trendChanges(changePoints, rows)} />
     </>
   );
 }

@@ -1,10 +1,34 @@
-import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Link } from 'react-router';
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
-import { timeTick, trendDomain, type TrendRow } from '../utils/trend';
+import { timeTick, trendDomain, type TrendChange, type TrendRow } from '../utils/trend';
 
-/** TestTrend follows a test's runs over time: p50/p99, and qps with errors. */
-export function TestTrend({ rows }: { rows: TrendRow[] }) {
+/** changeColor is the colour of a change's marker: its metric's line, p90 (not charted) neutral. */
+function changeColor(metric: TrendChange['metric']): string {
+  if (metric === 'p99') return 'var(--chart-1)';
+  if (metric === 'p50') return 'var(--chart-2)';
+  return 'var(--muted)';
+}
+
+/** ChangeMark is a change's marker at the top of its run's line: a triangle whose tooltip says the change. */
+function ChangeMark({ viewBox, change }: { viewBox?: { x?: number; y?: number }; change: TrendChange }) {
+  const x = viewBox?.x ?? 0;
+  const y = viewBox?.y ?? 0;
+  return (
+    <g className="trend-change" data-testid="trend-change" data-metric={change.metric}>
+      <title>{change.text}</title>
+      <path d={`M${x - 6},${y} L${x + 6},${y} L${x},${y + 10} Z`} fill={changeColor(change.metric)} />
+    </g>
+  );
+}
+
+/**
+ * TestTrend follows a test's runs over time: p50/p99, and qps with errors.
+ * The runs where a latency's level changed are marked on the latency chart
+ * and listed under it.
+ */
+export function TestTrend({ rows, changes = [] }: { rows: TrendRow[]; changes?: TrendChange[] }) {
   if (rows.length === 0) {
     return <div className="state">No finished run of this test yet: run it to start its trend.</div>;
   }
@@ -16,7 +40,9 @@ export function TestTrend({ rows }: { rows: TrendRow[] }) {
   );
   const label = (_: unknown, payload: readonly { payload?: TrendRow }[]) => {
     const r = payload[0]?.payload;
-    return r ? `${r.name} · ${formatTime(new Date(r.t).toISOString())}` : '';
+    if (!r) return '';
+    const here = changes.filter((c) => c.id === r.id).map((c) => c.text);
+    return [`${r.name} · ${formatTime(new Date(r.t).toISOString())}`, ...here].join(' · ');
   };
   const dots = rows.length < 40;
   return (
@@ -33,9 +59,23 @@ export function TestTrend({ rows }: { rows: TrendRow[] }) {
               <Legend wrapperStyle={legendStyle} itemSorter={null} formatter={legendText} />
               <Line dataKey="p50" name="p50" stroke="var(--chart-2)" strokeWidth={2} dot={dots} isAnimationActive={false} />
               <Line dataKey="p99" name="p99" stroke="var(--chart-1)" strokeWidth={2} dot={dots} isAnimationActive={false} />
+              {changes.map((c) => (
+                <ReferenceLine key={`${c.metric}-${c.id}`} x={c.t} stroke={changeColor(c.metric)} strokeDasharray="4 3"
+                  label={<ChangeMark change={c} />} />
+              ))}
             </LineChart>
           </ResponsiveContainer>
         </div>
+        {changes.length > 0 && (
+          <ul className="trend-changes" aria-label="Latency changes">
+            {changes.map((c) => (
+              <li key={`${c.metric}-${c.id}`}>
+                {c.text.replace(/ from this run$/, '')} ({formatDuration(c.before)} → {formatDuration(c.after)}) from run{' '}
+                <Link to={`/runs/${c.id}`}>{c.name || c.id}</Link>
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
       <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
         <h3 style={{ margin: 0 }}>Throughput and errors</h3>

@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import { timeTick, trendDomain, trendRows } from './trend';
+import { changeText, timeTick, trendChanges, trendDomain, trendRows } from './trend';
 
 type Figures = Pick<Schemas['TrendPoint'], 'count' | 'errors' | 'qps' | 'p50_us' | 'p90_us' | 'p99_us'>;
 
@@ -59,5 +59,28 @@ describe('timeTick', () => {
     expect(timeTick(10 * 60_000)(t)).toMatch(/\d{2}:\d{2}:\d{2}/);
     expect(timeTick(5 * 3_600_000)(t)).not.toMatch(/\d{2}:\d{2}:\d{2}/);
     expect(timeTick(10 * 86_400_000)(t)).not.toMatch(/:/);
+  });
+});
+
+describe('trendChanges', () => {
+  const rows = [
+    { t: 2000, id: 'b', name: 'run b', count: 1, errors: 0 },
+    { t: 1000, id: 'a', name: 'run a', count: 1, errors: 0 },
+  ];
+  const change = (run_id: string, metric: 'p50' | 'p90' | 'p99', before: number, after: number) =>
+    ({ run_id, metric, before_us: before, after_us: after, change: after / before - 1 });
+
+  it('words a change as its marker says it', () => {
+    expect(changeText({ metric: 'p99', change: 0.18 })).toBe('p99 +18 % from this run');
+    expect(changeText({ metric: 'p50', change: -0.204 })).toBe('p50 −20 % from this run');
+  });
+
+  it('places changes on the charted runs in time order, leaving out the others', () => {
+    const got = trendChanges([change('b', 'p99', 20_000, 23_600), change('gone', 'p99', 1, 2), change('a', 'p50', 5000, 4000)], rows);
+    expect(got.map((c) => [c.id, c.t, c.metric, c.text])).toEqual([
+      ['a', 1000, 'p50', 'p50 −20 % from this run'],
+      ['b', 2000, 'p99', 'p99 +18 % from this run'],
+    ]);
+    expect(got[1]).toMatchObject({ name: 'run b', before: 20_000, after: 23_600 });
   });
 });

@@ -43,3 +43,36 @@ export function timeTick(spanMs: number): (t: number) => string {
   if (spanMs <= 24 * hour) return (t) => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   return (t) => new Date(t).toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
 }
+
+/** A change of a latency's level on the trend, placed on its run. */
+export type TrendChange = {
+  t: number;
+  id: string;
+  name: string;
+  metric: Schemas['ChangePoint']['metric'];
+  before: number;
+  after: number;
+  /** text is the marker's tooltip: "p99 +18 % from this run". */
+  text: string;
+};
+
+/** changeText words a change point as its marker says it: "p99 +18 % from this run". */
+export function changeText(c: Pick<Schemas['ChangePoint'], 'metric' | 'change'>): string {
+  const pct = Math.round(Math.abs(c.change) * 100);
+  return `${c.metric} ${c.change < 0 ? '−' : '+'}${pct} % from this run`;
+}
+
+/**
+ * trendChanges places the trend's change points on the charted runs, in
+ * time order; a change on a run that is not charted is left out.
+ */
+export function trendChanges(changes: Schemas['ChangePoint'][], rows: TrendRow[]): TrendChange[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out: TrendChange[] = [];
+  for (const c of changes) {
+    const r = byId.get(c.run_id);
+    if (!r) continue;
+    out.push({ t: r.t, id: r.id, name: r.name, metric: c.metric, before: c.before_us, after: c.after_us, text: changeText(c) });
+  }
+  return out.sort((a, b) => a.t - b.t || a.metric.localeCompare(b.metric));
+}

@@ -26,10 +26,16 @@ export function ThresholdsCard({ run }: { run: Schemas['Run'] }) {
               <Link to={`/runs/${run.baseline_run_id}`} className="mono">
                 {run.baseline_run_id.slice(-8)}
               </Link>
+              {run.baseline_pool && run.baseline_pool.runs.length > 1 && ` and ${run.baseline_pool.runs.length - 1} older, pooled`}
             </>
           )}
         </span>
       </div>
+      {run.baseline_pool?.note && (
+        <p className="muted" data-testid="baseline-note" style={{ margin: 0 }}>
+          Baseline: {run.baseline_pool.note}
+        </p>
+      )}
       <div className="table-wrap">
         <table data-testid="run-thresholds">
           <thead>
