@@ -1,4 +1,5 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
 import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
 import { timeTick, trendDomain, type TrendRow } from '../utils/trend';
@@ -60,6 +61,19 @@ export function TestTrend({ rows }: { rows: TrendRow[] }) {
           </ResponsiveContainer>
         </div>
       </section>
+      <ChartTable
+        title="Trend of the test's runs"
+        rows={rows}
+        rowKey={(r) => r.id}
+        columns={[
+          { label: 'Run', value: (r) => r.name },
+          { label: 'Started', value: (r) => formatTime(new Date(r.t).toISOString()) },
+          { label: 'p50', value: (r) => formatDuration(r.p50), num: true },
+          { label: 'p99', value: (r) => formatDuration(r.p99), num: true },
+          { label: 'QPS', value: (r) => formatRate(r.qps), num: true },
+          { label: 'Errors', value: (r) => formatCount(r.errors), num: true },
+        ]}
+      />
     </div>
   );
 }
