@@ -165,11 +165,14 @@ web-check: $(WEB_DEPS) ## Dashboard: API types fresh, tsc, eslint, Vitest.
 	cd web && npx tsc -b && npx eslint --max-warnings 0 . && npx vitest run
 
 .PHONY: e2e
-e2e: build ## Dashboard end-to-end in headless Chromium against an all-in-one stack (web/e2e); the audit spec on a fresh stack of its own.
-	cd web && npx playwright test --grep-invert 'filter and page the audit log'
+e2e: build ## Dashboard end-to-end in headless Chromium against an all-in-one stack (web/e2e); the audit spec, and the specs tagged @own-stack, each on a fresh stack of their own.
+	cd web && npx playwright test --grep-invert 'filter and page the audit log|@own-stack'
 	# The audit spec counts the default project's tokens and entries from empty, as the
 	# other specs count its runs and tokens: it gets its own stack and database.
 	cd web && E2E_DB=barrage_e2e_audit npx playwright test e2e/audit.spec.ts
+	# The accessibility and keyboard specs (@own-stack) fill the default project with
+	# runs, a test, a search, tokens and a user: another stack and database.
+	cd web && E2E_DB=barrage_e2e_own npx playwright test --grep @own-stack
 
 HELM_CHART := deploy/helm/barrage
 KUBECONFORM := kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)/{{ .ResourceKind }}{{ .KindSuffix }}.json'

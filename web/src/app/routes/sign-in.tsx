@@ -11,8 +11,8 @@ export function Component() {
   const methods = useAuthMethods();
   if (methods.data?.read_only) return <Navigate to={target} replace />; // nobody signs in here
   return (
-    <div style={{ display: 'grid', placeItems: 'center', minHeight: '100vh', padding: 16 }}>
+    <main style={{ display: 'grid', placeItems: 'center', minHeight: '100vh', padding: 16 }}>
       <SignInForm onSignedIn={() => navigate(target, { replace: true })} ssoFailed={params.get('sso') === 'failed'} />
-    </div>
+    </main>
   );
 }

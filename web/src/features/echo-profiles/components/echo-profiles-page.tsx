@@ -103,7 +103,11 @@ function ProfilesTable({ project, items, admin, runner }: TableProps) {
               <th>Name</th>
               <th>Content</th>
               <th>Updated</th>
-              {(runner || admin) && <th aria-label="Actions" />}
+              {(runner || admin) && (
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>

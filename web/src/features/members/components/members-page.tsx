@@ -59,7 +59,11 @@ export function MembersPage({ role }: { role: Role | undefined }) {
             <th>Name</th>
             <th>Role</th>
             <th>Added</th>
-            {admin && <th aria-label="Actions" />}
+            {admin && (
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>

@@ -1,3 +1,4 @@
+import { runName } from '@/lib/run-name';
 import { hasResult, legendNames, runColor, shortId } from './compared-runs';
 
 describe('shortId', () => {
@@ -26,8 +27,9 @@ describe('legendNames', () => {
     ).toEqual(['nightly (4edfc3)', 'nightly (958243)', 'other']);
   });
 
-  it('falls back to the short id for an unnamed run', () => {
-    expect(legendNames([{ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3', name: '' }])).toEqual(['4edfc3']);
+  it('names an unnamed run by its date and id tail, as everywhere', () => {
+    expect(legendNames([{ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3', name: '' }])).toEqual([runName({ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3' })]);
+    expect(legendNames([{ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3', name: '' }])[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d · 4edfc3$/);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
+import { runName } from '@/lib/run-name';
 
 type ComparedRun = Schemas['ComparedRun'];
 
@@ -15,7 +16,7 @@ export function legendNames(runs: Pick<ComparedRun, 'id' | 'name'>[]): string[] 
   const seen = new Map<string, number>();
   for (const r of runs) seen.set(r.name, (seen.get(r.name) ?? 0) + 1);
   return runs.map((r) => {
-    if (!r.name) return shortId(r.id);
+    if (!r.name) return runName(r);
     return (seen.get(r.name) ?? 0) > 1 ? `${r.name} (${shortId(r.id)})` : r.name;
   });
 }

@@ -32,7 +32,7 @@ export function SearchView({ searchId, role }: { searchId: string; role: Role | 
         </div>
       </section>
       <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
-        <h3 style={{ margin: 0 }}>Steps by rate</h3>
+        <h2 style={{ margin: 0 }}>Steps by rate</h2>
         <StepChart points={stepPoints(s.steps)} best={s.best_qps} />
       </section>
       <StepsTable steps={s.steps} />

@@ -22,7 +22,7 @@ export function SyncCounts({ run }: { run: SyncRun }) {
     <span className="sync-counts" data-testid="sync-counts">
       <span title="imported">{formatCount(run.imported)} imported</span> · <span title="unchanged">{formatCount(run.unchanged)} unchanged</span> ·{' '}
       <span title="skipped">{formatCount(run.skipped)} skipped</span> ·{' '}
-      <span className={run.failed > 0 ? 'sync-bad' : undefined}>{formatCount(run.failed)} failed</span>
+      <span className={run.failed > 0 ? 'sync-bad bad-figure' : undefined}>{formatCount(run.failed)} failed</span>
     </span>
   );
 }

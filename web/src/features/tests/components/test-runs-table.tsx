@@ -3,6 +3,7 @@ import { Empty } from '@/components/ui/states';
 import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
+import { runName } from '@/lib/run-name';
 import { recentRunLimit } from '../api/list-test-runs';
 
 /** How many of the test's runs the table lists. */
@@ -32,7 +33,7 @@ export function TestRunsTable({ runs, now }: { runs: Schemas['Run'][]; now: numb
             return (
               <tr key={r.id}>
                 <td className="cell-name">
-                  <Link to={`/runs/${r.id}`}>{r.name || r.id}</Link>
+                  <Link to={`/runs/${r.id}`}>{runName(r)}</Link>
                 </td>
                 <td>
                   <StatusBadge status={r.status} />

@@ -1,5 +1,7 @@
 import { Link } from 'react-router';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
+import { runName } from '@/lib/run-name';
 import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
 import { timeTick, trendDomain, type TrendChange, type TrendRow } from '../utils/trend';
@@ -71,7 +73,7 @@ export function TestTrend({ rows, changes = [] }: { rows: TrendRow[]; changes?: 
             {changes.map((c) => (
               <li key={`${c.metric}-${c.id}`}>
                 {c.text.replace(/ from this run$/, '')} ({formatDuration(c.before)} → {formatDuration(c.after)}) from run{' '}
-                <Link to={`/runs/${c.id}`}>{c.name || c.id}</Link>
+                <Link to={`/runs/${c.id}`}>{runName(c)}</Link>
               </li>
             ))}
           </ul>
@@ -100,6 +102,19 @@ export function TestTrend({ rows, changes = [] }: { rows: TrendRow[]; changes?: 
           </ResponsiveContainer>
         </div>
       </section>
+      <ChartTable
+        title="Trend of the test's runs"
+        rows={rows}
+        rowKey={(r) => r.id}
+        columns={[
+          { label: 'Run', value: (r) => r.name },
+          { label: 'Started', value: (r) => formatTime(new Date(r.t).toISOString()) },
+          { label: 'p50', value: (r) => formatDuration(r.p50), num: true },
+          { label: 'p99', value: (r) => formatDuration(r.p99), num: true },
+          { label: 'QPS', value: (r) => formatRate(r.qps), num: true },
+          { label: 'Errors', value: (r) => formatCount(r.errors), num: true },
+        ]}
+      />
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
+import { runName } from '@/lib/run-name';
 
 /** One run of a test on the trend: x = when it started (ms), latencies in µs. */
 export type TrendRow = {
@@ -23,7 +24,7 @@ export function trendRows(points: Schemas['TrendPoint'][]): TrendRow[] {
     if (p.count === undefined) continue;
     const t = Date.parse(p.started_at ?? p.created_at);
     if (Number.isNaN(t)) continue;
-    out.push({ t, id: p.run_id, name: p.name, count: p.count, errors: p.errors, qps: p.qps, p50: p.p50_us, p99: p.p99_us });
+    out.push({ t, id: p.run_id, name: runName({ id: p.run_id, name: p.name, created_at: p.created_at }), count: p.count, errors: p.errors, qps: p.qps, p50: p.p50_us, p99: p.p99_us });
   }
   return out.sort((a, b) => a.t - b.t || a.id.localeCompare(b.id));
 }

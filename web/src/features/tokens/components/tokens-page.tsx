@@ -71,7 +71,9 @@ function TokensTable({ slug }: { slug: string }) {
                 <th>Expires</th>
                 <th>Last used</th>
                 <th>State</th>
-                <th aria-label="Actions" />
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -34,7 +34,9 @@ export function UsersTable({ q, caller }: { q: string; caller: Caller }) {
               <th>Projects</th>
               <th>Created</th>
               <th>Last sign-in</th>
-              <th aria-label="Actions" />
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount } from '@/lib/format';
 import { clock, timeTicks } from '../../utils/chart-axis';
@@ -83,6 +84,16 @@ export function CodesChart({ intervals, domain }: Props) {
             items={[
               ...shown.map((c) => ({ label: codeName(c.code), color: c.color, area: true })),
               { label: 'errors', color: 'var(--text)', dashed: true },
+            ]}
+          />
+          <ChartTable
+            title={withOk ? 'Results by code per second' : 'Errors by code per second'}
+            rows={rows}
+            rowKey={(r) => r.t}
+            columns={[
+              { label: 'Second', value: (r) => clock(r.t) },
+              ...shown.map((c) => ({ label: codeName(c.code), value: (r: (typeof rows)[number]) => formatCount(r[c.key]), num: true })),
+              { label: 'errors', value: (r) => formatCount(r.errors), num: true },
             ]}
           />
         </>

@@ -47,7 +47,7 @@ export function EntriesTable({ result }: { result: Schemas['RunResult'] }) {
                 <td className="num">{formatCount(e.count)}</td>
                 <td className="num">{formatPercent(result.count > 0 ? e.count / result.count : 0)}</td>
                 <td className="num">{formatRate(e.qps)}</td>
-                <td className={`num ${e.errors > 0 ? 'run-bad' : ''}`}>{formatCount(e.errors)}</td>
+                <td className={`num ${e.errors > 0 ? 'run-bad bad-figure' : ''}`}>{formatCount(e.errors)}</td>
                 <td className="num">{formatDuration(lat(e).p50_us)}</td>
                 <td className="num">{formatDuration(lat(e).p99_us)}</td>
                 <td className="num">{formatDuration(lat(e).max_us)}</td>

@@ -1,5 +1,6 @@
 import { memo, useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
 import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import type { Schemas } from '@/lib/api-client';
 import { formatCount } from '@/lib/format';
@@ -39,6 +40,17 @@ export const ImportedBuckets = memo(function ImportedBuckets({ buckets }: { buck
             </BarChart>
           </ResponsiveContainer>
         </div>
+      )}
+      {rows.length > 0 && (
+        <ChartTable
+          title="Latency histogram from the document"
+          rows={rows}
+          rowKey={(r, i) => `${r.range}#${i}`}
+          columns={[
+            { label: 'Bucket', value: (r) => r.range },
+            { label: 'Requests', value: (r) => formatCount(r.count), num: true },
+          ]}
+        />
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatDuration } from '@/lib/format';
 import { clock, timeTicks } from '../../utils/chart-axis';
@@ -64,6 +65,12 @@ export function LatencyChart({ intervals, initial, domain }: Props) {
         </ResponsiveContainer>
       </div>
       <ChartLegend items={latencyKeys.map((k) => ({ label: k, color: colors[k] }))} />
+      <ChartTable
+        title={`Latency per second, ${kind} time`}
+        rows={rows}
+        rowKey={(r) => r.t}
+        columns={[{ label: 'Second', value: (r) => clock(r.t) }, ...latencyKeys.map((k) => ({ label: k, value: (r: (typeof rows)[number]) => formatDuration(r[k]), num: true }))]}
+      />
     </section>
   );
 }

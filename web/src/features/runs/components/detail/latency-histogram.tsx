@@ -10,6 +10,7 @@ import {
   useXAxisScale,
   useYAxisScale,
 } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { formatCount, formatDuration } from '@/lib/format';
@@ -120,6 +121,20 @@ export function LatencyHistogram({ runId, primary }: Props) {
       </div>
     );
   }
+  const table = rows.length > 0 && (
+    <ChartTable
+      title={`Latency histogram, ${primary} time`}
+      rows={rows}
+      rowKey={(r) => r.startUs}
+      columns={[
+        { label: 'From', value: (r) => formatDuration(r.startUs), num: true },
+        { label: 'To', value: (r) => formatDuration(r.endUs), num: true },
+        { label: 'Requests', value: (r) => formatCount(r.count), num: true },
+        { label: 'Requests per ms', value: (r) => r.density.toPrecision(3), num: true },
+        { label: 'Cumulative', value: (r) => `${r.cumulative.toFixed(2)}%`, num: true },
+      ]}
+    />
+  );
 
   return (
     <section className="card" aria-label="Latency histogram">
@@ -133,6 +148,7 @@ export function LatencyHistogram({ runId, primary }: Props) {
         </span>
       </div>
       {body}
+      {table}
     </section>
   );
 }

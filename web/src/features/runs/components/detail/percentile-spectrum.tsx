@@ -39,7 +39,7 @@ export function PercentileSpectrum({ result }: { result: Schemas['RunResult'] })
       {points.length < 2 ? (
         <div className="run-chart-empty">Too few requests for a spectrum.</div>
       ) : (
-        <div className="chart" style={{ height: 300 }} aria-hidden>
+        <div className="chart" style={{ height: 300 }}>
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={points} margin={{ top: 8, right: 12, bottom: 20, left: 16 }}>
               <CartesianGrid {...liveGridProps} />

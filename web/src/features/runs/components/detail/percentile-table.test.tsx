@@ -42,7 +42,7 @@ describe('PercentileTable', () => {
   it('adds a server column when the run read a latency header', () => {
     render(<PercentileTable result={result({ server: lat(5000, 180) })} />);
     const table = screen.getByRole('region', { name: 'Percentiles' });
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['', 'response ★ (primary)', 'service', 'lag', 'server']);
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Percentile', 'response ★ (primary)', 'service', 'lag', 'server']);
     expect(within(table).getByRole('row', { name: /p50/ })).toHaveTextContent('5 ms');
     expect(within(table).getByRole('row', { name: /count/ })).toHaveTextContent('180');
     expect(screen.getByText(/server: reported by the target/)).toBeInTheDocument();

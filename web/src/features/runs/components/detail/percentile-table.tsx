@@ -35,7 +35,9 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
         <table className="run-pct-table">
           <thead>
             <tr>
-              <th />
+              <th>
+                <span className="sr-only">Percentile</span>
+              </th>
               {kinds.map((k) => (
                 <th key={k} className={cls(k)}>
                   {imported ? 'document' : k}

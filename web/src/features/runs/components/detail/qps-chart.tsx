@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatRate } from '@/lib/format';
 import { clock, timeTicks } from '../../utils/chart-axis';
@@ -53,6 +54,16 @@ export function QpsChart({ intervals, target, domain }: Props) {
       </div>
       <ChartLegend
         items={[{ label: 'achieved', color: 'var(--chart-1)' }, ...(target ? [{ label: 'target', color: 'var(--muted)', dashed: true }] : [])]}
+      />
+      <ChartTable
+        title="Requests per second"
+        rows={rows}
+        rowKey={(r) => r.t}
+        columns={[
+          { label: 'Second', value: (r) => clock(r.t) },
+          { label: 'Achieved qps', value: (r) => formatRate(r.qps), num: true },
+          ...(target ? [{ label: 'Target qps', value: (r: (typeof rows)[number]) => formatRate(r.target), num: true }] : []),
+        ]}
       />
     </section>
   );

@@ -26,7 +26,7 @@ export function ResultSummary({ result }: { result: Schemas['RunResult'] }) {
         <Stat label="Achieved qps" value={formatRate(result.qps)} testId="result-qps" />
         <Stat
           label="Errors"
-          value={<span className={result.errors > 0 ? 'run-bad' : undefined}>{formatCount(result.errors)}</span>}
+          value={<span className={result.errors > 0 ? 'run-bad bad-figure' : undefined}>{formatCount(result.errors)}</span>}
           sub={`${formatPercent(errShare)} of requests`}
           testId="result-errors"
         />
@@ -42,7 +42,7 @@ export function ResultSummary({ result }: { result: Schemas['RunResult'] }) {
           <Stat
             label="Shards"
             value={formatCount(result.shards)}
-            sub={result.lost_shards > 0 ? <span className="run-bad">{result.lost_shards} lost</span> : 'none lost'}
+            sub={result.lost_shards > 0 ? <span className="run-bad bad-figure">{result.lost_shards} lost</span> : 'none lost'}
           />
         )}
       </div>

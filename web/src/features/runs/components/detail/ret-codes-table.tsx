@@ -23,7 +23,7 @@ export function RetCodesTable({ result }: { result: Schemas['RunResult'] }) {
             <tbody>
               {codes.map(([code, n]) => (
                 <tr key={code}>
-                  <td className={`mono ${isOkCode(code) ? '' : 'run-bad'}`}>{code === '-1' ? '-1 (socket error)' : code}</td>
+                  <td className={`mono ${isOkCode(code) ? '' : 'run-bad bad-figure'}`}>{code === '-1' ? '-1 (socket error)' : code}</td>
                   <td className="num">{formatCount(n)}</td>
                   <td className="num">{formatPercent(result.count > 0 ? n / result.count : 0)}</td>
                 </tr>

@@ -3,6 +3,7 @@ import { Labels } from '@/components/ui/labels';
 import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatTime } from '@/lib/format';
+import { runName } from '@/lib/run-name';
 import { canStop, isTerminal, verdictTone } from '@/lib/run-status';
 import type { LiveState } from '../../api/run-events';
 import { StopButton } from './stop-button';
@@ -43,7 +44,7 @@ export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: 
     <header className="stack" style={{ gap: 8 }}>
       <div className="spread">
         <div className="run-title">
-          <h1>{run.name || 'Untitled run'}</h1>
+          <h1>{runName(run)}</h1>
           <StatusBadge status={run.status} testId="run-status" />
           {run.pinned && (
             <span className="badge" data-testid="run-pinned">
@@ -108,8 +109,8 @@ export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: 
         {run.intervals_dropped_at && (
           <span data-testid="run-intervals-dropped">per-second data dropped by retention {formatTime(run.intervals_dropped_at)}</span>
         )}
-        <span className="mono" title="Run id">
-          {run.id}
+        <span>
+          id <span className="mono">{run.id}</span>
         </span>
       </div>
       {run.echo_profile && <EchoProfileLine profile={run.echo_profile} />}

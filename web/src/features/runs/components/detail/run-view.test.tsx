@@ -87,7 +87,7 @@ describe('RunView of an imported run', () => {
 
     // Only the document's column, without response or lag.
     const pct = screen.getByRole('region', { name: 'Percentiles' });
-    expect(within(pct).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['', 'document']);
+    expect(within(pct).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Percentile', 'document']);
     expect(within(pct).getByRole('row', { name: /p99 / })).toHaveTextContent('4.5 ms');
 
     expect(screen.getByTestId('bucket-summary')).toHaveTextContent('3 buckets, 1,000 requests, from the document');

@@ -13,7 +13,7 @@ function ShardBadge({ shard }: { shard: RunShard }) {
 }
 
 function Errors({ n }: { n: number }) {
-  return <span className={n > 0 ? 'run-bad' : undefined}>{formatCount(n)}</span>;
+  return <span className={n > 0 ? 'run-bad bad-figure' : undefined}>{formatCount(n)}</span>;
 }
 
 /** ShardLine is the one shard of a run in a sentence. */

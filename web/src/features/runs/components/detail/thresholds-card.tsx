@@ -1,5 +1,7 @@
 import { Link } from 'react-router';
 import type { Schemas } from '@/lib/api-client';
+import { runName } from '@/lib/run-name';
+import { useRun } from '../../api/get-run';
 import { thresholdCounts, thresholdRows } from '../../utils/thresholds';
 
 const badge = { pass: 'ok', fail: 'bad', error: 'warn', inconclusive: 'warn' } as const;
@@ -23,9 +25,7 @@ export function ThresholdsCard({ run }: { run: Schemas['Run'] }) {
           {run.baseline_run_id && (
             <>
               {' · baseline '}
-              <Link to={`/runs/${run.baseline_run_id}`} className="mono">
-                {run.baseline_run_id.slice(-8)}
-              </Link>
+              <BaselineLink runId={run.baseline_run_id} />
               {run.baseline_pool && run.baseline_pool.runs.length > 1 && ` and ${run.baseline_pool.runs.length - 1} older, pooled`}
             </>
           )}
@@ -84,4 +84,10 @@ export function ThresholdsCard({ run }: { run: Schemas['Run'] }) {
       </div>
     </section>
   );
+}
+
+/** BaselineLink names the baseline run as everywhere: its name once loaded, else its date and id tail. */
+function BaselineLink({ runId }: { runId: string }) {
+  const baseline = useRun(runId);
+  return <Link to={`/runs/${runId}`}>{runName(baseline.data ?? { id: runId })}</Link>;
 }

@@ -1,5 +1,6 @@
 import { useMemo, type ReactNode } from 'react';
 import { CartesianGrid, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartTable } from '@/components/ui/chart-table';
 import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
@@ -68,12 +69,25 @@ export function TimelineScatter({ runId, timeline, size }: ScatterProps) {
       </div>
       {body}
       {sampled > 0 && (
-        <ChartLegend
-          items={[
-            { label: 'ok', color: okColor },
-            { label: 'error', color: errorColor },
-          ]}
-        />
+        <>
+          <ChartLegend
+            items={[
+              { label: 'ok', color: okColor },
+              { label: 'error', color: errorColor },
+            ]}
+          />
+          <ChartTable
+            title="Request timeline, sampled requests"
+            rows={timeline.samples}
+            rowKey={(_, i) => i}
+            columns={[
+              { label: 'Sent at (s)', value: (s) => (s.sent_us / 1e6).toFixed(3), num: true },
+              { label: 'Service time', value: (s) => formatDuration(s.latency_us), num: true },
+              { label: 'Code', value: (s) => s.code },
+              { label: 'Outcome', value: (s) => (s.ok ? 'ok' : 'error') },
+            ]}
+          />
+        </>
       )}
     </section>
   );

@@ -2,6 +2,7 @@ import { useId, useState, type ChangeEvent } from 'react';
 import { Link } from 'react-router';
 import { ApiError, type Schemas } from '@/lib/api-client';
 import { useProject } from '@/lib/project';
+import { runName } from '@/lib/run-name';
 import { useCreateImport } from '../../api/create-import';
 
 type Outcome =
@@ -60,7 +61,7 @@ export function ImportFortio() {
                 <span className="muted">importing…</span>
               ) : o.state === 'imported' ? (
                 <>
-                  imported as <Link to={`/runs/${o.run.id}`}>{o.run.name || o.run.id.slice(0, 8)}</Link>
+                  imported as <Link to={`/runs/${o.run.id}`}>{runName(o.run)}</Link>
                 </>
               ) : (
                 <span className="field-error">

@@ -3,6 +3,7 @@ import { ImportedBadge } from '@/components/ui/imported-badge';
 import { Labels } from '@/components/ui/labels';
 import { StatusBadge, VerdictBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
+import { runName } from '@/lib/run-name';
 import { formatAgo, formatCount, formatDuration, formatPercent, formatRate, formatSeconds, formatTime, runSeconds } from '@/lib/format';
 import './runs-list.css';
 
@@ -58,7 +59,7 @@ function RunRow({ run: r, testName, checked, onToggle, now }: { run: Run; testNa
   const errShare = s && s.count > 0 ? s.errors / s.count : undefined;
   // start_at is when the shards began sending; started_at is when the agents acked, up to 2 s before.
   const started = r.start_at ?? r.started_at ?? r.created_at;
-  const name = r.name || r.id.slice(0, 8);
+  const name = runName(r);
   return (
     <tr data-run-id={r.id} className={checked ? 'selected' : undefined}>
       <td className="runs-select">
@@ -100,8 +101,8 @@ function RunRow({ run: r, testName, checked, onToggle, now }: { run: Run; testNa
       <td className="num" data-label="p50 / p99">
         {formatDuration(s?.p50_us)} / {formatDuration(s?.p99_us)}
       </td>
-      <td className={`num${s && s.errors > 0 ? ' runs-errors' : ''}`} data-label="Errors">
-        {s ? `${formatCount(s.errors)} (${formatPercent(errShare ?? 0)})` : '–'}
+      <td className="num" data-label="Errors">
+        {s ? <span className={s.errors > 0 ? 'runs-errors bad-figure' : undefined}>{`${formatCount(s.errors)} (${formatPercent(errShare ?? 0)})`}</span> : '–'}
       </td>
       <td title={formatTime(started)} className="runs-when" data-label="Started">
         {formatAgo(started, now)}
