@@ -1,4 +1,4 @@
-import { hasResult, legendNames, runColor, shortId } from './compared-runs';
+import { displayName, hasResult, legendNames, runColor, shortId } from './compared-runs';
 
 describe('shortId', () => {
   it('takes the random tail of a UUIDv7', () => {
@@ -28,6 +28,16 @@ describe('legendNames', () => {
 
   it('falls back to the short id for an unnamed run', () => {
     expect(legendNames([{ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3', name: '' }])).toEqual(['4edfc3']);
+  });
+});
+
+describe('displayName', () => {
+  it('is the name, else the date and the id tail', () => {
+    const id = '01a20ab7-c325-7332-998d-3e2cfe4edfc3';
+    expect(displayName({ id, name: 'nightly', created_at: '2026-11-27T06:00:00Z' })).toBe('nightly');
+    const unnamed = displayName({ id, name: '', created_at: '2026-11-27T06:00:00Z' });
+    expect(unnamed.endsWith(' · 4edfc3')).toBe(true);
+    expect(unnamed).toContain('2026');
   });
 });
 
