@@ -45,6 +45,12 @@ export function ChangeSummary({ runs, names }: Props) {
                     {withinNoise(e) && ', within the noise'}
                   </span>
                 )}
+                {!e && runs[c.index]?.change?.note && (
+                  <span className="muted" data-testid="summary-no-interval">
+                    {' '}
+                    · no interval: {runs[c.index]!.change!.note}
+                  </span>
+                )}
               </li>
             );
           })}
