@@ -607,7 +607,7 @@ type AuthMethods struct {
 	ReadOnly bool `json:"read_only"`
 }
 
-// ComparedChange A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds) `note` says why and `estimates` is empty.
+// ComparedChange A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds, or a comparison whose 10 s budget for estimates ran out before this run) `note` says why and `estimates` is empty.
 type ComparedChange struct {
 	// Confidence The intervals' level, in percent (95).
 	Confidence float64            `json:"confidence"`
@@ -622,7 +622,7 @@ type ComparedChange struct {
 type ComparedRun struct {
 	AvgUs *float64 `json:"avg_us,omitempty"`
 
-	// Change A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds) `note` says why and `estimates` is empty.
+	// Change A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds, or a comparison whose 10 s budget for estimates ran out before this run) `note` says why and `estimates` is empty.
 	Change *ComparedChange `json:"change,omitempty"`
 	Count  *int64          `json:"count,omitempty"`
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -23,6 +24,11 @@ const (
 	// rates may be for their change to be estimated (as for a confidence
 	// threshold, docs/verdicts.md).
 	compareRateTolerance = 0.01
+	// compareBudget bounds the time one comparison spends estimating
+	// changes: a pair of 10-minute runs at 200 qps takes about 0.5 s on
+	// two cores, so 19 pairs of hour-long runs could outlast the write
+	// timeout. The runs left when it is spent get a note instead.
+	compareBudget = 10 * time.Second
 )
 
 // ComparePercentiles are the latency percentiles whose change against the
@@ -90,6 +96,7 @@ func (m *Measures) Compare(ctx context.Context, p *auth.Principal, ids []uuid.UU
 		return out, nil
 	}
 	var refSeconds []verdict.Second
+	started := time.Now()
 	for i := 1; i < len(out); i++ {
 		c := &out[i]
 		if c.Result == nil {
@@ -97,6 +104,13 @@ func (m *Measures) Compare(ctx context.Context, p *auth.Principal, ids []uuid.UU
 		}
 		if note := Incomparable(c.Run, *c.Result, ref.Run, *ref.Result); note != "" {
 			c.Change = &Change{Note: note}
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("compare runs: %w", err)
+		}
+		if time.Since(started) > compareBudget {
+			c.Change = &Change{Note: "not estimated: the comparison spent its time on the runs before this one; compare fewer or shorter runs"}
 			continue
 		}
 		if refSeconds == nil {
