@@ -43,6 +43,24 @@ func (e ChangePointMetric) Valid() bool {
 	}
 }
 
+// Defines values for ComparedRunLatencyKind.
+const (
+	ComparedResponse ComparedRunLatencyKind = "response"
+	ComparedService  ComparedRunLatencyKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the ComparedRunLatencyKind enum.
+func (e ComparedRunLatencyKind) Valid() bool {
+	switch e {
+	case ComparedResponse:
+		return true
+	case ComparedService:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ComparedRunSource.
 const (
 	ComparedRunSourceApi      ComparedRunSource = "api"
@@ -64,6 +82,30 @@ func (e ComparedRunSource) Valid() bool {
 	case ComparedRunSourceSync:
 		return true
 	case ComparedRunSourceUi:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PercentileChangeVerdict.
+const (
+	ChangeImprovement  PercentileChangeVerdict = "improvement"
+	ChangeInconclusive PercentileChangeVerdict = "inconclusive"
+	ChangeNoChange     PercentileChangeVerdict = "no_change"
+	ChangeRegression   PercentileChangeVerdict = "regression"
+)
+
+// Valid indicates whether the value is a known member of the PercentileChangeVerdict enum.
+func (e PercentileChangeVerdict) Valid() bool {
+	switch e {
+	case ChangeImprovement:
+		return true
+	case ChangeInconclusive:
+		return true
+	case ChangeNoChange:
+		return true
+	case ChangeRegression:
 		return true
 	default:
 		return false
@@ -616,27 +658,56 @@ type ChangePoint struct {
 // ChangePointMetric defines model for ChangePoint.Metric.
 type ChangePointMetric string
 
+// ComparedChange A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds, or a comparison whose 10 s budget for estimates ran out before this run) `note` says why and `estimates` is empty.
+type ComparedChange struct {
+	// Confidence The intervals' level, in percent (95).
+	Confidence float64            `json:"confidence"`
+	Estimates  []PercentileChange `json:"estimates"`
+	Note       *string            `json:"note,omitempty"`
+
+	// Seconds Measured seconds of the shorter of the two runs.
+	Seconds *int `json:"seconds,omitempty"`
+}
+
 // ComparedRun One run's figures in a comparison; figures are absent until it has a result.
 type ComparedRun struct {
-	AvgUs  *float64           `json:"avg_us,omitempty"`
-	Count  *int64             `json:"count,omitempty"`
-	Errors *int64             `json:"errors,omitempty"`
-	Id     openapi_types.UUID `json:"id"`
-	Labels Labels             `json:"labels"`
-	MaxUs  *float64           `json:"max_us,omitempty"`
-	MinUs  *float64           `json:"min_us,omitempty"`
-	Name   string             `json:"name"`
-	P50Us  *float64           `json:"p50_us,omitempty"`
-	P75Us  *float64           `json:"p75_us,omitempty"`
-	P90Us  *float64           `json:"p90_us,omitempty"`
-	P999Us *float64           `json:"p999_us,omitempty"`
-	P99Us  *float64           `json:"p99_us,omitempty"`
-	Qps    *float64           `json:"qps,omitempty"`
+	AvgUs *float64 `json:"avg_us,omitempty"`
+
+	// Change A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds, or a comparison whose 10 s budget for estimates ran out before this run) `note` says why and `estimates` is empty.
+	Change *ComparedChange `json:"change,omitempty"`
+	Count  *int64          `json:"count,omitempty"`
+
+	// CreatedAt When the run was created; with the id's tail it names an unnamed run.
+	CreatedAt *time.Time         `json:"created_at,omitempty"`
+	Errors    *int64             `json:"errors,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+	Labels    Labels             `json:"labels"`
+
+	// LatencyKind The latency the figures are of: response time for an open-loop run (a target rate), service time otherwise and for imported runs.
+	LatencyKind *ComparedRunLatencyKind `json:"latency_kind,omitempty"`
+	MaxUs       *float64                `json:"max_us,omitempty"`
+	MinUs       *float64                `json:"min_us,omitempty"`
+	Name        string                  `json:"name"`
+	P50Us       *float64                `json:"p50_us,omitempty"`
+	P75Us       *float64                `json:"p75_us,omitempty"`
+	P90Us       *float64                `json:"p90_us,omitempty"`
+	P999Us      *float64                `json:"p999_us,omitempty"`
+	P99Us       *float64                `json:"p99_us,omitempty"`
+
+	// Phases Where an HTTP run's requests spent their time, merged over the shards' finals; absent for other protocols and imported runs. Each phase is present only when some request had it. The connection phases (`dns`, `connect`, `tls`) are recorded once per connection opened, with the first request on it, so their count is the connections opened (for `dns`, those whose host name was looked up); `waiting` (connection ready to the first response byte) and `receiving` (first to last byte) count the responses.
+	Phases *RequestPhases `json:"phases,omitempty"`
+	Qps    *float64       `json:"qps,omitempty"`
 
 	// Source import and sync runs come from Fortio documents: figures as the document gave them.
 	Source ComparedRunSource `json:"source"`
-	Status RunStatus         `json:"status"`
+
+	// Spec The run's spec, redacted as stored (header values and secrets are not returned).
+	Spec   *RunSpec  `json:"spec,omitempty"`
+	Status RunStatus `json:"status"`
 }
+
+// ComparedRunLatencyKind The latency the figures are of: response time for an open-loop run (a target rate), service time otherwise and for imported runs.
+type ComparedRunLatencyKind string
 
 // ComparedRunSource import and sync runs come from Fortio documents: figures as the document gave them.
 type ComparedRunSource string
@@ -950,6 +1021,27 @@ type PasswordReset struct {
 	SessionsEnded int  `json:"sessions_ended"`
 	User          User `json:"user"`
 }
+
+// PercentileChange One percentile of a run against the reference's, over each run's measured seconds (its ramp and a cut-short last second left out), with the ratio's interval and the verdict read from it.
+type PercentileChange struct {
+	// Percentile 50, 90, 99 or 99.9.
+	Percentile float64 `json:"percentile"`
+
+	// Ratio run_us / reference_us.
+	Ratio     float64 `json:"ratio"`
+	RatioHigh float64 `json:"ratio_high"`
+
+	// RatioLow Lower bound of the ratio's interval; never below 0.
+	RatioLow    float64 `json:"ratio_low"`
+	ReferenceUs float64 `json:"reference_us"`
+	RunUs       float64 `json:"run_us"`
+
+	// Verdict regression when the whole interval lies above 1, improvement when below, no_change when it holds 1 within ±5 %, inconclusive otherwise.
+	Verdict PercentileChangeVerdict `json:"verdict"`
+}
+
+// PercentileChangeVerdict regression when the whole interval lies above 1, improvement when below, no_change when it holds 1 within ±5 %, inconclusive otherwise.
+type PercentileChangeVerdict string
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -1713,7 +1805,9 @@ type ThresholdEstimate struct {
 	// Ratio Run / baseline; 0 with its bounds when the baseline's metric is 0.
 	Ratio     float64 `json:"ratio"`
 	RatioHigh float64 `json:"ratio_high"`
-	RatioLow  float64 `json:"ratio_low"`
+
+	// RatioLow Lower bound of the ratio's interval; never below 0.
+	RatioLow float64 `json:"ratio_low"`
 
 	// Seconds Measured seconds of the shorter run.
 	Seconds int `json:"seconds"`
@@ -2865,8 +2959,9 @@ type ClientInterface interface {
 	// CompareRuns Summary figures of 2 to 20 runs side by side, computed from their merged histograms.
 	//
 	// Latencies are of response time for open-loop runs (a target rate) and of
-	// service time otherwise, as in the run summary. A run without a result yet
-	// is listed with its status and no figures. An id that is unknown or in a
+	// service time otherwise, as in the run summary (`latency_kind`). A run without a result yet
+	// is listed with its status and no figures. Each run carries its spec and request phases; each run
+	// after the first carries its `change` against the first (the reference), with 95 % intervals. An id that is unknown or in a
 	// project you cannot see answers 404 naming it; a malformed id answers 422
 	// on `ids`.
 	//
@@ -4029,8 +4124,9 @@ func (c *Client) CreateRun(ctx context.Context, params *CreateRunParams, body Cr
 // CompareRuns Summary figures of 2 to 20 runs side by side, computed from their merged histograms.
 //
 // Latencies are of response time for open-loop runs (a target rate) and of
-// service time otherwise, as in the run summary. A run without a result yet
-// is listed with its status and no figures. An id that is unknown or in a
+// service time otherwise, as in the run summary (`latency_kind`). A run without a result yet
+// is listed with its status and no figures. Each run carries its spec and request phases; each run
+// after the first carries its `change` against the first (the reference), with 95 % intervals. An id that is unknown or in a
 // project you cannot see answers 404 naming it; a malformed id answers 422
 // on `ids`.
 //
@@ -8625,8 +8721,9 @@ type ClientWithResponsesInterface interface {
 	// CompareRunsWithResponse Summary figures of 2 to 20 runs side by side, computed from their merged histograms.
 	//
 	// Latencies are of response time for open-loop runs (a target rate) and of
-	// service time otherwise, as in the run summary. A run without a result yet
-	// is listed with its status and no figures. An id that is unknown or in a
+	// service time otherwise, as in the run summary (`latency_kind`). A run without a result yet
+	// is listed with its status and no figures. Each run carries its spec and request phases; each run
+	// after the first carries its `change` against the first (the reference), with 95 % intervals. An id that is unknown or in a
 	// project you cannot see answers 404 naming it; a malformed id answers 422
 	// on `ids`.
 	//
@@ -14929,8 +15026,9 @@ func (c *ClientWithResponses) CreateRunWithResponse(ctx context.Context, params 
 // CompareRunsWithResponse Summary figures of 2 to 20 runs side by side, computed from their merged histograms.
 //
 // Latencies are of response time for open-loop runs (a target rate) and of
-// service time otherwise, as in the run summary. A run without a result yet
-// is listed with its status and no figures. An id that is unknown or in a
+// service time otherwise, as in the run summary (`latency_kind`). A run without a result yet
+// is listed with its status and no figures. Each run carries its spec and request phases; each run
+// after the first carries its `change` against the first (the reference), with 95 % intervals. An id that is unknown or in a
 // project you cannot see answers 404 naming it; a malformed id answers 422
 // on `ids`.
 //

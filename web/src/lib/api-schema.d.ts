@@ -485,8 +485,9 @@ export interface paths {
         /**
          * Summary figures of 2 to 20 runs side by side, computed from their merged histograms.
          * @description Latencies are of response time for open-loop runs (a target rate) and of
-         *     service time otherwise, as in the run summary. A run without a result yet
-         *     is listed with its status and no figures. An id that is unknown or in a
+         *     service time otherwise, as in the run summary (`latency_kind`). A run without a result yet
+         *     is listed with its status and no figures. Each run carries its spec and request phases; each run
+         *     after the first carries its `change` against the first (the reference), with 95 % intervals. An id that is unknown or in a
          *     project you cannot see answers 404 naming it; a malformed id answers 422
          *     on `ids`.
          */
@@ -1854,7 +1855,10 @@ export interface components {
              * @description Run / baseline; 0 with its bounds when the baseline's metric is 0.
              */
             ratio: number;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Lower bound of the ratio's interval; never below 0.
+             */
             ratio_low: number;
             /** Format: double */
             ratio_high: number;
@@ -2329,6 +2333,11 @@ export interface components {
              */
             source: "ui" | "api" | "schedule" | "import" | "sync";
             labels: components["schemas"]["Labels"];
+            /**
+             * Format: date-time
+             * @description When the run was created; with the id's tail it names an unnamed run.
+             */
+            created_at?: string;
             /** Format: int64 */
             count?: number;
             /** Format: int64 */
@@ -2351,6 +2360,56 @@ export interface components {
             p999_us?: number;
             /** Format: double */
             max_us?: number;
+            /** @description The run's spec, redacted as stored (header values and secrets are not returned). */
+            spec?: components["schemas"]["RunSpec"];
+            /**
+             * @description The latency the figures are of: response time for an open-loop run (a target rate), service time otherwise and for imported runs.
+             * @enum {string}
+             */
+            latency_kind?: "response" | "service";
+            phases?: components["schemas"]["RequestPhases"];
+            change?: components["schemas"]["ComparedChange"];
+        };
+        /** @description A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds, or a comparison whose 10 s budget for estimates ran out before this run) `note` says why and `estimates` is empty. */
+        ComparedChange: {
+            /**
+             * Format: double
+             * @description The intervals' level, in percent (95).
+             */
+            confidence: number;
+            /** @description Measured seconds of the shorter of the two runs. */
+            seconds?: number;
+            note?: string;
+            estimates: components["schemas"]["PercentileChange"][];
+        };
+        /** @description One percentile of a run against the reference's, over each run's measured seconds (its ramp and a cut-short last second left out), with the ratio's interval and the verdict read from it. */
+        PercentileChange: {
+            /**
+             * Format: double
+             * @description 50, 90, 99 or 99.9.
+             */
+            percentile: number;
+            /** Format: double */
+            run_us: number;
+            /** Format: double */
+            reference_us: number;
+            /**
+             * Format: double
+             * @description run_us / reference_us.
+             */
+            ratio: number;
+            /**
+             * Format: double
+             * @description Lower bound of the ratio's interval; never below 0.
+             */
+            ratio_low: number;
+            /** Format: double */
+            ratio_high: number;
+            /**
+             * @description regression when the whole interval lies above 1, improvement when below, no_change when it holds 1 within ±5 %, inconclusive otherwise.
+             * @enum {string}
+             */
+            verdict: "regression" | "improvement" | "inconclusive" | "no_change";
         };
         RunComparison: {
             items: components["schemas"]["ComparedRun"][];

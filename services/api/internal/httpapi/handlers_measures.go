@@ -323,7 +323,11 @@ func entriesOut(run runs.Run, res runs.Result) ([]EntryResult, error) {
 
 func comparedOut(c *runs.Compared) (ComparedRun, error) {
 	r := c.Run
-	out := ComparedRun{Id: r.ID, Name: r.Name, Status: RunStatus(r.Status), Source: ComparedRunSource(r.Source), Labels: labelsOf(r.Labels)}
+	sp := r.Spec
+	out := ComparedRun{
+		Id: r.ID, Name: r.Name, Status: RunStatus(r.Status), Source: ComparedRunSource(r.Source), Labels: labelsOf(r.Labels),
+		Spec: &sp, CreatedAt: &r.CreatedAt,
+	}
 	res := c.Result
 	if res == nil {
 		return out, nil
@@ -339,5 +343,31 @@ func comparedOut(c *runs.Compared) (ComparedRun, error) {
 	out.Count, out.Errors, out.Qps = &res.Count, &res.Errors, &qps
 	out.MinUs, out.AvgUs, out.P50Us, out.P75Us = &l.MinUS, &l.AvgUS, &l.P50US, &l.P75US
 	out.P90Us, out.P99Us, out.P999Us, out.MaxUs = &l.P90US, &l.P99US, &l.P999US, &l.MaxUS
+	kind := ComparedService
+	if res.Imported == nil && r.OpenLoop() {
+		kind = ComparedResponse
+	}
+	out.LatencyKind = &kind
+	if out.Phases, err = phasesOut(res.Phases); err != nil {
+		return ComparedRun{}, fmt.Errorf("result of run %s: %w", r.ID, err)
+	}
+	if ch := c.Change; ch != nil {
+		out.Change = changeOut(ch)
+	}
 	return out, nil
+}
+
+// changeOut maps a run's change against the reference of a comparison.
+func changeOut(ch *runs.Change) *ComparedChange {
+	out := &ComparedChange{Confidence: runs.CompareConfidence * 100, Note: optString(ch.Note), Estimates: make([]PercentileChange, len(ch.Estimates))}
+	if ch.Seconds > 0 {
+		out.Seconds = &ch.Seconds
+	}
+	for i, e := range ch.Estimates {
+		out.Estimates[i] = PercentileChange{
+			Percentile: e.Percentile, RunUs: e.RunUS, ReferenceUs: e.ReferenceUS,
+			Ratio: e.Ratio.Point, RatioLow: e.Ratio.Low, RatioHigh: e.Ratio.High, Verdict: PercentileChangeVerdict(e.Call),
+		}
+	}
+	return out
 }

@@ -196,38 +196,6 @@ func (m *Measures) Timeline(ctx context.Context, p *auth.Principal, id uuid.UUID
 	return r, tl, nil
 }
 
-// Compared is one run of a comparison; Result is nil until it has one.
-type Compared struct {
-	Run    Run
-	Result *Result
-}
-
-// Compare returns MinCompare to MaxCompare runs the caller can see, in the
-// order given, each with its result when it has one. The first unknown or
-// invisible id is a NotFound naming it.
-func (m *Measures) Compare(ctx context.Context, p *auth.Principal, ids []uuid.UUID) ([]Compared, error) {
-	if len(ids) < MinCompare || len(ids) > MaxCompare {
-		return nil, apperr.Invalidf("ids", "give %d to %d run ids; got %d", MinCompare, MaxCompare, len(ids))
-	}
-	out := make([]Compared, len(ids))
-	for i, id := range ids {
-		w, r, err := m.Watch(ctx, p, id)
-		if err != nil {
-			return nil, err
-		}
-		out[i].Run = r
-		res, err := w.Result(ctx, r)
-		switch {
-		case apperr.Is(err, apperr.Conflict):
-		case err != nil:
-			return nil, err
-		default:
-			out[i].Result = &res
-		}
-	}
-	return out, nil
-}
-
 // OpenLoop reports whether the run paced a target rate, which makes
 // response time (rather than service time) its headline latency (docs/architecture.md §4).
 func (r Run) OpenLoop() bool { return r.Spec.PeakQPS() > 0 }

@@ -1,5 +1,5 @@
 import { runName } from '@/lib/run-name';
-import { hasResult, legendNames, runColor, shortId } from './compared-runs';
+import { displayName, hasResult, legendNames, runColor, shortId } from './compared-runs';
 
 describe('shortId', () => {
   it('takes the random tail of a UUIDv7', () => {
@@ -30,6 +30,16 @@ describe('legendNames', () => {
   it('names an unnamed run by its date and id tail, as everywhere', () => {
     expect(legendNames([{ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3', name: '' }])).toEqual([runName({ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3' })]);
     expect(legendNames([{ id: '01a20ab7-c325-7332-998d-3e2cfe4edfc3', name: '' }])[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d · 4edfc3$/);
+  });
+});
+
+describe('displayName', () => {
+  it('is the name, else the date and the id tail', () => {
+    const id = '01a20ab7-c325-7332-998d-3e2cfe4edfc3';
+    expect(displayName({ id, name: 'nightly', created_at: '2026-11-27T06:00:00Z' })).toBe('nightly');
+    const unnamed = displayName({ id, name: '', created_at: '2026-11-27T06:00:00Z' });
+    expect(unnamed.endsWith(' · 4edfc3')).toBe(true);
+    expect(unnamed).toContain('2026');
   });
 });
 

@@ -1,24 +1,24 @@
 import type { Schemas } from '@/lib/api-client';
-import { runName } from '@/lib/run-name';
+import { runName, runTail } from '@/lib/run-name';
 
 type ComparedRun = Schemas['ComparedRun'];
 
-/**
- * shortId is the tail of a run id. Run ids are UUIDv7, whose head is a
- * timestamp shared by runs started together; the tail is random.
- */
+/** shortId is the tail of a run id (runTail): UUIDv7 heads are shared by runs started together. */
 export function shortId(id: string): string {
-  return id.replace(/-/g, '').slice(-6);
+  return runTail(id);
 }
 
-/** legendNames names each run by its name, adding its short id when another run has the same name. */
-export function legendNames(runs: Pick<ComparedRun, 'id' | 'name'>[]): string[] {
+/** displayName is a run's one name, as everywhere in the dashboard (runName). */
+export function displayName(r: Pick<ComparedRun, 'id' | 'name' | 'created_at'>): string {
+  return runName(r);
+}
+
+/** legendNames names each run by its display name, adding its id's tail when another run has the same name. */
+export function legendNames(runs: Pick<ComparedRun, 'id' | 'name' | 'created_at'>[]): string[] {
+  const names = runs.map(displayName);
   const seen = new Map<string, number>();
-  for (const r of runs) seen.set(r.name, (seen.get(r.name) ?? 0) + 1);
-  return runs.map((r) => {
-    if (!r.name) return runName(r);
-    return (seen.get(r.name) ?? 0) > 1 ? `${r.name} (${shortId(r.id)})` : r.name;
-  });
+  for (const n of names) seen.set(n, (seen.get(n) ?? 0) + 1);
+  return names.map((n, i) => ((seen.get(n) ?? 0) > 1 && !n.endsWith(shortId(runs[i]!.id)) ? `${n} (${shortId(runs[i]!.id)})` : n));
 }
 
 /** hasResult tells a run with figures from one listed only by its status. */
@@ -26,7 +26,11 @@ export function hasResult(r: ComparedRun): boolean {
   return r.count !== undefined;
 }
 
-/** runColor is the chart colour of the i-th run, cycling through --chart-1..6. */
+/**
+ * runColor is the colour of the i-th run: a fixed categorical palette of six
+ * distinct hues (--chart-1..6 in styles.css, each readable on the page's
+ * background), cycling after the sixth; names, not colours, tell runs apart.
+ */
 export function runColor(i: number): string {
   return `var(--chart-${(i % 6) + 1})`;
 }

@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import { barRows, compareCells, deltaTone, latencyMetrics, tableMetrics } from './metrics';
+import { compareCells, deltaTone, latencyMetrics, tableMetrics } from './metrics';
 
 const fast: Schemas['ComparedRun'] = {
   id: 'r1', name: 'fast', status: 'completed', source: 'ui', labels: { env: 'a' },
@@ -67,17 +67,8 @@ describe('compareCells', () => {
   });
 });
 
-describe('barRows', () => {
-  it('has one row per run with a result, in order, with its legend name', () => {
-    const rows = barRows([slow, pending, fast], ['slow', 'pending', 'fast (x)']);
-    expect(rows.map((r) => r.id)).toEqual(['r2', 'r1']);
-    expect(rows[1]).toEqual({
-      id: 'r1', name: 'fast (x)', qps: 100,
-      min_us: 5144, p50_us: 6027, avg_us: 6454, p75_us: 7000, p90_us: 8151, p99_us: 10543, p999_us: 20000, max_us: 45311,
-    });
-  });
-
-  it('keeps Fortio order of the bars', () => {
+describe('latencyMetrics', () => {
+  it('keeps Fortio order of the figures', () => {
     expect(latencyMetrics.map((m) => m.label)).toEqual(['min', 'p50', 'avg', 'p75', 'p90', 'p99', 'p99.9', 'max']);
   });
 });

@@ -67,18 +67,3 @@ export function compareCells(runs: ComparedRun[]): { metric: Metric; cells: Cell
     }),
   }));
 }
-
-/** A bar-chart row: one run, its latency figures (µs) and its qps. */
-export type BarRow = { id: string; name: string; qps?: number } & Partial<Record<LatencyKey, number>>;
-
-/** barRows is Fortio's N-run view: one group of latency bars per run with a result, in order. */
-export function barRows(runs: ComparedRun[], names: string[]): BarRow[] {
-  const out: BarRow[] = [];
-  runs.forEach((r, i) => {
-    if (!hasResult(r)) return;
-    const row: BarRow = { id: r.id, name: names[i] ?? r.name, qps: r.qps };
-    for (const m of latencyMetrics) row[m.key] = r[m.key];
-    out.push(row);
-  });
-  return out;
-}

@@ -13,7 +13,7 @@ const synced: Schemas['ComparedRun'] = { ...native, id: 'r3', name: 'from bucket
 describe('CompareTable', () => {
   it('marks imported and synced runs and compares them beside native runs', () => {
     renderRoutes(
-      [{ path: '/compare', element: <CompareTable runs={[native, imported, synced]} names={['native', 'from fortio', 'from bucket']} swatches={false} onRemove={() => {}} /> }],
+      [{ path: '/compare', element: <CompareTable runs={[native, imported, synced]} names={['native', 'from fortio', 'from bucket']} onRemove={() => {}} /> }],
       '/compare',
     );
     const head = (id: string) => screen.getByTestId('compare-table').querySelector(`th[data-run-id="${id}"]`) as HTMLElement;
@@ -24,4 +24,24 @@ describe('CompareTable', () => {
     expect(p99).toHaveTextContent('21.1 ms');
     expect(p99).toHaveTextContent('+100%');
   });
+
+  it('draws each estimated change with its interval and verdict, and says why a run has none', () => {
+    const slower: Schemas['ComparedRun'] = {
+      ...native, id: 'r4', name: 'slower', p99_us: 12000,
+      change: {
+        confidence: 95, seconds: 11,
+        estimates: [{ percentile: 99, run_us: 12000, reference_us: 10500, ratio: 1.143, ratio_low: 1.07, ratio_high: 1.2, verdict: 'regression' }],
+      },
+    };
+    const other: Schemas['ComparedRun'] = { ...native, id: 'r5', name: 'other rate', change: { confidence: 95, estimates: [], note: 'the reference asked for 40 qps, this run 20 qps' } };
+    renderRoutes(
+      [{ path: '/compare', element: <CompareTable runs={[native, slower, other]} names={['native', 'slower', 'other rate']} onRemove={() => {}} /> }],
+      '/compare',
+    );
+    const p99 = screen.getByRole('row', { name: /^p99 / });
+    expect(within(p99).getByTestId('interval-p99')).toHaveTextContent('+7.0 % … +20 %regression');
+    expect(p99).toHaveTextContent('+13.8% worse');
+    expect(screen.getByTestId('change-note-r5')).toHaveTextContent('No interval: the reference asked for 40 qps, this run 20 qps');
+  });
 });
+

@@ -1,16 +1,14 @@
 import { useState } from 'react';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { ApiError, type Schemas } from '@/lib/api-client';
-import { isActive } from '@/lib/run-status';
 import { useCompareRuns } from '../../api/compare-runs';
 import { withoutId } from '../../utils/ids';
-import { barRows } from '../../utils/metrics';
 import { hasResult, legendNames } from '../../utils/compared-runs';
+import { ChangeSummary } from './change-summary';
 import { CompareTable } from './compare-table';
-import { LatencyOverlay } from './latency-overlay';
-import { PercentileBars } from './percentile-bars';
+import { PhasesCompare } from './phases-compare';
 import { RunPicker } from './run-picker';
-import { SeriesOverlay } from './series-overlay';
+import { SpecDiff } from './spec-diff';
 
 type Props = { ids: string[]; onIdsChange: (ids: string[]) => void };
 
@@ -38,28 +36,21 @@ function Comparison({ ids, onIdsChange }: Props) {
   const runs = cmp.data.items;
   const names = legendNames(runs);
   const missing = runs.filter((r) => !hasResult(r));
-  const two = runs.length === 2;
 
+  // One layout for any number of runs: what differs, the largest changes,
+  // every figure with its change and interval, then the request phases.
   return (
-    <div className="stack">
+    <div className="stack" data-testid="compare-layout">
       {missing.length > 0 && (
         <p className="muted" role="status" style={{ margin: 0 }}>
           {missing.length === 1 ? '1 run has' : `${missing.length} runs have`} no result yet ({missing.map((r) => r.status).join(', ')}):
-          {two ? ' its latency distribution appears when it ends.' : ' left out of the chart until it ends.'}
+          its figures appear when it ends.
         </p>
       )}
-      {two ? (
-        <div className="stack" data-testid="compare-overlay">
-          <LatencyOverlay runs={runs.map((r, i) => ({ id: r.id, name: names[i]!, hasResult: hasResult(r) }))} />
-          <SeriesOverlay runs={runs.map((r, i) => ({ id: r.id, name: names[i]!, active: isActive(r.status) }))} />
-        </div>
-      ) : (
-        <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
-          <h2 style={{ margin: 0 }}>Latency and qps per run</h2>
-          <PercentileBars rows={barRows(runs, names)} />
-        </section>
-      )}
-      <CompareTable runs={runs} names={names} swatches={two} onRemove={remove} />
+      <SpecDiff runs={runs} names={names} />
+      <ChangeSummary runs={runs} names={names} />
+      <CompareTable runs={runs} names={names} onRemove={remove} />
+      <PhasesCompare runs={runs} names={names} />
       <div>
         <button type="button" onClick={() => setAdding((a) => !a)} aria-expanded={adding}>
           {adding ? 'Hide the run list' : 'Add or reorder runs'}
