@@ -125,7 +125,7 @@ async function checkPage(page: Page, items: Compared[]): Promise<string[]> {
   return layout.getByRole('heading', { level: 2 }).allTextContents();
 }
 
-test('compare 2 and 3 runs: one layout, the API numbers, the spec diff and the phases', async ({ page }) => {
+test('compare 2 and 3 runs: one layout, the API numbers, the spec diff and the phases @own-stack', async ({ page }) => {
   await page.goto('/sign-in');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
