@@ -1,7 +1,12 @@
-import { render, screen } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { screen } from '@testing-library/react';
 import type { Schemas } from '@/lib/api-client';
+import { runName } from '@/lib/run-name';
+import { renderRoutes } from '@/testing/render';
 import { ThresholdsCard } from './thresholds-card';
+
+// The card reads the baseline run to name it; until (or unless) it loads,
+// the link names the run by its id as everywhere (runName).
+const fetchMock = await vi.hoisted(async () => (await import('@/testing/fetch-stub')).stubFetch());
 
 const run = (over: Partial<Schemas['Run']>): Schemas['Run'] => ({
   id: 'r', project_id: 'p', name: 'checkout', status: 'completed', source: 'api', spec: { url: 'http://t/' },
@@ -11,8 +16,8 @@ const run = (over: Partial<Schemas['Run']>): Schemas['Run'] => ({
 });
 
 function show(r: Schemas['Run']) {
-  const router = createMemoryRouter([{ path: '/', element: <ThresholdsCard run={r} /> }], { initialEntries: ['/'] });
-  render(<RouterProvider router={router} />);
+  fetchMock.mockResolvedValue(new Response('{}', { status: 404 }));
+  renderRoutes([{ path: '/', element: <ThresholdsCard run={r} /> }], '/');
 }
 
 describe('ThresholdsCard baseline', () => {
@@ -22,7 +27,7 @@ describe('ThresholdsCard baseline', () => {
       baseline_run_id: newest, baseline_last: 5,
       baseline_pool: { runs: [newest, 'b2', 'b1'], note: 'pooled 3 runs: the test has 3 earlier passing runs of the 5 asked for' },
     }));
-    expect(screen.getByRole('link', { name: newest.slice(-8) })).toHaveAttribute('href', `/runs/${newest}`);
+    expect(screen.getByRole('link', { name: runName({ id: newest }) })).toHaveAttribute('href', `/runs/${newest}`);
     expect(screen.getByText(/and 2 older, pooled/)).toBeInTheDocument();
     expect(screen.getByTestId('baseline-note')).toHaveTextContent('Baseline: pooled 3 runs: the test has 3 earlier passing runs of the 5 asked for');
   });
