@@ -10,10 +10,6 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-// rateTolerance is how far apart, relatively, the rates of a run and its
-// baseline may be for a confidence form to compare them.
-const rateTolerance = 0.01
-
 // secondsObserved decodes stored seconds for confidence forms.
 func secondsObserved(ivs []runs.Interval) ([]threshold.Second, error) {
 	out := make([]threshold.Second, len(ivs))
@@ -55,28 +51,6 @@ func incomparable(run, base runs.Run) string {
 		return "the baseline run is degraded (it lost a shard): compare with a whole run"
 	case base.Status != runs.Completed:
 		return fmt.Sprintf("the baseline run is %s, not completed", base.Status)
-	case run.Spec.Protocol() != base.Spec.Protocol():
-		return fmt.Sprintf("the baseline run used %s, this run %s", protocolName(base.Spec), protocolName(run.Spec))
-	case len(run.Spec.Stages) > 0 || len(base.Spec.Stages) > 0:
-		return "a stepped load shape (stages) has no single rate to compare at"
 	}
-	r, b := run.Spec.PeakQPS(), base.Spec.PeakQPS()
-	if (r == 0) != (b == 0) || (r > 0 && math.Abs(r-b) > rateTolerance*b) {
-		return fmt.Sprintf("the baseline run asked for %s, this run %s: compare runs at the same rate", rateName(b), rateName(r))
-	}
-	return ""
-}
-
-func protocolName(s spec.Spec) string {
-	if p := s.Protocol(); p != spec.ProtocolUnknown {
-		return string(p)
-	}
-	return "an unknown protocol"
-}
-
-func rateName(qps float64) string {
-	if qps == 0 {
-		return "no set rate (as fast as it can)"
-	}
-	return fmt.Sprintf("%g qps", qps)
+	return runs.Mismatch(run, base, "the baseline run")
 }

@@ -20,10 +20,10 @@ import (
 const (
 	// CompareConfidence is the level of the intervals of a comparison.
 	CompareConfidence = 0.95
-	// compareRateTolerance is how far apart, relatively, two runs' asked
-	// rates may be for their change to be estimated (as for a confidence
-	// threshold, docs/verdicts.md).
-	compareRateTolerance = 0.01
+	// rateTolerance is how far apart, relatively, two runs' asked rates may
+	// be for their change to be estimated, here and by a confidence
+	// threshold against its baseline (docs/verdicts.md).
+	rateTolerance = 0.01
 	// compareBudget bounds the time one comparison spends estimating
 	// changes: a pair of 10-minute runs at 200 qps takes about 0.5 s on
 	// two cores, so 19 pairs of hour-long runs could outlast the write
@@ -216,14 +216,23 @@ func Incomparable(run Run, res Result, ref Run, refRes Result) string {
 		return "both runs must have completed"
 	case run.Degraded || ref.Degraded:
 		return "a degraded run (it lost a shard) is not a whole run"
-	case run.Spec.Protocol() != ref.Spec.Protocol():
-		return fmt.Sprintf("the reference used %s, this run %s: compare runs over the same protocol", protocolName(ref.Spec), protocolName(run.Spec))
-	case len(run.Spec.Stages) > 0 || len(ref.Spec.Stages) > 0:
+	}
+	return Mismatch(run, ref, "the reference")
+}
+
+// Mismatch says why run's latency cannot be set against other's, named
+// otherName in the reason ("the reference", "the baseline run"), or ""
+// when it can: the same protocol and a single rate, equal within 1 %.
+func Mismatch(run, other Run, otherName string) string {
+	switch {
+	case run.Spec.Protocol() != other.Spec.Protocol():
+		return fmt.Sprintf("%s used %s, this run %s: compare runs over the same protocol", otherName, protocolName(other.Spec), protocolName(run.Spec))
+	case len(run.Spec.Stages) > 0 || len(other.Spec.Stages) > 0:
 		return "a stepped load shape (stages) has no single rate to compare at"
 	}
-	r, b := run.Spec.PeakQPS(), ref.Spec.PeakQPS()
-	if (r == 0) != (b == 0) || (r > 0 && math.Abs(r-b) > compareRateTolerance*b) {
-		return fmt.Sprintf("the reference asked for %s, this run %s: compare runs at the same rate", rateName(b), rateName(r))
+	r, b := run.Spec.PeakQPS(), other.Spec.PeakQPS()
+	if (r == 0) != (b == 0) || (r > 0 && math.Abs(r-b) > rateTolerance*b) {
+		return fmt.Sprintf("%s asked for %s, this run %s: compare runs at the same rate", otherName, rateName(b), rateName(r))
 	}
 	return ""
 }
