@@ -4,6 +4,7 @@ import { Labels } from '@/components/ui/labels';
 import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import { formatAgo, formatDuration, formatRate, formatTime } from '@/lib/format';
 import { useProject } from '@/lib/project';
+import { runName } from '@/lib/run-name';
 import { useCompletedRuns } from '../../api/list-runs';
 import { maxCompare } from '../../utils/ids';
 import './compare.css';
@@ -64,7 +65,7 @@ export function RunPicker({ initial, onCompare }: Props) {
                     onChange={(e) => toggle(r.id, e.target.checked)}
                   />
                   <span>
-                    <strong>{r.name || r.id}</strong>
+                    <strong>{runName(r)}</strong>
                     {at >= 0 && <span className="badge info" style={{ marginLeft: 6 }}>#{at + 1}</span>}
                     <br />
                     <span className="muted" style={{ fontSize: '0.85rem' }} title={formatTime(r.ended_at ?? r.created_at)}>
