@@ -204,8 +204,12 @@ compose-smoke: compose-tools ## The Compose stack for real (part of make test; n
 	scripts/compose-smoke
 
 .PHONY: unit-and-faults
-unit-and-faults: ## make unit with make faults beside it (part of make test): the fault suite mostly waits on outages, partitions and deadlines while the race-enabled unit tests use the CPU.
-	scripts/beside faults -- $(MAKE) --no-print-directory unit
+unit-and-faults: ## make unit with faults-and-images beside it (part of make test): the unit tests mostly wait on runs, the fault suite on outages and deadlines, and the images' builds take the CPU left idle (nice 19).
+	scripts/beside faults-and-images -- $(MAKE) --no-print-directory unit
+
+.PHONY: faults-and-images
+faults-and-images: ## make faults with compose-images beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built).
+	scripts/beside --nice compose-images -- $(MAKE) --no-print-directory faults
 
 .PHONY: release-and-compose
 release-and-compose: ## make compose-smoke with release-check beside it (part of make test, RELEASE_SCOPE=ci): the smoke waits on containers while goreleaser's cross builds use the CPU.
