@@ -1,6 +1,6 @@
 import type { Schemas } from '@/lib/api-client';
 import { formatCount, formatDuration } from '@/lib/format';
-import { runColor } from '../../utils/compared-runs';
+import { RunColumnsHead } from './run-columns-head';
 
 type Phase = keyof Schemas['RequestPhases'];
 
@@ -31,18 +31,7 @@ export function PhasesCompare({ runs, names }: Props) {
       <div className="table-wrap compare-wrap">
         <table className="compare-table">
           <caption className="sr-only">Request phases of each run: p50, p99 and count</caption>
-          <thead>
-            <tr>
-              <th className="metric" scope="col">
-                phase
-              </th>
-              {runs.map((r, i) => (
-                <th key={r.id} scope="col">
-                  <span className="swatch" style={{ background: runColor(i) }} aria-hidden /> {names[i]}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <RunColumnsHead runs={runs} names={names} first="phase" />
           <tbody>
             {rows.map(([k, label, what]) => (
               <tr key={k} data-testid={`phase-${k}`}>

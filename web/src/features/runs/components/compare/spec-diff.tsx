@@ -1,6 +1,6 @@
 import type { Schemas } from '@/lib/api-client';
-import { runColor } from '../../utils/compared-runs';
 import { specDiff, specWarnings } from '../../utils/spec-diff';
+import { RunColumnsHead } from './run-columns-head';
 
 type Props = { runs: Schemas['ComparedRun'][]; names: string[] };
 
@@ -30,18 +30,7 @@ export function SpecDiff({ runs, names }: Props) {
         <div className="table-wrap compare-wrap">
           <table className="compare-table">
             <caption className="sr-only">Spec fields that differ, one column per run</caption>
-            <thead>
-              <tr>
-                <th className="metric" scope="col">
-                  field
-                </th>
-                {runs.map((r, i) => (
-                  <th key={r.id} scope="col">
-                    <span className="swatch" style={{ background: runColor(i) }} aria-hidden /> {names[i]}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <RunColumnsHead runs={runs} names={names} first="field" />
             <tbody>
               {diff.map((d) => (
                 <tr key={d.key} data-testid={`spec-diff-${d.key}`}>
