@@ -125,8 +125,10 @@ func TestRetentionRunsInTheServer(t *testing.T) {
 	old := e.mustRun(t, e.AdminToken, "default", "old", nil)
 	mid := e.mustRun(t, e.AdminToken, "default", "mid", nil)
 	for id, age := range map[string]string{old.Id.String(): "40 days", mid.Id.String(): "2 days"} {
-		e.exec(t, "UPDATE runs SET status = 'completed', ended_at = now(), created_at = now() - $2::interval WHERE id = $1::uuid", id, age)
+		// Intervals first: once the run is terminal, the 200 ms retention
+		// loop may mark its (then empty) intervals dropped for good.
 		e.exec(t, "INSERT INTO run_intervals (run_id, second, hdr) SELECT $1::uuid, s, '\\x00'::bytea FROM generate_series(0, 9) s", id)
+		e.exec(t, "UPDATE runs SET status = 'completed', ended_at = now(), created_at = now() - $2::interval WHERE id = $1::uuid", id, age)
 	}
 	waitFor(t, testTimeout, func() error {
 		if n := e.count(t, "SELECT count(*) FROM runs WHERE id = $1::uuid", old.Id.String()); n != 0 {
