@@ -26,3 +26,37 @@ func TestCallLatency(t *testing.T) {
 		})
 	}
 }
+
+func TestCallQPSAndErrorRate(t *testing.T) {
+	t.Parallel()
+	qps := []struct {
+		iv   Interval
+		want Call
+	}{
+		{Interval{Point: 0.8, Low: 0.75, High: 0.85}, Regression},
+		{Interval{Point: 1.2, Low: 1.1, High: 1.3}, Improvement},
+		{Interval{Point: 1, Low: 0.98, High: 1.02}, NoChange},
+		{Interval{Point: 1, Low: 0.9, High: 1.1}, Inconclusive},
+		{Interval{Point: 0.5, Low: 0, High: 0.9}, Regression},
+	}
+	for _, tt := range qps {
+		if got := CallQPS(tt.iv, NoChangeBand); got != tt.want {
+			t.Errorf("CallQPS(%+v) = %s, want %s", tt.iv, got, tt.want)
+		}
+	}
+	errs := []struct {
+		iv   Interval
+		want Call
+	}{
+		{Interval{Point: 0.02, Low: 0.01, High: 0.03}, Regression},
+		{Interval{Point: -0.02, Low: -0.03, High: -0.01}, Improvement},
+		{Interval{}, NoChange},
+		{Interval{Point: 0.0005, Low: -0.0005, High: 0.001}, NoChange},
+		{Interval{Point: 0.001, Low: -0.001, High: 0.004}, Inconclusive},
+	}
+	for _, tt := range errs {
+		if got := CallErrorRate(tt.iv, ErrorRateBand); got != tt.want {
+			t.Errorf("CallErrorRate(%+v) = %s, want %s", tt.iv, got, tt.want)
+		}
+	}
+}

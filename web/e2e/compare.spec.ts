@@ -25,9 +25,11 @@ type Compared = {
   latency_kind?: string;
   spec?: { qps?: number };
   phases?: Record<string, Summary>;
-  change?: { note?: string; estimates: Estimate[] };
+  change?: { note?: string; estimates: Estimate[]; qps?: QPSChange; error_rate?: ErrorRateChange };
 };
 type Estimate = { percentile: number; ratio_low: number; ratio_high: number; verdict: string };
+type QPSChange = { run_qps: number; reference_qps: number; ratio_low: number; ratio_high: number; verdict: string };
+type ErrorRateChange = { run: number; verdict: string };
 
 /** pct shows a ratio as the page's signed change: 1.12 → "+12 %", 0.97 → "−3.0 %". */
 function pct(ratio: number): string {
@@ -113,6 +115,15 @@ async function checkPage(page: Page, items: Compared[]): Promise<string[]> {
         `${pct(e.ratio_low)} … ${pct(e.ratio_high)}${e.verdict.replace('_', ' ')}`,
       );
     }
+    // Its achieved rate and error rate against the reference's, as the API estimated them.
+    const q = change.qps!;
+    const er = change.error_rate!;
+    expect(er.run).toBe(0);
+    expect(er.verdict).toBe('no_change');
+    const rate = summary.getByTestId(`rate-change-${col}`);
+    await expect(rate.getByTestId('rate-qps')).toContainText(`qps ${q.reference_qps.toFixed(1)} → ${q.run_qps.toFixed(1)}`);
+    await expect(rate.getByTestId('rate-qps')).toContainText(`95 % interval ${pct(q.ratio_low)} … ${pct(q.ratio_high)}: ${q.verdict.replace('_', ' ')}`);
+    await expect(rate.getByTestId('rate-errors')).toHaveText('errors 0.00 % → 0.00 % (±0 pp, 95 % interval ±0 pp … ±0 pp: no change)');
   }
   const phases = page.getByTestId('compare-phases');
   for (const phase of ['connect', 'waiting'] as const) {

@@ -2381,6 +2381,53 @@ export interface components {
             seconds?: number;
             note?: string;
             estimates: components["schemas"]["PercentileChange"][];
+            qps?: components["schemas"]["QPSChange"];
+            error_rate?: components["schemas"]["ErrorRateChange"];
+        };
+        /** @description The achieved rate (requests per measured second) of a run against the reference's, with the ratio's interval. A lower rate is the worse one. */
+        QPSChange: {
+            /** Format: double */
+            run_qps: number;
+            /** Format: double */
+            reference_qps: number;
+            /**
+             * Format: double
+             * @description run_qps / reference_qps.
+             */
+            ratio: number;
+            /**
+             * Format: double
+             * @description Lower bound of the ratio's interval; never below 0.
+             */
+            ratio_low: number;
+            /** Format: double */
+            ratio_high: number;
+            /**
+             * @description regression when the whole interval lies below 1 (a lower rate), improvement when above, no_change when it holds 1 within about ±5 %, inconclusive otherwise.
+             * @enum {string}
+             */
+            verdict: "regression" | "improvement" | "inconclusive" | "no_change";
+        };
+        /** @description The error rate (failed requests over all, a fraction) of a run against the reference's, with the interval of their difference (run minus reference), which is defined when either rate is 0. */
+        ErrorRateChange: {
+            /** Format: double */
+            run: number;
+            /** Format: double */
+            reference: number;
+            /**
+             * Format: double
+             * @description run - reference, a fraction (0.01 is 1 percentage point).
+             */
+            difference: number;
+            /** Format: double */
+            difference_low: number;
+            /** Format: double */
+            difference_high: number;
+            /**
+             * @description regression when the whole interval lies above 0, improvement when below, no_change when it holds 0 within ±0.1 percentage point, inconclusive otherwise.
+             * @enum {string}
+             */
+            verdict: "regression" | "improvement" | "inconclusive" | "no_change";
         };
         /** @description One percentile of a run against the reference's, over each run's measured seconds (its ramp and a cut-short last second left out), with the ratio's interval and the verdict read from it. */
         PercentileChange: {

@@ -194,6 +194,11 @@ func TestCLITestsApplyAndCompare(t *testing.T) { // serial: see heavyTests
 			!strings.Contains(r.stdout, ids[1]) {
 			t.Errorf("compare output lacks both runs or a count row matching %s", want)
 		}
+		// Runs at different rates: the API's note, not an interval.
+		if note := cmp.Items[1].Change; note == nil || note.Note == nil ||
+			!strings.Contains(r.stdout, "changes against cmp-50 (95 % intervals):\n  cmp-100: no interval: "+*note.Note+"\n") {
+			t.Errorf("compare output lacks the API's note on the change (%+v):\n%s", note, r.stdout)
+		}
 		if r := runCLI(t, e.URL, e.AdminToken, "runs", "compare", ids[0]); r.code != 2 {
 			t.Errorf("one id: exit %d, want 2", r.code)
 		}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -97,6 +98,19 @@ func TestCompareChangesAndSpecs(t *testing.T) { // serial: see heavyTests
 		if x.Verdict != want {
 			t.Errorf("p%v verdict %s for %v..%v, want %s", x.Percentile, x.Verdict, x.RatioLow, x.RatioHigh, want)
 		}
+	}
+
+	// Both at 40 qps without errors: the achieved rates match, and the
+	// error rates' difference is exactly 0, which is no change.
+	if q := ch.Qps; q == nil || math.Abs(q.RunQps-40) > 2 || math.Abs(q.ReferenceQps-40) > 2 ||
+		q.RunQps/q.ReferenceQps != q.Ratio || !(q.RatioLow <= q.Ratio && q.Ratio <= q.RatioHigh) {
+		t.Errorf("qps change %+v; want both near 40 with low <= ratio = run / reference <= high", ch.Qps)
+	} else if q.RatioHigh < 1 && q.Verdict != client.QPSRegression || q.RatioLow > 1 && q.Verdict != client.QPSImprovement {
+		t.Errorf("qps verdict %s for %v..%v", q.Verdict, q.RatioLow, q.RatioHigh)
+	}
+	if er := ch.ErrorRate; er == nil || er.Run != 0 || er.Reference != 0 || er.Difference != 0 || er.DifferenceLow != 0 ||
+		er.DifferenceHigh != 0 || er.Verdict != client.ErrorRateNoChange {
+		t.Errorf("error rate change %+v; want 0 against 0, no change", ch.ErrorRate)
 	}
 
 	ch = cmp.Items[2].Change

@@ -34,7 +34,7 @@ func (e *env) runsCompare(ctx context.Context, ids []string) int {
 	}); err != nil {
 		return e.out.fail("compare runs", err)
 	}
-	e.out.printf("%s", formatComparison(cmp.Items))
+	e.out.printf("%s%s", formatComparison(cmp.Items), formatChanges(cmp.Items))
 	return ExitPass
 }
 

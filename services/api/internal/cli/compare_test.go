@@ -71,3 +71,28 @@ func TestFormatComparison(t *testing.T) {
 		t.Errorf("p99 of the run without a result: %q, want -", lines[11])
 	}
 }
+
+func TestFormatChanges(t *testing.T) {
+	t.Parallel()
+	note := "the reference asked for 50 qps, this run 100 qps"
+	items := []client.ComparedRun{
+		{Name: "before"},
+		{Name: "after", Change: &client.ComparedChange{Confidence: 95, Estimates: []client.PercentileChange{
+			{Percentile: 99, Ratio: 1.123, RatioLow: 1.07, RatioHigh: 1.171, Verdict: client.ChangeRegression},
+		},
+			Qps:       &client.QPSChange{Ratio: 0.995, RatioLow: 0.99, RatioHigh: 1.002, Verdict: client.QPSNoChange},
+			ErrorRate: &client.ErrorRateChange{Difference: 0.0125, DifferenceLow: 0.008, DifferenceHigh: 0.017, Verdict: client.ErrorRateRegression},
+		}},
+		{Name: "other", Change: &client.ComparedChange{Confidence: 95, Note: &note}},
+		{Name: "going"},
+	}
+	want := "\nchanges against before (95 % intervals):\n" +
+		"  after: p99 +12.3% (+7.0% to +17.1%) regression · qps -0.5% (-1.0% to +0.2%) no change · errors +1.25pp (+0.80pp to +1.70pp) regression\n" +
+		"  other: no interval: " + note + "\n"
+	if got := formatChanges(items); got != want {
+		t.Errorf("formatChanges =\n%q\nwant\n%q", got, want)
+	}
+	if got := formatChanges(items[:1]); got != "" {
+		t.Errorf("a lone run's changes = %q, want none", got)
+	}
+}

@@ -369,5 +369,13 @@ func changeOut(ch *runs.Change) *ComparedChange {
 			Ratio: e.Ratio.Point, RatioLow: e.Ratio.Low, RatioHigh: e.Ratio.High, Verdict: PercentileChangeVerdict(e.Call),
 		}
 	}
+	if q := ch.QPS; q != nil {
+		out.Qps = &QPSChange{RunQps: q.Run, ReferenceQps: q.Reference, Ratio: q.Change.Point, RatioLow: q.Change.Low,
+			RatioHigh: q.Change.High, Verdict: QPSChangeVerdict(q.Call)}
+	}
+	if e := ch.ErrorRate; e != nil {
+		out.ErrorRate = &ErrorRateChange{Run: e.Run, Reference: e.Reference, Difference: e.Change.Point,
+			DifferenceLow: e.Change.Low, DifferenceHigh: e.Change.High, Verdict: ErrorRateChangeVerdict(e.Call)}
+	}
 	return out
 }

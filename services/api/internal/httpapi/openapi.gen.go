@@ -86,6 +86,30 @@ func (e ComparedRunSource) Valid() bool {
 	}
 }
 
+// Defines values for ErrorRateChangeVerdict.
+const (
+	ErrorRateImprovement  ErrorRateChangeVerdict = "improvement"
+	ErrorRateInconclusive ErrorRateChangeVerdict = "inconclusive"
+	ErrorRateNoChange     ErrorRateChangeVerdict = "no_change"
+	ErrorRateRegression   ErrorRateChangeVerdict = "regression"
+)
+
+// Valid indicates whether the value is a known member of the ErrorRateChangeVerdict enum.
+func (e ErrorRateChangeVerdict) Valid() bool {
+	switch e {
+	case ErrorRateImprovement:
+		return true
+	case ErrorRateInconclusive:
+		return true
+	case ErrorRateNoChange:
+		return true
+	case ErrorRateRegression:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PercentileChangeVerdict.
 const (
 	ChangeImprovement  PercentileChangeVerdict = "improvement"
@@ -131,6 +155,30 @@ func (e ProjectLimitsOverridden) Valid() bool {
 	case MaxDuration:
 		return true
 	case MaxQps:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QPSChangeVerdict.
+const (
+	QPSImprovement  QPSChangeVerdict = "improvement"
+	QPSInconclusive QPSChangeVerdict = "inconclusive"
+	QPSNoChange     QPSChangeVerdict = "no_change"
+	QPSRegression   QPSChangeVerdict = "regression"
+)
+
+// Valid indicates whether the value is a known member of the QPSChangeVerdict enum.
+func (e QPSChangeVerdict) Valid() bool {
+	switch e {
+	case QPSImprovement:
+		return true
+	case QPSInconclusive:
+		return true
+	case QPSNoChange:
+		return true
+	case QPSRegression:
 		return true
 	default:
 		return false
@@ -659,9 +707,15 @@ type ChangePointMetric string
 // ComparedChange A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds, or a comparison whose 10 s budget for estimates ran out before this run) `note` says why and `estimates` is empty.
 type ComparedChange struct {
 	// Confidence The intervals' level, in percent (95).
-	Confidence float64            `json:"confidence"`
-	Estimates  []PercentileChange `json:"estimates"`
-	Note       *string            `json:"note,omitempty"`
+	Confidence float64 `json:"confidence"`
+
+	// ErrorRate The error rate (failed requests over all, a fraction) of a run against the reference's, with the interval of their difference (run minus reference), which is defined when either rate is 0.
+	ErrorRate *ErrorRateChange   `json:"error_rate,omitempty"`
+	Estimates []PercentileChange `json:"estimates"`
+	Note      *string            `json:"note,omitempty"`
+
+	// Qps The achieved rate (requests per measured second) of a run against the reference's, with the ratio's interval. A lower rate is the worse one.
+	Qps *QPSChange `json:"qps,omitempty"`
 
 	// Seconds Measured seconds of the shorter of the two runs.
 	Seconds *int `json:"seconds,omitempty"`
@@ -817,6 +871,22 @@ type EntryResult struct {
 	// Weight The entry's weight, when it has no own rate.
 	Weight *float64 `json:"weight,omitempty"`
 }
+
+// ErrorRateChange The error rate (failed requests over all, a fraction) of a run against the reference's, with the interval of their difference (run minus reference), which is defined when either rate is 0.
+type ErrorRateChange struct {
+	// Difference run - reference, a fraction (0.01 is 1 percentage point).
+	Difference     float64 `json:"difference"`
+	DifferenceHigh float64 `json:"difference_high"`
+	DifferenceLow  float64 `json:"difference_low"`
+	Reference      float64 `json:"reference"`
+	Run            float64 `json:"run"`
+
+	// Verdict regression when the whole interval lies above 0, improvement when below, no_change when it holds 0 within ±0.1 percentage point, inconclusive otherwise.
+	Verdict ErrorRateChangeVerdict `json:"verdict"`
+}
+
+// ErrorRateChangeVerdict regression when the whole interval lies above 0, improvement when below, no_change when it holds 0 within ±0.1 percentage point, inconclusive otherwise.
+type ErrorRateChangeVerdict string
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -1159,6 +1229,24 @@ type ProjectUpdate struct {
 	Retention       *ProjectRetention `json:"retention,omitempty"`
 	TargetAllowList *[]string         `json:"target_allow_list,omitempty"`
 }
+
+// QPSChange The achieved rate (requests per measured second) of a run against the reference's, with the ratio's interval. A lower rate is the worse one.
+type QPSChange struct {
+	// Ratio run_qps / reference_qps.
+	Ratio     float64 `json:"ratio"`
+	RatioHigh float64 `json:"ratio_high"`
+
+	// RatioLow Lower bound of the ratio's interval; never below 0.
+	RatioLow     float64 `json:"ratio_low"`
+	ReferenceQps float64 `json:"reference_qps"`
+	RunQps       float64 `json:"run_qps"`
+
+	// Verdict regression when the whole interval lies below 1 (a lower rate), improvement when above, no_change when it holds 1 within about ±5 %, inconclusive otherwise.
+	Verdict QPSChangeVerdict `json:"verdict"`
+}
+
+// QPSChangeVerdict regression when the whole interval lies below 1 (a lower rate), improvement when above, no_change when it holds 1 within about ±5 %, inconclusive otherwise.
+type QPSChangeVerdict string
 
 // RemoteWrite defines model for RemoteWrite.
 type RemoteWrite struct {

@@ -54,6 +54,19 @@ type Change struct {
 	Seconds int
 	// Estimates are the ComparePercentiles, in order.
 	Estimates []PercentileChange
+	// QPS is the achieved rate's ratio; ErrorRate the difference of the
+	// error rates (fractions). Both nil with Note.
+	QPS       *RateChange
+	ErrorRate *RateChange
+}
+
+// RateChange is a run's achieved rate or error rate against the
+// reference's: Change is the ratio of rates (qps) or the difference of
+// error rates, with its interval at CompareConfidence.
+type RateChange struct {
+	Run, Reference float64
+	Change         verdict.Interval
+	Call           verdict.Call
 }
 
 // PercentileChange is one percentile of a run against the reference's.
@@ -159,6 +172,20 @@ func change(run, ref []verdict.Second, warmup int) (*Change, error) {
 	}
 	if len(out.Estimates) == 0 {
 		out.Note = "the reference run recorded no latency to compare with"
+		return out, nil
+	}
+	if e, ok := c.Find(verdict.QPS); ok {
+		if iv, ok := e.Ratio(CompareConfidence); ok {
+			iv.Low = max(iv.Low, 0)
+			out.QPS = &RateChange{Run: e.Run, Reference: e.Base, Change: iv, Call: verdict.CallQPS(iv, verdict.NoChangeBand)}
+		}
+	}
+	if e, ok := c.Find(verdict.ErrorRate); ok {
+		iv := e.Margin(1, CompareConfidence)
+		// Widened bounds may pass what a difference of two fractions
+		// can reach.
+		iv.Low, iv.High = max(iv.Low, -e.Base), min(iv.High, 1-e.Base)
+		out.ErrorRate = &RateChange{Run: e.Run, Reference: e.Base, Change: iv, Call: verdict.CallErrorRate(iv, verdict.ErrorRateBand)}
 	}
 	return out, nil
 }

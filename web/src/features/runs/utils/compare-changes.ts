@@ -93,3 +93,15 @@ export function absoluteChange(referenceUs: number, runUs: number): string {
 export function estimateAt(r: ComparedRun, p: number): PercentileChange | undefined {
   return r.change?.estimates.find((e) => e.percentile === p);
 }
+
+/** signedPoints shows a difference of two fractions in percentage points: 0.012 → "+1.2 pp", 0 → "±0 pp". */
+export function signedPoints(diff: number): string {
+  const text = Math.abs(diff * 100).toFixed(Math.abs(diff) >= 0.1 ? 0 : 2);
+  if (Number(text) === 0) return '±0 pp';
+  return `${diff > 0 ? '+' : '−'}${text} pp`;
+}
+
+/** percentText shows a fraction as a percentage with two decimals: 0.0123 → "1.23 %". */
+export function percentText(fraction: number): string {
+  return `${(fraction * 100).toFixed(2)} %`;
+}

@@ -25,3 +25,22 @@ describe('ChangeSummary', () => {
     expect(screen.getByText(/No change to report/)).toBeInTheDocument();
   });
 });
+
+describe('RateChanges in the summary', () => {
+  it('gives each run its qps ratio and error-rate difference with intervals and verdicts', () => {
+    const slower = run('slower', 11_200, 20_000, {
+      confidence: 95, seconds: 30, estimates: [{ percentile: 99, run_us: 11_200, reference_us: 10_000, ratio: 1.12, ratio_low: 1.07, ratio_high: 1.17, verdict: 'regression' }],
+      qps: { run_qps: 38, reference_qps: 40, ratio: 0.95, ratio_low: 0.93, ratio_high: 0.97, verdict: 'regression' },
+      error_rate: { run: 0.0125, reference: 0, difference: 0.0125, difference_low: 0.008, difference_high: 0.017, verdict: 'regression' },
+    });
+    render(<ChangeSummary runs={[run('ref', 10_000, 20_000), slower]} names={['ref', 'slower']} />);
+    expect(screen.getByTestId('rate-change-1')).toHaveTextContent(
+      'slower: qps 40.0 → 38.0 (−5.0 %, 95 % interval −7.0 % … −3.0 %: regression); errors 0.00 % → 1.25 % (+1.25 pp, 95 % interval +0.80 pp … +1.70 pp: regression)',
+    );
+  });
+
+  it('is absent when no run has rate estimates', () => {
+    render(<ChangeSummary runs={[run('ref', 10_000, 20_000), run('a', 10_000, 20_000)]} names={['ref', 'a']} />);
+    expect(screen.queryByTestId('rate-changes')).toBeNull();
+  });
+});

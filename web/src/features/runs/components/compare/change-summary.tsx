@@ -2,6 +2,7 @@ import type { Schemas } from '@/lib/api-client';
 import { formatDuration } from '@/lib/format';
 import { absoluteChange, changeWords, intervalText, largestChanges, verdictWords, withinNoise } from '../../utils/compare-changes';
 import { runColor } from '../../utils/compared-runs';
+import { RateChanges } from './rate-changes';
 
 type Props = { runs: Schemas['ComparedRun'][]; names: string[] };
 
@@ -56,6 +57,7 @@ export function ChangeSummary({ runs, names }: Props) {
           })}
         </ul>
       )}
+      <RateChanges runs={runs} names={names} />
     </section>
   );
 }
