@@ -1798,11 +1798,13 @@ type SyncSourceUpdate struct {
 
 // Test defines model for Test.
 type Test struct {
-	CreatedAt   time.Time          `json:"created_at"`
-	Description string             `json:"description"`
-	Id          openapi_types.UUID `json:"id"`
-	Labels      Labels             `json:"labels"`
-	Name        string             `json:"name"`
+	// BaselineLast Runs of this test (scheduled, or started without `baseline_run` or `baseline_last` of their own) compare baseline thresholds with the test's last this many passing runs, pooled (docs/verdicts.md, "A baseline of several runs"). Absent: the newest passing run.
+	BaselineLast *int               `json:"baseline_last,omitempty"`
+	CreatedAt    time.Time          `json:"created_at"`
+	Description  string             `json:"description"`
+	Id           openapi_types.UUID `json:"id"`
+	Labels       Labels             `json:"labels"`
+	Name         string             `json:"name"`
 
 	// NextRunAt When the schedule next starts a run; absent without a schedule.
 	NextRunAt *time.Time         `json:"next_run_at,omitempty"`
@@ -1824,9 +1826,11 @@ type Test struct {
 
 // TestCreate defines model for TestCreate.
 type TestCreate struct {
-	Description *string `json:"description,omitempty"`
-	Labels      *Labels `json:"labels,omitempty"`
-	Name        string  `json:"name"`
+	// BaselineLast Runs of this test (scheduled, or started without `baseline_run` or `baseline_last` of their own) compare baseline thresholds with the test's last this many passing runs, pooled (docs/verdicts.md, "A baseline of several runs"). Absent: the newest passing run.
+	BaselineLast *int    `json:"baseline_last,omitempty"`
+	Description  *string `json:"description,omitempty"`
+	Labels       *Labels `json:"labels,omitempty"`
+	Name         string  `json:"name"`
 
 	// Project Project id or slug; defaults to the token's project.
 	Project *string `json:"project,omitempty"`
@@ -1852,9 +1856,11 @@ type TestPage struct {
 
 // TestReplace defines model for TestReplace.
 type TestReplace struct {
-	Description *string `json:"description,omitempty"`
-	Labels      *Labels `json:"labels,omitempty"`
-	Name        string  `json:"name"`
+	// BaselineLast Runs of this test (scheduled, or started without `baseline_run` or `baseline_last` of their own) compare baseline thresholds with the test's last this many passing runs, pooled (docs/verdicts.md, "A baseline of several runs"). Absent: the newest passing run.
+	BaselineLast *int    `json:"baseline_last,omitempty"`
+	Description  *string `json:"description,omitempty"`
+	Labels       *Labels `json:"labels,omitempty"`
+	Name         string  `json:"name"`
 
 	// Schedule A standard 5-field cron expression (minute hour day-of-month month day-of-week, e.g. `*/15 * * * *`, `0 3 * * 1-5`, or a descriptor like `@hourly`) on which the API starts a run of this test with source `schedule`; a tick is skipped while the test's previous scheduled run is still going. Empty for none.
 	Schedule *string `json:"schedule,omitempty"`

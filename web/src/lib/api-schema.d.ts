@@ -1470,6 +1470,8 @@ export interface components {
             schedule?: string;
             /** @description IANA time zone of the schedule; default UTC. */
             timezone?: string;
+            /** @description Runs of this test (scheduled, or started without `baseline_run` or `baseline_last` of their own) compare baseline thresholds with the test's last this many passing runs, pooled (docs/verdicts.md, "A baseline of several runs"). Absent: the newest passing run. */
+            baseline_last?: number;
             /**
              * Format: date-time
              * @description When the schedule next starts a run; absent without a schedule.
@@ -1492,6 +1494,8 @@ export interface components {
             schedule?: string;
             /** @description IANA time zone of the schedule; default UTC. */
             timezone?: string;
+            /** @description Runs of this test (scheduled, or started without `baseline_run` or `baseline_last` of their own) compare baseline thresholds with the test's last this many passing runs, pooled (docs/verdicts.md, "A baseline of several runs"). Absent: the newest passing run. */
+            baseline_last?: number;
         };
         TestReplace: {
             name: string;
@@ -1503,6 +1507,8 @@ export interface components {
             schedule?: string;
             /** @description IANA time zone of the schedule; default UTC. */
             timezone?: string;
+            /** @description Runs of this test (scheduled, or started without `baseline_run` or `baseline_last` of their own) compare baseline thresholds with the test's last this many passing runs, pooled (docs/verdicts.md, "A baseline of several runs"). Absent: the newest passing run. */
+            baseline_last?: number;
         };
         TestPage: {
             items: components["schemas"]["Test"][];

@@ -31,6 +31,7 @@ spec:
 ---
 - name: apply-b
   project: default
+  baseline_last: 3
   thresholds: [%[2]q, "error_rate < 1%%"]
   spec: {url: "%[1]s?delay=1ms", count: 10}
 `, echo, bThreshold)
@@ -92,7 +93,8 @@ func TestCLITestsApplyAndCompare(t *testing.T) { // serial: see heavyTests
 			!slices.Equal(a.Thresholds, []string{"count > 0"}) || a.Labels["team"] != "web" {
 			t.Errorf("apply-a stored as %+v", a)
 		}
-		if b.Spec.URL != echo+"?delay=1ms" || b.Spec.Count != 10 || !slices.Equal(b.Thresholds, []string{"p(99) < 250ms", "error_rate < 1%"}) {
+		if b.Spec.URL != echo+"?delay=1ms" || b.Spec.Count != 10 || !slices.Equal(b.Thresholds, []string{"p(99) < 250ms", "error_rate < 1%"}) ||
+			b.BaselineLast == nil || *b.BaselineLast != 3 || a.BaselineLast != nil {
 			t.Errorf("apply-b stored as %+v", b)
 		}
 	})

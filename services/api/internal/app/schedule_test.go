@@ -93,11 +93,14 @@ func TestTestSchedulesInvalid(t *testing.T) {
 func TestSchedulerStartsDueRuns(t *testing.T) {
 	t.Parallel()
 	e := startAPI(t, "BARRAGE_SCHEDULE_TICK=50ms")
-	test := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken,
-		scheduledTest("due", "0 0 1 1 *", "")))
+	body := scheduledTest("due", "0 0 1 1 *", "")
+	body["baseline_last"] = 3
+	test := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, body))
 	e.exec(t, `UPDATE tests SET next_run_at = now() - interval '1 minute' WHERE id = $1`, test.Id)
 	waitFor(t, 10*time.Second, func() error {
-		if e.count(t, `SELECT count(*) FROM runs WHERE test_id = $1 AND source = 'schedule' AND created_by IS NULL`, test.Id) == 1 {
+		// The scheduled run pools the test's last 3 passing runs, as the test says.
+		if e.count(t, `SELECT count(*) FROM runs WHERE test_id = $1 AND source = 'schedule' AND created_by IS NULL
+			AND baseline_last = 3`, test.Id) == 1 {
 			return nil
 		}
 		return errNotYet

@@ -14,7 +14,8 @@ import (
 // or the note saying why there is none. "" when no run has a change.
 func formatChanges(items []client.ComparedRun) string {
 	var b strings.Builder
-	for _, r := range items[min(1, len(items)):] {
+	for i := 1; i < len(items); i++ {
+		r := &items[i]
 		ch := r.Change
 		if ch == nil {
 			continue

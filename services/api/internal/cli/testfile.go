@@ -31,13 +31,16 @@ type testDoc struct {
 	// Schedule and Timezone are the test's cron schedule and its zone.
 	Schedule string `yaml:"schedule"`
 	Timezone string `yaml:"timezone"`
+	// BaselineLast pools the test's last N passing runs as its runs'
+	// baseline; 0 for the newest one.
+	BaselineLast int `yaml:"baseline_last"`
 	// Index is the test's 1-based position in the file, Line its line.
 	Index, Line int `yaml:"-"`
 }
 
 // docKeys returns the keys a test definition may have.
 func docKeys() []string {
-	return []string{"name", "project", "description", "labels", "thresholds", "spec", "schedule", "timezone"}
+	return []string{"name", "project", "description", "labels", "thresholds", "spec", "schedule", "timezone", "baseline_last"}
 }
 
 // decodeTestDocs reads the test definitions of a file: one mapping, a
@@ -118,6 +121,8 @@ type testBody struct {
 	Labels      map[string]string `json:"labels"`
 	Schedule    string            `json:"schedule,omitempty"`
 	Timezone    string            `json:"timezone,omitempty"`
+	// BaselineLast is sent as written, so that the API names a bad one.
+	BaselineLast *int `json:"baseline_last,omitempty"`
 }
 
 // body returns the request body of d; project is -project's value, used
@@ -126,6 +131,9 @@ func (d *testDoc) body(project string) testBody {
 	b := testBody{
 		Project: d.Project, Name: d.Name, Description: d.Description, Spec: d.Spec, Thresholds: d.Thresholds, Labels: d.Labels,
 		Schedule: d.Schedule, Timezone: d.Timezone,
+	}
+	if d.BaselineLast != 0 {
+		b.BaselineLast = &d.BaselineLast
 	}
 	if b.Project == "" {
 		b.Project = project
@@ -149,7 +157,7 @@ func zoneOrUTC(tz string) string {
 
 // sameTest reports whether the stored test cur already is what d asks
 // for, so apply leaves it alone. "Unchanged" means: the same description,
-// labels, thresholds (in order, as written) and schedule (with its zone,
+// labels, thresholds (in order, as written), baseline_last and schedule (with its zone,
 // UTC by default), and the same spec once
 // d's spec is parsed, normalized (defaults filled) and redacted exactly
 // as the API does before storing and showing it. So a spec that spells
@@ -158,7 +166,8 @@ func zoneOrUTC(tz string) string {
 // shows, is not seen. A spec that does not parse is never the same: the
 // API is asked and reports why.
 func sameTest(d *testDoc, cur *client.Test) bool {
-	if d.Description != cur.Description || !slices.Equal(d.Thresholds, cur.Thresholds) || !maps.Equal(d.Labels, cur.Labels) {
+	if d.Description != cur.Description || !slices.Equal(d.Thresholds, cur.Thresholds) || !maps.Equal(d.Labels, cur.Labels) ||
+		d.BaselineLast != deref(cur.BaselineLast) {
 		return false
 	}
 	if d.Schedule != deref(cur.Schedule) || (d.Schedule != "" && zoneOrUTC(d.Timezone) != zoneOrUTC(deref(cur.Timezone))) {

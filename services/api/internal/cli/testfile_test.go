@@ -20,7 +20,7 @@ func TestDecodeTestDocs(t *testing.T) {
 	}{
 		{
 			name:      "single",
-			yaml:      "name: a\nproject: web\nlabels: {team: web}\nthresholds: ['p(99) < 250ms']\nspec: {url: 'http://t/', qps: 10}\nschedule: '*/15 * * * *'\ntimezone: Europe/Paris\n",
+			yaml:      "name: a\nproject: web\nlabels: {team: web}\nthresholds: ['p(99) < 250ms']\nspec: {url: 'http://t/', qps: 10}\nschedule: '*/15 * * * *'\ntimezone: Europe/Paris\nbaseline_last: 5\n",
 			wantNames: []string{"a"}, wantLines: []int{1},
 		},
 		{
@@ -86,6 +86,9 @@ func storedTest(t *testing.T, d *testDoc) client.Test {
 		labels[k] = v
 	}
 	out := client.Test{Name: d.Name, Description: d.Description, Spec: sp.Redacted(), Thresholds: th, Labels: labels}
+	if d.BaselineLast != 0 {
+		out.BaselineLast = ptr(d.BaselineLast)
+	}
 	if d.Schedule != "" { // the API stores the zone, UTC by default
 		out.Schedule, out.Timezone = &d.Schedule, ptr(zoneOrUTC(d.Timezone))
 	}
@@ -114,6 +117,7 @@ func TestSameTest(t *testing.T) {
 		{"the schedule", func(d *testDoc) { d.Schedule = "0 4 * * *" }, false},
 		{"no schedule", func(d *testDoc) { d.Schedule = "" }, false},
 		{"the zone", func(d *testDoc) { d.Timezone = "Europe/Paris" }, false},
+		{"a pooled baseline", func(d *testDoc) { d.BaselineLast = 5 }, false},
 		{"UTC spelled out", func(d *testDoc) { d.Timezone = "UTC" }, true},
 		{"a spec the API would refuse", func(d *testDoc) { d.Spec["qps"] = -1 }, false},
 		{"an unknown spec field", func(d *testDoc) { d.Spec["rate"] = 5 }, false},

@@ -41,6 +41,14 @@ func optString(s string) *string {
 	return &s
 }
 
+// optInt returns nil for 0, for optional integer fields.
+func optInt(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
 // deref returns *p, or the zero value for nil.
 func deref[T any](p *T) T {
 	var zero T
@@ -127,6 +135,7 @@ func (s *server) testOut(t testdefs.Test) Test {
 		Id: t.ID, ProjectId: t.ProjectID, Name: t.Name, Description: t.Description, Spec: s.redactor.Spec(t.Spec),
 		Thresholds: thresholdsOf(t.Thresholds), Labels: labelsOf(t.Labels), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		Schedule: optString(t.Schedule), Timezone: optString(t.Timezone), NextRunAt: optTime(t.NextRunAt),
+		BaselineLast: optInt(t.BaselineLast),
 	}
 }
 

@@ -100,6 +100,7 @@ func (s *server) CreateTest(ctx context.Context, req CreateTestRequestObject) (C
 	in := testdefs.Input{
 		Project: deref(b.Project), Name: b.Name, Description: deref(b.Description), Spec: b.Spec,
 		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels), Schedule: deref(b.Schedule), Timezone: deref(b.Timezone),
+		BaselineLast: deref(b.BaselineLast),
 	}
 	t, err := s.svc.Tests.Create(ctx, principal(ctx), in)
 	if err != nil {
@@ -125,6 +126,7 @@ func (s *server) ReplaceTest(ctx context.Context, req ReplaceTestRequestObject) 
 	in := testdefs.Input{
 		Name: b.Name, Description: deref(b.Description), Spec: b.Spec,
 		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels), Schedule: deref(b.Schedule), Timezone: deref(b.Timezone),
+		BaselineLast: deref(b.BaselineLast),
 	}
 	t, err := s.svc.Tests.Replace(ctx, principal(ctx), req.Test, in)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/resultformat"
 	"github.com/barrage-dev/barrage/pkg/threshold"
+	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 )
 
 // ShardStatus is where one shard of a run is.
@@ -264,7 +265,7 @@ type Finish struct {
 
 // MaxBaselineLast is the most passing runs a run may pool as its
 // baseline.
-const MaxBaselineLast = 20
+const MaxBaselineLast = testdefs.MaxBaselineLast
 
 // BaselinePool is what a run that asked for the last N passing runs of its
 // test was compared with.

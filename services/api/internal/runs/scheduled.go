@@ -61,7 +61,7 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 	r := Run{
 		ID: newID(), ProjectID: t.ProjectID, TestID: t.ID, Name: t.Name, Status: Queued, Source: SourceSchedule,
 		Spec: redacted, Thresholds: t.Thresholds, Labels: labels, Target: redacted.URL, QPSRequested: sp.PeakQPS(),
-		CreatedAt: now, UpdatedAt: now,
+		BaselineLast: t.BaselineLast, CreatedAt: now, UpdatedAt: now,
 	}
 	payload, err := s.dispatchPayload(r, sp, targets, "")
 	if err != nil {

@@ -245,31 +245,9 @@ func (s *Service) build(ctx context.Context, p *auth.Principal, in Input) (built
 	)
 	labels := map[string]string{}
 	if in.TestID != uuid.Nil {
-		t, err := s.tests.Load(ctx, p, in.TestID, auth.Runner)
-		if err != nil {
+		if sp, proj, err = s.fromTest(ctx, p, in, &r, labels); err != nil {
 			return built{}, err
 		}
-		ref := in.Project
-		if ref == "" {
-			ref = t.ProjectID.String()
-		}
-		if proj, err = s.projects.Resolve(ctx, p, ref, auth.Runner); err != nil {
-			return built{}, err
-		}
-		if proj.ID != t.ProjectID {
-			return built{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
-		}
-		if sp, err = t.RunSpec(); err != nil {
-			return built{}, err
-		}
-		r.ProjectID, r.TestID = t.ProjectID, t.ID
-		if r.Name == "" {
-			r.Name = t.Name
-		}
-		if r.Thresholds == nil {
-			r.Thresholds = t.Thresholds
-		}
-		maps.Copy(labels, t.Labels)
 	} else {
 		if proj, err = s.projects.Resolve(ctx, p, in.Project, auth.Runner); err != nil {
 			return built{}, err
@@ -337,6 +315,44 @@ func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string, o pol
 		return e
 	}
 	return nil
+}
+
+// fromTest fills r from the stored test in names (its project, name,
+// thresholds, pooled baseline and labels, where in leaves them unset) and
+// returns the spec to run and the project.
+func (s *Service) fromTest(ctx context.Context, p *auth.Principal, in Input, r *Run, labels map[string]string) (spec.Spec, projects.Project, error) {
+	t, err := s.tests.Load(ctx, p, in.TestID, auth.Runner)
+	if err != nil {
+		return spec.Spec{}, projects.Project{}, err
+	}
+	ref := in.Project
+	if ref == "" {
+		ref = t.ProjectID.String()
+	}
+	proj, err := s.projects.Resolve(ctx, p, ref, auth.Runner)
+	if err != nil {
+		return spec.Spec{}, projects.Project{}, err
+	}
+	if proj.ID != t.ProjectID {
+		return spec.Spec{}, projects.Project{}, apperr.Invalidf("project", "is not the project of test %s", t.ID)
+	}
+	sp, err := t.RunSpec()
+	if err != nil {
+		return spec.Spec{}, projects.Project{}, err
+	}
+	r.ProjectID, r.TestID = t.ProjectID, t.ID
+	if r.Name == "" {
+		r.Name = t.Name
+	}
+	if r.Thresholds == nil {
+		r.Thresholds = t.Thresholds
+	}
+	// The test's pooled baseline, unless the run names its own.
+	if in.BaselineRun == uuid.Nil && in.BaselineLast == 0 {
+		r.BaselineLast = t.BaselineLast
+	}
+	maps.Copy(labels, t.Labels)
+	return sp, proj, nil
 }
 
 // checkBaseline checks the baseline in asks for: the last N passing runs

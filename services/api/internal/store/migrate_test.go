@@ -104,6 +104,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "runs", "baseline_last") || !hasColumn(t, s, "runs", "baseline_pool") {
 		t.Error("runs.baseline_last or runs.baseline_pool of 00025 missing after up")
 	}
+	if !hasColumn(t, s, "tests", "baseline_last") {
+		t.Error("tests.baseline_last of 00026 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00026_test_baseline_last.sql") || hasColumn(t, s, "tests", "baseline_last") {
+		t.Errorf("down of 00026 printed %q, or tests.baseline_last is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00025_baseline_last.sql") ||
 		hasColumn(t, s, "runs", "baseline_last") || hasColumn(t, s, "runs", "baseline_pool") {
 		t.Errorf("down of 00025 printed %q, or a column it added is still there", out)

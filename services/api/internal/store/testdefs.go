@@ -33,9 +33,11 @@ type testRow struct {
 	Schedule    *string    `gorm:"column:schedule"`
 	Timezone    string     `gorm:"column:timezone"`
 	NextRunAt   *time.Time `gorm:"column:next_run_at"`
-	CreatedBy   *uuid.UUID `gorm:"column:created_by"`
-	CreatedAt   time.Time  `gorm:"column:created_at"`
-	UpdatedAt   time.Time  `gorm:"column:updated_at"`
+	// BaselineLast is NULL for none (00026).
+	BaselineLast *int       `gorm:"column:baseline_last"`
+	CreatedBy    *uuid.UUID `gorm:"column:created_by"`
+	CreatedAt    time.Time  `gorm:"column:created_at"`
+	UpdatedAt    time.Time  `gorm:"column:updated_at"`
 }
 
 // TableName returns the table of testRow.
@@ -68,7 +70,7 @@ func (s *Store) testToRow(t testdefs.Test) (testRow, error) {
 	return testRow{
 		ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Description: t.Description, Spec: sp, SealedSpec: sealed,
 		Thresholds: textArray(t.Thresholds), Labels: labelsJSON(t.Labels), CreatedBy: nullUUID(t.CreatedBy),
-		Schedule: nullString(t.Schedule), Timezone: tz, NextRunAt: nullTime(t.NextRunAt),
+		Schedule: nullString(t.Schedule), Timezone: tz, NextRunAt: nullTime(t.NextRunAt), BaselineLast: nullInt(t.BaselineLast),
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }
@@ -98,7 +100,7 @@ func (s *Store) testFromRow(r testRow) (testdefs.Test, error) {
 		ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Description: r.Description, Spec: sp, SealErr: sealErr,
 		Thresholds: []string(r.Thresholds), Labels: labels, CreatedBy: fromNullUUID(r.CreatedBy),
 		Schedule: fromNullString(r.Schedule), Timezone: r.Timezone, NextRunAt: fromNullTime(r.NextRunAt),
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		BaselineLast: fromNullInt(r.BaselineLast), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}, nil
 }
 
@@ -154,7 +156,8 @@ func (s *Store) ReplaceTest(ctx context.Context, t testdefs.Test, actor auth.Act
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ?", t.ID).Updates(map[string]any{
 			"name": in.Name, "description": in.Description, "spec": in.Spec, "sealed_spec": in.SealedSpec, "thresholds": in.Thresholds,
 			"labels": in.Labels, "schedule": in.Schedule, "timezone": in.Timezone, "next_run_at": in.NextRunAt,
-			"updated_at": orNow(t.UpdatedAt),
+			"baseline_last": in.BaselineLast,
+			"updated_at":    orNow(t.UpdatedAt),
 		})
 		if res.Error != nil {
 			if isUnique(res.Error) {

@@ -27,6 +27,9 @@ const (
 	MaxThresholds = 50
 	// MaxThresholdLength is the longest threshold expression, in bytes.
 	MaxThresholdLength = threshold.MaxLength
+	// MaxBaselineLast is the most passing runs a test's runs may pool as
+	// their baseline (migration 00026's check, as 00025's for runs).
+	MaxBaselineLast = 20
 )
 
 // Service applies the rules of stored tests.
@@ -55,6 +58,8 @@ type Input struct {
 	Schedule string
 	// Timezone is the IANA zone of Schedule; "" for UTC.
 	Timezone string
+	// BaselineLast is Test.BaselineLast; 0 for none.
+	BaselineLast int
 }
 
 // check validates in and normalizes its spec, which must fit the server's
@@ -72,6 +77,9 @@ func (s *Service) check(in *Input, o policy.Overrides) error {
 	}
 	CheckThresholds(in.Thresholds, add)
 	CheckLabels(in.Labels, add)
+	if in.BaselineLast < 0 || in.BaselineLast > MaxBaselineLast {
+		add("baseline_last", "%d: pool from 1 to %d runs", in.BaselineLast, MaxBaselineLast)
+	}
 	in.Schedule = strings.TrimSpace(in.Schedule)
 	if in.Timezone == "" {
 		in.Timezone = DefaultTimezone
@@ -164,7 +172,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (Test
 	now := s.now().UTC()
 	t := Test{
 		ID: uuid.New(), ProjectID: proj.ID, Name: in.Name, Description: in.Description, Spec: in.Spec,
-		Thresholds: in.Thresholds, Labels: in.Labels, CreatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
+		Thresholds: in.Thresholds, Labels: in.Labels, BaselineLast: in.BaselineLast, CreatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := schedule(&t, in, now); err != nil {
 		return Test{}, err
@@ -200,6 +208,7 @@ func (s *Service) Replace(ctx context.Context, p *auth.Principal, id uuid.UUID, 
 		return Test{}, err
 	}
 	t.Name, t.Description, t.Spec, t.Thresholds, t.Labels = in.Name, in.Description, in.Spec, in.Thresholds, in.Labels
+	t.BaselineLast = in.BaselineLast
 	t.UpdatedAt = s.now().UTC()
 	if err := schedule(&t, in, t.UpdatedAt); err != nil {
 		return Test{}, err

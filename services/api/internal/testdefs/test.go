@@ -42,6 +42,10 @@ type Test struct {
 	Timezone string
 	// NextRunAt is when Schedule next fires; zero without a schedule.
 	NextRunAt time.Time
+	// BaselineLast, when above 0, is how many of the test's last passing
+	// runs its runs pool as their baseline unless they ask otherwise
+	// (runs.Input.BaselineLast).
+	BaselineLast int
 	// CreatedBy is the user who created it, or uuid.Nil.
 	CreatedBy uuid.UUID
 	CreatedAt time.Time

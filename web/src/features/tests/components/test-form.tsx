@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ApiError, type Schemas } from '@/lib/api-client';
-import { commonTimezones, formErrorsOf, toTestBody, type FormErrors, type TestFormValues } from '../utils/test-form';
+import { commonTimezones, formErrorsOf, maxBaselineLast, toTestBody, type FormErrors, type TestFormValues } from '../utils/test-form';
 import './tests.css';
 
 type Props = {
@@ -79,6 +79,12 @@ export function TestForm({ title, initial, submitLabel, pending, error, onSubmit
             Thresholds <span className="hint">one per line, e.g. p(99) &lt; 250ms</span>
             <textarea {...field('thresholds')} rows={4} placeholder={'p(99) < 250ms'} spellCheck={false} />
             {fieldError('thresholds')}
+          </label>
+          <label className="field" htmlFor={`${id}-baselineLast`}>
+            Baseline: pool the last N passing runs{' '}
+            <span className="hint">1 to {maxBaselineLast}, for thresholds such as p(99) &lt; baseline * 1.10 @ 95%; empty for the newest passing run</span>
+            <input {...field('baselineLast')} inputMode="numeric" placeholder="e.g. 5" autoComplete="off" style={{ maxWidth: 120 }} />
+            {fieldError('baselineLast')}
           </label>
           <div className="schedule-fields">
             <label className="field" htmlFor={`${id}-schedule`}>

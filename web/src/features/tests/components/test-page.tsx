@@ -153,6 +153,11 @@ function TestDefinition({ test: t }: { test: Schemas['Test'] }) {
             ))}
           </ul>
         )}
+        <p className="muted" style={{ margin: '8px 0 0' }} data-testid="test-baseline">
+          {t.baseline_last
+            ? `Baseline: the last ${t.baseline_last} passing runs of this test, pooled, unless a run names its own.`
+            : 'Baseline: the newest passing run of this test, unless a run names its own.'}
+        </p>
       </section>
       <section className="card">
         <details>

@@ -9,6 +9,7 @@ const values: TestFormValues = {
   spec: '{"url": "http://127.0.0.1:8081/", "qps": 50, "duration": "10s"}',
   schedule: ' 0 3 * * 1-5 ',
   timezone: ' Europe/Berlin ',
+  baselineLast: ' 5 ',
 };
 
 describe('parseLabels', () => {
@@ -57,8 +58,23 @@ describe('toTestBody', () => {
         spec: { url: 'http://127.0.0.1:8081/', qps: 50, duration: '10s' },
         schedule: '0 3 * * 1-5',
         timezone: 'Europe/Berlin',
+        baseline_last: 5,
       },
     });
+  });
+
+  it('leaves baseline_last out when empty, which a PUT reads as none', () => {
+    const r = toTestBody({ ...values, baselineLast: '' });
+    expect(r).toHaveProperty('body');
+    expect('body' in r && 'baseline_last' in r.body).toBe(false);
+  });
+
+  it('refuses a pool outside 1 to 20 or not a whole number', () => {
+    for (const bad of ['0', '21', '2.5', 'five', '-3']) {
+      expect(toTestBody({ ...values, baselineLast: bad })).toEqual({
+        errors: { baselineLast: 'give a whole number of runs from 1 to 20, or leave it empty for the newest passing run' },
+      });
+    }
   });
 
   it('sends an empty schedule for none, and UTC when the zone is left blank', () => {
@@ -101,6 +117,7 @@ describe('formValuesOf', () => {
       created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
     };
     expect(toTestBody(formValuesOf(t))).toMatchObject({ body: { schedule: '@hourly', timezone: 'Asia/Tokyo' } });
+    expect(toTestBody(formValuesOf({ ...t, baseline_last: 7 }))).toMatchObject({ body: { baseline_last: 7 } });
   });
 });
 
@@ -116,6 +133,7 @@ describe('formErrorsOf', () => {
         { field: 'project', message: 'is required' },
         { field: 'schedule', message: 'expected 5 fields, found 3' },
         { field: 'timezone', message: 'unknown time zone Mars/Base' },
+        { field: 'baseline_last', message: '21: pool from 1 to 20 runs' },
       ]),
     ).toEqual({
       name: 'minimum string length is 1',
@@ -125,6 +143,7 @@ describe('formErrorsOf', () => {
       other: 'project: is required',
       schedule: 'expected 5 fields, found 3',
       timezone: 'unknown time zone Mars/Base',
+      baselineLast: '21: pool from 1 to 20 runs',
     });
   });
   it('is empty without errors', () => {

@@ -11,7 +11,12 @@ export type TestFormValues = {
   schedule: string;
   /** IANA time zone of the schedule. */
   timezone: string;
+  /** How many of the test's last passing runs its runs pool as their baseline, 1 to 20; empty for the newest one. */
+  baselineLast: string;
 };
+
+/** The most passing runs a test's runs may pool as their baseline, as the API allows. */
+export const maxBaselineLast = 20;
 
 /** The zone a schedule runs in when none is given, as the API defaults. */
 export const defaultTimezone = 'UTC';
@@ -57,6 +62,7 @@ export const newTestValues: TestFormValues = {
   spec: JSON.stringify({ url: 'http://127.0.0.1:8081/', qps: 100, duration: '30s', connections: 8 }, null, 2),
   schedule: '',
   timezone: defaultTimezone,
+  baselineLast: '',
 };
 
 /** formValuesOf fills the form from a stored test. */
@@ -72,6 +78,7 @@ export function formValuesOf(t: Schemas['Test']): TestFormValues {
     // PUT replaces the whole test: the stored schedule goes back unless edited.
     schedule: t.schedule ?? '',
     timezone: t.timezone || defaultTimezone,
+    baselineLast: t.baseline_last ? String(t.baseline_last) : '',
   };
 }
 
@@ -124,6 +131,11 @@ export function toTestBody(v: TestFormValues): { body: Schemas['TestReplace'] } 
   if (labels.error) errors.labels = labels.error;
   const spec = parseSpec(v.spec);
   if (spec.error) errors.spec = spec.error;
+  const last = v.baselineLast.trim();
+  const baselineLast = last === '' ? undefined : Number(last);
+  if (baselineLast !== undefined && !(Number.isInteger(baselineLast) && baselineLast >= 1 && baselineLast <= maxBaselineLast)) {
+    errors.baselineLast = `give a whole number of runs from 1 to ${maxBaselineLast}, or leave it empty for the newest passing run`;
+  }
   if (Object.keys(errors).length > 0 || !spec.spec) return { errors };
   return {
     body: {
@@ -134,6 +146,8 @@ export function toTestBody(v: TestFormValues): { body: Schemas['TestReplace'] } 
       spec: spec.spec,
       schedule: v.schedule.trim(),
       timezone: v.timezone.trim() || defaultTimezone,
+      // PUT replaces the whole test: leaving it out clears it.
+      ...(baselineLast !== undefined && { baseline_last: baselineLast }),
     },
   };
 }
@@ -147,6 +161,10 @@ export function formErrorsOf(errs: Schemas['FieldError'][] | undefined): FormErr
   const out: Record<string, string[]> = {};
   const add = (k: keyof FormErrors, msg: string) => (out[k] ??= []).push(msg);
   for (const { field, message } of errs ?? []) {
+    if (field === 'baseline_last') {
+      add('baselineLast', message);
+      continue;
+    }
     const m = /^(name|description|labels|thresholds|spec|schedule|timezone)(?:\[(\d+)\]|\.(.+))?$/.exec(field);
     if (!m) {
       add('other', `${field}: ${message}`);
