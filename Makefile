@@ -211,6 +211,10 @@ unit-and-faults: ## make unit with faults-and-images beside it (part of make tes
 faults-and-images: ## make faults with compose-images beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built).
 	scripts/beside --nice compose-images -- $(MAKE) --no-print-directory faults
 
+.PHONY: e2e-and-fuzz
+e2e-and-fuzz: ## make e2e with fuzz-short beside it at nice 19 (part of make test): the fuzz targets take the CPU the browser and the stack leave idle.
+	scripts/beside --nice fuzz-short -- $(MAKE) --no-print-directory e2e
+
 .PHONY: release-and-compose
 release-and-compose: ## make compose-smoke with release-check beside it (part of make test, RELEASE_SCOPE=ci): the smoke waits on containers while goreleaser's cross builds use the CPU.
 	$(MAKE) --no-print-directory web
@@ -234,7 +238,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults accuracy e2e release-and-compose fuzz-short ## Everything CI runs.
+test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults accuracy e2e-and-fuzz release-and-compose ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
