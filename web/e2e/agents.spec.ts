@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { port } from '../playwright.config';
 
 // The agents page against the real stack (e2e/stack: the all-in-one agent
 // and one more, agent-2): each row shows what the agent's heartbeats carry,
@@ -49,4 +50,34 @@ test('the agents page lists the all-in-one agent and agent-2 with their versions
   await expect(table.getByRole('row').filter({ hasText: 'agent-2' }).getByRole('cell')).toHaveText([
     'agent-2', '● live', 'none', '', second!.version, '0', String(second!.capacity), /^\d+\.\d%$/, /^\d+(\.\d+)? MiB$/, /^\d s ago$/, 'usable',
   ]);
+});
+
+test('an agent lists the shards it holds, each linking to its run', async ({ page }) => {
+  const login = await page.request.post('/api/v1/auth/login', { data: { email, password } });
+  expect(login.status()).toBe(200);
+  // A project of its own, so that the run does not count among the default
+  // project's runs, which other specs count.
+  const made = await page.request.post('/api/v1/projects', { data: { slug: 'agents-e2e', name: 'Agents e2e' } });
+  expect(made.status(), await made.text()).toBe(201);
+  const allowed = await page.request.patch('/api/v1/projects/agents-e2e', { data: { target_allow_list: ['127.0.0.1'] } });
+  expect(allowed.status(), await allowed.text()).toBe(200);
+  const target = `http://127.0.0.1:${port + 1}/`;
+  const started = await page.request.post('/api/v1/runs', {
+    data: { project: 'agents-e2e', name: 'held shards', spec: { url: target, qps: 20, connections: 2, duration: '30s', agents: { count: 2 } } },
+  });
+  expect(started.status(), await started.text()).toBe(201);
+  const run = (await started.json()) as { id: string };
+
+  await page.goto('/agents');
+  const table = page.getByRole('table', { name: 'Agents' });
+  const held = table.getByRole('list', { name: 'Shards agent-2 holds' });
+  await expect(held.getByRole('listitem')).toHaveText([/^held shards #[01]$/], { timeout: 30_000 });
+  const allInOne = table.getByRole('list', { name: /^Shards all-in-one@.* holds$/ });
+  await expect(allInOne.getByRole('listitem')).toHaveText([/^held shards #[01]$/]);
+  await expect(page.getByTestId('agents-live')).toContainText('2 of 2 live · 2 of');
+
+  await table.getByRole('list', { name: 'Shards agent-2 holds' }).getByRole('link', { name: 'held shards' }).click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${run.id}$`));
+  const stopped = await page.request.post(`/api/v1/runs/${run.id}/stop`);
+  expect(stopped.status(), await stopped.text()).toBeLessThan(300);
 });

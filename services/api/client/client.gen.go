@@ -22,6 +22,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AgentShardStatus.
+const (
+	AgentShardAssigned AgentShardStatus = "assigned"
+	AgentShardRunning  AgentShardStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the AgentShardStatus enum.
+func (e AgentShardStatus) Valid() bool {
+	switch e {
+	case AgentShardAssigned:
+		return true
+	case AgentShardRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChangePointMetric.
 const (
 	P50 ChangePointMetric = "p50"
@@ -623,7 +641,10 @@ type Agent struct {
 	Name          string             `json:"name"`
 	RssBytes      int64              `json:"rss_bytes"`
 	RunningShards int                `json:"running_shards"`
-	Version       string             `json:"version"`
+
+	// Shards The shards this agent holds of the active runs (dispatching, running or stopping) the caller can see, oldest run first. `running_shards` counts the shards of every project's runs, as the agent reports them.
+	Shards  *[]AgentShard `json:"shards,omitempty"`
+	Version string        `json:"version"`
 }
 
 // AgentList defines model for AgentList.
@@ -636,6 +657,23 @@ type AgentPools struct {
 	// Pools Agent pools (bound in agents' credentials); empty for every agent.
 	Pools []string `json:"pools"`
 }
+
+// AgentShard defines model for AgentShard.
+type AgentShard struct {
+	// Qps The shard's share of the run's rate; 0 for as fast as it can.
+	Qps     float64            `json:"qps"`
+	RunId   openapi_types.UUID `json:"run_id"`
+	RunName string             `json:"run_name"`
+
+	// Shard The shard's index in its run, from 0.
+	Shard int `json:"shard"`
+
+	// Status assigned until the agent's first snapshot of the shard, then running.
+	Status AgentShardStatus `json:"status"`
+}
+
+// AgentShardStatus assigned until the agent's first snapshot of the shard, then running.
+type AgentShardStatus string
 
 // AuditActor Who made the change; empty for the system (bootstrap, CLI, dispatcher) and for failed sign-ins.
 type AuditActor struct {

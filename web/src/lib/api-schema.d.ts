@@ -2487,6 +2487,25 @@ export interface components {
             first_seen_at: string;
             /** Format: date-time */
             last_seen_at: string;
+            /** @description The shards this agent holds of the active runs (dispatching, running or stopping) the caller can see, oldest run first. `running_shards` counts the shards of every project's runs, as the agent reports them. */
+            shards?: components["schemas"]["AgentShard"][];
+        };
+        AgentShard: {
+            /** Format: uuid */
+            run_id: string;
+            run_name: string;
+            /** @description The shard's index in its run, from 0. */
+            shard: number;
+            /**
+             * @description assigned until the agent's first snapshot of the shard, then running.
+             * @enum {string}
+             */
+            status: "assigned" | "running";
+            /**
+             * Format: double
+             * @description The shard's share of the run's rate; 0 for as fast as it can.
+             */
+            qps: number;
         };
         AgentList: {
             items: components["schemas"]["Agent"][];

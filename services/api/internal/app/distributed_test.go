@@ -23,6 +23,7 @@ import (
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/agent/agent"
 	"github.com/barrage-dev/barrage/services/api/client"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
@@ -239,6 +240,7 @@ func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
 		"spec":    map[string]any{"url": echo + "/?delay=2ms", "qps": 300, "connections": 6, "duration": "5s"},
 	}))
 	id := created.Id.String()
+	checkAgentsHoldShards(t, e, created)
 	run := e.waitRun(t, id, 40*time.Second)
 	if run.Status != "completed" || run.Summary == nil {
 		t.Fatalf("run ended %s (error %q), summary %v", run.Status, derefS(run.Error), run.Summary)
@@ -300,6 +302,55 @@ func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
 		t.Errorf("%d shards done, want 3", n)
 	}
 	checkShardsEndpoint(t, e, id, count)
+}
+
+// checkAgentsHoldShards checks GET /agents while the 300 qps run on three
+// agents goes: each agent lists the one shard of it that it holds, and a
+// caller of another project sees the agents' shard counts but no shards.
+func checkAgentsHoldShards(t *testing.T, e *apiEnv, run client.Run) {
+	t.Helper()
+	var held map[int]client.AgentShard
+	waitFor(t, 20*time.Second, func() error {
+		list := decode[client.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", e.AdminToken, nil))
+		held = map[int]client.AgentShard{}
+		for _, a := range list.Items {
+			for _, sh := range shardsOf(a) {
+				if sh.RunId == run.Id && sh.Status == client.AgentShardRunning {
+					held[sh.Shard] = sh
+				}
+			}
+		}
+		if len(held) < 3 {
+			return fmt.Errorf("agents list %d running shards of the run: %+v", len(held), held)
+		}
+		return nil
+	})
+	var qps float64
+	for i := range 3 {
+		if sh, ok := held[i]; !ok || sh.RunName != run.Name {
+			t.Errorf("shard %d: %+v, want it held with the run's name %q", i, sh, run.Name)
+		}
+		qps += held[i].Qps
+	}
+	if math.Abs(qps-300) > 1e-9 {
+		t.Errorf("the held shards add to %v qps, want 300", qps)
+	}
+	e.mustProject(t, "elsewhere")
+	other := e.mustToken(t, "elsewhere", auth.Admin)
+	list := decode[client.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", other, nil))
+	for _, a := range list.Items {
+		if len(shardsOf(a)) != 0 {
+			t.Errorf("another project's admin sees agent %s hold %+v", a.Name, shardsOf(a))
+		}
+	}
+}
+
+// shardsOf returns the shards an agent of GET /agents holds.
+func shardsOf(a client.Agent) []client.AgentShard {
+	if a.Shards == nil {
+		return nil
+	}
+	return *a.Shards
 }
 
 // checkShardsEndpoint checks GET /runs/{run}/shards of the finished

@@ -234,6 +234,9 @@ func agentOut(a agents.Agent) Agent {
 		Id: a.ID, Name: a.Name, Labels: labelsOf(a.Labels), Version: a.Version, Capacity: a.Capacity,
 		RunningShards: a.RunningShards, RssBytes: a.RSSBytes, CpuPercent: a.CPUPercent,
 		FirstSeenAt: a.FirstSeenAt, LastSeenAt: a.LastSeenAt,
+		Shards: new(mapSlice(a.Shards, func(sh agents.Shard) AgentShard {
+			return AgentShard{RunId: sh.RunID, RunName: sh.RunName, Shard: sh.Shard, Status: AgentShardStatus(sh.Status), Qps: sh.QPS}
+		})),
 	}
 }
 

@@ -84,3 +84,30 @@ func (s *Store) UpsertAgents(ctx context.Context, list []agents.Agent) error {
 	}
 	return nil
 }
+
+// ActiveShards returns the assigned or running shards, with an agent, of
+// the runs of the projects (every project when all) that are dispatching,
+// running or stopping (index runs_active_idx), by run and shard.
+func (s *Store) ActiveShards(ctx context.Context, projects []uuid.UUID, all bool) ([]agents.Shard, error) {
+	var rows []struct {
+		AgentID uuid.UUID
+		RunID   uuid.UUID
+		RunName string
+		Shard   int
+		Status  string
+		QPS     float64 `gorm:"column:qps"`
+	}
+	err := s.conn(ctx).Raw(`SELECT s.agent_id, s.run_id, r.name AS run_name, s.shard, s.status, s.qps
+		FROM runs r JOIN run_shards s ON s.run_id = r.id
+		WHERE r.status IN ('dispatching', 'running', 'stopping') AND s.status IN ('assigned', 'running')
+		AND s.agent_id IS NOT NULL AND (? OR r.project_id = ANY(?::uuid[]))
+		ORDER BY r.created_at, r.id, s.shard`, all, uuidArray(projects)).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("active shards: %w", err)
+	}
+	out := make([]agents.Shard, len(rows))
+	for i, r := range rows {
+		out[i] = agents.Shard{AgentID: r.AgentID, RunID: r.RunID, RunName: r.RunName, Shard: r.Shard, Status: r.Status, QPS: r.QPS}
+	}
+	return out, nil
+}

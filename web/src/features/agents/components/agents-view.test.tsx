@@ -1,5 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import type { Schemas } from '@/lib/api-client';
+import { renderRoutes } from '@/testing/render';
 import { AgentsView } from './agents-view';
 
 const now = Date.parse('2026-01-01T00:00:10Z');
@@ -26,6 +27,24 @@ describe('AgentsView', () => {
       'old', '○ gone', 'none', '', 'v1.4.0', '–', '4', '–', '–', '9 s ago', 'other pool',
     ]);
     expect(screen.queryByText('No agents online')).toBeNull();
+  });
+
+  it('links the shards an agent holds to their runs, naming an unnamed run by runName', () => {
+    const runId = '01890a5d-ac96-774b-bcce-b302099a8057';
+    const items = [
+      agent({
+        id: '1', name: 'busy', running_shards: 3,
+        shards: [
+          { run_id: runId, run_name: 'checkout', shard: 0, status: 'running', qps: 100 },
+          { run_id: '11111111-2222-4333-8444-555555abcdef', run_name: '', shard: 2, status: 'assigned', qps: 50 },
+        ],
+      }),
+    ];
+    renderRoutes([{ path: '/agents', element: <AgentsView items={items} now={now} project="default" pools={[]} /> }], '/agents');
+    const held = screen.getByRole('list', { name: 'Shards busy holds' });
+    const rows = within(held).getAllByRole('listitem');
+    expect(rows.map((r) => r.textContent)).toEqual(['checkout #0', expect.stringMatching(/abcdef #2 \(starting\)$/)]);
+    expect(within(rows[0]!).getByRole('link', { name: 'checkout' })).toHaveAttribute('href', `/runs/${runId}`);
   });
 
   it('says no agent is online and how to start one, above the agents that stopped reporting', () => {

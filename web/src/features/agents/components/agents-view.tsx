@@ -1,13 +1,16 @@
+import { Link } from 'react-router';
 import { Labels } from '@/components/ui/labels';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatBytes, formatTime } from '@/lib/format';
+import { runName } from '@/lib/run-name';
 import { isLive, otherLabels, poolOf, summarize, usableBy } from '../utils/agents';
 import { NoAgents } from './no-agents';
 import './agents.css';
 
 /**
  * AgentsView shows agents as the API last reported them at now: which are
- * live, their pool and labels, version, running shards against capacity,
+ * live, their pool and labels, version, running shards against capacity
+ * (with links to those of the runs the caller can see),
  * CPU and memory, and whether project (restricted to pools, or not) may
  * use them. With no agent live it says how to start one.
  */
@@ -67,7 +70,19 @@ export function AgentsView({ items, now, project, pools }: {
                       <Labels labels={otherLabels(a)} />
                     </td>
                     <td className="mono">{a.version}</td>
-                    <td className="num">{live ? a.running_shards : '–'}</td>
+                    <td className="num">
+                      {live ? a.running_shards : '–'}
+                      {live && a.shards && a.shards.length > 0 && (
+                        <ul className="agent-shards" aria-label={`Shards ${a.name} holds`}>
+                          {a.shards.map((sh) => (
+                            <li key={`${sh.run_id}-${sh.shard}`}>
+                              <Link to={`/runs/${sh.run_id}`}>{runName({ id: sh.run_id, name: sh.run_name })}</Link> #{sh.shard}
+                              {sh.status === 'assigned' && <span className="muted"> (starting)</span>}
+                            </li>
+                          ))}
+                        </ul>
+                      )}
+                    </td>
                     <td className="num">{a.capacity}</td>
                     <td className="num" title="100% is one core">
                       {live ? `${a.cpu_percent.toFixed(1)}%` : '–'}
