@@ -15,7 +15,8 @@ import (
 // TestTLSSettings: a grpcs:// run's spec.TLSSettings, built by tlsconf as
 // the agent does, reach the gRPC connection: the CA verifies the server,
 // SNI is the name verified, the client certificate answers an mTLS server,
-// and the minimum version is held. Each refusal is a failed call whose
+// and the minimum version is held; an expired certificate is refused
+// unless Insecure. Each refusal is a failed call whose
 // SocketError says why.
 func TestTLSSettings(t *testing.T) {
 	t.Parallel()
@@ -30,6 +31,13 @@ func TestTLSSettings(t *testing.T) {
 	mtls := startTestServer(t, serverOptions{cert: &pair, clientCAs: pool}).addr
 	tls12 := startTestServer(t, serverOptions{cert: &pair, maxVersion: tls.VersionTLS12}).addr
 	ca := string(certPEM)
+	oldCert, oldKey, _ := testcert.WriteExpired(t)
+	oldPair, err := tls.LoadX509KeyPair(oldCert, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired := startTestServer(t, serverOptions{cert: &oldPair}).addr
+	oldCA, _ := os.ReadFile(oldCert)
 	tests := []struct {
 		name     string
 		addr     string
@@ -46,6 +54,8 @@ func TestTLSSettings(t *testing.T) {
 		{name: "mtls without a client certificate", addr: mtls, tls: &spec.TLSSettings{CACert: ca}, want: CodeError, sockErr: "certificate required"},
 		{name: "mtls", addr: mtls, tls: &spec.TLSSettings{CACert: ca, ClientCert: ca, ClientKey: string(keyPEM)}, want: CodeServing},
 		{name: "min 1.3 against a 1.2 server", addr: tls12, tls: &spec.TLSSettings{CACert: ca, MinVersion: "1.3"}, want: CodeError, sockErr: "protocol version"},
+		{name: "expired", addr: expired, tls: &spec.TLSSettings{CACert: string(oldCA)}, want: CodeError, sockErr: "expired"},
+		{name: "expired, insecure", addr: expired, insecure: true, want: CodeServing},
 		{name: "min 1.2 against a 1.2 server", addr: tls12, tls: &spec.TLSSettings{CACert: ca, MinVersion: "1.2"}, want: CodeServing},
 	}
 	for _, tt := range tests {

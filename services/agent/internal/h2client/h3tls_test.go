@@ -46,7 +46,7 @@ func startH3(tb testing.TB, pair tls.Certificate, clientCAs *x509.CertPool) stri
 // TestH3TLSSettings: an h3 run's spec.TLSSettings, built by tlsconf as
 // the agent does, reach the QUIC handshake: the CA verifies the server,
 // SNI is the name verified, the client certificate answers an mTLS
-// server. Each refusal is a -1 whose SocketError says why.
+// server; an expired certificate is refused unless Insecure. Each refusal is a -1 whose SocketError says why.
 func TestH3TLSSettings(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile, pool := testcert.Write(t)
@@ -59,6 +59,13 @@ func TestH3TLSSettings(t *testing.T) {
 	plain := startH3(t, pair, nil)
 	mtls := startH3(t, pair, pool)
 	ca := string(certPEM)
+	oldCert, oldKey, _ := testcert.WriteExpired(t)
+	oldPair, err := tls.LoadX509KeyPair(oldCert, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired := startH3(t, oldPair, nil)
+	oldCA, _ := os.ReadFile(oldCert)
 	tests := []struct {
 		name     string
 		url      string
@@ -72,6 +79,8 @@ func TestH3TLSSettings(t *testing.T) {
 		{name: "ca", url: plain, tls: &spec.TLSSettings{CACert: ca}, want: 200},
 		{name: "ca, sni and min 1.2", url: plain, tls: &spec.TLSSettings{CACert: ca, ServerName: "localhost", MinVersion: "1.2"}, want: 200},
 		{name: "sni not in the certificate", url: plain, tls: &spec.TLSSettings{CACert: ca, ServerName: "other.test"}, want: CodeSocketError, sockErr: "other.test"},
+		{name: "expired", url: expired, tls: &spec.TLSSettings{CACert: string(oldCA)}, want: CodeSocketError, sockErr: "expired"},
+		{name: "expired, insecure", url: expired, insecure: true, want: 200},
 		{name: "mtls without a client certificate", url: mtls, tls: &spec.TLSSettings{CACert: ca}, want: CodeSocketError, sockErr: "certificate required"},
 		{name: "mtls", url: mtls, tls: &spec.TLSSettings{CACert: ca, ClientCert: ca, ClientKey: string(keyPEM), NoResumption: true}, want: 200},
 	}
