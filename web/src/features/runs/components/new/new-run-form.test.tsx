@@ -264,7 +264,11 @@ describe('NewRunForm', () => {
     await user.clear(qps);
     await user.type(qps, '6');
     await user.click(screen.getByTestId('start-run'));
-    expect(await screen.findAllByText(/sealed with the test/)).toHaveLength(2);
+    expect(await screen.findAllByText(/is sealed with the test, so it only runs the unedited test/)).toHaveLength(2);
+    const summary = screen.getByRole('alert');
+    expect(summary).toHaveTextContent('the stored client certificate and key are sealed with the test');
+    expect(summary).toHaveTextContent('2 fields below need attention');
+    await waitFor(() => expect(summary).toHaveFocus());
     expect(fetchMock).not.toHaveBeenCalled();
 
     // Replaced, the new key and certificate are sent.

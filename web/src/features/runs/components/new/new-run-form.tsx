@@ -110,7 +110,7 @@ export function NewRunForm({ test }: { test?: Test }) {
     const fromTest = test && !built.test ? asStoredTestRun(built.run, test) : undefined;
     const sealed = fromTest ? {} : storedSecretErrors(built.run.spec);
     if (Object.keys(sealed).length > 0) {
-      fail(sealed);
+      fail(sealed, { title: 'The run was not started: the stored client certificate and key are sealed with the test', items: [] });
       return;
     }
     busy.current = true;

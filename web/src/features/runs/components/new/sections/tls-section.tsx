@@ -14,19 +14,19 @@ export function TlsSection() {
   const c = useFormCtx();
   return (
     <details open={c.open.tls} onToggle={c.toggle('tls')}>
-        <summary>
-          {runFormSections.tls.title}: certificates, SNI, ALPN, versions
-          {c.state.insecure && <span className="protocol warn"> (verification off)</span>}
-        </summary>
-        <div className="form-grid">
-          {c.state.insecure && (
-            <p className="insecure-warning wide" role="note">
-              Certificate verification is off (-k): any server certificate is accepted, so a machine in the path can stand in for the target. Use a
-              CA certificate below instead where you can.
-            </p>
-          )}
-          <SectionFields section="tls" />
-        </div>
+      <summary>
+        {runFormSections.tls.title}: certificates, SNI, ALPN, versions
+        {c.state.insecure && <span className="protocol warn"> (verification off)</span>}
+      </summary>
+      <div className="form-grid">
+        {c.state.insecure && (
+          <p className="insecure-warning wide" role="note">
+            Certificate verification is off (-k): any server certificate is accepted, so a machine in the path can stand in for the target. Use a
+            CA certificate below instead where you can.
+          </p>
+        )}
+        <SectionFields section="tls" />
+      </div>
     </details>
   );
 }
