@@ -87,9 +87,9 @@ type Spec struct {
 	Timeout Duration `json:"timeout,omitzero"`
 	// Insecure skips TLS certificate verification (Fortio -k).
 	Insecure bool `json:"insecure,omitempty"`
-	// TLSSettings are the https:// TLS options beyond Insecure: CA,
-	// client certificate (a secret, sealed at rest), SNI, ALPN, minimum
-	// version, session resumption. HTTP/1.1 and HTTP/2 only.
+	// TLSSettings are the https:// and grpcs:// TLS options beyond
+	// Insecure: CA, client certificate (a secret, sealed at rest), SNI,
+	// ALPN (HTTP/1.1 and h2 only), minimum version, session resumption.
 	TLSSettings *TLSSettings `json:"tls,omitempty"`
 	// H2 uses HTTP/2 over TLS for an https:// URL (h2c:// is always HTTP/2).
 	H2 bool `json:"h2,omitempty"`

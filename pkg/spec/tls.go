@@ -8,9 +8,11 @@ import (
 	"strings"
 )
 
-// TLSSettings are the TLS options of an https:// run beyond Insecure:
+// TLSSettings are the TLS options of an https:// or grpcs:// run (HTTP/1.1,
+// h2, h3 and gRPC) beyond Insecure:
 // Fortio's -cacert, -cert and -key, an SNI override, the ALPN protocol and
-// the minimum version. Certificates and keys are PEM text, not file names:
+// the minimum version (ALPN is fixed for gRPC and HTTP/3, and HTTP/3 is
+// always TLS 1.3). Certificates and keys are PEM text, not file names:
 // the agent CLI reads its -cacert, -cert and -key files into them. The
 // client certificate and key are secrets: Redacted replaces them, so a
 // spec with them is sealed at rest like one with secret headers.
@@ -68,11 +70,11 @@ func (s Spec) validateTLS(p *problems, u *url.URL) {
 	if t == nil {
 		return
 	}
-	if u != nil && u.Scheme != "https" {
-		p.add("tls", "only applies to https URLs")
+	if u != nil && u.Scheme != "https" && u.Scheme != "grpcs" {
+		p.add("tls", "only applies to https and grpcs URLs")
 	}
-	if u != nil && u.Scheme == "https" && (s.H3 || s.FollowRedirects) {
-		p.add("tls", "cannot be combined with h3 or follow_redirects")
+	if u != nil && u.Scheme == "https" && s.FollowRedirects {
+		p.add("tls", "cannot be combined with follow_redirects")
 	}
 	if t.CACert != "" && t.CACert != RedactedValue {
 		if !x509.NewCertPool().AppendCertsFromPEM([]byte(t.CACert)) {
@@ -83,17 +85,28 @@ func (s Spec) validateTLS(p *problems, u *url.URL) {
 	if len(t.ServerName) > 253 || strings.ContainsAny(t.ServerName, " /:\r\n\t") {
 		p.add("tls.server_name", "must be a host name of at most 253 characters")
 	}
-	switch t.ALPN {
-	case "", ALPNH2:
-	case ALPNHTTP11:
+	s.validateALPN(p, t.ALPN, u != nil && u.Scheme == "grpcs")
+	if _, ok := TLSVersion(t.MinVersion); !ok {
+		p.add("tls.min_version", "must be 1.0, 1.1, 1.2 or 1.3")
+	}
+}
+
+// validateALPN checks tls.alpn: HTTP/1.1 and h2 choose it; gRPC (grpcs)
+// and HTTP/3 have theirs set by the protocol.
+func (s Spec) validateALPN(p *problems, alpn string, grpcs bool) {
+	switch {
+	case alpn == "":
+	case grpcs:
+		p.add("tls.alpn", "is h2 for gRPC, set by the protocol")
+	case s.H3:
+		p.add("tls.alpn", "is h3 for HTTP/3, set by the protocol")
+	case alpn == ALPNH2:
+	case alpn == ALPNHTTP11:
 		if s.H2 {
 			p.add("tls.alpn", "is http/1.1 but h2 is set")
 		}
 	default:
 		p.add("tls.alpn", "must be h2 or http/1.1")
-	}
-	if _, ok := TLSVersion(t.MinVersion); !ok {
-		p.add("tls.min_version", "must be 1.0, 1.1, 1.2 or 1.3")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/barrage-dev/barrage/pkg/testcert"
@@ -71,14 +72,40 @@ func TestTLSSettingsRejected(t *testing.T) {
 		{"https://h/", TLSSettings{ALPN: "h3"}, "tls.alpn"},
 		{"https://h/", TLSSettings{ServerName: "a/b"}, "tls.server_name"},
 		{"http://h/", TLSSettings{ServerName: "a"}, "tls"},
-		{"grpcs://h:1", TLSSettings{ServerName: "a"}, "tls"},
+		{"grpc://h:1", TLSSettings{ServerName: "a"}, "tls"},
+		{"grpcs://h:1", TLSSettings{ALPN: ALPNH2}, "tls.alpn"},
+		{"h3 https://h/", TLSSettings{ALPN: ALPNHTTP11}, "tls.alpn"},
+		{"redirects https://h/", TLSSettings{ServerName: "a"}, "tls"},
 	} {
 		s := Spec{URL: tt.url, TLSSettings: &tt.tls}
+		if u, ok := strings.CutPrefix(tt.url, "h3 "); ok {
+			s.URL, s.H3 = u, true
+		}
+		if u, ok := strings.CutPrefix(tt.url, "redirects "); ok {
+			s.URL, s.FollowRedirects = u, true
+		}
 		s.Normalize()
 		err := s.Validate()
 		ve, ok := errors.AsType[*ValidationError](err)
 		if !ok || len(ve.Errors) != 1 || ve.Errors[0].Field != tt.field {
 			t.Errorf("%s %+v: %v; want one problem with %s", tt.url, tt.tls, err, tt.field)
+		}
+	}
+}
+
+// TestTLSSettingsForGRPCAndH3: grpcs:// and h3 take the CA, client
+// certificate, SNI and minimum version; only ALPN is the protocol's.
+func TestTLSSettingsForGRPCAndH3(t *testing.T) {
+	t.Parallel()
+	cert, key := tlsPEMs(t)
+	tl := &TLSSettings{CACert: cert, ClientCert: cert, ClientKey: key, ServerName: "localhost", MinVersion: "1.3", NoResumption: true}
+	for _, s := range []Spec{
+		{URL: "grpcs://127.0.0.1:9443", TLSSettings: tl},
+		{URL: "https://127.0.0.1:8443/", H3: true, TLSSettings: tl},
+	} {
+		s.Normalize()
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s (h3 %v): %v", s.URL, s.H3, err)
 		}
 	}
 }

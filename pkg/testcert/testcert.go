@@ -25,13 +25,25 @@ import (
 // directory of tb, and returns their paths and a pool that trusts it.
 func Write(tb testing.TB) (certFile, keyFile string, pool *x509.CertPool) {
 	tb.Helper()
+	return write(tb, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+}
+
+// WriteExpired is Write with a certificate that expired an hour ago, for
+// the tests of what a client says about it.
+func WriteExpired(tb testing.TB) (certFile, keyFile string, pool *x509.CertPool) {
+	tb.Helper()
+	return write(tb, time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour))
+}
+
+func write(tb testing.TB, notBefore, notAfter time.Time) (certFile, keyFile string, pool *x509.CertPool) {
+	tb.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "barrage test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		NotBefore: notBefore, NotAfter: notAfter,
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
 		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},

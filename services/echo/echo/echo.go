@@ -152,6 +152,9 @@ func (s *Server) TCPAddr() string { return s.app.TCPAddr() }
 // UDPAddr is the bound address of the UDP echo, "" when disabled.
 func (s *Server) UDPAddr() string { return s.app.UDPAddr() }
 
+// H3Addr is the bound UDP address of the HTTP/3 echo, "" when disabled.
+func (s *Server) H3Addr() string { return s.app.H3Addr() }
+
 // config maps the options to the server's configuration.
 func (o Options) config() app.Config {
 	return app.Config{

@@ -1373,7 +1373,7 @@ export interface components {
             h2?: boolean;
             /** @description HTTP/3 over QUIC for an https URL. */
             h3?: boolean;
-            /** @description TLS options of an https URL beyond `insecure` (HTTP/1.1 and HTTP/2; not with h3 or follow_redirects). Certificate verification is on unless `insecure`. The client certificate and key are secrets: stored sealed, sent only to the agents, and shown as `REDACTED` everywhere else. */
+            /** @description TLS options of an https or grpcs URL beyond `insecure` (HTTP/1.1, h2, h3 and gRPC; not with follow_redirects). Certificate verification is on unless `insecure`. The client certificate and key are secrets: stored sealed, sent only to the agents, and shown as `REDACTED` everywhere else. */
             tls?: {
                 /** @description PEM certificates that verify the server instead of the system roots (Fortio -cacert). */
                 ca_cert?: string;
@@ -1384,12 +1384,12 @@ export interface components {
                 /** @description Name sent in SNI and verified in the server certificate; default the URL's host. */
                 server_name?: string;
                 /**
-                 * @description Protocol offered over TLS; h2 is the same as `h2: true`. Default http/1.1.
+                 * @description Protocol offered over TLS; h2 is the same as `h2: true`. Default http/1.1. Not with h3 or grpcs, whose protocol sets it.
                  * @enum {string}
                  */
                 alpn?: "h2" | "http/1.1";
                 /**
-                 * @description Lowest TLS version accepted; default 1.2.
+                 * @description Lowest TLS version accepted; default 1.2. HTTP/3 is always TLS 1.3.
                  * @enum {string}
                  */
                 min_version?: "1.0" | "1.1" | "1.2" | "1.3";

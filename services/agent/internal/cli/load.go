@@ -78,7 +78,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// The requests count as -1; say why once, as a TLS failure
 		// (unknown authority, refused version, bad client certificate) is
 		// otherwise invisible.
-		_, _ = fmt.Fprintf(stderr, "barrage-agent load: connection error (requests counted as code -1): %v\n", de.SocketError())
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: connection error (requests counted as code -1, or as errors for gRPC): %v\n", de.SocketError())
 	}
 	if err := urls.save(final, f.quiet, stderr); err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: -record-urls: %v\n", err)

@@ -63,8 +63,10 @@ func TestTLSFlagsRejected(t *testing.T) {
 		{[]string{"-alpn", "spdy", "https://h/"}, "tls.alpn (-alpn): must be h2 or http/1.1"},
 		{[]string{"-alpn", "http/1.1", "-h2", "https://h/"}, "tls.alpn (-alpn): is http/1.1 but h2 is set"},
 		{[]string{"-sni", "a b", "https://h/"}, "tls.server_name (-sni)"},
-		{[]string{"-cacert", cert, "http://h/"}, "only applies to https URLs"},
-		{[]string{"-cacert", cert, "-h3", "https://h/"}, "cannot be combined with h3"},
+		{[]string{"-cacert", cert, "http://h/"}, "only applies to https and grpcs URLs"},
+		{[]string{"-alpn", "h2", "-h3", "https://h/"}, "tls.alpn (-alpn): is h3 for HTTP/3, set by the protocol"},
+		{[]string{"-alpn", "h2", "-grpc", "https://h:1"}, "tls.alpn (-alpn): is h2 for gRPC, set by the protocol"},
+		{[]string{"-cacert", cert, "-L", "https://h/"}, "cannot be combined with follow_redirects"},
 	} {
 		var stderr strings.Builder
 		code := Main(context.Background(), append([]string{"barrage-agent", "load"}, tt.args...), nil, io.Discard, &stderr)

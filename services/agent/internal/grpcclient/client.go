@@ -8,12 +8,12 @@ package grpcclient
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -58,6 +58,9 @@ type Factory struct {
 	methodMu  sync.Mutex
 	method    *methodCall // method mode: resolved by the first NewClient
 	methodErr error
+
+	// connErr is the first Unavailable error of a call (SocketError).
+	connErr atomic.Pointer[error]
 }
 
 var _ request.Factory = (*Factory)(nil)
@@ -69,10 +72,7 @@ func New(opts Options) (*Factory, error) {
 	}
 	creds := insecure.NewCredentials()
 	if opts.TLS {
-		creds = credentials.NewTLS(&tls.Config{
-			InsecureSkipVerify: opts.Insecure, //nolint:gosec // the user asked for -k
-			MinVersion:         tls.VersionTLS12,
-		})
+		creds = credentials.NewTLS(opts.tlsConfig())
 	}
 	dialOpts := []grpc.DialOption{}
 	if dial := opts.Dial; dial != nil {
@@ -130,7 +130,7 @@ func (f *Factory) NewClient(ctx context.Context, conn int) (request.Client, erro
 	if err != nil {
 		return nil, err
 	}
-	c := &client{timeout: f.opts.Timeout, cc: sc.cc, shared: sc, pool: f.pool, md: f.md}
+	c := &client{f: f, timeout: f.opts.Timeout, cc: sc.cc, shared: sc, pool: f.pool, md: f.md}
 	switch f.opts.Mode {
 	case ModePing:
 		c.ping = fgrpc.NewPingServerClient(sc.cc)
@@ -163,6 +163,25 @@ func (f *Factory) resolve(ctx context.Context, cc *grpc.ClientConn) (*methodCall
 	return f.method, f.methodErr
 }
 
+// SocketError returns the first call that failed for want of a connection
+// (gRPC's Unavailable: refused, TLS handshake, unknown authority, refused
+// version, bad client certificate), or nil: such calls only count as
+// errors, and this says why.
+func (f *Factory) SocketError() error {
+	if e := f.connErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// noteError keeps err as f's SocketError if it is the first Unavailable
+// one; a timeout or the run's end (DeadlineExceeded, Canceled) is not.
+func (f *Factory) noteError(err error) {
+	if f.connErr.Load() == nil && status.Code(err) == codes.Unavailable {
+		f.connErr.CompareAndSwap(nil, &err)
+	}
+}
+
 // CodeName implements request.Factory: "SERVING" or "ERROR", or in method
 // mode the gRPC status code's name ("OK", "Unavailable", ...).
 func (f *Factory) CodeName(code int32) string {
@@ -185,6 +204,7 @@ func (f *Factory) RunType() string { return f.runType }
 
 // client is one caller on a (possibly shared) gRPC connection.
 type client struct {
+	f       *Factory
 	timeout time.Duration
 	cc      *grpc.ClientConn
 	shared  *sharedConn
@@ -227,6 +247,7 @@ func (c *client) Do(ctx context.Context) request.Result {
 func (c *client) doMethod(ctx context.Context) request.Result {
 	err := c.cc.Invoke(ctx, c.method.path, &c.method.req, &c.reply, c.method.opts...)
 	if err != nil {
+		c.f.noteError(err)
 		return request.Result{Code: int32(status.Code(err))} // codes are small
 	}
 	return request.Result{Code: int32(codes.OK), OK: true, Sent: c.method.sent, Received: int64(grpcMessageHeader + c.reply.n)}
@@ -235,6 +256,7 @@ func (c *client) doMethod(ctx context.Context) request.Result {
 func (c *client) doHealth(ctx context.Context) request.Result {
 	resp, err := c.health.Check(ctx, c.healthReq)
 	if err != nil {
+		c.f.noteError(err)
 		return request.Result{Code: CodeError}
 	}
 	res := request.Result{Code: CodeError, Sent: c.healthSent, Received: framedSize(resp)}
@@ -251,6 +273,7 @@ func (c *client) doPing(ctx context.Context) request.Result {
 	sent := framedSize(c.pingReq)
 	resp, err := c.ping.Ping(ctx, c.pingReq)
 	if err != nil {
+		c.f.noteError(err)
 		return request.Result{Code: CodeError}
 	}
 	res := request.Result{Code: CodeError, Sent: sent, Received: framedSize(resp)}

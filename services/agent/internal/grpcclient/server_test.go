@@ -94,6 +94,11 @@ func startServer(tb testing.TB, cert *tls.Certificate) (string, *pingServer) {
 type serverOptions struct {
 	cert         *tls.Certificate
 	noReflection bool
+	// clientCAs, with cert, makes the server require a client
+	// certificate they sign (mTLS).
+	clientCAs *x509.CertPool
+	// maxVersion, with cert, caps the TLS version the server speaks.
+	maxVersion uint16
 }
 
 // testServer is a running test server and what it counted.
@@ -136,7 +141,11 @@ func startTestServer(tb testing.TB, so serverOptions) *testServer {
 		return h(srv, ss)
 	})}
 	if so.cert != nil {
-		opts = append(opts, grpc.Creds(credentials.NewServerTLSFromCert(so.cert)))
+		cfg := &tls.Config{Certificates: []tls.Certificate{*so.cert}, MinVersion: tls.VersionTLS12, MaxVersion: so.maxVersion}
+		if so.clientCAs != nil {
+			cfg.ClientCAs, cfg.ClientAuth = so.clientCAs, tls.RequireAndVerifyClientCert
+		}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg)))
 	}
 	srv := grpc.NewServer(opts...)
 	hs := health.NewServer()

@@ -21,6 +21,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 	"github.com/barrage-dev/barrage/services/agent/internal/servertime"
@@ -43,6 +44,8 @@ type Factory struct {
 	tmpl *template
 	// latency is the canonical latency header name; "" for none.
 	latency string
+	// sockErr is the first error of a request without a response (SocketError).
+	sockErr atomic.Pointer[error]
 }
 
 var _ request.Factory = (*Factory)(nil)
@@ -142,6 +145,24 @@ func (f *Factory) tlsConfig() *tls.Config {
 	return cfg
 }
 
+// SocketError returns the first error of a request that got no response
+// (dial, TLS handshake, QUIC, protocol; the run's end aside), or nil:
+// those requests only count as CodeSocketError, and this says why.
+func (f *Factory) SocketError() error {
+	if e := f.sockErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// noteError keeps err as f's SocketError if it is the first and the run
+// (ctx) is not ending.
+func (f *Factory) noteError(ctx context.Context, err error) {
+	if ctx.Err() == nil && f.sockErr.Load() == nil {
+		f.sockErr.CompareAndSwap(nil, &err)
+	}
+}
+
 // CodeName implements request.Factory: the status code, or "-1" for socket errors.
 func (f *Factory) CodeName(code int32) string { return strconv.Itoa(int(code)) }
 
@@ -166,6 +187,7 @@ type client struct {
 // Do implements request.Client.
 func (c *client) Do(ctx context.Context) (res request.Result) {
 	res = request.Result{Code: CodeSocketError}
+	run := ctx
 	ctx, cancel := context.WithTimeout(ctx, c.f.opts.Timeout)
 	defer cancel()
 	if !c.begin(cancel) {
@@ -182,6 +204,7 @@ func (c *client) Do(ctx context.Context) (res request.Result) {
 	}
 	resp, err := c.do(req)
 	if err != nil {
+		c.f.noteError(run, err)
 		return res
 	}
 	defer resp.Body.Close()

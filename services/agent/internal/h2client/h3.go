@@ -22,11 +22,21 @@ type roundTripper interface {
 // dialed by dialQUIC.
 func (f *Factory) newH3Transport() *http3.Transport {
 	return &http3.Transport{
-		TLSClientConfig:    &tls.Config{InsecureSkipVerify: f.opts.Insecure, MinVersion: tls.VersionTLS13}, //nolint:gosec // the user asked for -k
+		TLSClientConfig:    f.h3TLSConfig(),
 		QUICConfig:         &quic.Config{HandshakeIdleTimeout: f.opts.Timeout},
 		Dial:               f.dialQUIC,
 		DisableCompression: true, // measure the bytes the server chose to send
 	}
+}
+
+// h3TLSConfig is Options.TLS (the CA, client certificate, SNI and
+// session cache of package tlsconf) with Insecure applied, at TLS 1.3,
+// the only version QUIC runs; the transport sets ALPN h3.
+func (f *Factory) h3TLSConfig() *tls.Config {
+	cfg := f.tlsConfig()
+	cfg.MinVersion = tls.VersionTLS13
+	cfg.NextProtos = nil
+	return cfg
 }
 
 // dialQUIC opens a QUIC connection to addr: Options.Dial on "udp" resolves

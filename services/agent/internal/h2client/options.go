@@ -42,7 +42,7 @@ type Options struct {
 	Insecure bool
 	// TLS is the base TLS configuration of https:// (package tlsconf);
 	// nil means the system roots and TLS 1.2 or later. The transport uses
-	// a copy, verification off when Insecure. Not used by HTTP/3.
+	// a copy, verification off when Insecure; HTTP/3 too, at TLS 1.3.
 	TLS *tls.Config
 	// Dial connects to the target; nil means a plain net.Dialer. Called once
 	// per connection, never per request.

@@ -42,8 +42,12 @@ func NewFactory(s spec.Spec, payload []byte, dial request.DialFunc, seq *reqtemp
 		for _, h := range s.HeaderPairs() {
 			md = append(md, grpcclient.Header{Name: h.Name, Value: h.Value})
 		}
+		tlsCfg, err := tlsconf.Config(s)
+		if err != nil {
+			return nil, err
+		}
 		return grpcclient.New(grpcclient.Options{
-			Target: s.Target(), TLS: s.TLS(), Insecure: s.Insecure, Mode: grpcclient.Mode(g.Mode),
+			Target: s.Target(), TLS: s.TLS(), Insecure: s.Insecure, TLSConfig: tlsCfg, Mode: grpcclient.Mode(g.Mode),
 			Service: g.Service, PingDelay: g.PingDelay.Std(), Payload: string(payload), Timeout: s.Timeout.Std(),
 			Method: g.Method, Streams: s.Streams(), Metadata: md, Dial: dial,
 		})

@@ -1,8 +1,9 @@
-// Package tlsconf builds the TLS client configuration of an https:// run
-// from its spec (Insecure and spec.TLSSettings): the roots that verify the
-// server, the client certificate for mTLS, SNI, the minimum version and
-// the session cache. The protocol clients (httpclient, h2client) add their
-// ALPN protocol to it.
+// Package tlsconf builds the TLS client configuration of an https:// or
+// grpcs:// run from its spec (Insecure and spec.TLSSettings): the roots
+// that verify the server, the client certificate for mTLS, SNI, the
+// minimum version and the session cache. The protocol clients (httpclient,
+// h2client for h2 and HTTP/3, grpcclient) add their ALPN protocol to it;
+// HTTP/3 raises the minimum to TLS 1.3.
 package tlsconf
 
 import (

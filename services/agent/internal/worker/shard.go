@@ -191,6 +191,13 @@ func (w *Worker) runShard(sh *shard, log *slog.Logger) {
 	}
 	log.Info("shard finished", slog.String("reason", reason), slog.Int64("count", final.Count),
 		slog.Int64("errors", final.Errors), slog.Uint64("snapshots", final.Seq))
+	if se, ok := sh.factory.(interface{ SocketError() error }); ok && se.SocketError() != nil {
+		// Such requests only count as -1 (ERROR for gRPC); say why once,
+		// as barrage-agent load does: a certificate not verified, a
+		// refused version or client certificate.
+		log.Warn("connection error (requests counted as code -1, or as errors for gRPC)",
+			slog.Any("error", redact(se.SocketError(), sh.spec)))
+	}
 }
 
 // watch stops sh on a stop message, a run state other than running, or no

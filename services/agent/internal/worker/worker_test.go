@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -451,4 +453,30 @@ func TestClientSetupFailureReachesTheRun(t *testing.T) {
 		t.Fatalf("%d snapshots, final count %d error %q; want one final with count 0 and an error containing %q",
 			len(snaps), final.GetCount(), final.GetError(), want)
 	}
+}
+
+// TestConnectionErrorIsLogged: a shard whose requests all fail at the TLS
+// handshake (a certificate no root vouches for, verification on) logs why
+// once, as barrage-agent load prints it.
+func TestConnectionErrorIsLogged(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(srv.Close)
+	r := h.startWorker(t, worker.Config{Capacity: 1})
+	const run = "run-unverified"
+	h.putState(t, run, barragev1.RunPhase_RUN_PHASE_RUNNING)
+	h.assign(t, r.w.ID(), run, 0, shardSpec{url: srv.URL + "/", qps: 20, conns: 1, duration: time.Second})
+	snaps, _ := h.snapshots(t, run, 0, 10*time.Second)
+	final := snaps[len(snaps)-1]
+	if final.GetCount() == 0 || final.GetErrors() != final.GetCount() {
+		t.Fatalf("final count %d errors %d, want every request failed", final.GetCount(), final.GetErrors())
+	}
+	waitFor(t, 5*time.Second, func() error {
+		logs := r.logs.String()
+		if strings.Count(logs, "connection error (requests counted as code -1") != 1 || !strings.Contains(logs, "certificate signed by unknown authority") {
+			return fmt.Errorf("the logs do not say why once:\n%s", logs)
+		}
+		return nil
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/testcert"
 	"github.com/barrage-dev/barrage/services/api/client"
+	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
 // TestTLSClientKeySealed runs an https run with a client certificate
@@ -96,4 +98,55 @@ func mustRead(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestTLSSettingsOverGRPCSAndH3 runs grpcs:// and HTTP/3 runs through the
+// API and a real agent against barrage-echo serving TLS: with the spec's
+// CA, SNI, minimum version and client certificate every call succeeds;
+// without the CA (verification is on by default) every call fails; the
+// stored specs show the client key REDACTED.
+func TestTLSSettingsOverGRPCSAndH3(t *testing.T) { // serial: see heavyTests
+	certFile, keyFile, _ := testcert.Write(t)
+	certPEM, keyPEM := mustRead(t, certFile), mustRead(t, keyFile)
+	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s", "BARRAGE_SECRET_KEY="+testSecretKey)
+	echo := startEchoApp(t, func(o *echoserver.Options) {
+		o.GRPCAddr, o.H3Addr, o.CertFile, o.KeyFile = "127.0.0.1:0", "127.0.0.1:0", certFile, keyFile
+	})
+	startAgents(t, e.NATSURL, 1)
+	trusted := map[string]any{"ca_cert": certPEM, "client_cert": certPEM, "client_key": keyPEM, "server_name": "localhost", "min_version": "1.3"}
+	tests := []struct {
+		name string
+		spec map[string]any
+		ok   string // the code of a call that worked
+	}{
+		{"grpcs ping", map[string]any{"url": "grpcs://" + echo.GRPCAddr(), "grpc": map[string]any{"mode": "ping"}}, "SERVING"},
+		{"h3", map[string]any{"url": "https://" + echo.H3Addr() + "/?size=32", "h3": true}, "200"},
+	}
+	const n = 20
+	for _, tt := range tests {
+		for _, verified := range []bool{true, false} {
+			sp := map[string]any{"qps": 40, "connections": 2, "count": n}
+			maps.Copy(sp, tt.spec)
+			if verified {
+				sp["tls"] = trusted
+			}
+			raw := e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"project": "default", "name": tt.name, "spec": sp})
+			id := decode[client.Run](t, raw).Id.String()
+			run := e.waitRun(t, id, 40*time.Second)
+			if run.Status != "completed" {
+				t.Fatalf("%s (verified %v): run ended %s (error %q)", tt.name, verified, run.Status, derefS(run.Error))
+			}
+			res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil))
+			if verified && (res.Count != n || res.RetCodes[tt.ok] != n || res.Errors != 0) {
+				t.Errorf("%s with the CA: count %d errors %d codes %v, want %d × %s", tt.name, res.Count, res.Errors, res.RetCodes, n, tt.ok)
+			}
+			if !verified && (res.RetCodes[tt.ok] != 0 || res.Errors != res.Count || res.Count == 0) {
+				t.Errorf("%s unverified: count %d errors %d codes %v, want every call refused", tt.name, res.Count, res.Errors, res.RetCodes)
+			}
+			got := e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil)
+			if verified && (!bytes.Contains(got, []byte(`"client_key":"REDACTED"`)) || bytes.Contains(got, []byte(strings.Split(keyPEM, "\n")[1]))) {
+				t.Errorf("%s: the stored spec does not hide the key: %s", tt.name, got)
+			}
+		}
+	}
 }

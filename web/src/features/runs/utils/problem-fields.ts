@@ -8,6 +8,7 @@ type RunSpec = Schemas['RunSpec'];
 const blocks: Record<string, FormField> = {
   ramp: 'ramp.to',
   grpc: 'grpc.mode',
+  tls: 'tls.ca_cert',
   agents: 'agents.count',
   until_stopped: 'length',
 };

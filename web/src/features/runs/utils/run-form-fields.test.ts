@@ -15,7 +15,7 @@ describe('the New run form field table', () => {
   it('derives the spec paths from the rows with a codec', () => {
     expect([...specPathFields]).toEqual(expect.arrayContaining(['url', 'qps', 'ramp.over', 'grpc.mode', 'agents.selector', 'labels', 'percentiles']));
     for (const own of ['name', 'length', 'thresholds', 'more', 'save_as_test', 'test_name']) expect(specPathFields.has(own)).toBe(false);
-    expect([...formSpecFields]).toEqual(expect.arrayContaining(['ramp', 'grpc', 'agents', 'until_stopped']));
+    expect([...formSpecFields]).toEqual(expect.arrayContaining(['ramp', 'grpc', 'tls', 'agents', 'until_stopped']));
     expect(formSpecFields.has('stages')).toBe(false);
   });
 
@@ -30,7 +30,6 @@ describe('the New run form field table', () => {
         'abort_on',
         'h2',
         'h3',
-        'insecure',
         'http10',
         'compression',
         'follow_redirects',
@@ -38,6 +37,7 @@ describe('the New run form field table', () => {
         'max_requests_per_connection',
         'unix_socket',
       ],
+      tls: ['insecure', 'tls.ca_cert', 'tls.client_cert', 'tls.client_key', 'tls.server_name', 'tls.alpn', 'tls.min_version', 'tls.no_resumption'],
       more: ['more'],
     });
   });

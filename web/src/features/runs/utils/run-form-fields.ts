@@ -24,7 +24,12 @@ export const runFormSections = {
   load: { title: 'Load', collapsed: false, opensWhenSet: [] },
   pacing: { title: 'Pacing and ramp', collapsed: true, opensWhenSet: [] },
   request: { title: 'Request', collapsed: false, opensWhenSet: [] },
-  requestMore: { title: 'Body, timeout, TLS and connections', collapsed: true, opensWhenSet: [] },
+  requestMore: { title: 'Body, timeout, HTTP version and connections', collapsed: true, opensWhenSet: [] },
+  tls: {
+    title: 'TLS',
+    collapsed: true,
+    opensWhenSet: ['insecure', 'tls.ca_cert', 'tls.client_cert', 'tls.client_key', 'tls.server_name', 'tls.alpn', 'tls.min_version', 'tls.no_resumption'],
+  },
   grpc: { title: 'gRPC', collapsed: false, opensWhenSet: [] },
   distribution: { title: 'Distribution', collapsed: false, opensWhenSet: [] },
   labels: { title: 'Labels & thresholds', collapsed: false, opensWhenSet: [] },
@@ -38,7 +43,7 @@ export type SectionId = keyof typeof runFormSections;
  * Where a spec field's value goes: 'spec' sets it at its path; a rule name
  * means a rule in run-form.ts places it (its codec still reads the text).
  */
-export type Placement = 'spec' | 'length' | 'ramp' | 'grpc' | 'agents' | 'run';
+export type Placement = 'spec' | 'length' | 'ramp' | 'grpc' | 'tls' | 'agents' | 'run';
 
 /** The input attributes a row may set. */
 export interface InputProps {
@@ -75,9 +80,11 @@ interface Row<K extends string, V extends string | boolean> {
   nestedIn?: string;
   /** A note shown in place of nested inputs for a radio choice that has none. */
   notes?: Readonly<Record<string, string>>;
+  /** A secret the API stores sealed and shows as REDACTED: the form shows "set" and a Replace button, never the value. */
+  secret?: boolean;
 }
 
-type Extra<V extends string | boolean> = Partial<Pick<Row<string, V>, 'hint' | 'props' | 'codec' | 'placement' | 'shownWhen' | 'nestedIn'>>;
+type Extra<V extends string | boolean> = Partial<Pick<Row<string, V>, 'hint' | 'props' | 'codec' | 'placement' | 'shownWhen' | 'nestedIn' | 'secret'>>;
 
 const text = <const K extends string>(name: K, section: SectionId, label: string, extra: Extra<string> & { default?: string } = {}) =>
   ({ name, section, kind: 'text', default: '', label, placement: 'spec', ...extra }) as Row<K, string>;
@@ -164,15 +171,73 @@ export const runFormFields = [
   text('content_type', 'requestMore', 'Content type', { codec: codecs.text, props: { placeholder: 'application/json' } }),
   text('timeout', 'requestMore', 'Timeout', { codec: codecs.duration, hint: 'Per request', props: { placeholder: '3s' } }),
   text('abort_on', 'requestMore', 'Abort on status', { codec: codecs.int, hint: 'HTTP status that stops the run; -1 = socket errors', props: { inputMode: 'numeric' } }),
-  check('h2', 'requestMore', 'HTTP/2 (h2)', 'TLS', 'HTTP/2 over TLS, for https URLs'),
-  check('h3', 'requestMore', 'HTTP/3 (h3)', 'TLS', 'HTTP/3 over QUIC, for https URLs'),
-  check('insecure', 'requestMore', 'Skip certificate check (-k)', 'TLS'),
+  check('h2', 'requestMore', 'HTTP/2 (h2)', 'HTTPS', 'HTTP/2 over TLS, for https URLs'),
+  check('h3', 'requestMore', 'HTTP/3 (h3)', 'HTTPS', 'HTTP/3 over QUIC, for https URLs'),
   check('http10', 'requestMore', 'HTTP/1.0', 'HTTP', 'Fortio -http1.0'),
   check('compression', 'requestMore', 'Ask for gzip', 'HTTP', 'Bytes counted compressed (Fortio -compression)'),
   check('follow_redirects', 'requestMore', 'Follow redirects', 'HTTP', 'Up to 10 (Fortio -L)'),
   check('prefetch', 'requestMore', 'Prefetch connections', 'HTTP', 'Reopen closed connections outside the measure (Nighthawk)'),
   text('max_requests_per_connection', 'requestMore', 'Requests per connection', { codec: codecs.int, hint: 'Then a new connection; empty = no limit', props: { inputMode: 'numeric' } }),
   text('unix_socket', 'requestMore', 'Unix socket', { codec: codecs.text, hint: "Needs unix:PATH in the project's allow-list", props: { placeholder: '/run/app.sock' } }),
+  check('insecure', 'tls', 'Skip certificate verification (-k)', 'Verification', 'Accept any server certificate: verification is on by default'),
+  area('tls.ca_cert', 'tls', 'CA certificates (PEM)', {
+    codec: codecs.text,
+    placement: 'tls',
+    hint: "Verify the server with these instead of the system's roots (-cacert)",
+    props: { rows: 3, width: 'half', placeholder: '-----BEGIN CERTIFICATE-----' },
+  }),
+  area('tls.client_cert', 'tls', 'Client certificate (PEM)', {
+    secret: true,
+    codec: codecs.text,
+    placement: 'tls',
+    hint: 'For mTLS (-cert); needs its key. Sealed at rest, shown as set',
+    props: { rows: 3, width: 'half', placeholder: '-----BEGIN CERTIFICATE-----' },
+  }),
+  area('tls.client_key', 'tls', 'Client key (PEM)', {
+    secret: true,
+    codec: codecs.text,
+    placement: 'tls',
+    hint: 'The private key of the client certificate (-key). Sealed at rest and never shown again',
+    props: { rows: 3, width: 'half', placeholder: '-----BEGIN PRIVATE KEY-----' },
+  }),
+  text('tls.server_name', 'tls', 'Server name (SNI)', {
+    codec: codecs.text,
+    placement: 'tls',
+    hint: 'Sent in SNI and verified in the certificate (-sni)',
+    props: { placeholder: "the URL's host", autoComplete: 'off', spellCheck: false },
+  }),
+  {
+    ...select(
+      'tls.alpn',
+      'tls',
+      'ALPN',
+      [
+        ['', 'http/1.1 (default)'],
+        ['http/1.1', 'http/1.1'],
+        ['h2', 'h2 (HTTP/2)'],
+      ] as const,
+      'tls',
+    ),
+    hint: 'Protocol offered over TLS (-alpn); gRPC and HTTP/3 set their own',
+    shownWhen: (s: Readonly<Record<string, string | boolean>>) => !s.h3 && !/^grpcs?:/i.test(String(s.url).trim()),
+  },
+  {
+    ...select(
+      'tls.min_version',
+      'tls',
+      'Minimum TLS version',
+      [
+        ['', '1.2 (default)'],
+        ['1.0', '1.0'],
+        ['1.1', '1.1'],
+        ['1.2', '1.2'],
+        ['1.3', '1.3'],
+      ] as const,
+      'tls',
+    ),
+    hint: 'Lowest version accepted (-tls-min); HTTP/3 is always 1.3',
+  },
+  { ...check('tls.no_resumption', 'tls', 'No session resumption', 'Handshakes', 'Every new connection makes a full handshake (-no-tls-resumption)'), placement: 'tls' as const },
   select(
     'grpc.mode',
     'grpc',

@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import { asStoredTestRun, defaultFormState, formFromTest, formSpecFields, protocolOf, runOfTest, toRunRequest, type RunFormState } from './run-form';
+import { asStoredTestRun, defaultFormState, formFromTest, formSpecFields, protocolOf, redactedValue, runOfTest, storedSecretErrors, toRunRequest, type RunFormState } from './run-form';
 
 const form = (over: Partial<RunFormState>): RunFormState => ({ ...defaultFormState, url: 'http://127.0.0.1:8080/', ...over });
 
@@ -273,5 +273,65 @@ describe('formFromTest and asStoredTestRun', () => {
   it('sends the edited spec inline once it changes or drops a test label', () => {
     expect(asStoredTestRun(built({ ...formFromTest(test), qps: '60' }).run, test)).toBeUndefined();
     expect(asStoredTestRun(built({ ...formFromTest(test), labels: '' }).run, test)).toBeUndefined();
+  });
+});
+
+describe('the TLS inputs', () => {
+  const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+  const key = '-----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY-----';
+
+  it('send nothing by default: verification stays on', () => {
+    const spec = built({ url: 'https://example.test/' }).run.spec;
+    expect(spec).not.toHaveProperty('tls');
+    expect(spec).not.toHaveProperty('insecure');
+  });
+
+  it('fill the spec’s tls block, trimmed, and -k as insecure', () => {
+    const spec = built({
+      url: 'https://example.test/',
+      insecure: true,
+      'tls.ca_cert': `  ${ca}\n`,
+      'tls.client_cert': ca,
+      'tls.client_key': `${key}\n`,
+      'tls.server_name': ' sni.example.test ',
+      'tls.alpn': 'h2',
+      'tls.min_version': '1.3',
+      'tls.no_resumption': true,
+    }).run.spec;
+    expect(spec.insecure).toBe(true);
+    expect(spec.tls).toEqual({ ca_cert: ca, client_cert: ca, client_key: key, server_name: 'sni.example.test', alpn: 'h2', min_version: '1.3', no_resumption: true });
+  });
+
+  it('leave out ALPN where the protocol sets it (gRPC, HTTP/3)', () => {
+    expect(built({ url: 'grpcs://example.test:443', 'tls.alpn': 'h2', 'tls.min_version': '1.3' }).run.spec.tls).toEqual({ min_version: '1.3' });
+    expect(built({ url: 'https://example.test/', h3: true, 'tls.alpn': 'http/1.1', 'tls.server_name': 'a.test' }).run.spec.tls).toEqual({ server_name: 'a.test' });
+    expect(built({ url: 'https://example.test/', 'tls.alpn': 'http/1.1' }).run.spec.tls).toEqual({ alpn: 'http/1.1' });
+  });
+
+  it('read a stored test back with its sealed key as REDACTED, which runs only as the unedited test', () => {
+    const test: Schemas['Test'] = {
+      id: '0190b1c2-0000-7000-8000-000000000009',
+      project_id: 'p',
+      name: 'mtls',
+      description: '',
+      spec: { url: 'https://example.test/', qps: 10, tls: { ca_cert: ca, client_cert: redactedValue, client_key: redactedValue, min_version: '1.3' } },
+      thresholds: [],
+      labels: {},
+      created_at: '2025-01-01T00:00:00Z',
+      updated_at: '2025-01-01T00:00:00Z',
+    };
+    const state = formFromTest(test);
+    expect(state).toMatchObject({ 'tls.ca_cert': ca, 'tls.client_cert': redactedValue, 'tls.client_key': redactedValue, 'tls.min_version': '1.3', more: '' });
+    const same = toRunRequest(state, 'default');
+    if (!same.ok) throw new Error('unexpected errors');
+    expect(asStoredTestRun(same.run, test)).toEqual({ project: 'default', test: test.id, source: 'ui' });
+    expect(storedSecretErrors(same.run.spec)).toEqual({
+      'tls.client_cert': expect.stringMatching(/sealed with the test/),
+      'tls.client_key': expect.stringMatching(/paste it again/),
+    });
+    const edited = toRunRequest({ ...state, qps: '20' }, 'default');
+    if (!edited.ok) throw new Error('unexpected errors');
+    expect(asStoredTestRun(edited.run, test)).toBeUndefined();
+    expect(storedSecretErrors({ ...edited.run.spec, tls: { client_cert: ca, client_key: key } })).toEqual({});
   });
 });

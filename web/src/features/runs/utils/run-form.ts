@@ -113,6 +113,13 @@ export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
     if (Object.keys(g).length > 0) spec.grpc = g as RunSpec['grpc'];
   }
 
+  // tls: the TLS inputs that are set make the block; ALPN only where the
+  // protocol lets it be chosen (gRPC and HTTP/3 fix theirs).
+  const tls: Record<string, unknown> = {};
+  for (const r of tlsRows) if (shownFor(r, s)) tls[r.name.slice('tls.'.length)] = read(r.name);
+  const t = dropUndefined(tls);
+  if (Object.keys(t).length > 0) spec.tls = t as RunSpec['tls'];
+
   // agents: a count or a selector makes the block.
   const agentCount = read('agents.count');
   const selector = read('agents.selector');
@@ -146,6 +153,30 @@ export function toRunRequest(s: RunFormState, project: string): BuiltRequest {
     labels: run.labels,
   }) as TestCreate;
   return { ok: true, run, test };
+}
+
+/** The value the API shows in place of a stored secret (spec.RedactedValue in pkg/spec/redact.go). */
+export const redactedValue = 'REDACTED';
+
+/** The rows of the spec's tls block. */
+const tlsRows = runFormFields.filter((r) => r.placement === 'tls');
+
+const shownFor = (r: (typeof runFormFields)[number], s: RunFormState) =>
+  !('shownWhen' in r) || r.shownWhen === undefined || r.shownWhen(s as unknown as Readonly<Record<string, string | boolean>>);
+
+/**
+ * storedSecretErrors names the TLS inputs of a spec that still hold a stored
+ * test's sealed value (shown as REDACTED, never the key itself). Only the
+ * stored test can send those to the agents, so a spec that is not run as
+ * that test (edited, or saved as a new test) must have them pasted again.
+ */
+export function storedSecretErrors(spec: RunSpec): FieldErrors {
+  const errors: FieldErrors = {};
+  const t = spec.tls ?? {};
+  for (const k of ['client_cert', 'client_key'] as const) {
+    if (t[k] === redactedValue) errors[`tls.${k}`] = 'is sealed with the test, so it only runs the unedited test: paste it again to run this spec';
+  }
+  return errors;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { createContext, use, type InputHTMLAttributes, type ReactNode, type SyntheticEvent } from 'react';
+import { createContext, use, useState, type InputHTMLAttributes, type ReactNode, type SyntheticEvent } from 'react';
 import { fieldRow, runFormSections, type InputProps, type SectionId } from '../../utils/run-form-fields';
-import type { FieldErrors, FormField, RunFormState } from '../../utils/run-form';
+import { redactedValue, type FieldErrors, type FormField, type RunFormState } from '../../utils/run-form';
 
 /**
  * What every field and section of the New run form reads: the state, its
@@ -147,6 +147,43 @@ export function SelectField<K extends StringField>({
   );
 }
 
+/**
+ * SecretAreaField is the textarea of a secret (the client certificate and
+ * key). A value the API stored sealed comes back as REDACTED: it is shown as
+ * "set" with a Replace button, never as text, and Replace empties the input
+ * for a new value (with a way back to the stored one).
+ */
+export function SecretAreaField({ name, label, hint, placeholder, rows = 3, width = 'half' }: Parameters<typeof AreaField>[0]) {
+  const c = useFormCtx();
+  const [stored] = useState(() => c.state[name] === redactedValue);
+  if (c.state[name] !== redactedValue) {
+    if (!stored) return <AreaField name={name} label={label} hint={hint} placeholder={placeholder} rows={rows} width={width} />;
+    return (
+      <div className={`${width} stack`} style={{ gap: 2 }}>
+        <AreaField name={name} label={label} hint={hint} placeholder={placeholder} rows={rows} />
+        <button type="button" className="link-button" onClick={() => c.set(name, redactedValue)}>
+          Keep the stored {label.toLowerCase().replace(/ \(pem\)$/, '')}
+        </button>
+      </div>
+    );
+  }
+  const id = fieldId(c.uid, name);
+  return (
+    <div className={`field ${width} secret`} role="group" aria-labelledby={`${id}-label`}>
+      <span id={`${id}-label`}>{label}</span>
+      <span className="secret-set">
+        <span id={id} aria-describedby={c.errors[name] ? `${id}-error` : undefined}>
+          Set (stored sealed, not shown)
+        </span>{' '}
+        <button type="button" onClick={() => c.set(name, '')} aria-label={`Replace ${label}`}>
+          Replace
+        </button>
+      </span>
+      <FieldNotes name={name} hint={hint} />
+    </div>
+  );
+}
+
 /** The view of a table row the generic Field needs. */
 interface RowView {
   kind: 'text' | 'area' | 'select' | 'check' | 'radio';
@@ -154,6 +191,7 @@ interface RowView {
   hint?: string;
   props?: InputProps;
   options?: readonly (readonly [string, string])[];
+  secret?: boolean;
 }
 
 /**
@@ -170,6 +208,7 @@ export function Field({ name, hint }: { name: FormField; hint?: ReactNode }) {
     case 'select':
       return <SelectField name={name as StringField} label={r.label} hint={shown} options={r.options ?? []} />;
     case 'area':
+      if (r.secret) return <SecretAreaField name={name as StringField} label={r.label} hint={shown} placeholder={attrs.placeholder} rows={rows} width={width} />;
       return <AreaField name={name as StringField} label={r.label} hint={shown} placeholder={attrs.placeholder} rows={rows} width={width} />;
     default:
       return <TextField name={name as StringField} label={r.label} hint={shown} className={className} {...attrs} {...(required ? { required, 'aria-required': true } : {})} />;

@@ -190,4 +190,96 @@ describe('NewRunForm', () => {
     await user.click(screen.getByTestId('start-run'));
     await waitFor(() => expect(router.state.location.pathname).toBe('/runs/r-1'));
   });
+
+  it('keeps verification on by default and warns when -k turns it off', async () => {
+    fetchMock.mockResolvedValue(jsonResponse({ id: 'r-2' }, 201));
+    const user = userEvent.setup();
+    renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'https://127.0.0.1:18601/');
+    const insecure = screen.getByRole('checkbox', { name: /Skip certificate verification/ });
+    expect(insecure).not.toBeChecked();
+    expect(screen.queryByRole('note')).not.toBeInTheDocument();
+    await user.click(screen.getByText(/^TLS: certificates/));
+    await user.click(insecure);
+    expect(screen.getByRole('note')).toHaveTextContent('Certificate verification is off (-k)');
+    expect(screen.getByText(/^TLS: certificates/)).toHaveTextContent('(verification off)');
+    await user.type(screen.getByLabelText(/^Server name \(SNI\)/), 'localhost');
+    await user.selectOptions(screen.getByLabelText(/^Minimum TLS version/), '1.3');
+    await user.click(screen.getByTestId('start-run'));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const body = (await fetchMock.mock.calls[0]![0].json()) as { spec: Schemas['RunSpec'] };
+    expect(body.spec).toMatchObject({ insecure: true, tls: { server_name: 'localhost', min_version: '1.3' } });
+  });
+
+  it('shows the API’s error about the client key beside the key', async () => {
+    fetchMock.mockResolvedValue(
+      problemResponse(
+        {
+          type: 'https://barrage.dev/problems/validation',
+          title: 'Validation failed',
+          status: 422,
+          errors: [{ field: 'spec.tls.client_key', message: 'does not match tls.client_cert: private key does not match public key' }],
+        },
+        422,
+      ),
+    );
+    const user = userEvent.setup();
+    renderForm();
+    await user.type(screen.getByLabelText(/^URL/), 'https://127.0.0.1:18601/');
+    await user.click(screen.getByText(/^TLS: certificates/));
+    await user.type(screen.getByLabelText(/^Client certificate/), 'CERT');
+    await user.type(screen.getByLabelText(/^Client key/), 'KEY');
+    await user.click(screen.getByTestId('start-run'));
+    const key = screen.getByLabelText(/^Client key/);
+    await waitFor(() => expect(key).toHaveAttribute('aria-invalid', 'true'));
+    expect(key.closest('label')).toHaveTextContent('does not match tls.client_cert');
+    expect(screen.getByLabelText(/^Client certificate/)).not.toHaveAttribute('aria-invalid');
+    const body = (await fetchMock.mock.calls[0]![0].json()) as { spec: Schemas['RunSpec'] };
+    expect(body.spec.tls).toEqual({ client_cert: 'CERT', client_key: 'KEY' });
+  });
+
+  it('shows a stored client key as set, never its value, and asks for it again for an edited spec', async () => {
+    fetchMock.mockResolvedValue(jsonResponse({ id: 'r-3' }, 201));
+    const test: Schemas['Test'] = {
+      id: '0190b1c2-0000-7000-8000-000000000003',
+      project_id: 'p',
+      name: 'mtls',
+      description: '',
+      spec: { url: 'https://127.0.0.1:18601/', qps: 5, duration: '2s', tls: { client_cert: 'REDACTED', client_key: 'REDACTED', server_name: 'localhost' } },
+      thresholds: [],
+      labels: {},
+      created_at: '2025-01-01T00:00:00Z',
+      updated_at: '2025-01-01T00:00:00Z',
+    };
+    const user = userEvent.setup();
+    renderRoutes([{ path: '/runs/new', element: <NewRunForm test={test} /> }, { path: '/runs/:id', element: <p>run page</p> }], '/runs/new');
+    // The section opens, as it holds stored values; the secrets show as set.
+    expect(screen.getByLabelText(/^Server name/)).toHaveValue('localhost');
+    expect(screen.getAllByText('Set (stored sealed, not shown)')).toHaveLength(2);
+    expect(screen.queryByDisplayValue('REDACTED')).not.toBeInTheDocument();
+    expect(screen.queryByRole('textbox', { name: /^Client key/ })).not.toBeInTheDocument();
+
+    // Edited, the spec runs on its own, where a sealed key cannot go: refused here.
+    const qps = screen.getByLabelText(/^QPS/);
+    await user.clear(qps);
+    await user.type(qps, '6');
+    await user.click(screen.getByTestId('start-run'));
+    expect(await screen.findAllByText(/is sealed with the test, so it only runs the unedited test/)).toHaveLength(2);
+    const summary = screen.getByRole('alert');
+    expect(summary).toHaveTextContent('the stored client certificate and key are sealed with the test');
+    expect(summary).toHaveTextContent('2 fields below need attention');
+    await waitFor(() => expect(summary).toHaveFocus());
+    expect(fetchMock).not.toHaveBeenCalled();
+
+    // Replaced, the new key and certificate are sent.
+    await user.click(screen.getByRole('button', { name: 'Replace Client key (PEM)' }));
+    await user.click(screen.getByRole('button', { name: 'Replace Client certificate (PEM)' }));
+    await user.type(screen.getByLabelText(/^Client key/), 'NEWKEY');
+    await user.type(screen.getByLabelText(/^Client certificate/), 'NEWCERT');
+    expect(screen.getAllByRole('button', { name: /^Keep the stored/ })).toHaveLength(2);
+    await user.click(screen.getByTestId('start-run'));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const body = (await fetchMock.mock.calls[0]![0].json()) as { spec: Schemas['RunSpec'] };
+    expect(body.spec.tls).toEqual({ client_cert: 'NEWCERT', client_key: 'NEWKEY', server_name: 'localhost' });
+  });
 });

@@ -6,7 +6,7 @@ import { useCreateRun } from '../../api/create-run';
 import { useCreateTest } from '../../api/create-test';
 import { newIdempotencyKey } from '../../utils/idempotency-key';
 import { mapProblemFields, type SentBody } from '../../utils/problem-fields';
-import { asStoredTestRun, defaultFormState, formFromTest, runOfTest, toRunRequest, type FieldErrors, type FormField, type RunFormState } from '../../utils/run-form';
+import { asStoredTestRun, defaultFormState, formFromTest, runOfTest, storedSecretErrors, toRunRequest, type FieldErrors, type FormField, type RunFormState } from '../../utils/run-form';
 import { collapsedSectionFields, runFormSections, type SectionId } from '../../utils/run-form-fields';
 import { RunFormContext, type FormCtx } from './form-fields';
 import { ActionsSection } from './sections/actions-section';
@@ -106,6 +106,13 @@ export function NewRunForm({ test }: { test?: Test }) {
       fail(built.errors);
       return;
     }
+    // A stored test's sealed client key runs only as that test.
+    const fromTest = test && !built.test ? asStoredTestRun(built.run, test) : undefined;
+    const sealed = fromTest ? {} : storedSecretErrors(built.run.spec);
+    if (Object.keys(sealed).length > 0) {
+      fail(sealed, { title: 'The run was not started: the stored client certificate and key are sealed with the test', items: [] });
+      return;
+    }
     busy.current = true;
     setErrors({});
     setSummary(undefined);
@@ -124,8 +131,8 @@ export function NewRunForm({ test }: { test?: Test }) {
           saved.current = { body: key, id: testId };
         }
         body = runOfTest(built.run, testId);
-      } else if (test) {
-        body = asStoredTestRun(built.run, test) ?? built.run;
+      } else if (fromTest) {
+        body = fromTest;
       }
       const json = JSON.stringify(body);
       if (idem.current?.body !== json) idem.current = { body: json, key: newIdempotencyKey() };

@@ -1,8 +1,9 @@
 import { runFormSections } from '../../../utils/run-form-fields';
 import { Collapsible } from '../form-fields';
 import { SectionFields } from '../section-fields';
+import { TlsSection } from './tls-section';
 
-/** RequestSection: method and headers, then body, timeout, TLS and connection options. */
+/** RequestSection: method and headers, then body, timeout and connection options, then TLS. */
 export function RequestSection() {
   return (
     <fieldset>
@@ -13,6 +14,7 @@ export function RequestSection() {
       <Collapsible section="requestMore">
         <SectionFields section="requestMore" />
       </Collapsible>
+      <TlsSection />
     </fieldset>
   );
 }
