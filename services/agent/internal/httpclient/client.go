@@ -170,7 +170,17 @@ type client struct {
 	// byte. exchange combines write and read only on a connection active
 	// within combineIdle.
 	active time.Time
+	// armed is when conn's deadline was last set (to armed + the timeout);
+	// zero when it has none yet (refreshDeadline).
+	armed time.Time
 }
+
+// deadlineSlack is how stale a connection's deadline may be before a
+// request sets it again: setting it reads the clock three times and moves
+// two runtime timers, which at max rate cost more than the rest of the
+// client's own work per request. A request's timeout is thereby between the
+// timeout less deadlineSlack (at most 1 % of it) and the timeout.
+const deadlineSlack = time.Millisecond
 
 // combineIdle is how long a connection may have been quiet and still have
 // a request written and its answer awaited in one pass (connReader). The
@@ -248,12 +258,12 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool, err e
 	}
 	reused := c.reused
 	res.Phases, c.pending = c.pending, request.Phases{} // the connection's set-up goes with its first request
-	now := time.Now()
-	if err := c.slot.Conn().SetDeadline(now.Add(c.f.timeout)); err != nil {
+	quiet := time.Since(c.active)
+	if err := c.refreshDeadline(quiet); err != nil {
 		c.drop()
 		return res, reused, err
 	}
-	n, werr, rerr := c.exchange(now.Sub(c.active) < combineIdle)
+	n, werr, rerr := c.exchange(quiet < combineIdle)
 	res.Sent = int64(n)
 	if werr != nil {
 		c.drop()
@@ -281,6 +291,18 @@ func (c *client) try(ctx context.Context) (res request.Result, retry bool, err e
 		c.drop()
 	}
 	return res, false, nil
+}
+
+// refreshDeadline sets conn's deadline to the timeout from now unless it
+// was set less than deadlineSlack (or 1 % of the timeout) ago; quiet is the
+// time since c.active, so that the clock is read once.
+func (c *client) refreshDeadline(quiet time.Duration) error {
+	slack := min(deadlineSlack, c.f.timeout/100)
+	if !c.armed.IsZero() && c.active.Sub(c.armed)+quiet < slack {
+		return nil
+	}
+	c.armed = c.active.Add(quiet)
+	return c.slot.Conn().SetDeadline(c.armed.Add(c.f.timeout))
 }
 
 // exchange writes c.req and waits for the response's first byte (the end
@@ -352,7 +374,7 @@ func (c *client) dial(parent context.Context) error {
 	if err := c.slot.Set(conn); err != nil {
 		return err
 	}
-	c.pending, c.active = ph, ph.Ready
+	c.pending, c.active, c.armed = ph, ph.Ready, time.Time{}
 	c.reused, c.served, c.limit = false, 0, c.f.connLimit()
 	c.cr.reset(conn)
 	if c.br == nil {

@@ -163,3 +163,28 @@ func TestStaleConnectionAfterLingeringClose(t *testing.T) {
 		t.Fatalf("used %d connections, want 2", n)
 	}
 }
+
+// TestDeadlineRefreshedAfterAPause: a keep-alive request after a pause gets
+// the whole timeout again, though requests in quick succession share one
+// deadline (refreshDeadline).
+func TestDeadlineRefreshedAfterAPause(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+	srv := startRaw(t, func(i int) (string, bool) {
+		if i == 1 {
+			time.Sleep(timeout * 2 / 3) // slow, but within the timeout
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false
+	})
+	c := mustClient(t, mustFactory(t, Options{URL: "http://" + srv.ln.Addr().String() + "/", Timeout: timeout}))
+	if res := c.Do(context.Background()); res.Code != 200 {
+		t.Fatalf("first request: %+v", res)
+	}
+	time.Sleep(timeout / 2) // the first deadline now falls within the slow answer
+	if res := c.Do(context.Background()); res.Code != 200 {
+		t.Fatalf("slow request after a pause: %+v, want 200 within its own timeout", res)
+	}
+	if got := srv.accepted.Load(); got != 1 {
+		t.Fatalf("used %d connections, want 1", got)
+	}
+}
