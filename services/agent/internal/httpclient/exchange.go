@@ -1,7 +1,6 @@
 package httpclient
 
 import (
-	"errors"
 	"io"
 	"net"
 	"os"
@@ -26,8 +25,9 @@ import (
 type connReader struct {
 	conn net.Conn
 	// rc is conn's raw connection for the combined write and read; nil on
-	// TLS and on any conn that is not exactly *net.TCPConn or *net.UnixConn
-	// (a wrapper's own Read or Write must not be bypassed).
+	// TLS, on any conn that is not exactly *net.TCPConn or *net.UnixConn
+	// (a wrapper's own Read or Write must not be bypassed), and off Unix
+	// (exchange_other.go).
 	rc syscall.RawConn
 	// out is the request to write before the next read (armed); wrote and
 	// werr are what writing it did.
@@ -50,9 +50,13 @@ func (r *connReader) reset(conn net.Conn) {
 	r.out, r.p = nil, nil
 	switch c := conn.(type) {
 	case *net.TCPConn:
-		r.rc, _ = c.SyscallConn()
+		if rawSupported {
+			r.rc, _ = c.SyscallConn()
+		}
 	case *net.UnixConn:
-		r.rc, _ = c.SyscallConn()
+		if rawSupported {
+			r.rc, _ = c.SyscallConn()
+		}
 	}
 	if r.rawFn == nil {
 		r.rawFn = r.raw
@@ -110,51 +114,6 @@ func (r *connReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return r.n, r.rerr
-}
-
-// raw is the syscall.RawConn.Read callback: its first call writes the
-// armed request and declines, so the poller waits for the answer; later
-// calls read, declining while the socket has nothing (a stale wake-up).
-func (r *connReader) raw(fd uintptr) bool {
-	if !r.sent {
-		r.sent = true
-		for r.wrote < len(r.out) {
-			n, err := syscall.Write(int(fd), r.out[r.wrote:])
-			if n > 0 {
-				r.wrote += n
-			}
-			switch {
-			case err == nil && n > 0:
-				continue
-			case errors.Is(err, syscall.EINTR):
-				continue
-			case errors.Is(err, syscall.EAGAIN):
-				r.short = true
-				return true
-			case err != nil:
-				r.werr = r.opError("write", err)
-				return true
-			default: // n == 0 without an error: let conn.Write finish it
-				r.short = true
-				return true
-			}
-		}
-		return false
-	}
-	for {
-		n, err := syscall.Read(int(fd), r.p)
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case errors.Is(err, syscall.EAGAIN):
-			return false
-		case err != nil:
-			r.rerr = r.opError("read", err)
-			return true
-		}
-		r.n = n
-		return true
-	}
 }
 
 // opError wraps a failed system call as net's own Read and Write do, so
