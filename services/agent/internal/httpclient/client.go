@@ -178,8 +178,8 @@ type client struct {
 // deadlineSlack is how stale a connection's deadline may be before a
 // request sets it again: setting it reads the clock three times and moves
 // two runtime timers (4 % of the agent's CPU profile at max rate). A
-// request's timeout is thereby between the
-// timeout less deadlineSlack (at most 1 % of it) and the timeout.
+// request's timeout is thereby between the timeout less deadlineSlack (at
+// most 1 % of it) and the timeout.
 const deadlineSlack = time.Millisecond
 
 // combineIdle is how long a kept-alive connection may have been quiet and
