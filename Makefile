@@ -241,7 +241,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults accuracy e2e-and-fuzz release-and-compose ## Everything CI runs.
 
 .PHONY: bench
-bench: build ## Benchmarks against fortio (about 12 min on a quiet machine); figures go to bench/results/.
+bench: build ## Benchmarks against fortio (about 15 min on a quiet machine); figures go to bench/results/.
 	bench/all
 
 .PHONY: bench-verdicts
