@@ -110,19 +110,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		_ = st.Close()
 		return nil, err
 	}
-	tr, err := tracing.New(ctx, cfg.OTelTraces, version.String())
+	a, err := newApp(ctx, cfg, log, st, b)
 	if err != nil {
-		b.close()
-		return nil, errors.Join(err, st.Close())
-	}
-	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Conn: b.nc, Log: log}), tracing: tr}
-	a.metrics = newMetrics(st, b, log)
-	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
-		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
+		return nil, err
 	}
 	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{
 		Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal, Live: a.hub,
-		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity, Metrics: a.metrics, Tracer: tr.Tracer(),
+		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity, Metrics: a.metrics, Tracer: a.tracing.Tracer(),
 	}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
@@ -195,6 +189,22 @@ func (a *App) closeBackends() error {
 	}
 	a.bus.close()
 	return errors.Join(a.tracing.Shutdown(context.Background()), a.store.Close())
+}
+
+// newApp is the App of New on its store and bus, with its tracing, live
+// hub and metrics; it closes both when it fails.
+func newApp(ctx context.Context, cfg Config, log *slog.Logger, st *store.Store, b *bus) (*App, error) {
+	tr, err := tracing.New(ctx, cfg.OTelTraces, version.String())
+	if err != nil {
+		b.close()
+		return nil, errors.Join(err, st.Close())
+	}
+	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Conn: b.nc, Log: log}), tracing: tr}
+	a.metrics = newMetrics(st, b, log)
+	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
+		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
+	}
+	return a, nil
 }
 
 // openStore connects to Postgres with the configured pool; seal seals the

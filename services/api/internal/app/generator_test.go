@@ -112,9 +112,9 @@ func (e *apiEnv) generatorRun(t *testing.T, url string, qps, conns, seconds int,
 // limitedOf returns the seconds of ivs flagged generator_limited, in order.
 func limitedOf(ivs []client.Interval) []int {
 	var out []int
-	for _, iv := range ivs {
-		if iv.GeneratorLimited {
-			out = append(out, iv.Second)
+	for i := range ivs {
+		if ivs[i].GeneratorLimited {
+			out = append(out, ivs[i].Second)
 		}
 	}
 	return out
