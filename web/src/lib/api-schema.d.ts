@@ -1917,6 +1917,8 @@ export interface components {
             bytes_received: number;
             /** @description Shard snapshots merged into this second so far. */
             snapshots: number;
+            /** @description The load generator was the bottleneck in this second (generator_limited): for a snapshot merged into it, its agent used more than 90 % of the cores it may use, or the shard's send lag p99 exceeded 10 % of the interval between its sends (docs/observability.md, "Generator limited"). The second's figures then measure the agent rather than the target. */
+            generator_limited: boolean;
         };
         IntervalPage: {
             items: components["schemas"]["Interval"][];

@@ -1,7 +1,9 @@
 // Package agentmetrics holds barrage-agent's own Prometheus collectors: the
 // health of the process as a load generator (shards running, requests and
 // errors by slot, pacing lag, connections open, snapshot publishing, the
-// GOMAXPROCS governor's setting, NATS reconnects), registered on a registry
+// GOMAXPROCS governor's setting, NATS reconnects, and whether it is the
+// bottleneck of its runs: its CPU use and the seconds it was generator
+// limited), registered on a registry
 // the caller owns and served at /metrics by `barrage-agent serve
 // -metrics-addr`.
 //
@@ -37,6 +39,8 @@ type Metrics struct {
 	publish       prometheus.Histogram
 	retries       prometheus.Counter
 	lost          prometheus.Counter
+	cpuUsed       prometheus.Gauge
+	limited       *prometheus.CounterVec
 
 	// conn is the NATS connection whose reconnects are exported.
 	conn atomic.Pointer[nats.Conn]
@@ -81,11 +85,19 @@ func New(reg *prometheus.Registry) *Metrics {
 			Namespace: namespace, Name: "snapshots_lost_total",
 			Help: "Snapshots given up on: never published.",
 		}),
+		cpuUsed: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "cpu_used_ratio",
+			Help: "The process's CPU use over the last interval snapshot of a shard, as a share of the cores it may use; above 0.9 the agent is generator limited.",
+		}),
+		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "generator_limited_seconds_total",
+			Help: "Seconds of interval snapshots in which the agent was the bottleneck (over 90 % CPU, or send lag p99 over 10 % of the send interval), by slot (0 to capacity-1).",
+		}, []string{"slot"}),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.shardsRunning, m.requests, m.errors, m.lag, m.connsOpen, m.publish, m.retries, m.lost,
+		m.shardsRunning, m.requests, m.errors, m.lag, m.connsOpen, m.publish, m.retries, m.lost, m.cpuUsed, m.limited,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: namespace, Name: "gomaxprocs",
 			Help: "GOMAXPROCS as the governor (services/agent/internal/procs) last set it.",
@@ -128,6 +140,7 @@ func (m *Metrics) ShardStarted(slot int) {
 	m.requests.WithLabelValues(l)
 	m.errors.WithLabelValues(l)
 	m.lag.WithLabelValues(l).Set(0)
+	m.limited.WithLabelValues(l)
 }
 
 // ShardEnded counts the shard of slot out.
@@ -159,6 +172,23 @@ func (m *Metrics) PacingLag(slot int, p99 float64) {
 		return
 	}
 	m.lag.WithLabelValues(strconv.Itoa(slot)).Set(p99)
+}
+
+// Generator records an interval snapshot of slot's shard that lasted
+// seconds: the agent used cpuUsed of its cores (its share of them is
+// cpu_used_ratio; no cores, none), and limited says whether the agent was
+// the bottleneck in it (pkg/wire GeneratorLimited), which adds seconds to
+// the slot's generator_limited_seconds_total.
+func (m *Metrics) Generator(slot int, cpuUsed, cores float64, limited bool, seconds float64) {
+	if m == nil {
+		return
+	}
+	if cores > 0 {
+		m.cpuUsed.Set(cpuUsed / cores)
+	}
+	if limited && seconds > 0 {
+		m.limited.WithLabelValues(strconv.Itoa(slot)).Add(seconds)
+	}
 }
 
 // Published observes an acked snapshot publish that took seconds.

@@ -261,6 +261,12 @@ type target struct {
 	count       map[string]int64
 }
 
+// slowPath is the target's path that answers after slowDelay.
+const (
+	slowPath  = "/slow"
+	slowDelay = 20 * time.Millisecond
+)
+
 func newTarget(t *testing.T) *target {
 	t.Helper()
 	tg := &target{first: map[string]time.Time{}, last: map[string]time.Time{}, count: map[string]int64{}}
@@ -274,6 +280,9 @@ func newTarget(t *testing.T) *target {
 		tg.last[r.URL.Path] = now
 		tg.count[r.URL.Path]++
 		tg.mu.Unlock()
+		if r.URL.Path == slowPath {
+			time.Sleep(slowDelay) // a slow target, answered in its own goroutine
+		}
 		_, _ = w.Write([]byte("ok"))
 	}))
 	t.Cleanup(tg.srv.Close)

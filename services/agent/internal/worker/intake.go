@@ -172,6 +172,9 @@ func (w *Worker) handle(msg jetstream.Msg) {
 	if id := msg.Headers().Get(wire.RequestIDHeader); wire.ValidRequestID(id) {
 		log = log.With(slog.String("request_id", id))
 	}
+	if id, ok := wire.TraceIDOf(msg.Headers().Get(wire.TraceParentHeader)); ok {
+		log = log.With(slog.String("trace_id", id))
+	}
 	switch err := w.admit(sh); {
 	case errors.Is(err, errFull), errors.Is(err, errClosed):
 		sh.stop(nil)

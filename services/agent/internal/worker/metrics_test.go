@@ -2,12 +2,14 @@ package worker_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/agent/internal/agentmetrics"
 	"github.com/barrage-dev/barrage/services/agent/internal/worker"
@@ -64,6 +66,45 @@ func TestMetricsCountTheRunsRequests(t *testing.T) {
 	}
 	if n := gauge(t, reg, "barrage_agent_gomaxprocs", ""); n < 1 {
 		t.Fatalf("gomaxprocs %v", n)
+	}
+}
+
+// TestMetricsCountGeneratorLimitedSeconds makes the agent the bottleneck:
+// one connection asked for 200 qps (a send every 5 ms) against a target
+// that answers in 20 ms falls behind its schedule in every second. The
+// slot's generator_limited_seconds_total is the length of the interval
+// snapshots that the rule of pkg/wire GeneratorLimited flags (the one the
+// API flags the run's seconds by), at least a second of them, and
+// cpu_used_ratio is the last interval snapshot's CPU use over its cores.
+func TestMetricsCountGeneratorLimitedSeconds(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tg := newTarget(t)
+	reg := prometheus.NewRegistry()
+	r := h.startWorker(t, worker.Config{Capacity: 1, Metrics: agentmetrics.New(reg)})
+	const run = "run-generator-limited"
+	h.putState(t, run, barragev1.RunPhase_RUN_PHASE_RUNNING)
+	h.assign(t, r.w.ID(), run, 0, shardSpec{url: tg.url(slowPath), qps: 200, conns: 1,
+		duration: 2 * time.Second, startIn: 300 * time.Millisecond})
+	snaps, _ := h.snapshots(t, run, 0, 10*time.Second)
+	var want, ratio float64
+	for _, s := range snaps {
+		if s.GetFinal() {
+			continue
+		}
+		if wire.GeneratorLimited(s.GetCpuUsed(), s.GetCpuCores(), s.GetLagP99Us(), s.GetSendIntervalUs()) {
+			want += s.GetIntervalEnd().AsTime().Sub(s.GetIntervalStart().AsTime()).Seconds()
+		}
+		ratio = s.GetCpuUsed() / s.GetCpuCores()
+	}
+	if want < 1 {
+		t.Fatalf("the interval snapshots flag %.3f s generator limited, want the shard's (about 2 s)", want)
+	}
+	if got := gauge(t, reg, "barrage_agent_generator_limited_seconds_total", "0"); math.Abs(got-want) > 1e-6 {
+		t.Errorf("generator_limited_seconds_total{slot=0} = %v, the flagged snapshots last %v s", got, want)
+	}
+	if got := gauge(t, reg, "barrage_agent_cpu_used_ratio", ""); math.Abs(got-ratio) > 1e-9 || got <= 0 {
+		t.Errorf("cpu_used_ratio = %v, the last interval snapshot's CPU use over its cores is %v", got, ratio)
 	}
 }
 

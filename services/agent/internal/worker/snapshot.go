@@ -208,6 +208,10 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 	}
 	if s.load != nil {
 		s.load.fill(m, snap, time.Now())
+		if !snap.Final {
+			limited := wire.GeneratorLimited(m.GetCpuUsed(), m.GetCpuCores(), m.GetLagP99Us(), m.GetSendIntervalUs())
+			s.w.cfg.Metrics.Generator(s.slot, m.GetCpuUsed(), m.GetCpuCores(), limited, snap.End.Sub(snap.Start).Seconds())
+		}
 	}
 	return proto.Marshal(m)
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/pprofserve"
+	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/services/api/internal/agents"
 	"github.com/barrage-dev/barrage/services/api/internal/audit"
 	"github.com/barrage-dev/barrage/services/api/internal/auth"
@@ -44,6 +45,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/store"
 	"github.com/barrage-dev/barrage/services/api/internal/testdefs"
 	"github.com/barrage-dev/barrage/services/api/internal/tokens"
+	"github.com/barrage-dev/barrage/services/api/internal/tracing"
 	"github.com/barrage-dev/barrage/web"
 )
 
@@ -77,6 +79,9 @@ type App struct {
 	// remoteWrite sends the running runs' figures to the projects'
 	// Prometheus remote-write endpoints.
 	remoteWrite *remotewrite.Exporter
+	// tracing exports the spans of requests and dispatch when
+	// cfg.OTelTraces; its tracers are no-ops otherwise.
+	tracing *tracing.Tracing
 }
 
 // New connects to Postgres (creating the database if missing), applies the
@@ -105,14 +110,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, out io.Writer) (*App
 		_ = st.Close()
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Conn: b.nc, Log: log})}
-	a.metrics = newMetrics(st, b, log)
-	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
-		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
+	a, err := newApp(ctx, cfg, log, st, b)
+	if err != nil {
+		return nil, err
 	}
 	if a.dispatcher, err = dispatch.New(ctx, dispatch.Config{
 		Store: st, Conn: b.nc, JS: b.js, Log: log, Wait: cfg.DispatchWait, Registry: st, MaxRunFor: cfg.MaxDuration, Sealer: seal, Live: a.hub,
-		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity, Metrics: a.metrics,
+		AgentAccount: b.agentAccount(), MaxAgentCapacity: cfg.AgentMaxCapacity, Metrics: a.metrics, Tracer: a.tracing.Tracer(),
 	}); err != nil {
 		return nil, errors.Join(err, a.closeBackends())
 	}
@@ -184,7 +188,23 @@ func (a *App) closeBackends() error {
 		a.companions.echo.Close() // built but never run
 	}
 	a.bus.close()
-	return a.store.Close()
+	return errors.Join(a.tracing.Shutdown(context.Background()), a.store.Close())
+}
+
+// newApp is the App of New on its store and bus, with its tracing, live
+// hub and metrics; it closes both when it fails.
+func newApp(ctx context.Context, cfg Config, log *slog.Logger, st *store.Store, b *bus) (*App, error) {
+	tr, err := tracing.New(ctx, cfg.OTelTraces, version.String())
+	if err != nil {
+		b.close()
+		return nil, errors.Join(err, st.Close())
+	}
+	a := &App{cfg: cfg, log: log, store: st, bus: b, hub: live.New(live.Options{Conn: b.nc, Log: log}), tracing: tr}
+	a.metrics = newMetrics(st, b, log)
+	if _, err := a.hub.SubscribeNATS(b.nc); err != nil { // ends when the connection drains
+		return nil, errors.Join(fmt.Errorf("subscribe to run events: %w", err), a.closeBackends())
+	}
+	return a, nil
 }
 
 // openStore connects to Postgres with the configured pool; seal seals the
@@ -250,6 +270,7 @@ func newHandler(cfg Config, log *slog.Logger, st *store.Store, b *bus, a *App, s
 		},
 		BaseURL: cfg.BaseURL,
 		Metrics: a.metrics,
+		Tracer:  a.tracing,
 		Limiter: limiter,
 
 		TrustedProxies: proxies, LoginLimiter: loginLimiter,

@@ -167,6 +167,10 @@ type Edge struct {
 	DebugAddrInsecure bool `env:"BARRAGE_DEBUG_ADDR_INSECURE"`
 	// FortioURLToken lets the Fortio REST routes take a token in ?token=.
 	FortioURLToken bool `env:"BARRAGE_FORTIO_URL_TOKEN"`
+	// OTelTraces exports spans of the HTTP requests and of dispatch over
+	// OTLP/HTTP to where the standard OTEL_EXPORTER_OTLP_* variables say
+	// (package tracing); off by default.
+	OTelTraces bool `env:"BARRAGE_OTEL_TRACES"`
 }
 
 // edgeFlags declares the flags of Edge.
@@ -186,6 +190,7 @@ func (c *Edge) edgeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MetricsListen, "metrics-listen", c.MetricsListen, "serve /metrics on this address only, not on -listen (BARRAGE_METRICS_LISTEN)")
 	fs.BoolVar(&c.DebugAddrInsecure, "debug-addr-force", c.DebugAddrInsecure, "let -debug-addr be a non-loopback address: pprof has no authentication (BARRAGE_DEBUG_ADDR_INSECURE)")
 	fs.BoolVar(&c.FortioURLToken, "fortio-url-token", c.FortioURLToken, "let the Fortio REST routes take an API token in ?token= (it ends up in logs) (BARRAGE_FORTIO_URL_TOKEN)")
+	fs.BoolVar(&c.OTelTraces, "otel-traces", c.OTelTraces, "export traces of HTTP requests and dispatch over OTLP/HTTP, configured by the OTEL_EXPORTER_OTLP_* variables (BARRAGE_OTEL_TRACES)")
 }
 
 // Proxies returns the parsed TrustedProxies.

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +44,24 @@ func TestGeneratorLimitedRun(t *testing.T) { // serial: see heavyTests
 	if res.Count > 200 { // 3 s of one connection at 20 ms a request: about 150
 		t.Errorf("%d requests: the agent was not held back by its one connection", res.Count)
 	}
+	// The per-second series names the flagged seconds, in the intervals
+	// endpoint and in the live stream (replayed: the run has ended).
+	stored := e.flaggedSeconds(t, hot.Id.String())
+	if got := limitedOf(e.allIntervals(t, hot.Id.String())); !slices.Equal(got, stored) || len(got) != limited {
+		t.Errorf("intervals endpoint flags seconds %v, stored %v (%d)", got, stored, limited)
+	}
+	stream, err := e.readEvents(t.Context(), hot.Id.String(), "", 20*time.Second, func(ev sseEvent) bool { return ev.Event == "result" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed []client.Interval
+	for _, iv := range latestSeconds(t, stream.Events) {
+		streamed = append(streamed, iv)
+	}
+	slices.SortFunc(streamed, func(a, b client.Interval) int { return a.Second - b.Second })
+	if got := limitedOf(streamed); !slices.Equal(got, stored) {
+		t.Errorf("live stream flags seconds %v, stored %v", got, stored)
+	}
 	wantNote := "the load generator was the bottleneck for " + strconv.Itoa(limited) + " of "
 	if !strings.Contains(derefS(hot.VerdictNote), wantNote) {
 		t.Errorf("verdict note %q, want it to say %q", derefS(hot.VerdictNote), wantNote)
@@ -66,6 +86,9 @@ func TestGeneratorLimitedRun(t *testing.T) { // serial: see heavyTests
 	if n := e.count(t, `SELECT count(*) FROM run_intervals WHERE run_id = $1::uuid AND generator_limited`, light.Id); n != 0 {
 		t.Errorf("%d seconds of the light run flagged", n)
 	}
+	if got := limitedOf(e.allIntervals(t, light.Id.String())); len(got) != 0 {
+		t.Errorf("intervals endpoint flags seconds %v of the light run", got)
+	}
 	if res.Count < 12 {
 		t.Errorf("light run counted %d requests, want about 16", res.Count)
 	}
@@ -84,4 +107,40 @@ func (e *apiEnv) generatorRun(t *testing.T, url string, qps, conns, seconds int,
 		t.Fatalf("run ended %s (error %q), verdict %v", run.Status, derefS(run.Error), run.Verdict)
 	}
 	return run
+}
+
+// limitedOf returns the seconds of ivs flagged generator_limited, in order.
+func limitedOf(ivs []client.Interval) []int {
+	var out []int
+	for i := range ivs {
+		if ivs[i].GeneratorLimited {
+			out = append(out, ivs[i].Second)
+		}
+	}
+	return out
+}
+
+// flaggedSeconds returns the stored seconds of run id flagged
+// generator_limited, in order.
+func (e *apiEnv) flaggedSeconds(t *testing.T, id string) []int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	rows, err := e.db.QueryContext(ctx, `SELECT second FROM run_intervals WHERE run_id = $1::uuid AND generator_limited ORDER BY second`, id)
+	if err != nil {
+		t.Fatalf("flagged seconds: %v", err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var s int
+		if err := rows.Scan(&s); err != nil {
+			t.Fatalf("flagged seconds: %v", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("flagged seconds: %v", err)
+	}
+	return out
 }

@@ -20,6 +20,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -29,6 +32,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/apperr"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 	"github.com/barrage-dev/barrage/services/api/internal/sealer"
+	"github.com/barrage-dev/barrage/services/api/internal/tracing"
 )
 
 // Store is the storage the dispatcher uses.
@@ -85,6 +89,11 @@ type Config struct {
 	// Metrics, when set, observes the time from each outbox row's commit
 	// to its publish (a *metrics.Metrics).
 	Metrics Observer
+	// Tracer makes a span of each dispatch of a run, the child of the
+	// creating request's span (DispatchMessage.TraceParent), whose W3C
+	// traceparent goes to the agents in the assignments' headers; nil
+	// for none (package tracing).
+	Tracer trace.Tracer
 }
 
 // Observer receives the dispatcher's figures.
@@ -131,6 +140,9 @@ func New(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = noObserver{}
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = tracing.Off().Tracer()
 	}
 	d := &Dispatcher{cfg: cfg}
 	var err error
@@ -210,6 +222,21 @@ func (d *Dispatcher) dispatch(ctx context.Context, payload []byte) (later time.T
 		d.cfg.Log.Error("dispatch: bad run payload; dropped", slog.Any("error", err))
 		return time.Time{}, nil
 	}
+	ctx, span := d.cfg.Tracer.Start(tracing.WithTraceParent(ctx, p.TraceParent), "dispatch run",
+		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(
+			attribute.String("barrage.run.id", p.RunID.String()),
+			attribute.String("messaging.system", "nats"),
+			attribute.String("messaging.destination.name", wire.AssignStream)))
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, "dispatch failed")
+		}
+		if !later.IsZero() {
+			span.SetAttributes(attribute.Bool("barrage.run.waiting", true))
+		}
+		span.End()
+	}()
 	run, err := d.cfg.Store.GetRun(ctx, p.RunID)
 	if apperr.Is(err, apperr.NotFound) {
 		return time.Time{}, nil // deleted meanwhile
@@ -319,6 +346,7 @@ func (d *Dispatcher) send(ctx context.Context, run runs.Run, specs []spec.Spec, 
 	if len(specs) != len(shards) {
 		return fmt.Errorf("run %s: stored plan has %d shards, the spec splits into %d", run.ID, len(shards), len(specs))
 	}
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("barrage.shards", len(shards)))
 	seqs := make([]uint64, len(shards))
 	for i, sh := range shards {
 		b, err := json.Marshal(specs[i])
@@ -338,6 +366,9 @@ func (d *Dispatcher) send(ctx context.Context, run runs.Run, specs []spec.Spec, 
 		m.Data = msg
 		if requestID != "" {
 			m.Header.Set(wire.RequestIDHeader, requestID)
+		}
+		if tp := tracing.TraceParent(ctx); tp != "" {
+			m.Header.Set(wire.TraceParentHeader, tp)
 		}
 		ack, err := d.cfg.JS.PublishMsg(ctx, m, jetstream.WithMsgID(wire.AssignMsgID(run.ID.String(), uint32(sh.Index))))
 		if err != nil {

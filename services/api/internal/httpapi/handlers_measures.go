@@ -167,7 +167,7 @@ func intervalLatency(enc []byte) (IntervalLatency, error) {
 func intervalOut(iv *runs.Interval) (Interval, error) {
 	out := Interval{
 		Second: iv.Second, Count: iv.Count, Errors: iv.Errors, Qps: float64(iv.Count), RetCodes: codesOf(iv.RetCodes),
-		BytesSent: iv.BytesSent, BytesReceived: iv.BytesReceived, Snapshots: iv.Snapshots,
+		BytesSent: iv.BytesSent, BytesReceived: iv.BytesReceived, Snapshots: iv.Snapshots, GeneratorLimited: iv.GeneratorLimited,
 	}
 	var err error
 	if out.Response, err = intervalLatency(iv.Response); err != nil {

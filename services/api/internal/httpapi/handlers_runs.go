@@ -8,6 +8,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/paging"
 	"github.com/barrage-dev/barrage/services/api/internal/reqlog"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
+	"github.com/barrage-dev/barrage/services/api/internal/tracing"
 )
 
 // CreateRun implements POST /runs; with ?wait= it waits for the run to end
@@ -24,6 +25,7 @@ func (s *server) CreateRun(ctx context.Context, req CreateRunRequestObject) (Cre
 		Thresholds: deref(b.Thresholds), Labels: deref(b.Labels), Source: runs.Source(deref(b.Source)),
 		IdempotencyKey: deref(req.Params.IdempotencyKey), AllowPartial: deref(b.AllowPartial),
 		BaselineRun: deref((*uuid.UUID)(b.BaselineRun)), BaselineLast: deref(b.BaselineLast), RequestID: reqlog.ID(ctx),
+		TraceParent: tracing.TraceParent(ctx),
 	}
 	r, created, err := s.svc.Runs.Create(ctx, principal(ctx), in)
 	if err != nil {

@@ -972,6 +972,9 @@ type Interval struct {
 	Count         int64 `json:"count"`
 	Errors        int64 `json:"errors"`
 
+	// GeneratorLimited The load generator was the bottleneck in this second (generator_limited): for a snapshot merged into it, its agent used more than 90 % of the cores it may use, or the shard's send lag p99 exceeded 10 % of the interval between its sends (docs/observability.md, "Generator limited"). The second's figures then measure the agent rather than the target.
+	GeneratorLimited bool `json:"generator_limited"`
+
 	// Lag Percentiles of one latency in one second, microseconds.
 	Lag IntervalLatency `json:"lag"`
 

@@ -24,6 +24,7 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/ratelimit"
 	"github.com/barrage-dev/barrage/services/api/internal/reqlog"
 	"github.com/barrage-dev/barrage/services/api/internal/sso"
+	"github.com/barrage-dev/barrage/services/api/internal/tracing"
 )
 
 // BasePath is where the REST API is mounted.
@@ -79,6 +80,9 @@ type Options struct {
 	// WriteTimeout is the server's (http.Server.WriteTimeout); requests
 	// that wait (?wait=, Fortio REST's run) get it on top of their wait.
 	WriteTimeout time.Duration
+	// Tracer, when it exports (barrage-api -otel-traces), gets a server
+	// span of every request (package tracing); nil or off, none is made.
+	Tracer *tracing.Tracing
 	// MetricsToken, when set, is the bearer token /metrics requires.
 	MetricsToken string
 	// NoMetricsRoute leaves /metrics off this handler: it is served on a
@@ -111,6 +115,9 @@ func NewRouter(o Options) (http.Handler, error) {
 		return nil, err
 	}
 	r.Use(reqlog.Middleware(o.Log), keepDeadlines)
+	if o.Tracer.Enabled() {
+		r.Use(tracing.Middleware(o.Tracer.Tracer()))
+	}
 	if o.Metrics != nil {
 		r.Use(o.Metrics.Middleware())
 		if !o.NoMetricsRoute {

@@ -63,7 +63,7 @@ func (s *Service) CreateScheduled(ctx context.Context, t testdefs.Test, at time.
 		Spec: redacted, Thresholds: t.Thresholds, Labels: labels, Target: redacted.URL, QPSRequested: sp.PeakQPS(),
 		BaselineLast: t.BaselineLast, CreatedAt: now, UpdatedAt: now,
 	}
-	payload, err := s.dispatchPayload(r, sp, targets, "")
+	payload, err := s.dispatchPayload(r, sp, targets, "", "")
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create scheduled run of test %s: %w", t.ID, err)
 	}

@@ -91,6 +91,10 @@ type Input struct {
 	// (package reqlog), carried to the agents' log lines for its shards;
 	// "" for none.
 	RequestID string `json:"-"`
+	// TraceParent is the W3C traceparent of that request's span when the
+	// API exports traces (package tracing): the run's dispatch joins its
+	// trace. "" for none.
+	TraceParent string `json:"-"`
 }
 
 // requestHash is SHA-256 of the canonical JSON of in, which is what an
@@ -131,6 +135,9 @@ type DispatchMessage struct {
 	// dispatcher sends it in the assignments' headers (pkg/wire
 	// RequestIDHeader). "" for none.
 	RequestID string `json:"request_id,omitempty"`
+	// TraceParent is the W3C traceparent of the request's span when the
+	// API exports traces; the dispatcher's span is its child. "" for none.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // NewDispatchMessage returns the dispatch message of a run of sp: the
@@ -173,13 +180,14 @@ func (m DispatchMessage) RealSpec(seal *sealer.Sealer) (spec.Spec, error) {
 }
 
 // dispatchPayload is the outbox payload of a new run of sp; t is its
-// project's target policy.
-func (s *Service) dispatchPayload(r Run, sp spec.Spec, t policy.Targets, requestID string) ([]byte, error) {
+// project's target policy, requestID and traceParent those of the request
+// that created it ("" for none).
+func (s *Service) dispatchPayload(r Run, sp spec.Spec, t policy.Targets, requestID, traceParent string) ([]byte, error) {
 	m, err := NewDispatchMessage(s.seal, s.redactor, r.ID, r.ProjectID, sp)
 	if err != nil {
 		return nil, err
 	}
-	m.RequestID = requestID
+	m.RequestID, m.TraceParent = requestID, traceParent
 	m.TargetAllow, m.TargetDeny = t.Allow, s.targets.deny()
 	m.TargetOuter, m.TargetBounded = t.Outer(), true
 	b, err := json.Marshal(m)
@@ -204,7 +212,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in Input) (run 
 		return Run{}, false, err
 	}
 	r := b.run
-	payload, err := s.dispatchPayload(r, b.spec, b.targets, in.RequestID)
+	payload, err := s.dispatchPayload(r, b.spec, b.targets, in.RequestID, in.TraceParent)
 	if err != nil {
 		return Run{}, false, fmt.Errorf("create run: %w", err)
 	}

@@ -4,7 +4,7 @@ import { listAllRunIntervals } from './list-run-intervals';
 
 function iv(second: number): Interval {
   const lat = { p50_us: 1, p90_us: 1, p99_us: 1, max_us: 1 };
-  return { second, count: 1, errors: 0, qps: 1, response: lat, service: lat, lag: lat, ret_codes: {}, bytes_sent: 0, bytes_received: 0, snapshots: 1 };
+  return { second, count: 1, errors: 0, qps: 1, response: lat, service: lat, lag: lat, ret_codes: {}, bytes_sent: 0, bytes_received: 0, snapshots: 1, generator_limited: false };
 }
 
 describe('listAllRunIntervals', () => {

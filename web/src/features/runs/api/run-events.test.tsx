@@ -30,7 +30,7 @@ function run(status: Schemas['RunStatus']): Schemas['Run'] {
 
 function iv(second: number, count: number, snapshots: number): Interval {
   const lat = { p50_us: 100, p90_us: 200, p99_us: 300, max_us: 400 };
-  return { second, count, errors: 0, qps: count, response: lat, service: lat, lag: lat, ret_codes: { '200': count }, bytes_sent: 1, bytes_received: 2, snapshots };
+  return { second, count, errors: 0, qps: count, response: lat, service: lat, lag: lat, ret_codes: { '200': count }, bytes_sent: 1, bytes_received: 2, snapshots, generator_limited: false };
 }
 
 const msg = (type: string, data: unknown, lastEventId = '0.0') =>

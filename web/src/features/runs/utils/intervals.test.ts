@@ -15,6 +15,7 @@ function iv(second: number, count: number, snapshots = 1): Interval {
     bytes_sent: 0,
     bytes_received: 0,
     snapshots,
+    generator_limited: false,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Interval } from './intervals';
-import { codeRows, latencyRows, qpsRows, targetRate } from './series';
+import { codeRows, latencyRows, limitedSpans, qpsRows, targetRate } from './series';
 
 function iv(second: number, over: Partial<Interval> = {}): Interval {
   const lat = (base: number) => ({ p50_us: base, p90_us: base * 2, p99_us: base * 3, max_us: base * 4 });
@@ -15,6 +15,7 @@ function iv(second: number, over: Partial<Interval> = {}): Interval {
     bytes_sent: 0,
     bytes_received: 0,
     snapshots: 2,
+    generator_limited: false,
     ...over,
   };
 }
@@ -56,11 +57,11 @@ describe('chart rows', () => {
 
   it('shapes qps with its target', () => {
     expect(qpsRows(ivs, () => 200)).toEqual([
-      { t: 0, qps: 190, target: 200 },
-      { t: 1, qps: 201, target: 200 },
-      { t: 3, qps: 150, target: 200 },
+      { t: 0, qps: 190, limited: 0, target: 200 },
+      { t: 1, qps: 201, limited: 0, target: 200 },
+      { t: 3, qps: 150, limited: 0, target: 200 },
     ]);
-    expect(qpsRows(ivs)[0]).toEqual({ t: 0, qps: 190 });
+    expect(qpsRows(ivs)[0]).toEqual({ t: 0, qps: 190, limited: 0 });
   });
 
   it('shapes the chosen latency', () => {
@@ -81,5 +82,24 @@ describe('chart rows', () => {
     ]);
     expect(rows[0]).toEqual({ t: 0, errors: 10, code_503: 10, 'code_-1': 0, code_200: 90 });
     expect(rows[2]).toEqual({ t: 2, errors: 0, code_503: 0, 'code_-1': 0, code_200: 100 });
+  });
+});
+
+describe('limitedSpans', () => {
+  it('joins consecutive generator-limited seconds into spans', () => {
+    const ivs = [0, 1, 2, 3, 5, 6, 8].map((s) => iv(s, { generator_limited: s !== 3 && s !== 6 }));
+    expect(limitedSpans(ivs)).toEqual([
+      { from: 0, to: 2 },
+      { from: 5, to: 5 },
+      { from: 8, to: 8 },
+    ]);
+  });
+
+  it('is empty when no second was limited', () => {
+    expect(limitedSpans([iv(0), iv(1)])).toEqual([]);
+  });
+
+  it('flags the limited seconds in the qps rows', () => {
+    expect(qpsRows([iv(0, { generator_limited: true }), iv(1)]).map((r) => r.limited)).toEqual([1, 0]);
   });
 });

@@ -34,13 +34,37 @@ export function targetRate(spec: Schemas['RunSpec'], qpsRequested: number): ((se
   return qps > 0 ? () => qps : undefined;
 }
 
-/** qpsRows shapes the achieved rate per second, with the target when there is one. */
+/**
+ * qpsRows shapes the achieved rate per second, with the target when there is one, and `limited` 1 for a
+ * second in which the load generator was the bottleneck (generator_limited), else 0.
+ */
 export function qpsRows(intervals: readonly Interval[], target?: (second: number) => number): Row[] {
   return intervals.map((iv) => {
-    const r: Row = { t: iv.second, qps: iv.qps };
+    const r: Row = { t: iv.second, qps: iv.qps, limited: iv.generator_limited ? 1 : 0 };
     if (target) r.target = target(iv.second);
     return r;
   });
+}
+
+/** A run of consecutive seconds, from `from` to `to` inclusive. */
+export interface SecondSpan {
+  from: number;
+  to: number;
+}
+
+/**
+ * limitedSpans returns the generator-limited seconds of intervals (sorted by second) as runs of consecutive
+ * seconds, in order: what a chart shades and its text names.
+ */
+export function limitedSpans(intervals: readonly Interval[]): SecondSpan[] {
+  const out: SecondSpan[] = [];
+  for (const iv of intervals) {
+    if (!iv.generator_limited) continue;
+    const last = out[out.length - 1];
+    if (last && iv.second === last.to + 1) last.to = iv.second;
+    else out.push({ from: iv.second, to: iv.second });
+  }
+  return out;
 }
 
 export const latencyKeys = ['p50', 'p90', 'p99', 'max'] as const;

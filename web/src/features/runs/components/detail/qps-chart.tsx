@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatRate } from '@/lib/format';
 import { clock, timeTicks } from '../../utils/chart-axis';
 import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
-import { qpsRows } from '../../utils/series';
+import { limitedSpans, qpsRows, type SecondSpan } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
 
 interface Props {
@@ -15,9 +15,18 @@ interface Props {
   domain: [number, number];
 }
 
-/** QpsChart draws achieved qps per second against the requested rate. */
+/** spanText names spans of seconds as clock times: "0:00–0:02, 0:05". */
+function spanText(spans: readonly SecondSpan[]): string {
+  return spans.map((s) => (s.from === s.to ? clock(s.from) : `${clock(s.from)}–${clock(s.to)}`)).join(', ');
+}
+
+/**
+ * QpsChart draws achieved qps per second against the requested rate, and shades the seconds in which the
+ * load generator was the bottleneck (generator_limited), which a line of text and the table view also name.
+ */
 export function QpsChart({ intervals, target, domain }: Props) {
-  const rows = useMemo(() => downsample(qpsRows(intervals, target), ['qps', 'target']), [intervals, target]);
+  const rows = useMemo(() => downsample(qpsRows(intervals, target), ['qps', 'target', 'limited']), [intervals, target]);
+  const limited = useMemo(() => limitedSpans(intervals), [intervals]);
   return (
     <section className="card" aria-label="Requests per second">
       <div className="run-chart-head">
@@ -48,13 +57,26 @@ export function QpsChart({ intervals, target, domain }: Props) {
                 type="linear"
               />
             )}
+            {limited.map((sp) => (
+              // A second s covers [s, s+1) of the time axis.
+              <ReferenceArea key={sp.from} x1={sp.from} x2={sp.to + 1} fill="var(--warn)" fillOpacity={0.18} ifOverflow="hidden" />
+            ))}
             <Line dataKey="qps" name="achieved" stroke="var(--chart-1)" strokeWidth={2} dot={false} isAnimationActive={false} type="linear" />
           </LineChart>
         </ResponsiveContainer>
       </div>
       <ChartLegend
-        items={[{ label: 'achieved', color: 'var(--chart-1)' }, ...(target ? [{ label: 'target', color: 'var(--muted)', dashed: true }] : [])]}
+        items={[
+          { label: 'achieved', color: 'var(--chart-1)' },
+          ...(target ? [{ label: 'target', color: 'var(--muted)', dashed: true }] : []),
+          ...(limited.length > 0 ? [{ label: 'generator limited', color: 'var(--warn)', area: true }] : []),
+        ]}
       />
+      {limited.length > 0 && (
+        <p className="run-chart-note" data-testid="generator-limited-seconds">
+          Generator limited (shaded) at {spanText(limited)}: the load generator, not the target, was the bottleneck.
+        </p>
+      )}
       <ChartTable
         title="Requests per second"
         rows={rows}
@@ -63,6 +85,7 @@ export function QpsChart({ intervals, target, domain }: Props) {
           { label: 'Second', value: (r) => clock(r.t) },
           { label: 'Achieved qps', value: (r) => formatRate(r.qps), num: true },
           ...(target ? [{ label: 'Target qps', value: (r: (typeof rows)[number]) => formatRate(r.target), num: true }] : []),
+          ...(limited.length > 0 ? [{ label: 'Generator limited', value: (r: (typeof rows)[number]) => (r.limited ? 'yes' : 'no') }] : []),
         ]}
       />
     </section>
