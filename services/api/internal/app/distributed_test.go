@@ -313,8 +313,8 @@ func checkAgentsHoldShards(t *testing.T, e *apiEnv, run client.Run) {
 	waitFor(t, 20*time.Second, func() error {
 		list := decode[client.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", e.AdminToken, nil))
 		held = map[int]client.AgentShard{}
-		for _, a := range list.Items {
-			for _, sh := range shardsOf(a) {
+		for i := range list.Items {
+			for _, sh := range shardsOf(&list.Items[i]) {
 				if sh.RunId == run.Id && sh.Status == client.AgentShardRunning {
 					held[sh.Shard] = sh
 				}
@@ -338,15 +338,15 @@ func checkAgentsHoldShards(t *testing.T, e *apiEnv, run client.Run) {
 	e.mustProject(t, "elsewhere")
 	other := e.mustToken(t, "elsewhere", auth.Admin)
 	list := decode[client.AgentList](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/agents", other, nil))
-	for _, a := range list.Items {
-		if len(shardsOf(a)) != 0 {
+	for i := range list.Items {
+		if a := &list.Items[i]; len(shardsOf(a)) != 0 {
 			t.Errorf("another project's admin sees agent %s hold %+v", a.Name, shardsOf(a))
 		}
 	}
 }
 
 // shardsOf returns the shards an agent of GET /agents holds.
-func shardsOf(a client.Agent) []client.AgentShard {
+func shardsOf(a *client.Agent) []client.AgentShard {
 	if a.Shards == nil {
 		return nil
 	}
