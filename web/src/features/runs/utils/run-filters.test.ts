@@ -1,4 +1,5 @@
-import { emptyFilters, filtersFromParams, filtersToParams, hasFilters, labelFilterError, matchesText, type RunFilters } from './run-filters';
+import { runName } from '@/lib/run-name';
+import { emptyFilters, filtersFromParams, filtersToParams, hasFilters, labelFilterError, matchesPick, matchesText, type RunFilters } from './run-filters';
 
 describe('run filters in the URL', () => {
   it('round-trips every filter', () => {
@@ -38,5 +39,28 @@ describe('matchesText', () => {
     expect(matchesText(run, '')).toBe(true);
     expect(matchesText(run, 'SMOKE shop')).toBe(true);
     expect(matchesText(run, 'smoke cart')).toBe(false);
+  });
+});
+
+describe('matchesPick', () => {
+  const run = {
+    id: '019a6f2e-1c2d-7abc-8def-0123456789ab',
+    name: 'Checkout smoke',
+    target: 'https://shop.internal/api/checkout',
+    labels: { team: 'pay', env: 'staging' },
+    created_at: '2026-11-27T09:00:00Z',
+  };
+  it('matches every word in the name, target, id or labels, ignoring case', () => {
+    expect(matchesPick(run, '')).toBe(true);
+    expect(matchesPick(run, 'SMOKE shop')).toBe(true);
+    expect(matchesPick(run, 'team=pay')).toBe(true);
+    expect(matchesPick(run, 'env=prod')).toBe(false);
+    expect(matchesPick(run, '6789ab')).toBe(true);
+    expect(matchesPick(run, 'smoke cart')).toBe(false);
+  });
+  it('finds an unnamed run by the name it is shown with', () => {
+    const unnamed = { ...run, name: '' };
+    expect(matchesPick(unnamed, runName(unnamed))).toBe(true);
+    expect(matchesPick(unnamed, 'checkout smoke')).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
+import { runName } from '@/lib/run-name';
 import { runStatuses, type RunStatus } from '@/lib/run-status';
 
 /**
@@ -66,5 +67,17 @@ export function matchesText(run: Pick<Schemas['Run'], 'name' | 'target'>, q: str
   const words = q.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
   const hay = `${run.name} ${run.target}`.toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+/**
+ * matchesPick is the compare picker's search: every word must appear in the
+ * run's one name (runName), target, id or a `key=value` label, ignoring case.
+ */
+export function matchesPick(run: Pick<Schemas['Run'], 'id' | 'name' | 'target' | 'labels' | 'created_at'>, q: string): boolean {
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const labels = Object.entries(run.labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  const hay = [runName(run), run.target, run.id, ...labels].join(' ').toLowerCase();
   return words.every((w) => hay.includes(w));
 }
