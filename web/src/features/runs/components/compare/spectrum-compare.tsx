@@ -1,12 +1,12 @@
 import { useQueries } from '@tanstack/react-query';
-import { useState } from 'react';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
 import { runResultQuery } from '../../api/get-run-result';
 import { hasResult, runColor } from '../../utils/compared-runs';
-import type { LatencyKind } from '../../utils/series';
 import { spectrumPoints } from '../../utils/spectrum';
 import { SpectrumChart, spectrumKinds, type SpectrumSeries } from '../spectrum/spectrum-chart';
+import { useViewParam } from '../../hooks/use-view-param';
+import { viewParams } from '../../utils/view-params';
 
 type Props = { runs: Schemas['ComparedRun'][]; names: string[] };
 
@@ -14,11 +14,11 @@ type Props = { runs: Schemas['ComparedRun'][]; names: string[] };
  * SpectrumCompare overlays the compared runs' percentile spectra, each in
  * its run's hue (runColor, as in the table), from each run's result, which
  * holds all three latencies where the comparison holds one. The toggle
- * starts on the reference's latency kind.
+ * starts on the reference's latency kind and is kept in the URL.
  */
 export function SpectrumCompare({ runs, names }: Props) {
   const results = useQueries({ queries: runs.map((r) => runResultQuery(r.id, hasResult(r))) });
-  const [kind, setKind] = useState<LatencyKind>(runs[0]?.latency_kind ?? 'response');
+  const [kind, setKind] = useViewParam(viewParams.spectrum, spectrumKinds, runs[0]?.latency_kind ?? 'response');
 
   const pending = results.some((q, i) => hasResult(runs[i]!) && q.isPending);
   const failed = results.find((q) => q.error);

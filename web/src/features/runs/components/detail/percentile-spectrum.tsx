@@ -1,15 +1,15 @@
-import { useState } from 'react';
 import type { Schemas } from '@/lib/api-client';
 import { formatCount } from '@/lib/format';
-import type { LatencyKind } from '../../utils/series';
 import { spectrumPoints } from '../../utils/spectrum';
 import { runColor } from '../../utils/compared-runs';
 import { SpectrumChart, spectrumKinds } from '../spectrum/spectrum-chart';
+import { useViewParam } from '../../hooks/use-view-param';
+import { viewParams } from '../../utils/view-params';
 
-/** PercentileSpectrum is a run's percentile spectrum: its result's response, service or lag percentiles. */
+/** PercentileSpectrum is a run's percentile spectrum: its result's response, service or lag percentiles, the choice kept in the URL. */
 export function PercentileSpectrum({ result }: { result: Schemas['RunResult'] }) {
   const available = spectrumKinds.filter((k) => result[k] !== undefined);
-  const [kind, setKind] = useState<LatencyKind>(result.primary);
+  const [kind, setKind] = useViewParam(viewParams.spectrum, spectrumKinds, result.primary);
   const shown = available.includes(kind) ? kind : (available[0] ?? 'service');
   const summary = result[shown];
   return (

@@ -8,6 +8,7 @@ import { canStop, isTerminal, verdictTone } from '@/lib/run-status';
 import type { LiveState } from '../../api/run-events';
 import { useTest } from '../../api/get-test';
 import { isImported } from '../../utils/imported';
+import { IntervalsCsvButton } from './intervals-csv-button';
 import { RunAgainButton } from './run-again-button';
 import { SaveAsTest } from './save-as-test';
 import { StopButton } from './stop-button';
@@ -88,6 +89,7 @@ export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: 
                   <a href={`${base}?format=csv`} download={`barrage-${run.id}.csv`}>
                     CSV (percentiles)
                   </a>
+                  {native && !run.intervals_dropped_at && <IntervalsCsvButton runId={run.id} />}
                   <a href={`${base}?format=fortio-csv`} download={`fortio-${run.id}.csv`}>
                     Fortio CSV (histogram)
                   </a>
