@@ -6,7 +6,7 @@ import { port } from '../playwright.config';
 // keyboard: open its test's trend, run it again (a new run with the same
 // spec, opened at once), save it as a test (the API's refusal of the name
 // shown under the name), and find runs in the compare page's picker by
-// name or id; axe finds nothing serious in the states these add.
+// name or id, or by its test's previous run; axe finds nothing serious in the states these add.
 //
 // Tagged @own-stack: it adds runs and a test to the default project, which
 // other specs count from empty, so make e2e runs it on a stack of its own.
@@ -63,6 +63,9 @@ test('run again, save as test, the test trend and the picker search @own-stack',
     project: 'default', name: 'flows secret', spec: { url: echo, qps: 20, duration: '1s', headers: ['Authorization: Bearer s3cret'] },
   });
   for (const r of [first, secret]) await waitCompleted(req, r.id);
+  // The test's next run, for the picker's "previous run of its test".
+  const next = await post<Run>(req, '/api/v1/runs', { test: stored.id, name: 'flows next' });
+  await waitCompleted(req, next.id);
   const firstRun = await getRun(req, first.id);
   expect(firstRun.test_id).toBe(stored.id);
 
@@ -158,4 +161,15 @@ test('run again, save as test, the test trend and the picker search @own-stack',
   await press(page, page.getByRole('button', { name: 'Compare 2 runs' }));
   await expect(page).toHaveURL(new RegExp(`/compare\\?ids=${againId},${secret.id}$`));
   await expect(page.getByTestId('compare-layout')).toBeVisible();
+
+  // From a test's run, the picker offers the test's previous run as the baseline.
+  await page.goto(`/compare?ids=${next.id}`);
+  const previous = page.getByRole('button', { name: 'Add the previous run of its test as the baseline: flows first' });
+  await press(page, previous);
+  await expect(page.getByRole('listitem').filter({ hasText: 'flows next' }).getByRole('checkbox')).toBeChecked();
+  await expect(page.getByRole('listitem').filter({ hasText: 'flows next' })).toContainText('#2');
+  // The first run of the test has no earlier one: the offer is gone.
+  await expect(previous).toHaveCount(0);
+  await press(page, page.getByRole('button', { name: 'Compare 2 runs' }));
+  await expect(page).toHaveURL(new RegExp(`/compare\\?ids=${first.id},${next.id}$`));
 });

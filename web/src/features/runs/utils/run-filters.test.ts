@@ -1,5 +1,5 @@
 import { runName } from '@/lib/run-name';
-import { emptyFilters, filtersFromParams, filtersToParams, hasFilters, labelFilterError, matchesPick, matchesText, type RunFilters } from './run-filters';
+import { emptyFilters, filtersFromParams, filtersToParams, hasFilters, labelFilterError, matchesPick, matchesText, previousOfTest, type RunFilters } from './run-filters';
 
 describe('run filters in the URL', () => {
   it('round-trips every filter', () => {
@@ -62,5 +62,22 @@ describe('matchesPick', () => {
     const unnamed = { ...run, name: '' };
     expect(matchesPick(unnamed, runName(unnamed))).toBe(true);
     expect(matchesPick(unnamed, 'checkout smoke')).toBe(false);
+  });
+});
+
+describe('previousOfTest', () => {
+  const run = (id: string, test: string | undefined, minute: number) => ({ id, test_id: test, created_at: `2026-11-27T09:${String(minute).padStart(2, '0')}:00Z` });
+  // Newest first, as the picker lists them.
+  const runs = [run('d', 't1', 40), run('c', 't2', 30), run('b', 't1', 20), run('a', 't1', 10), run('x', undefined, 5)];
+  it('is the test run just before the first chosen one', () => {
+    expect(previousOfTest(runs, ['d'])?.id).toBe('b');
+    expect(previousOfTest(runs, ['d', 'b'])?.id).toBe('a');
+    expect(previousOfTest(runs, ['b', 'c'])?.id).toBe('a');
+  });
+  it('is undefined for the oldest, a run of no test, or one not listed', () => {
+    expect(previousOfTest(runs, ['a'])).toBeUndefined();
+    expect(previousOfTest(runs, ['x'])).toBeUndefined();
+    expect(previousOfTest(runs, ['gone'])).toBeUndefined();
+    expect(previousOfTest(runs, [])).toBeUndefined();
   });
 });

@@ -81,3 +81,16 @@ export function matchesPick(run: Pick<Schemas['Run'], 'id' | 'name' | 'target' |
   const hay = [runName(run), run.target, run.id, ...labels].join(' ').toLowerCase();
   return words.every((w) => hay.includes(w));
 }
+
+/**
+ * previousOfTest is the run of the same stored test as the first chosen one
+ * that came just before it, among runs listed newest first, not chosen yet;
+ * undefined when the first chosen run is not listed, ran no test, or is the
+ * test's oldest listed run.
+ */
+export function previousOfTest<R extends Pick<Schemas['Run'], 'id' | 'test_id' | 'created_at'>>(runs: readonly R[], chosen: readonly string[]): R | undefined {
+  const ref = runs.find((r) => r.id === chosen[0]);
+  if (!ref?.test_id) return undefined;
+  const at = Date.parse(ref.created_at);
+  return runs.find((r) => r.test_id === ref.test_id && !chosen.includes(r.id) && Date.parse(r.created_at) < at);
+}

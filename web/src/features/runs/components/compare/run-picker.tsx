@@ -7,7 +7,7 @@ import { useProject } from '@/lib/project';
 import { runName } from '@/lib/run-name';
 import { useCompletedRuns } from '../../api/list-runs';
 import { maxCompare } from '../../utils/ids';
-import { matchesPick } from '../../utils/run-filters';
+import { matchesPick, previousOfTest } from '../../utils/run-filters';
 import './compare.css';
 
 type Props = {
@@ -19,7 +19,8 @@ type Props = {
 /**
  * RunPicker offers the project's recent completed runs to tick and compare,
  * narrowed by a search over their names, targets, ids and labels; a ticked
- * run stays listed whatever the search.
+ * run stays listed whatever the search. When the first ticked run ran a
+ * stored test, one button puts the test's run before it first, as the baseline.
  */
 export function RunPicker({ initial, onCompare }: Props) {
   const project = useProject();
@@ -44,6 +45,7 @@ export function RunPicker({ initial, onCompare }: Props) {
   const full = chosen.length >= maxCompare;
   const matching = items.filter((r) => matchesPick(r, q));
   const shown = items.filter((r) => chosen.includes(r.id) || matching.includes(r));
+  const previous = full ? undefined : previousOfTest(items, chosen);
   return (
     <form
       className="stack"
@@ -60,6 +62,13 @@ export function RunPicker({ initial, onCompare }: Props) {
           {chosen.length >= 2 ? `Compare ${chosen.length} runs` : 'Compare'}
         </button>
       </div>
+      {previous && (
+        <div>
+          <button type="button" data-testid="add-previous" onClick={() => setChosen((c) => [previous.id, ...c])}>
+            Add the previous run of its test as the baseline: {runName(previous)}
+          </button>
+        </div>
+      )}
       <div className="row">
         <label htmlFor={`${uid}-q`}>Search runs</label>
         <input
