@@ -62,7 +62,7 @@ export function SpectrumChart({ kind, kinds, onKindChange, series, note }: Props
       ) : (
         <div className="chart" style={{ height: 300 }}>
           <ResponsiveContainer width="100%" height="100%">
-            <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 20, left: 16 }}>
+            <LineChart data={rows} margin={{ top: 8, right: 28, bottom: 20, left: 16 }}>
               <CartesianGrid {...liveGridProps} />
               <XAxis dataKey="x" type="number" scale="log" domain={[2, Math.max(xMax, 10)]} allowDataOverflow
                 ticks={percentileTicks(xMax)} tickFormatter={(v: number) => percentileLabel(v)} {...liveAxisProps}
