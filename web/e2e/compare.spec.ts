@@ -7,7 +7,8 @@ import { port } from '../playwright.config';
 // enough for the change's 95 % interval) and a 2 s run at twice that rate,
 // compared two and then three at a time. The page has one
 // layout for any number of runs (what differs, the largest changes, every
-// figure with its change, the request phases), and its numbers are the API's.
+// figure with its change, the percentile spectra overlaid, the request
+// phases), and its numbers are the API's.
 
 const email = 'admin@barrage.local';
 const password = process.env.BARRAGE_ADMIN_PASSWORD ?? 'e2e-password-0123';
@@ -69,6 +70,47 @@ function largest(items: Compared[], key: 'p99_us' | 'p999_us') {
   return { ...best, base, value: items[best.i]![key]! };
 }
 
+type Summary3 = { p50_us: number; p99_us: number; max_us: number };
+type Result = { response: Summary3; service: Summary3; lag: Summary3 };
+
+/**
+ * checkSpectrum asserts the overlay of the runs' percentile spectra: one
+ * line per run in the table's hues, and its Table view holding the API's
+ * percentiles, the comparison's for the reference's latency kind and each
+ * run's result's for the others.
+ */
+async function checkSpectrum(page: Page, items: Compared[]) {
+  const results: Result[] = [];
+  for (const r of items) {
+    const res = await page.request.get(`/api/v1/runs/${r.id}/result`);
+    expect(res.status()).toBe(200);
+    results.push((await res.json()) as Result);
+  }
+  const spectrum = page.getByRole('region', { name: 'Percentile spectrum', exact: true });
+  const toggle = spectrum.getByRole('radiogroup', { name: 'Latency of the spectrum' });
+  await expect(toggle.getByRole('radio', { name: 'Response' })).toBeChecked();
+  await expect(spectrum.locator('svg .recharts-line-curve')).toHaveCount(items.length);
+  const strokes = await spectrum.locator('svg .recharts-line-curve').evaluateAll((els) => els.map((e) => e.getAttribute('stroke')));
+  expect(strokes).toEqual(items.map((_, i) => `var(--chart-${i + 1})`));
+  await expect(spectrum.locator('.run-legend li')).toHaveText(items.map((r) => r.name));
+  await spectrum.getByText('Table view').click();
+  const table = spectrum.getByRole('table');
+  await expect(table.getByRole('columnheader')).toHaveText(['Percentile', ...items.map((r) => r.name)]);
+  const p99 = table.getByRole('row', { name: /^p99 / });
+  // The reference's kind is the comparison's: its p99 is the compare API's.
+  expect(items.map((r) => r.latency_kind)).toEqual(items.map(() => 'response'));
+  await expect(p99.getByRole('cell')).toHaveText(['p99', ...items.map((r) => formatDuration(r.p99_us))]);
+  expect(results.map((r) => r.response.p99_us)).toEqual(items.map((r) => r.p99_us));
+  for (const [radio, key] of [['Service', 'service'], ['Lag', 'lag']] as const) {
+    await toggle.getByRole('radio', { name: radio }).check();
+    await expect(table.locator('caption')).toContainText(`Percentile spectrum, ${key} time`);
+    await expect(p99.getByRole('cell')).toHaveText(['p99', ...results.map((r) => formatDuration(r[key].p99_us))]);
+    await expect(table.getByRole('row', { name: /^max / }).getByRole('cell')).toHaveText(['max', ...results.map((r) => formatDuration(r[key].max_us))]);
+  }
+  await toggle.getByRole('radio', { name: 'Response' }).check();
+  await spectrum.getByText('Table view').click();
+}
+
 /** checkPage asserts what the compare page shows for items, in order, and returns its section headings. */
 async function checkPage(page: Page, items: Compared[]): Promise<string[]> {
   const layout = page.getByTestId('compare-layout');
@@ -125,6 +167,7 @@ async function checkPage(page: Page, items: Compared[]): Promise<string[]> {
     await expect(rate.getByTestId('rate-qps')).toContainText(`95 % interval ${pct(q.ratio_low)} … ${pct(q.ratio_high)}: ${q.verdict.replace('_', ' ')}`);
     await expect(rate.getByTestId('rate-errors')).toHaveText('errors 0.00 % → 0.00 % (±0 pp, 95 % interval ±0 pp … ±0 pp: no change)');
   }
+  await checkSpectrum(page, items);
   const phases = page.getByTestId('compare-phases');
   for (const phase of ['connect', 'waiting'] as const) {
     const row = phases.getByTestId(`phase-${phase}`);
@@ -176,6 +219,7 @@ test('compare 2 and 3 runs: one layout, the API numbers, the spec diff and the p
   expect(headingsTwo).toEqual([
     'What differs between the runs',
     'Largest changes against e2e reference',
+    'Percentile spectrum',
     'Where the time goes',
   ]);
 });

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { formatDuration } from '../src/lib/format';
+import { formatCount, formatDuration } from '../src/lib/format';
 import { port } from '../playwright.config';
 
 // The run page's latency views against the real stack: the percentile
@@ -35,10 +35,12 @@ test('percentile spectrum with its latency toggle, and the density histogram', a
   expect(result.response.count).toBeLessThan(1000);
 
   await page.goto(`/runs/${id}`);
-  const spectrum = page.getByRole('region', { name: 'Percentile spectrum' });
+  const spectrum = page.getByRole('region', { name: 'Percentile spectrum', exact: true });
   const toggle = spectrum.getByRole('radiogroup', { name: 'Latency of the spectrum' });
   await expect(toggle.getByRole('radio', { name: 'Response' })).toBeChecked();
-  const values = spectrum.getByRole('table', { name: 'Percentile spectrum values' });
+  // The Table view behind the chart holds its points.
+  await spectrum.getByText('Table view').click();
+  const values = spectrum.getByRole('table');
   const rows = values.locator('tbody').getByRole('row');
   // The 1/(1−p) axis is labelled in percentiles.
   await expect(spectrum.locator('svg').getByText('99%', { exact: true })).toBeVisible();
@@ -53,7 +55,9 @@ test('percentile spectrum with its latency toggle, and the density histogram', a
   for (const [radio, s] of [['Response', result.response], ['Service', result.service], ['Lag', result.lag]] as const) {
     await toggle.getByRole('radio', { name: radio }).check();
     await expect(toggle.getByRole('radio', { name: radio })).toBeChecked();
-    await expect(values.locator('caption')).toContainText(`${radio.toLowerCase()} time by percentile`);
+    await expect(values.locator('caption')).toHaveText(`Percentile spectrum, ${radio.toLowerCase()} time: 5 rows`);
+    await expect(values.getByRole('columnheader')).toHaveText(['Percentile', `${radio.toLowerCase()} time`]);
+    await expect(spectrum.getByText(`Over ${formatCount(s.count)} requests.`)).toBeVisible();
     await expect(rows).toHaveCount(5);
     for (const [i, [label, v]] of want(s).entries()) await expect(rows.nth(i).getByRole('cell')).toHaveText([label!, v!]);
   }

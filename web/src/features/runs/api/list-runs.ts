@@ -28,7 +28,7 @@ export function useRuns(q: RunListQuery) {
 }
 
 /** How many recent runs the compare page's picker offers. */
-const pickLimit = 30;
+const pickLimit = 100;
 
 /** The compare page's picker: the newest completed runs, one page. */
 export function completedRunsQuery(project: string) {

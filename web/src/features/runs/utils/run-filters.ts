@@ -1,4 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
+import { runName } from '@/lib/run-name';
 import { runStatuses, type RunStatus } from '@/lib/run-status';
 
 /**
@@ -67,4 +68,29 @@ export function matchesText(run: Pick<Schemas['Run'], 'name' | 'target'>, q: str
   if (words.length === 0) return true;
   const hay = `${run.name} ${run.target}`.toLowerCase();
   return words.every((w) => hay.includes(w));
+}
+
+/**
+ * matchesPick is the compare picker's search: every word must appear in the
+ * run's one name (runName), target, id or a `key=value` label, ignoring case.
+ */
+export function matchesPick(run: Pick<Schemas['Run'], 'id' | 'name' | 'target' | 'labels' | 'created_at'>, q: string): boolean {
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const labels = Object.entries(run.labels ?? {}).map(([k, v]) => `${k}=${v}`);
+  const hay = [runName(run), run.target, run.id, ...labels].join(' ').toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+/**
+ * previousOfTest is the run of the same stored test as the first chosen one
+ * that came just before it, among runs listed newest first, not chosen yet;
+ * undefined when the first chosen run is not listed, ran no test, or is the
+ * test's oldest listed run.
+ */
+export function previousOfTest<R extends Pick<Schemas['Run'], 'id' | 'test_id' | 'created_at'>>(runs: readonly R[], chosen: readonly string[]): R | undefined {
+  const ref = runs.find((r) => r.id === chosen[0]);
+  if (!ref?.test_id) return undefined;
+  const at = Date.parse(ref.created_at);
+  return runs.find((r) => r.test_id === ref.test_id && !chosen.includes(r.id) && Date.parse(r.created_at) < at);
 }

@@ -50,3 +50,50 @@ export function percentileLabel(x: number): string {
   const pct = (1 - 1 / x) * 100;
   return `${Number(pct.toPrecision(Math.max(2, Math.ceil(Math.log10(x)) + 1)))}%`;
 }
+
+/**
+ * SpectrumRow is one x of an overlay of spectra: s0, s1, … hold each
+ * series' latency there, absent where a series has no point at that x.
+ */
+export type SpectrumRow = { x: number; label: string; p: number } & { [key: `s${number}`]: number | undefined };
+
+/**
+ * overlayRows merges several spectra into one row per x, sorted by x, for
+ * one chart with a line per series (s0, s1, …). The fixed percentiles share
+ * their x across series; each series' max sits at its own count.
+ */
+export function overlayRows(series: readonly (readonly SpectrumPoint[])[]): SpectrumRow[] {
+  const byX = new Map<number, SpectrumRow>();
+  series.forEach((points, i) => {
+    for (const pt of points) {
+      let row = byX.get(pt.x);
+      if (!row) {
+        row = { x: pt.x, label: pt.label, p: pt.p };
+        byX.set(pt.x, row);
+      }
+      row[`s${i}`] = pt.us;
+    }
+  });
+  return [...byX.values()].sort((a, b) => a.x - b.x);
+}
+
+/** SpectrumTableRow is one percentile of the table view: each series' latency, undefined where it is not resolved. */
+export interface SpectrumTableRow {
+  label: string;
+  values: (number | undefined)[];
+}
+
+/**
+ * spectrumTable is the table behind an overlay: a row per percentile any
+ * series resolves (p50 … p99.9, then max), a value per series. A series with
+ * too few requests for a percentile has none there, as on the chart.
+ */
+export function spectrumTable(series: readonly (readonly SpectrumPoint[])[]): SpectrumTableRow[] {
+  const labels = [...fields.map(([, , label]) => label), 'max'];
+  const out: SpectrumTableRow[] = [];
+  for (const label of labels) {
+    const values = series.map((points) => points.find((pt) => pt.label === label)?.us);
+    if (values.some((v) => v !== undefined)) out.push({ label, values });
+  }
+  return out;
+}

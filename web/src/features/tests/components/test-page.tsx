@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { Link } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Link, useLocation } from 'react-router';
 import { Labels } from '@/components/ui/labels';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { ApiError, type Schemas } from '@/lib/api-client';
@@ -179,8 +179,8 @@ function TestRuns({ testId }: { testId: string }) {
   const runs = useTestRuns(testId);
   return (
     <>
-      <section className="stack" style={{ gap: 8 }}>
-        <h2 style={{ margin: 0 }}>Trend</h2>
+      <section className="stack" style={{ gap: 8 }} id="trend" aria-labelledby="trend-h" tabIndex={-1}>
+        <h2 id="trend-h" style={{ margin: 0 }}>Trend</h2>
         <TrendSection testId={testId} />
       </section>
       <section className="stack" style={{ gap: 8 }}>
@@ -199,6 +199,15 @@ function TestRuns({ testId }: { testId: string }) {
 
 function TrendSection({ testId }: { testId: string }) {
   const trend = useTestTrend(testId);
+  const { hash } = useLocation();
+  const loaded = trend.isSuccess;
+  // A link to the test's trend (a run's page has one) lands on it once it is drawn.
+  useEffect(() => {
+    if (!loaded || hash !== '#trend') return;
+    const el = document.getElementById('trend');
+    el?.scrollIntoView({ block: 'start' });
+    el?.focus({ preventScroll: true });
+  }, [loaded, hash]);
   if (trend.isPending) return <Loading label="Loading trend…" />;
   if (trend.error) return <ErrorState error={trend.error} retry={() => trend.refetch()} />;
   const { items, change_points: changePoints } = trend.data;

@@ -9,6 +9,7 @@ import { CompareTable } from './compare-table';
 import { PhasesCompare } from './phases-compare';
 import { RunPicker } from './run-picker';
 import { SpecDiff } from './spec-diff';
+import { SpectrumCompare } from './spectrum-compare';
 
 type Props = { ids: string[]; onIdsChange: (ids: string[]) => void };
 
@@ -38,7 +39,8 @@ function Comparison({ ids, onIdsChange }: Props) {
   const missing = runs.filter((r) => !hasResult(r));
 
   // One layout for any number of runs: what differs, the largest changes,
-  // every figure with its change and interval, then the request phases.
+  // every figure with its change and interval, the percentile spectra
+  // overlaid, then the request phases.
   return (
     <div className="stack" data-testid="compare-layout">
       {missing.length > 0 && (
@@ -50,6 +52,7 @@ function Comparison({ ids, onIdsChange }: Props) {
       <SpecDiff runs={runs} names={names} />
       <ChangeSummary runs={runs} names={names} />
       <CompareTable runs={runs} names={names} onRemove={remove} />
+      <SpectrumCompare runs={runs} names={names} />
       <PhasesCompare runs={runs} names={names} />
       <div>
         <button type="button" onClick={() => setAdding((a) => !a)} aria-expanded={adding}>

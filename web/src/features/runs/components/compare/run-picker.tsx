@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { Labels } from '@/components/ui/labels';
 import { Empty, ErrorState, Loading } from '@/components/ui/states';
@@ -7,6 +7,7 @@ import { useProject } from '@/lib/project';
 import { runName } from '@/lib/run-name';
 import { useCompletedRuns } from '../../api/list-runs';
 import { maxCompare } from '../../utils/ids';
+import { matchesPick, previousOfTest } from '../../utils/run-filters';
 import './compare.css';
 
 type Props = {
@@ -15,11 +16,18 @@ type Props = {
   onCompare: (ids: string[]) => void;
 };
 
-/** RunPicker offers the project's recent completed runs to tick and compare. */
+/**
+ * RunPicker offers the project's recent completed runs to tick and compare,
+ * narrowed by a search over their names, targets, ids and labels; a ticked
+ * run stays listed whatever the search. When the first ticked run ran a
+ * stored test, one button puts the test's run before it first, as the baseline.
+ */
 export function RunPicker({ initial, onCompare }: Props) {
   const project = useProject();
   const runs = useCompletedRuns(project);
   const [chosen, setChosen] = useState<string[]>(initial);
+  const [q, setQ] = useState('');
+  const uid = useId();
 
   const toggle = (id: string, on: boolean) =>
     setChosen((c) => (on ? (c.includes(id) ? c : [...c, id]) : c.filter((x) => x !== id)));
@@ -35,6 +43,9 @@ export function RunPicker({ initial, onCompare }: Props) {
     );
   }
   const full = chosen.length >= maxCompare;
+  const matching = items.filter((r) => matchesPick(r, q));
+  const shown = items.filter((r) => chosen.includes(r.id) || matching.includes(r));
+  const previous = full ? undefined : previousOfTest(items, chosen);
   return (
     <form
       className="stack"
@@ -51,9 +62,31 @@ export function RunPicker({ initial, onCompare }: Props) {
           {chosen.length >= 2 ? `Compare ${chosen.length} runs` : 'Compare'}
         </button>
       </div>
+      {previous && (
+        <div>
+          <button type="button" data-testid="add-previous" onClick={() => setChosen((c) => [previous.id, ...c])}>
+            Add the previous run of its test as the baseline: {runName(previous)}
+          </button>
+        </div>
+      )}
+      <div className="row">
+        <label htmlFor={`${uid}-q`}>Search runs</label>
+        <input
+          id={`${uid}-q`}
+          type="search"
+          value={q}
+          placeholder="name, target, id or key=value"
+          aria-controls={`${uid}-list`}
+          onChange={(e) => setQ(e.target.value)}
+        />
+        <span className="muted" role="status" data-testid="picker-count">
+          {matching.length === items.length ? `${items.length} runs` : `${matching.length} of ${items.length} runs`}
+        </span>
+      </div>
       <div className="table-wrap">
-        <ul className="picker-list" aria-label="Recent completed runs">
-          {items.map((r) => {
+        {matching.length === 0 && <p className="muted" style={{ margin: 8 }}>No recent completed run matches “{q}”.</p>}
+        <ul className="picker-list" aria-label="Recent completed runs" id={`${uid}-list`}>
+          {shown.map((r) => {
             const at = chosen.indexOf(r.id);
             return (
               <li key={r.id}>

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
@@ -8,6 +8,10 @@ import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
 import { codeRows } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
+import { useViewParam } from '../../hooks/use-view-param';
+import { viewParams } from '../../utils/view-params';
+
+const codeViews = ['failures', 'all'] as const;
 
 const badColors = ['var(--bad)', 'var(--chart-1)', 'var(--chart-6)', 'var(--chart-4)', 'var(--warn)'];
 const okColors = ['var(--ok)', 'var(--chart-5)', 'var(--chart-2)'];
@@ -21,7 +25,8 @@ interface Props {
 
 /** CodesChart stacks results per second by code, failures in strong colours, with the errors line. */
 export function CodesChart({ intervals, domain }: Props) {
-  const [withOk, setWithOk] = useState(false);
+  const [shownCodes, setShownCodes] = useViewParam(viewParams.codes, codeViews, 'failures');
+  const withOk = shownCodes === 'all';
   const { rows, codes } = useMemo(() => {
     const shaped = codeRows(intervals);
     const keys = ['errors', ...shaped.codes.map((c) => c.key)];
@@ -42,7 +47,7 @@ export function CodesChart({ intervals, domain }: Props) {
       <div className="run-chart-head">
         <h2>{withOk ? 'Results by code' : 'Errors by code'}</h2>
         <label className="check">
-          <input type="checkbox" checked={withOk} onChange={(e) => setWithOk(e.target.checked)} /> include successes
+          <input type="checkbox" checked={withOk} onChange={(e) => setShownCodes(e.target.checked ? 'all' : 'failures')} /> include successes
         </label>
       </div>
       {empty ? (

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
@@ -8,12 +8,15 @@ import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
 import { latencyKeys, latencyRows, type LatencyKind } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
+import { useViewParam } from '../../hooks/use-view-param';
+import { viewParams } from '../../utils/view-params';
 
 const kinds: { kind: LatencyKind; label: string; hint: string }[] = [
   { kind: 'response', label: 'response', hint: 'intended send to response done (includes waiting)' },
   { kind: 'service', label: 'service', hint: 'actual send to response done' },
   { kind: 'lag', label: 'lag', hint: 'intended send to actual send' },
 ];
+const latencyKinds = kinds.map((k) => k.kind);
 const colors: Record<(typeof latencyKeys)[number], string> = {
   p50: 'var(--chart-3)',
   p90: 'var(--chart-2)',
@@ -30,7 +33,7 @@ interface Props {
 
 /** LatencyChart draws per-second p50/p90/p99/max of one latency, chosen by a toggle. */
 export function LatencyChart({ intervals, initial, domain }: Props) {
-  const [kind, setKind] = useState<LatencyKind>(initial);
+  const [kind, setKind] = useViewParam<LatencyKind>(viewParams.latency, latencyKinds, initial);
   const rows = useMemo(() => downsample(latencyRows(intervals, kind), latencyKeys), [intervals, kind]);
   return (
     <section className="card" aria-label="Latency per second">

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import {
   CartesianGrid,
   ComposedChart,
@@ -16,6 +16,8 @@ import { ErrorState, Loading } from '@/components/ui/states';
 import { formatCount, formatDuration } from '@/lib/format';
 import { useRunFortioHistogram } from '../../api/get-run-fortio-result';
 import { histogramRows, linearTicks, logTicks, type HistogramRow } from '../../utils/histogram';
+import { useViewParam } from '../../hooks/use-view-param';
+import { viewParams } from '../../utils/view-params';
 
 /**
  * Bars draws each bucket from its start to its end on the x axis: buckets
@@ -40,6 +42,8 @@ function Bars({ rows }: { rows: readonly HistogramRow[] }) {
   );
 }
 
+const histogramAxes = ['auto', 'log', 'linear'] as const;
+
 interface Props {
   runId: string;
   primary: 'response' | 'service';
@@ -52,8 +56,9 @@ interface Props {
  */
 export function LatencyHistogram({ runId, primary }: Props) {
   const hist = useRunFortioHistogram(runId, true);
-  // Unset until the viewer chooses: then log when the buckets span over two decades.
-  const [logChoice, setLog] = useState<boolean | undefined>(undefined);
+  // Auto until the viewer chooses (kept in the URL): then log when the buckets span over two decades.
+  const [axis, setAxis] = useViewParam(viewParams.histogram, histogramAxes, 'auto');
+  const logChoice = axis === 'auto' ? undefined : axis === 'log';
   const rows = useMemo(() => (hist.data ? histogramRows(hist.data) : []), [hist.data]);
   // The line and the tooltip read points at each bucket's end; the first point opens the line at 0%.
   const points = useMemo(
@@ -143,7 +148,7 @@ export function LatencyHistogram({ runId, primary }: Props) {
         <span className="row">
           <span className="run-chart-note">{primary} time</span>
           <label className="check">
-            <input type="checkbox" checked={log} onChange={(e) => setLog(e.target.checked)} /> log x
+            <input type="checkbox" checked={log} onChange={(e) => setAxis(e.target.checked ? 'log' : 'linear')} /> log x
           </label>
         </span>
       </div>

@@ -6,6 +6,11 @@ import { formatAgo, formatTime } from '@/lib/format';
 import { runName } from '@/lib/run-name';
 import { canStop, isTerminal, verdictTone } from '@/lib/run-status';
 import type { LiveState } from '../../api/run-events';
+import { useTest } from '../../api/get-test';
+import { isImported } from '../../utils/imported';
+import { IntervalsCsvButton } from './intervals-csv-button';
+import { RunAgainButton } from './run-again-button';
+import { SaveAsTest } from './save-as-test';
 import { StopButton } from './stop-button';
 import { DeleteButton, PinButton } from './delete-button';
 import { useReadOnly } from '@/lib/read-only';
@@ -38,6 +43,8 @@ export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: 
   const role = roleOf?.(run.project_id);
   const mayRun = !readOnly && can(role, 'runner');
   const mayDelete = !readOnly && can(role, 'admin');
+  // A run read from a Fortio document has no spec of ours to send again.
+  const native = !isImported(run);
   const base = `/api/v1/runs/${encodeURIComponent(run.id)}/result`;
   const by = run.created_by ? (run.created_by === currentUserId ? 'you' : run.created_by.slice(0, 8)) : undefined;
   return (
@@ -64,6 +71,8 @@ export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: 
         </div>
         <div className="run-actions">
           {canStop(run.status) && mayRun && <StopButton runId={run.id} />}
+          {native && mayRun && <RunAgainButton run={run} />}
+          {native && mayDelete && <SaveAsTest run={run} />}
           {isTerminal(run.status) && mayRun && <PinButton run={run} />}
           {isTerminal(run.status) && mayDelete && <DeleteButton run={run} />}
           {(hasResult || run.status === 'completed') && (
@@ -80,6 +89,7 @@ export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: 
                   <a href={`${base}?format=csv`} download={`barrage-${run.id}.csv`}>
                     CSV (percentiles)
                   </a>
+                  {native && !run.intervals_dropped_at && <IntervalsCsvButton runId={run.id} />}
                   <a href={`${base}?format=fortio-csv`} download={`fortio-${run.id}.csv`}>
                     Fortio CSV (histogram)
                   </a>
@@ -104,6 +114,7 @@ export function RunHeader({ run, hasResult, live, currentUserId, roleOf, now }: 
           created {formatAgo(run.created_at, now)}
           {by && <> by {by}</>} via {run.source}
         </span>
+        {run.test_id && <TestLink testId={run.test_id} />}
         {(run.start_at ?? run.started_at) && <span>started {formatTime(run.start_at ?? run.started_at)}</span>}
         {run.ended_at && <span>ended {formatTime(run.ended_at)}</span>}
         {run.intervals_dropped_at && (
@@ -128,5 +139,20 @@ function EchoProfileLine({ profile }: { profile: Schemas['RunEchoProfile'] }) {
         <span className="mono">{profile.content || 'no faults'}</span>) on <span className="mono">{profile.echo}</span>
       </span>
     </div>
+  );
+}
+
+/** TestLink names the stored test the run ran, with links to its page and its trend. */
+function TestLink({ testId }: { testId: string }) {
+  const test = useTest(testId);
+  const to = `/tests/${encodeURIComponent(testId)}`;
+  const name = test.data?.name ?? 'its page';
+  return (
+    <span data-testid="run-test">
+      test <Link to={to}>{name}</Link> ·{' '}
+      <Link to={`${to}#trend`} aria-label={`Trend of ${test.data?.name ?? 'the test'}`}>
+        trend
+      </Link>
+    </span>
   );
 }
