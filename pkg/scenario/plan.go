@@ -196,7 +196,7 @@ func (x *extractor) apply(r *Response, doc *lazyJSON) (string, bool) {
 		return string(j), err == nil
 	case x.re != nil:
 		m := x.re.FindSubmatch(r.Body)
-		if m == nil || m[x.group] == nil {
+		if len(m) <= x.group || m[x.group] == nil {
 			return "", false
 		}
 		return string(m[x.group]), true
