@@ -11,9 +11,11 @@ import (
 // in decimal).
 const IterationVar = "iteration"
 
-// template parses src as a text/template over the iteration's variables and
-// fails on a variable not defined by the scenario's vars or an earlier
-// step's extractions.
+// template parses src as a text/template over the iteration's variables.
+// Only text and {{.name}} actions are allowed (variables are strings: no
+// fields, functions, pipelines or control structures), so a template that
+// compiles renders whenever its variables are set. A variable not defined
+// by the scenario's vars or an earlier step's extractions is an error.
 func (c *compiler) template(path, src string) *template.Template {
 	t, err := template.New(path).Option("missingkey=error").Parse(src)
 	if err != nil {
@@ -21,51 +23,38 @@ func (c *compiler) template(path, src string) *template.Template {
 		return nil
 	}
 	var unknown []string
-	walk(t.Root, func(name string) {
-		if !c.vars[name] && !slices.Contains(unknown, name) {
-			unknown = append(unknown, name)
+	for _, n := range t.Root.Nodes {
+		switch n := n.(type) {
+		case *parse.TextNode:
+		case *parse.ActionNode:
+			name, ok := plainVar(n)
+			if !ok {
+				c.fail(path, "only {{.name}} is supported, not %s", n)
+				return nil
+			}
+			if !c.vars[name] && !slices.Contains(unknown, name) {
+				unknown = append(unknown, name)
+			}
+		default:
+			c.fail(path, "only {{.name}} is supported, not %s", n)
+			return nil
 		}
-	})
+	}
 	for _, name := range unknown {
 		c.fail(path, "unknown variable %q (set it in vars or extract it in an earlier step)", name)
 	}
 	return t
 }
 
-// walk calls f with the first identifier of every field ({{.name}}) in the tree.
-func walk(n parse.Node, f func(string)) {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return
-		}
-		for _, c := range n.Nodes {
-			walk(c, f)
-		}
-	case *parse.ActionNode:
-		walk(n.Pipe, f)
-	case *parse.PipeNode:
-		if n == nil {
-			return
-		}
-		for _, cmd := range n.Cmds {
-			for _, a := range cmd.Args {
-				walk(a, f)
-			}
-		}
-	case *parse.FieldNode:
-		f(n.Ident[0])
-	case *parse.IfNode:
-		walkBranch(&n.BranchNode, f)
-	case *parse.RangeNode:
-		walkBranch(&n.BranchNode, f)
-	case *parse.WithNode:
-		walkBranch(&n.BranchNode, f)
+// plainVar returns name when the action is exactly {{.name}}.
+func plainVar(a *parse.ActionNode) (string, bool) {
+	p := a.Pipe
+	if p == nil || len(p.Decl) > 0 || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return "", false
 	}
-}
-
-func walkBranch(b *parse.BranchNode, f func(string)) {
-	walk(b.Pipe, f)
-	walk(b.List, f)
-	walk(b.ElseList, f)
+	f, ok := p.Cmds[0].Args[0].(*parse.FieldNode)
+	if !ok || len(f.Ident) != 1 {
+		return "", false
+	}
+	return f.Ident[0], true
 }

@@ -12,26 +12,28 @@ import (
 )
 
 // loginFlow is a login made from echo parameters: the echo returns the
-// posted token (extracted by JSON path) and sets a cookie; the next step
-// sends the token in a header and checks, through /debug, that the header
-// and the cookie arrived; a slow step then fails its check, which ends the
+// posted token (extracted by JSON path), a session id in a response header
+// and a cookie; the next step sends the token and the session id in
+// headers and checks, through /debug, that they and the cookie arrived; a slow step then fails its check, which ends the
 // iteration before the last step.
 const loginFlow = `
 name: login flow
 steps:
   - name: login
-    url: http://ECHO/login?header=Set-Cookie:sid%3Dabc
+    url: http://ECHO/login?header=Set-Cookie:sid%3Dabc&header=X-Session:s-{{.iteration}}
     headers: {Content-Type: application/json}
     body: '{"token":"tok-{{.iteration}}"}'
     extract:
       - {var: token, json_path: $.token}
+      - {var: session, header: X-Session}
     checks:
       - {name: login ok, status: [200]}
   - name: read
     url: http://ECHO/debug
-    headers: {Authorization: 'Bearer {{.token}}'}
+    headers: {Authorization: 'Bearer {{.token}}', X-Session: '{{.session}}'}
     checks:
       - {name: read ok, status: [200]}
+      - {name: session sent, body_matches: 'X-Session: s-[0-9]+'}
       - {name: token sent, body_matches: 'Authorization: Bearer tok-[0-9]+'}
       - {name: cookie sent, body_contains: sid=abc}
   - name: slow
