@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -25,45 +26,60 @@ type FieldError struct {
 	Msg string
 }
 
-func (e *FieldError) Error() string { return e.Path + ": " + e.Msg }
+func (e *FieldError) Error() string {
+	if e.Path == "" {
+		return "scenario: " + e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
 
 // Parse reads a scenario document, JSON or YAML, and compiles it. Unknown
-// fields are errors; so is every field Compile rejects.
+// fields and values of the wrong type are errors naming their field; so is
+// every field Compile rejects.
 func Parse(doc []byte) (*Plan, error) {
-	var sc Scenario
-	if err := decode(doc, &sc); err != nil {
+	tree, err := decode(doc)
+	if err != nil {
 		return nil, err
+	}
+	c := &compiler{}
+	checkShape(c, "", tree, reflect.TypeFor[Scenario]())
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	j, err := json.Marshal(tree)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	var sc Scenario
+	if err := json.Unmarshal(j, &sc); err != nil { // the shape is checked: cannot fail
+		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	return Compile(&sc)
 }
 
-// decode reads JSON (a document starting with '{') or YAML, strictly.
-func decode(doc []byte, sc *Scenario) error {
+// decode reads JSON (a document starting with '{') or YAML into a tree of
+// JSON values (maps, slices, strings, float64, bool, nil).
+func decode(doc []byte) (any, error) {
 	trimmed := bytes.TrimSpace(doc)
 	if len(trimmed) == 0 {
-		return errors.New("scenario: empty document")
+		return nil, errors.New("scenario: empty document")
 	}
 	if trimmed[0] != '{' {
 		var tree any
 		if err := yaml.Unmarshal(trimmed, &tree); err != nil {
-			return fmt.Errorf("scenario: yaml: %w", err)
+			return nil, fmt.Errorf("scenario: yaml: %w", err)
 		}
 		j, err := json.Marshal(tree)
 		if err != nil {
-			return fmt.Errorf("scenario: yaml: %w", err)
+			return nil, fmt.Errorf("scenario: yaml: %w", err)
 		}
 		trimmed = j
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(sc); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return &FieldError{Path: te.Field, Msg: "want " + te.Type.String() + ", not a JSON " + te.Value}
-		}
-		return fmt.Errorf("scenario: %w", err)
+	var tree any
+	if err := json.Unmarshal(trimmed, &tree); err != nil {
+		return nil, fmt.Errorf("scenario: json: %w", err)
 	}
-	return nil
+	return tree, nil
 }
 
 // compiler collects field errors while compiling.
