@@ -41,9 +41,11 @@ type StepResult struct {
 	FailedChecks      map[string]int64 `json:"failed_checks,omitempty"`
 	FailedExtractions map[string]int64 `json:"failed_extractions,omitempty"`
 	TransportErrors   map[string]int64 `json:"transport_errors,omitempty"`
-	// Response is from the step's intended start; Service from the send.
+	// Response is from the step's intended start, Service from the
+	// actual send, Lag from the intended start to the actual send.
 	Response resultformat.Latency `json:"response"`
 	Service  resultformat.Latency `json:"service"`
+	Lag      resultformat.Latency `json:"lag"`
 }
 
 func (r *runner) result(elapsed time.Duration) (*Result, error) {
@@ -66,6 +68,9 @@ func (r *runner) result(elapsed time.Duration) (*Result, error) {
 			return nil, err
 		}
 		if sr.Service, err = resultformat.NewLatency(s.service, ps); err != nil {
+			return nil, err
+		}
+		if sr.Lag, err = resultformat.NewLatency(s.lag, ps); err != nil {
 			return nil, err
 		}
 		res.Steps = append(res.Steps, sr)

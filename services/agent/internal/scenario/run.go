@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/delay"
 	spec "github.com/barrage-dev/barrage/pkg/scenario"
 	"github.com/barrage-dev/barrage/services/agent/internal/pacer"
 )
@@ -99,15 +100,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	slots := make(chan struct{}, opts.Concurrency)
 	var wg sync.WaitGroup
-	timer := time.NewTimer(0)
-	defer timer.Stop()
+	sl := delay.NewTimerSleeper() // as the engine paces: never holds a P; lateness is measured
 	for i := int64(0); ; i++ {
 		at, ok := sched.At(i)
 		if !ok {
 			break
 		}
 		intended := start.Add(at)
-		if !sleepUntil(ctx, timer, intended) {
+		if !sl.Until(ctx, intended) {
 			break
 		}
 		select {
@@ -146,21 +146,6 @@ func newTransport(o *Options) *http.Transport {
 	}
 }
 
-// sleepUntil waits for t on timer; false when ctx is done first.
-func sleepUntil(ctx context.Context, timer *time.Timer, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer.Reset(d)
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // iteration runs the steps of iteration n, scheduled at intended.
 func (r *runner) iteration(ctx context.Context, n int64, intended time.Time) {
 	plan := r.opts.Plan
@@ -171,12 +156,11 @@ func (r *runner) iteration(ctx context.Context, n int64, intended time.Time) {
 	vars[spec.IterationVar] = strconv.FormatInt(n, 10)
 	client := newClient(r.tr, r.opts.Timeout)
 	rng := rand.New(rand.NewPCG(r.opts.Seed, uint64(n))) //nolint:gosec // think times, not secrets
-	timer := time.NewTimer(0)
-	defer timer.Stop()
+	sl := delay.NewTimerSleeper()
 	due, end := intended, intended
 	failed := false
 	for i, st := range plan.Steps {
-		if !sleepUntil(ctx, timer, due) {
+		if !sl.Until(ctx, due) {
 			r.skip(i)
 			failed = true
 			break
@@ -209,19 +193,19 @@ func (r *runner) step(ctx context.Context, client *http.Client, st *spec.PlanSte
 	req, err := st.Render(vars)
 	if err != nil {
 		end := time.Now()
-		stats.recordError("render", end.Sub(due), 0)
+		stats.recordError("render", end.Sub(due), 0, 0)
 		return end, false
 	}
 	sent := time.Now()
 	resp, err := send(ctx, client, &req)
 	end := time.Now()
 	if err != nil {
-		stats.recordError(errorKind(err), end.Sub(due), end.Sub(sent))
+		stats.recordError(errorKind(err), end.Sub(due), end.Sub(sent), sent.Sub(due))
 		return end, false
 	}
 	resp.Latency = end.Sub(due)
 	out := st.Evaluate(resp, vars)
-	stats.record(resp.Status, resp.Latency, end.Sub(sent), &out)
+	stats.record(resp.Status, resp.Latency, end.Sub(sent), sent.Sub(due), &out)
 	return end, !out.Failed()
 }
 

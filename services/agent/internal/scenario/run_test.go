@@ -137,6 +137,9 @@ steps:
 	if p99 := percentile(t, stall.Service.Percentiles, 99); p99 >= stall.Response.Max || stall.Service.Min < 0.050 {
 		t.Errorf("stall service p99 %.3fs min %.3fs, response max %.3fs", p99, stall.Service.Min, stall.Response.Max)
 	}
+	if stall.Lag.Count != 10 || stall.Lag.Max < 0.25 {
+		t.Errorf("stall lag: %d samples, max %.3fs; want 10 and the wait behind the schedule", stall.Lag.Count, stall.Lag.Max)
+	}
 	if res.Iteration.Max < stall.Response.Max {
 		t.Errorf("iteration max %.3fs below its stall step's %.3fs", res.Iteration.Max, stall.Response.Max)
 	}

@@ -19,6 +19,7 @@ type stepStats struct {
 	errors       int64
 	response     *hist.Histogram // from the step's intended start
 	service      *hist.Histogram // from the request's actual send
+	lag          *hist.Histogram // intended start to actual send
 	codes        map[int]int64
 	failedChecks map[string]int64
 	failedVars   map[string]int64 // extractions that found nothing, by variable
@@ -27,18 +28,19 @@ type stepStats struct {
 
 func newStepStats() *stepStats {
 	return &stepStats{
-		response: hist.New(), service: hist.New(), codes: map[int]int64{},
+		response: hist.New(), service: hist.New(), lag: hist.New(), codes: map[int]int64{},
 		failedChecks: map[string]int64{}, failedVars: map[string]int64{}, transport: map[string]int64{},
 	}
 }
 
 // record counts a response.
-func (s *stepStats) record(status int, response, service time.Duration, out *spec.Outcome) {
+func (s *stepStats) record(status int, response, service, lag time.Duration, out *spec.Outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++
 	s.response.Record(response)
 	s.service.Record(service)
+	s.lag.Record(lag)
 	s.codes[status]++
 	for _, name := range out.FailedChecks {
 		s.failedChecks[name]++
@@ -51,8 +53,9 @@ func (s *stepStats) record(status int, response, service time.Duration, out *spe
 	}
 }
 
-// recordError counts a request that got no response (service 0: never sent).
-func (s *stepStats) recordError(kind string, response, service time.Duration) {
+// recordError counts a request that got no response (service 0: never
+// sent, and no lag either).
+func (s *stepStats) recordError(kind string, response, service, lag time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++
@@ -60,6 +63,7 @@ func (s *stepStats) recordError(kind string, response, service time.Duration) {
 	s.response.Record(response)
 	if service > 0 {
 		s.service.Record(service)
+		s.lag.Record(lag)
 	}
 	s.codes[-1]++
 	s.transport[kind]++
