@@ -94,7 +94,9 @@ func newLoadFlagSet(f *loadFlags, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("barrage-agent load", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		_, _ = fmt.Fprintln(fs.Output(), "Usage: barrage-agent load [flags] URL\n\nFlags:")
+		_, _ = fmt.Fprintln(fs.Output(), "Usage: barrage-agent load [flags] URL\n"+
+			"       barrage-agent load -scenario FILE [-iterations-per-second N] [-t D | -n N] [-c N] [-timeout D] [-native-json FILE]\n"+
+			"       (a multi-step scenario, docs/scenarios.md; 'barrage-agent load -scenario x -h' lists its flags)\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	fs.Float64Var(&f.qps, "qps", 8, "target total queries per second; 0 = as fast as possible")

@@ -21,6 +21,9 @@ import (
 
 // runLoad is `barrage-agent load`.
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if wantsScenario(args) {
+		return runScenarioLoad(ctx, args, stdout, stderr)
+	}
 	f, s, payload, err := parseLoad(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
