@@ -13,6 +13,7 @@ import { EntriesTable } from './entries-table';
 import { GeneratorLimitedNotice } from './generator-limited-notice';
 import { ImportedBuckets } from './imported-buckets';
 import { ImportedNotice } from './imported-notice';
+import { LagNotice } from './lag-notice';
 import { LatencyHistogram } from './latency-histogram';
 import { LivePanel } from './live-panel';
 import { PercentileSpectrum } from './percentile-spectrum';
@@ -83,6 +84,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
       {res && (
         <>
           {!fromDocument && <GeneratorLimitedNotice result={res} />}
+          {!fromDocument && <LagNotice result={res} />}
           <ResultSummary result={res} />
           <div className="grid-2">
             {fromDocument ? <ImportedBuckets buckets={res.buckets} /> : <LatencyHistogram runId={runId} primary={res.primary} />}
