@@ -15,6 +15,7 @@ import { ImportedBuckets } from './imported-buckets';
 import { ImportedNotice } from './imported-notice';
 import { LagNotice } from './lag-notice';
 import { LatencyHistogram } from './latency-histogram';
+import { LiveHeadline } from './live-headline';
 import { LivePanel } from './live-panel';
 import { PercentileSpectrum } from './percentile-spectrum';
 import { PercentileTable } from './percentile-table';
@@ -66,6 +67,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
     <div className="stack">
       <RunHeader run={r} hasResult={!!res} live={live} currentUserId={currentUserId} roleOf={roleOf} now={now} />
       {!ended && <LivePanel run={r} now={now} />}
+      {!ended && !fromDocument && <LiveHeadline run={r} intervals={intervals.data} kind={primary === 'service' ? 'service' : 'response'} />}
       {ended && r.error && (
         <div className="run-notice bad" role="alert">
           <strong>The run {r.status === 'canceled' ? 'was canceled' : 'failed'}.</strong>
