@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import type { Role } from '@/lib/roles';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
@@ -7,6 +8,7 @@ import { useRun } from '../../api/get-run';
 import { useRunResult } from '../../api/get-run-result';
 import { useRunIntervals } from '../../api/list-run-intervals';
 import { useRunEvents } from '../../api/run-events';
+import { failureAdvice } from '../../utils/failure';
 import { isImported } from '../../utils/imported';
 import type { LatencyKind } from '../../utils/series';
 import { EntriesTable } from './entries-table';
@@ -30,6 +32,23 @@ import { ThresholdsCard } from './thresholds-card';
 import { TimelineChart } from './timeline-chart';
 import { WrittenUrls } from './written-urls';
 import './run.css';
+
+/** FailureNextStep says what to do after a run failed or was canceled (failureAdvice). */
+function FailureNextStep({ run }: { run: Schemas['Run'] }) {
+  const advice = failureAdvice(run);
+  if (!advice) return null;
+  return (
+    <div className="detail" data-testid="run-next-step">
+      Next: {advice.text}
+      {advice.agents && (
+        <>
+          {' '}
+          <Link to="/agents">See the agents</Link>.
+        </>
+      )}
+    </div>
+  );
+}
 
 /** The latency a run shows first before its result names one: response time in open loop. */
 function defaultPrimary(spec: Schemas['RunSpec']): LatencyKind {
@@ -72,6 +91,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
         <div className="run-notice bad" role="alert">
           <strong>The run {r.status === 'canceled' ? 'was canceled' : 'failed'}.</strong>
           <div className="detail">{r.error}</div>
+          <FailureNextStep run={r} />
         </div>
       )}
       {ended && result.isPending && <Loading label="Loading result…" />}
