@@ -116,7 +116,9 @@ test('axe finds no serious or critical violation on any page @own-stack', async 
   await page.keyboard.press('Enter');
   const qpsTable = qps.getByRole('region', { name: 'Requests per second, table view' }).getByRole('table');
   await expect(qpsTable.locator('tbody tr')).not.toHaveCount(0);
-  await expect(qpsTable.locator('thead th')).toHaveText(['Second', 'Achieved qps', 'Target qps']);
+  // A busy host may flag seconds generator limited, which adds their column.
+  const heads = await qpsTable.locator('thead th').allTextContents();
+  expect([['Second', 'Achieved qps', 'Target qps'], ['Second', 'Achieved qps', 'Target qps', 'Generator limited']]).toContainEqual(heads);
   expect.soft(await scan(page), 'axe violations with a table view open').toEqual([]);
 
   await visit(page, '/runs/new', (p) => p.getByTestId('start-run'));

@@ -4,6 +4,7 @@ import { Labels } from '@/components/ui/labels';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { ApiError, type Schemas } from '@/lib/api-client';
 import { formatAgo, formatTime } from '@/lib/format';
+import { summaryKind, type LatencyKind } from '@/lib/latency-kind';
 import { useDeleteTest } from '../api/delete-test';
 import { useTest } from '../api/get-test';
 import { trendRunLimit, useTestTrend } from '../api/get-test-trend';
@@ -69,7 +70,7 @@ export function TestPage({ testId, editing, onEditingChange, onRunStarted, onDel
     <div className="stack">
       <TestHeader test={t} onEdit={() => onEditingChange(true)} onRunStarted={onRunStarted} onDeleted={onDeleted} />
       <TestDefinition test={t} />
-      <TestRuns testId={testId} />
+      <TestRuns testId={testId} kind={summaryKind(t.spec)} />
     </div>
   );
 }
@@ -175,13 +176,13 @@ function TestDefinition({ test: t }: { test: Schemas['Test'] }) {
   );
 }
 
-function TestRuns({ testId }: { testId: string }) {
+function TestRuns({ testId, kind }: { testId: string; kind: LatencyKind }) {
   const runs = useTestRuns(testId);
   return (
     <>
       <section className="stack" style={{ gap: 8 }} id="trend" aria-labelledby="trend-h" tabIndex={-1}>
         <h2 id="trend-h" style={{ margin: 0 }}>Trend</h2>
-        <TrendSection testId={testId} />
+        <TrendSection testId={testId} kind={kind} />
       </section>
       <section className="stack" style={{ gap: 8 }}>
         <h2 style={{ margin: 0 }}>Recent runs</h2>
@@ -197,7 +198,7 @@ function TestRuns({ testId }: { testId: string }) {
   );
 }
 
-function TrendSection({ testId }: { testId: string }) {
+function TrendSection({ testId, kind }: { testId: string; kind: LatencyKind }) {
   const trend = useTestTrend(testId);
   const { hash } = useLocation();
   const loaded = trend.isSuccess;
@@ -217,7 +218,7 @@ function TrendSection({ testId }: { testId: string }) {
       <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
         {items.length >= trendRunLimit ? `The latest ${trendRunLimit} runs` : 'Every run'} with a result, by start time.
       </p>
-      <TestTrend rows={rows} changes={trendChanges(changePoints, rows)} />
+      <TestTrend rows={rows} changes={trendChanges(changePoints, rows)} kind={kind} />
     </>
   );
 }

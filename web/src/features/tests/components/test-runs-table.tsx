@@ -3,6 +3,7 @@ import { Empty } from '@/components/ui/states';
 import { StatusBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
 import { formatAgo, formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
+import { summaryKind } from '@/lib/latency-kind';
 import { runName } from '@/lib/run-name';
 import { recentRunLimit } from '../api/list-test-runs';
 
@@ -24,6 +25,7 @@ export function TestRunsTable({ runs, now }: { runs: Schemas['Run'][]; now: numb
             <th className="num">QPS</th>
             <th className="num">p50</th>
             <th className="num">p99</th>
+            <th>Latency</th>
             <th className="num">Errors</th>
           </tr>
         </thead>
@@ -45,6 +47,7 @@ export function TestRunsTable({ runs, now }: { runs: Schemas['Run'][]; now: numb
                 <td className="num">{formatRate(r.summary?.qps)}</td>
                 <td className="num">{formatDuration(r.summary?.p50_us)}</td>
                 <td className="num">{formatDuration(r.summary?.p99_us)}</td>
+                <td className="muted">{r.summary ? `${summaryKind(r.spec, r.source === 'import' || r.source === 'sync')} time` : '–'}</td>
                 <td className="num">{formatCount(r.summary?.errors)}</td>
               </tr>
             );

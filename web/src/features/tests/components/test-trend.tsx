@@ -3,6 +3,7 @@ import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ReferenceLi
 import { ChartTable } from '@/components/ui/chart-table';
 import { runName } from '@/lib/run-name';
 import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
+import type { LatencyKind } from '@/lib/latency-kind';
 import { formatCount, formatDuration, formatRate, formatTime } from '@/lib/format';
 import { timeTick, trendDomain, type TrendChange, type TrendRow } from '../utils/trend';
 
@@ -30,7 +31,7 @@ function ChangeMark({ viewBox, change }: { viewBox?: { x?: number; y?: number };
  * The runs where a latency's level changed are marked on the latency chart
  * and listed under it.
  */
-export function TestTrend({ rows, changes = [] }: { rows: TrendRow[]; changes?: TrendChange[] }) {
+export function TestTrend({ rows, changes = [], kind }: { rows: TrendRow[]; changes?: TrendChange[]; kind: LatencyKind }) {
   if (rows.length === 0) {
     return <div className="state">No finished run of this test yet: run it to start its trend.</div>;
   }
@@ -50,7 +51,7 @@ export function TestTrend({ rows, changes = [] }: { rows: TrendRow[]; changes?: 
   return (
     <div className="grid-2" data-testid="test-trend">
       <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
-        <h3 style={{ margin: 0 }}>Latency</h3>
+        <h3 style={{ margin: 0 }}>Latency ({kind} time)</h3>
         <div className="chart">
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
@@ -59,8 +60,8 @@ export function TestTrend({ rows, changes = [] }: { rows: TrendRow[]; changes?: 
               <YAxis {...axisProps} tickFormatter={(v: number) => formatDuration(v)} width={64} />
               <Tooltip contentStyle={tooltipStyle} labelFormatter={label} formatter={(v, name) => [formatDuration(Number(v)), name]} />
               <Legend wrapperStyle={legendStyle} itemSorter={null} formatter={legendText} />
-              <Line dataKey="p50" name="p50" stroke="var(--chart-2)" strokeWidth={2} dot={dots} isAnimationActive={false} />
-              <Line dataKey="p99" name="p99" stroke="var(--chart-1)" strokeWidth={2} dot={dots} isAnimationActive={false} />
+              <Line dataKey="p50" name={`p50 ${kind}`} stroke="var(--chart-2)" strokeWidth={2} dot={dots} isAnimationActive={false} />
+              <Line dataKey="p99" name={`p99 ${kind}`} stroke="var(--chart-1)" strokeWidth={2} dot={dots} isAnimationActive={false} />
               {changes.map((c) => (
                 <ReferenceLine key={`${c.metric}-${c.id}`} x={c.t} stroke={changeColor(c.metric)} strokeDasharray="4 3"
                   label={<ChangeMark change={c} />} />
@@ -109,8 +110,8 @@ export function TestTrend({ rows, changes = [] }: { rows: TrendRow[]; changes?: 
         columns={[
           { label: 'Run', value: (r) => r.name },
           { label: 'Started', value: (r) => formatTime(new Date(r.t).toISOString()) },
-          { label: 'p50', value: (r) => formatDuration(r.p50), num: true },
-          { label: 'p99', value: (r) => formatDuration(r.p99), num: true },
+          { label: `p50 (${kind})`, value: (r) => formatDuration(r.p50), num: true },
+          { label: `p99 (${kind})`, value: (r) => formatDuration(r.p99), num: true },
           { label: 'QPS', value: (r) => formatRate(r.qps), num: true },
           { label: 'Errors', value: (r) => formatCount(r.errors), num: true },
         ]}

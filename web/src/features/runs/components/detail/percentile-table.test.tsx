@@ -54,4 +54,24 @@ describe('PercentileTable', () => {
     expect(within(table).getAllByRole('columnheader')).toHaveLength(4);
     expect(screen.queryByText(/server: reported by the target/)).toBeNull();
   });
+
+  it('marks the percentiles that rest on too few samples, in text', () => {
+    render(<PercentileTable result={result({ response: lat(5400, 500), service: lat(5200, 500), lag: lat(100, 500) })} />);
+    const table = screen.getByRole('region', { name: 'Percentiles' });
+    const p999 = within(table).getByRole('row', { name: /^p99\.9/ });
+    expect(p999.querySelectorAll('[data-thin="p99.9"]')).toHaveLength(3);
+    expect(p999).toHaveTextContent('few samples: p99.9 of 500 requests is the maximum');
+    expect(within(table).getByRole('row', { name: /^p90/ }).querySelector('[data-thin]')).toBeNull();
+    const notes = within(table).getByRole('list', { name: 'Percentiles with few samples' });
+    expect(within(notes).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      '† few samples: p99 of 500 requests rests on 5 requests beyond it; it needs 1,000 to be steady.',
+      '† few samples: p99.9 of 500 requests is the maximum: fewer than one request lies beyond it; it needs 10,000.',
+    ]);
+  });
+
+  it('marks nothing when every percentile has enough samples', () => {
+    render(<PercentileTable result={result({ response: lat(5400, 20_000), service: lat(5200, 20_000), lag: lat(100, 20_000) })} />);
+    expect(document.querySelector('[data-thin]')).toBeNull();
+    expect(screen.queryByRole('list', { name: 'Percentiles with few samples' })).toBeNull();
+  });
 });

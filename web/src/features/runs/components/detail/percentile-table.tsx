@@ -1,5 +1,7 @@
 import type { Schemas } from '@/lib/api-client';
 import { formatCount, formatDuration } from '@/lib/format';
+import { thinPercentile } from '../../utils/measurement';
+import { ThinMark } from './thin-mark';
 
 type Kind = 'response' | 'service' | 'lag' | 'server';
 type Field = Exclude<keyof Schemas['LatencySummary'], 'count'>;
@@ -28,6 +30,8 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
   const imported = result.imported;
   const kinds = allKinds.filter((k) => result[k] !== undefined);
   const lat = (k: Kind) => result[k]!;
+  // One note per thin percentile and count: kinds that share a count share it.
+  const thin = [...new Set(kinds.flatMap((k) => rows.map(([label]) => thinPercentile(label, lat(k).count) ?? '')))].filter(Boolean);
   return (
     <section className="card stack" style={{ gap: 8 }} aria-label="Percentiles">
       <h2>Percentiles</h2>
@@ -57,7 +61,9 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
                 <th scope="row">{label}</th>
                 {kinds.map((k) => (
                   <td key={k} className={cls(k)}>
-                    {formatDuration(lat(k)[field])}
+                    <ThinMark label={label} note={thinPercentile(label, lat(k).count)} compact>
+                      {formatDuration(lat(k)[field])}
+                    </ThinMark>
                   </td>
                 ))}
               </tr>
@@ -73,6 +79,13 @@ export function PercentileTable({ result }: { result: Schemas['RunResult'] }) {
           </tbody>
         </table>
       </div>
+      {thin.length > 0 && (
+        <ul className="run-chart-note thin-notes" aria-label="Percentiles with few samples">
+          {thin.map((n) => (
+            <li key={n}>† few samples: {n}</li>
+          ))}
+        </ul>
+      )}
       {imported ? (
         <p className="run-chart-note">
           The percentiles as the imported document recorded them; it does not tell response time from service time, and has no lag.

@@ -2,6 +2,8 @@ import { Stat } from '@/components/ui/stat';
 import type { Schemas } from '@/lib/api-client';
 import { formatBytes, formatCount, formatDuration, formatPercent, formatRate, formatSeconds } from '@/lib/format';
 import { headlineLatency } from '../../utils/imported';
+import { thinPercentile } from '../../utils/measurement';
+import { ThinMark } from './thin-mark';
 
 /**
  * ResultSummary is the headline figures of a finished run, latencies of its
@@ -32,8 +34,8 @@ export function ResultSummary({ result }: { result: Schemas['RunResult'] }) {
         />
         <Stat label="p50" value={formatDuration(lat.p50_us)} sub={imported ? 'as the document recorded' : `${result.primary} time`} />
         <Stat label="p90" value={formatDuration(lat.p90_us)} />
-        <Stat label="p99" value={formatDuration(lat.p99_us)} testId="result-p99" />
-        <Stat label="p99.9" value={formatDuration(lat.p999_us)} />
+        <Stat label="p99" value={<ThinMark label="p99" note={thinPercentile('p99', lat.count)}>{formatDuration(lat.p99_us)}</ThinMark>} testId="result-p99" />
+        <Stat label="p99.9" value={<ThinMark label="p99.9" note={thinPercentile('p99.9', lat.count)}>{formatDuration(lat.p999_us)}</ThinMark>} testId="result-p999" />
         <Stat label="max" value={formatDuration(lat.max_us)} />
         <Stat label="avg" value={formatDuration(lat.avg_us)} sub={`± ${formatDuration(lat.stddev_us)}`} />
         <Stat label="Duration" value={formatSeconds(result.duration_seconds)} />

@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import type { Role } from '@/lib/roles';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
@@ -7,13 +8,16 @@ import { useRun } from '../../api/get-run';
 import { useRunResult } from '../../api/get-run-result';
 import { useRunIntervals } from '../../api/list-run-intervals';
 import { useRunEvents } from '../../api/run-events';
+import { failureAdvice } from '../../utils/failure';
 import { isImported } from '../../utils/imported';
 import type { LatencyKind } from '../../utils/series';
 import { EntriesTable } from './entries-table';
 import { GeneratorLimitedNotice } from './generator-limited-notice';
 import { ImportedBuckets } from './imported-buckets';
 import { ImportedNotice } from './imported-notice';
+import { LagNotice } from './lag-notice';
 import { LatencyHistogram } from './latency-histogram';
+import { LiveHeadline } from './live-headline';
 import { LivePanel } from './live-panel';
 import { PercentileSpectrum } from './percentile-spectrum';
 import { PercentileTable } from './percentile-table';
@@ -28,6 +32,23 @@ import { ThresholdsCard } from './thresholds-card';
 import { TimelineChart } from './timeline-chart';
 import { WrittenUrls } from './written-urls';
 import './run.css';
+
+/** FailureNextStep says what to do after a run failed or was canceled (failureAdvice). */
+function FailureNextStep({ run }: { run: Schemas['Run'] }) {
+  const advice = failureAdvice(run);
+  if (!advice) return null;
+  return (
+    <div className="detail" data-testid="run-next-step">
+      Next: {advice.text}
+      {advice.agents && (
+        <>
+          {' '}
+          <Link to="/agents">See the agents</Link>.
+        </>
+      )}
+    </div>
+  );
+}
 
 /** The latency a run shows first before its result names one: response time in open loop. */
 function defaultPrimary(spec: Schemas['RunSpec']): LatencyKind {
@@ -65,10 +86,12 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
     <div className="stack">
       <RunHeader run={r} hasResult={!!res} live={live} currentUserId={currentUserId} roleOf={roleOf} now={now} />
       {!ended && <LivePanel run={r} now={now} />}
+      {!ended && !fromDocument && <LiveHeadline run={r} intervals={intervals.data} kind={primary === 'service' ? 'service' : 'response'} />}
       {ended && r.error && (
         <div className="run-notice bad" role="alert">
           <strong>The run {r.status === 'canceled' ? 'was canceled' : 'failed'}.</strong>
           <div className="detail">{r.error}</div>
+          <FailureNextStep run={r} />
         </div>
       )}
       {ended && result.isPending && <Loading label="Loading result…" />}
@@ -83,6 +106,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
       {res && (
         <>
           {!fromDocument && <GeneratorLimitedNotice result={res} />}
+          {!fromDocument && <LagNotice result={res} />}
           <ResultSummary result={res} />
           <div className="grid-2">
             {fromDocument ? <ImportedBuckets buckets={res.buckets} /> : <LatencyHistogram runId={runId} primary={res.primary} />}

@@ -3,6 +3,7 @@ import { ImportedBadge } from '@/components/ui/imported-badge';
 import { Labels } from '@/components/ui/labels';
 import { StatusBadge, VerdictBadge } from '@/components/ui/status-badge';
 import type { Schemas } from '@/lib/api-client';
+import { summaryKind } from '@/lib/latency-kind';
 import { runName } from '@/lib/run-name';
 import { formatAgo, formatCount, formatDuration, formatPercent, formatRate, formatSeconds, formatTime, runSeconds } from '@/lib/format';
 import './runs-list.css';
@@ -38,7 +39,9 @@ export function RunsTable({ runs, testNames, selected, onToggle, now }: Props) {
               QPS req /<br />
               actual
             </th>
-            <th className="num">p50 / p99</th>
+            <th className="num" title="Response time for runs paced at a rate, service time for closed-loop and imported runs">
+              p50 / p99
+            </th>
             <th className="num">Errors</th>
             <th>Started</th>
             <th className="num">Duration</th>
@@ -100,6 +103,7 @@ function RunRow({ run: r, testName, checked, onToggle, now }: { run: Run; testNa
       </td>
       <td className="num" data-label="p50 / p99">
         {formatDuration(s?.p50_us)} / {formatDuration(s?.p99_us)}
+        {s && <div className="runs-kind muted">{summaryKind(r.spec, r.source === 'import' || r.source === 'sync')} time</div>}
       </td>
       <td className="num" data-label="Errors">
         {s ? <span className={s.errors > 0 ? 'runs-errors bad-figure' : undefined}>{`${formatCount(s.errors)} (${formatPercent(errShare ?? 0)})`}</span> : '–'}
