@@ -165,14 +165,19 @@ web-check: $(WEB_DEPS) ## Dashboard: API types fresh, tsc, eslint, Vitest.
 	cd web && npx tsc -b && npx eslint --max-warnings 0 . && npx vitest run
 
 .PHONY: e2e
-e2e: build ## Dashboard end-to-end in headless Chromium against an all-in-one stack (web/e2e); the audit spec, and the specs tagged @own-stack, each on a fresh stack of their own.
+e2e: build ## Dashboard end-to-end in headless Chromium against all-in-one stacks (web/e2e): the main specs then the audit spec, with the specs tagged @own-stack beside them on a stack of their own.
+	scripts/beside e2e-own -- $(MAKE) --no-print-directory e2e-main
+
+.PHONY: e2e-main
+e2e-main: ## The main e2e specs, then the audit spec on a fresh stack (make e2e; needs make build).
 	cd web && npx playwright test --grep-invert 'filter and page the audit log|@own-stack'
 	# The audit spec counts the default project's tokens and entries from empty, as the
 	# other specs count its runs and tokens: it gets its own stack and database.
 	cd web && E2E_DB=barrage_e2e_audit npx playwright test e2e/audit.spec.ts
-	# The accessibility and keyboard specs (@own-stack) fill the default project with
-	# runs, a test, a search, tokens and a user: another stack and database.
-	cd web && E2E_DB=barrage_e2e_own npx playwright test --grep @own-stack
+
+.PHONY: e2e-own
+e2e-own: ## The e2e specs tagged @own-stack, which fill the default project with runs, a test, a search, tokens and a user: their own stack on ports 18400-18405 and database (make e2e; needs make build).
+	cd web && E2E_PORT=18400 E2E_DB=barrage_e2e_own npx playwright test --grep @own-stack --output test-results-own
 
 HELM_CHART := deploy/helm/barrage
 KUBECONFORM := kubeconform -strict -summary -schema-location '$(K8S_SCHEMAS)/{{ .ResourceKind }}{{ .KindSuffix }}.json'
@@ -208,12 +213,11 @@ unit-and-faults: ## make unit with faults-and-images beside it (part of make tes
 	scripts/beside faults-and-images -- $(MAKE) --no-print-directory unit
 
 .PHONY: faults-and-images
-faults-and-images: ## make faults with compose-images beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built).
-	scripts/beside --nice compose-images -- $(MAKE) --no-print-directory faults
+faults-and-images: ## make faults with images-and-fuzz beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built, then the short fuzz sweep).
+	scripts/beside --nice images-and-fuzz -- $(MAKE) --no-print-directory faults
 
-.PHONY: e2e-and-fuzz
-e2e-and-fuzz: ## make e2e with fuzz-short beside it at nice 19 (part of make test): the fuzz targets take the CPU the browser and the stack leave idle.
-	scripts/beside --nice fuzz-short -- $(MAKE) --no-print-directory e2e
+.PHONY: images-and-fuzz
+images-and-fuzz: compose-images fuzz-short ## compose-images, then fuzz-short (the nice lane of faults-and-images).
 
 .PHONY: release-and-compose
 release-and-compose: ## make compose-smoke with release-check beside it (part of make test, RELEASE_SCOPE=ci): the smoke waits on containers while goreleaser's cross builds use the CPU.
@@ -238,7 +242,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults accuracy e2e-and-fuzz release-and-compose ## Everything CI runs.
+test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults accuracy e2e release-and-compose ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 15 min on a quiet machine); figures go to bench/results/.
