@@ -21,10 +21,10 @@ import (
 	"net/textproto"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 	"github.com/barrage-dev/barrage/services/agent/internal/servertime"
+	"github.com/barrage-dev/barrage/services/agent/internal/sockerr"
 )
 
 // CodeSocketError is the code of a request that failed below HTTP: connect,
@@ -45,7 +45,7 @@ type Factory struct {
 	// latency is the canonical latency header name; "" for none.
 	latency string
 	// sockErr is the first error of a request without a response (SocketError).
-	sockErr atomic.Pointer[error]
+	sockErr sockerr.First
 }
 
 var _ request.Factory = (*Factory)(nil)
@@ -149,18 +149,7 @@ func (f *Factory) tlsConfig() *tls.Config {
 // (dial, TLS handshake, QUIC, protocol; the run's end aside), or nil:
 // those requests only count as CodeSocketError, and this says why.
 func (f *Factory) SocketError() error {
-	if e := f.sockErr.Load(); e != nil {
-		return *e
-	}
-	return nil
-}
-
-// noteError keeps err as f's SocketError if it is the first and the run
-// (ctx) is not ending.
-func (f *Factory) noteError(ctx context.Context, err error) {
-	if ctx.Err() == nil && f.sockErr.Load() == nil {
-		f.sockErr.CompareAndSwap(nil, &err)
-	}
+	return f.sockErr.Err()
 }
 
 // CodeName implements request.Factory: the status code, or "-1" for socket errors.
@@ -204,7 +193,7 @@ func (c *client) Do(ctx context.Context) (res request.Result) {
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		c.f.noteError(run, err)
+		c.f.sockErr.Note(run, err)
 		return res
 	}
 	defer resp.Body.Close()

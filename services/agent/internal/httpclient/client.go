@@ -17,12 +17,12 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
+	"github.com/barrage-dev/barrage/services/agent/internal/sockerr"
 )
 
 // readBufferSize is the per-connection read buffer; a header line longer than it
@@ -50,7 +50,7 @@ type Factory struct {
 	// reuseMin and reuseMax are Options.ReuseMin and ReuseMax.
 	reuseMin, reuseMax int64
 	// sockErr is the first error below HTTP (SocketError).
-	sockErr atomic.Pointer[error]
+	sockErr sockerr.First
 }
 
 var (
@@ -116,18 +116,7 @@ func clientTLS(base *tls.Config, host string, insecure bool) *tls.Config {
 // (dial, TLS handshake, write or read, the run's end aside), or nil:
 // requests that fail so only count as CodeSocketError, and this says why.
 func (f *Factory) SocketError() error {
-	if e := f.sockErr.Load(); e != nil {
-		return *e
-	}
-	return nil
-}
-
-// noteError keeps err as f's SocketError if it is the first and the run
-// (ctx) is not ending.
-func (f *Factory) noteError(ctx context.Context, err error) {
-	if ctx.Err() == nil && f.sockErr.Load() == nil {
-		f.sockErr.CompareAndSwap(nil, &err)
-	}
+	return f.sockErr.Err()
 }
 
 // NewClient implements request.Factory; the client connects on its first request.
@@ -243,7 +232,7 @@ func (c *client) send(ctx context.Context) request.Result {
 		res.Sent += sent
 	}
 	if err != nil {
-		c.f.noteError(ctx, err)
+		c.f.sockErr.Note(ctx, err)
 	}
 	return res
 }
@@ -370,7 +359,7 @@ func (c *client) dial(parent context.Context) error {
 	}
 	if err != nil {
 		err = fmt.Errorf("dial %s: %w", c.f.addr, err)
-		c.f.noteError(parent, err)
+		c.f.sockErr.Note(parent, err)
 		return err
 	}
 	if err := c.slot.Set(conn); err != nil {
