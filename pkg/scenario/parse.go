@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/textproto"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -152,8 +153,9 @@ func (c *compiler) step(path string, i int, st *Step) *PlanStep {
 		if !validToken(name) {
 			c.fail(hp, "not a valid header name")
 		}
-		ps.headers = append(ps.headers, header{name: name, value: c.template(hp, st.Headers[name])})
+		ps.headers = append(ps.headers, header{name: name, canon: textproto.CanonicalMIMEHeaderKey(name), value: c.template(hp, st.Headers[name])})
 	}
+	markShadowed(ps.headers)
 	if st.Body != "" {
 		ps.body = c.template(path+".body", st.Body)
 	}
@@ -165,6 +167,15 @@ func (c *compiler) step(path string, i int, st *Step) *PlanStep {
 	}
 	if st.Think != nil {
 		ps.think = c.think(path+".think", st.Think)
+	}
+	ps.urlSeg, ps.bodySeg = segments(ps.url), segments(ps.body)
+	for i := range ps.headers {
+		ps.headers[i].seg = segments(ps.headers[i].value)
+	}
+	for _, x := range ps.extract {
+		if x.header != "" {
+			ps.headerNames = append(ps.headerNames, x.header)
+		}
 	}
 	return ps
 }

@@ -42,11 +42,20 @@ type PlanStep struct {
 	extract []extractor
 	checks  []checker
 	think   thinker
+
+	// Flattened templates (render.go) and the headers extractions read.
+	urlSeg, bodySeg []segment
+	headerNames     []string
 }
 
 type header struct {
 	name  string
+	canon string // name in canonical form (net/textproto)
 	value *template.Template
+	seg   []segment
+	// shadowed: a later header has the same canonical name and replaces
+	// this one (as http.Header.Set does in Render).
+	shadowed bool
 }
 
 type extractor struct {
