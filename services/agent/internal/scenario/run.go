@@ -14,9 +14,11 @@ package scenario
 import (
 	"context"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"strconv"
 	"sync"
 	"time"
@@ -79,27 +81,43 @@ func (o *Options) Normalize() error {
 // runner is one Run's state.
 type runner struct {
 	opts  *Options
-	tr    *http.Transport
 	steps []*stepStats
 	iter  iterStats
 }
 
+// job is an iteration handed to a worker.
+type job struct {
+	n        int64
+	intended time.Time
+}
+
 // Run runs the scenario until Duration or MaxIterations ends the schedule
-// (or ctx is done) and every started iteration has finished.
+// (or ctx is done) and every started iteration has finished. Concurrency
+// workers run the iterations, each with its own connections; the schedule
+// waits for a free worker, as it waited for a free slot when every
+// iteration had a goroutine of its own.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.Normalize(); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &opts, tr: newTransport(&opts)}
-	defer r.tr.CloseIdleConnections()
+	r := &runner{opts: &opts}
 	for range opts.Plan.Steps {
 		r.steps = append(r.steps, newStepStats())
 	}
 	r.iter.init()
 	sched := pacer.NewConstant(opts.IterationsPerSecond, 0, false, pacer.Limits{Count: opts.MaxIterations, End: opts.Duration})
 	start := time.Now()
-	slots := make(chan struct{}, opts.Concurrency)
+	jobs := make(chan job)
 	var wg sync.WaitGroup
+	for range opts.Concurrency {
+		w := r.newWorker()
+		wg.Go(func() {
+			defer w.client.close()
+			for j := range jobs {
+				w.iteration(ctx, j.n, j.intended)
+			}
+		})
+	}
 	sl := delay.NewTimerSleeper() // as the engine paces: never holds a P; lateness is measured
 	for i := int64(0); ; i++ {
 		at, ok := sched.At(i)
@@ -107,76 +125,78 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			break
 		}
 		intended := start.Add(at)
-		if !sl.Until(ctx, intended) {
+		if !sl.Until(ctx, intended) || ctx.Err() != nil {
 			break
 		}
 		select {
-		case slots <- struct{}{}:
+		case jobs <- job{n: i, intended: intended}:
+			r.iter.started.Add(1)
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
 			break
 		}
-		r.iter.started.Add(1)
-		wg.Go(func() {
-			defer func() { <-slots }()
-			r.iteration(ctx, i, intended)
-		})
 	}
+	close(jobs)
 	wg.Wait()
 	return r.result(time.Since(start))
 }
 
-// newTransport is net/http's keep-alive transport sized for Concurrency.
-// The agent's own HTTP/1.1 client (internal/httpclient) sends one
-// pre-rendered request template per connection to one host; scenario steps
-// change method, host, headers and body on every request and need cookies,
-// which net/http gives.
-func newTransport(o *Options) *http.Transport {
-	dial := o.DialContext
+// worker runs iterations one at a time, reusing its client, buffers,
+// variables map and random source between them.
+type worker struct {
+	r      *runner
+	client *h1client
+	vars   map[string]string
+	req    spec.Rendered
+	jar    *cookiejar.Jar // the iteration's; nil until a response sets a cookie
+	pcg    *rand.PCG
+	rng    *rand.Rand
+	sl     *delay.Sleeper
+}
+
+func (r *runner) newWorker() *worker {
+	dial := r.opts.DialContext
 	if dial == nil {
-		dial = (&net.Dialer{Timeout: o.Timeout}).DialContext
+		dial = (&net.Dialer{}).DialContext
 	}
-	return &http.Transport{
-		DialContext:         dial,
-		MaxIdleConns:        o.Concurrency * 2,
-		MaxIdleConnsPerHost: o.Concurrency,
-		IdleConnTimeout:     30 * time.Second,
-		DisableCompression:  true,
+	pcg := rand.NewPCG(0, 0)
+	return &worker{
+		r: r, client: newH1Client(dial, r.opts.Timeout), vars: make(map[string]string, len(r.opts.Plan.Vars)+4),
+		pcg: pcg, rng: rand.New(pcg), sl: delay.NewTimerSleeper(), //nolint:gosec // think times, not secrets
 	}
 }
 
-// iteration runs the steps of iteration n, scheduled at intended.
-func (r *runner) iteration(ctx context.Context, n int64, intended time.Time) {
-	plan := r.opts.Plan
-	vars := make(map[string]string, len(plan.Vars)+4)
-	for k, v := range plan.Vars {
-		vars[k] = v
-	}
-	vars[spec.IterationVar] = strconv.FormatInt(n, 10)
-	client := newClient(r.tr, r.opts.Timeout)
-	rng := rand.New(rand.NewPCG(r.opts.Seed, uint64(n))) //nolint:gosec // think times, not secrets
-	sl := delay.NewTimerSleeper()
+// iteration runs the steps of iteration n, scheduled at intended. Its
+// variables and cookie jar start afresh; its think times come from the
+// stream (Seed, n).
+func (w *worker) iteration(ctx context.Context, n int64, intended time.Time) {
+	plan := w.r.opts.Plan
+	clear(w.vars)
+	maps.Copy(w.vars, plan.Vars)
+	w.vars[spec.IterationVar] = strconv.FormatInt(n, 10)
+	w.jar = nil
+	w.pcg.Seed(w.r.opts.Seed, uint64(n))
 	due, end := intended, intended
 	failed := false
 	for i, st := range plan.Steps {
-		if !sl.Until(ctx, due) {
-			r.skip(i)
+		if !w.sl.Until(ctx, due) {
+			w.r.skip(i)
 			failed = true
 			break
 		}
 		var ok bool
-		end, ok = r.step(ctx, client, st, vars, due)
+		end, ok = w.step(ctx, st, due)
 		if !ok {
 			failed = true
 			if !st.ContinueOnFailure {
-				r.skip(i + 1)
+				w.r.skip(i + 1)
 				break
 			}
 		}
-		due = end.Add(st.Think(rng))
+		due = end.Add(st.Think(w.rng))
 	}
-	r.iter.record(end.Sub(intended), failed)
+	w.r.iter.record(end.Sub(intended), failed)
 }
 
 // skip counts steps from..end as skipped.
@@ -188,25 +208,43 @@ func (r *runner) skip(from int) {
 
 // step sends one step's request, due at due, evaluates the response and
 // records it; it returns when it ended and whether it passed.
-func (r *runner) step(ctx context.Context, client *http.Client, st *spec.PlanStep, vars map[string]string, due time.Time) (time.Time, bool) {
-	stats := r.steps[st.Index]
-	req, err := st.Render(vars)
-	if err != nil {
+func (w *worker) step(ctx context.Context, st *spec.PlanStep, due time.Time) (time.Time, bool) {
+	stats := w.r.steps[st.Index]
+	if err := st.RenderInto(&w.req, w.vars); err != nil {
 		end := time.Now()
 		stats.recordError("render", end.Sub(due), 0, 0)
 		return end, false
 	}
 	sent := time.Now()
-	resp, err := send(ctx, client, &req)
+	resp, cookies, err := w.send(ctx, st)
 	end := time.Now()
 	if err != nil {
-		stats.recordError(errorKind(err), end.Sub(due), end.Sub(sent), sent.Sub(due))
+		kind := errorKind(err)
+		if ctx.Err() != nil {
+			kind = "transport" // cancelled, not timed out
+		}
+		stats.recordError(kind, end.Sub(due), end.Sub(sent), sent.Sub(due))
 		return end, false
 	}
 	resp.Latency = end.Sub(due)
-	out := st.Evaluate(resp, vars)
+	out := st.Evaluate(resp, w.vars)
 	stats.record(resp.Status, resp.Latency, end.Sub(sent), sent.Sub(due), &out)
+	if len(cookies) > 0 {
+		if w.jar == nil {
+			w.jar, _ = cookiejar.New(nil) // cannot fail without options
+		}
+		w.jar.SetCookies(w.client.urls[st.Index].u, cookies)
+	}
 	return end, !out.Failed()
+}
+
+// send sends the rendered request of st.
+func (w *worker) send(ctx context.Context, st *spec.PlanStep) (*spec.Response, []*http.Cookie, error) {
+	p, err := w.client.target(st.Index, w.req.URL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w.client.do(ctx, p, &w.req, w.jar, st.HeaderExtractions())
 }
 
 func errorKind(err error) string {
