@@ -122,14 +122,34 @@ func Compile(sc *Scenario) (*Plan, error) {
 		names[st.Name] = i
 		p.Steps = append(p.Steps, c.step(path, i, st))
 	}
+	c.once(sc.Steps)
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
 	return p, nil
 }
 
+// once checks that once steps come first and that not every step is once
+// (there would be nothing to run in each iteration).
+func (c *compiler) once(steps []Step) {
+	looping := -1
+	for i := range steps {
+		switch {
+		case !steps[i].Once && looping < 0:
+			looping = i
+		case steps[i].Once && looping >= 0:
+			c.fail(fmt.Sprintf("steps[%d].once", i), "step %q runs once, so it must come before step %q, which runs in every iteration",
+				steps[i].Name, steps[looping].Name)
+		}
+	}
+	if looping < 0 && len(steps) > 0 {
+		c.fail(fmt.Sprintf("steps[%d].once", len(steps)-1), "every step is once (the last, %q, too): at least one step must run in every iteration",
+			steps[len(steps)-1].Name)
+	}
+}
+
 func (c *compiler) step(path string, i int, st *Step) *PlanStep {
-	ps := &PlanStep{Name: st.Name, Index: i, ContinueOnFailure: st.ContinueOnFailure}
+	ps := &PlanStep{Name: st.Name, Index: i, ContinueOnFailure: st.ContinueOnFailure, Once: st.Once}
 	ps.method = strings.ToUpper(st.Method)
 	if ps.method == "" {
 		ps.method = "GET"

@@ -26,6 +26,15 @@ type Plan struct {
 	Steps []*PlanStep
 }
 
+// OnceSteps is the number of once steps, which are the first steps.
+func (p *Plan) OnceSteps() int {
+	n := 0
+	for n < len(p.Steps) && p.Steps[n].Once {
+		n++
+	}
+	return n
+}
+
 // PlanStep is a compiled step.
 type PlanStep struct {
 	// Name is the step's name.
@@ -34,6 +43,8 @@ type PlanStep struct {
 	Index int
 	// ContinueOnFailure is the step's continue_on_failure.
 	ContinueOnFailure bool
+	// Once is the step's once: it runs once per virtual user, first.
+	Once bool
 
 	method  string
 	url     *template.Template

@@ -46,6 +46,13 @@ type Step struct {
 	// extraction or a transport error; by default the iteration ends there
 	// and its remaining steps count as skipped.
 	ContinueOnFailure bool `json:"continue_on_failure,omitempty"`
+	// Once runs the step once per virtual user (one of the executor's
+	// workers, which run iterations one at a time), before its first
+	// iteration, instead of in every iteration: a login whose token or
+	// cookie later iterations reuse. Once steps come before all others, and
+	// at least one step is not once. A once step that fails ends the
+	// iteration (unless ContinueOnFailure) and runs again in the next.
+	Once bool `json:"once,omitempty"`
 }
 
 // Extraction sets variable Var from a response: exactly one of JSONPath,

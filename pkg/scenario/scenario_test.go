@@ -181,6 +181,11 @@ func TestParseErrors(t *testing.T) {
 		{"bad think kind", `{"steps":[{"name":"a","url":"http://h/","think":{"kind":"poisson"}}]}`, "steps[0].think.kind: want fixed"},
 		{"uniform max below min", `{"steps":[{"name":"a","url":"http://h/","think":{"kind":"uniform","min":"2s","max":"1s"}}]}`, "steps[0].think.max: below min"},
 		{"fixed without duration", `{"steps":[{"name":"a","url":"http://h/","think":{"kind":"fixed"}}]}`, "steps[0].think.duration: required"},
+		{"once after a looping step", `{"steps":[{"name":"login","url":"http://h/","once":true},{"name":"a","url":"http://h/"},{"name":"b","url":"http://h/","once":true}]}`,
+			`steps[2].once: step "b" runs once, so it must come before step "a"`},
+		{"only once steps", `{"steps":[{"name":"login","url":"http://h/","once":true},{"name":"again","url":"http://h/","once":true}]}`,
+			`steps[1].once: every step is once (the last, "again", too)`},
+		{"once not a bool", `{"steps":[{"name":"a","url":"http://h/","once":"yes"}]}`, "steps[0].once: want"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -153,6 +154,18 @@ type worker struct {
 	pcg    *rand.PCG
 	rng    *rand.Rand
 	sl     *delay.Sleeper
+
+	// The once steps' outcome, which the worker's later iterations start
+	// from: set when an iteration got past them.
+	onceDone    bool
+	onceVars    map[string]string
+	onceCookies []urlCookies
+}
+
+// urlCookies are cookies a response to u set.
+type urlCookies struct {
+	u       *url.URL
+	cookies []*http.Cookie
 }
 
 func (r *runner) newWorker() *worker {
@@ -168,18 +181,34 @@ func (r *runner) newWorker() *worker {
 }
 
 // iteration runs the steps of iteration n, scheduled at intended. Its
-// variables and cookie jar start afresh; its think times come from the
-// stream (Seed, n).
+// variables and cookie jar start afresh, from the scenario's variables or,
+// once the worker's once steps have run, from their variables and cookies
+// (and without them); its think times come from the stream (Seed, n).
 func (w *worker) iteration(ctx context.Context, n int64, intended time.Time) {
 	plan := w.r.opts.Plan
+	once := plan.OnceSteps()
+	first := 0
 	clear(w.vars)
-	maps.Copy(w.vars, plan.Vars)
-	w.vars[spec.IterationVar] = strconv.FormatInt(n, 10)
 	w.jar = nil
+	if w.onceDone {
+		first = once
+		maps.Copy(w.vars, w.onceVars)
+		for _, c := range w.onceCookies {
+			w.setCookies(c.u, c.cookies)
+		}
+	} else {
+		maps.Copy(w.vars, plan.Vars)
+		w.onceCookies = w.onceCookies[:0]
+	}
+	w.vars[spec.IterationVar] = strconv.FormatInt(n, 10)
 	w.pcg.Seed(w.r.opts.Seed, uint64(n))
 	due, end := intended, intended
 	failed := false
-	for i, st := range plan.Steps {
+	for i := first; i < len(plan.Steps); i++ {
+		st := plan.Steps[i]
+		if i == once && once > 0 && !w.onceDone {
+			w.onceDone, w.onceVars = true, maps.Clone(w.vars)
+		}
 		if !w.sl.Until(ctx, due) {
 			w.r.skip(i)
 			failed = true
@@ -230,12 +259,21 @@ func (w *worker) step(ctx context.Context, st *spec.PlanStep, due time.Time) (ti
 	out := st.Evaluate(resp, w.vars)
 	stats.record(resp.Status, resp.Latency, end.Sub(sent), sent.Sub(due), &out)
 	if len(cookies) > 0 {
-		if w.jar == nil {
-			w.jar, _ = cookiejar.New(nil) // cannot fail without options
+		u := w.client.urls[st.Index].u
+		w.setCookies(u, cookies)
+		if st.Once {
+			w.onceCookies = append(w.onceCookies, urlCookies{u: u, cookies: cookies})
 		}
-		w.jar.SetCookies(w.client.urls[st.Index].u, cookies)
 	}
 	return end, !out.Failed()
+}
+
+// setCookies stores cookies from a response to u in the iteration's jar.
+func (w *worker) setCookies(u *url.URL, cookies []*http.Cookie) {
+	if w.jar == nil {
+		w.jar, _ = cookiejar.New(nil) // cannot fail without options
+	}
+	w.jar.SetCookies(u, cookies)
 }
 
 // send sends the rendered request of st.
