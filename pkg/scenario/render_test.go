@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ steps:
 			}
 			got[h.Name] = []string{string(h.Value)}
 		}
-		if r.Method != want.Method || string(r.URL) != want.URL || string(r.Body) != string(want.Body) || !r.HasBody {
+		if r.Method != want.Method || string(r.URL) != want.URL || !bytes.Equal(r.Body, want.Body) || !r.HasBody {
 			t.Errorf("RenderInto %s %s %q, Render %s %s %q", r.Method, r.URL, r.Body, want.Method, want.URL, want.Body)
 		}
 		if len(got) != len(want.Header) || len(got) != 3 {

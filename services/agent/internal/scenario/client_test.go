@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/services/agent/internal/echoproc"
 	"github.com/barrage-dev/barrage/services/agent/internal/scenario"
 )
 
@@ -98,7 +99,7 @@ steps:
 // error.
 func TestTimeoutAndCancel(t *testing.T) {
 	t.Parallel()
-	echo := startEcho(t)
+	echo := echoproc.Start(t, "-max-delay", "4s").HTTP
 	plan := mustPlan(t, `
 name: slow
 vars: {d: 400ms}
@@ -117,11 +118,11 @@ steps:
 	if slow.TransportErrors["timeout"] != 2 || slow.RetCodes["-1"] != 2 || fast.RetCodes["200"] != 2 {
 		t.Fatalf("slow %+v fast %+v; want 2 timeouts then 2 answers", slow, fast)
 	}
-	if slow.Service.Max > 0.3 {
+	if slow.Service.Max >= 0.4 { // the echo's delay: it waited for the reply
 		t.Errorf("a 100ms timeout took %.3fs", slow.Service.Max)
 	}
 
-	plan.Vars = map[string]string{"d": "1.5s"}
+	plan.Vars = map[string]string{"d": "4s"}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -129,10 +130,11 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("cancelled run took %v", took)
+	// Waiting for the reply would take the echo's 4s and count a 200.
+	if took := time.Since(start); took >= 3*time.Second {
+		t.Errorf("cancelled run took %v: it waited for the reply", took)
 	}
-	if s := res.Steps[0]; s.TransportErrors["transport"] != 1 {
+	if s := res.Steps[0]; s.TransportErrors["transport"] != 1 || s.RetCodes["-1"] != 1 {
 		t.Errorf("cancelled step: %+v, want one transport error", s)
 	}
 }
