@@ -137,20 +137,20 @@ func (r *requestFlags) apply(sp map[string]any, set map[string]bool) error {
 // readPayload reads -payload-file, refusing one larger than maxPayloadFile.
 func readPayload(name string) ([]byte, error) { return readFlagFile("-payload-file", name) }
 
-// readFlagFile reads the file named by flag (sent inline), refusing one
-// larger than maxPayloadFile; errors name the flag.
-func readFlagFile(flag, name string) ([]byte, error) {
+// readFlagFile reads the file named by the flag fl (sent inline), refusing one
+// larger than maxPayloadFile; errors name fl.
+func readFlagFile(fl, name string) ([]byte, error) {
 	f, err := os.Open(name) //nolint:gosec // the path is the user's own flag
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flag, err)
+		return nil, fmt.Errorf("%s: %w", fl, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxPayloadFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flag, err)
+		return nil, fmt.Errorf("%s: %w", fl, err)
 	}
 	if len(b) > maxPayloadFile {
-		return nil, fmt.Errorf("%s %s: more than the %d bytes sent inline", flag, name, maxPayloadFile)
+		return nil, fmt.Errorf("%s %s: more than the %d bytes sent inline", fl, name, maxPayloadFile)
 	}
 	return b, nil
 }
