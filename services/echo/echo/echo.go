@@ -55,6 +55,9 @@ type Options struct {
 	// CertFile and KeyFile, together, serve HTTP and gRPC over TLS.
 	CertFile string
 	KeyFile  string
+	// ClientCAFile makes the TLS listeners require a client certificate
+	// signed by one of its PEM certificates (mTLS); it needs CertFile.
+	ClientCAFile string
 
 	// MaxDelay is the longest delay a request may ask for; zero allows
 	// none (the command's default is 1.5 s).
@@ -161,7 +164,7 @@ func (o Options) config() app.Config {
 		HTTPAddr: o.HTTPAddr, GRPCAddr: o.GRPCAddr, TCPAddr: o.TCPAddr, UDPAddr: o.UDPAddr,
 		H3Addr: o.H3Addr, RedirectAddr: o.RedirectAddr, TCPProxies: o.TCPProxies, Multi: o.Multi,
 		MultiSerial: o.MultiSerial, MultiMirrorOrigin: o.MultiMirrorOrigin,
-		CertFile: o.CertFile, KeyFile: o.KeyFile,
+		CertFile: o.CertFile, KeyFile: o.KeyFile, ClientCAFile: o.ClientCAFile,
 		MaxDelay: o.MaxDelay, MaxPayload: app.ByteSize(o.MaxPayload), DefaultParams: o.DefaultParams,
 		ServerTimeHeader: o.ServerTimeHeader, Saturate: o.Saturate, GRPCMaxStreams: o.GRPCMaxStreams,
 		Debug: o.Debug, DebugEnv: o.DebugEnv, ShutdownTimeout: cmp.Or(o.ShutdownTimeout, DefaultShutdownTimeout),
@@ -177,7 +180,7 @@ func fromConfig(c app.Config) Options {
 		HTTPAddr: c.HTTPAddr, GRPCAddr: c.GRPCAddr, TCPAddr: c.TCPAddr, UDPAddr: c.UDPAddr,
 		H3Addr: c.H3Addr, RedirectAddr: c.RedirectAddr, TCPProxies: c.TCPProxies, Multi: c.Multi,
 		MultiSerial: c.MultiSerial, MultiMirrorOrigin: c.MultiMirrorOrigin,
-		CertFile: c.CertFile, KeyFile: c.KeyFile,
+		CertFile: c.CertFile, KeyFile: c.KeyFile, ClientCAFile: c.ClientCAFile,
 		MaxDelay: c.MaxDelay, MaxPayload: int64(c.MaxPayload), DefaultParams: c.DefaultParams,
 		ServerTimeHeader: c.ServerTimeHeader, Saturate: c.Saturate, GRPCMaxStreams: c.GRPCMaxStreams,
 		Debug: c.Debug, DebugEnv: c.DebugEnv, ShutdownTimeout: c.ShutdownTimeout,

@@ -14,7 +14,7 @@ func fullOptions() Options {
 		HTTPAddr: "127.0.0.1:1", GRPCAddr: "127.0.0.1:2", TCPAddr: "127.0.0.1:3", UDPAddr: "127.0.0.1:4",
 		H3Addr: "127.0.0.1:5", RedirectAddr: "127.0.0.1:6", TCPProxies: []string{"127.0.0.1:7 127.0.0.1:8"},
 		Multi: []string{"127.0.0.1:9 http://a/"}, MultiSerial: true, MultiMirrorOrigin: true,
-		CertFile: "c.pem", KeyFile: "k.pem", MaxDelay: time.Second, MaxPayload: 1 << 10, DefaultParams: "delay=1ms",
+		CertFile: "c.pem", KeyFile: "k.pem", ClientCAFile: "ca.pem", MaxDelay: time.Second, MaxPayload: 1 << 10, DefaultParams: "delay=1ms",
 		ServerTimeHeader: "X-Server-Time", Saturate: "1ms:1ms", GRPCMaxStreams: 7, Debug: true, DebugEnv: true,
 		ShutdownTimeout: 3 * time.Second, NATSURL: "nats://n:4222", Name: "e1", Project: "p", CredsFile: "e1.creds",
 		Credentials: &natsauth.Credentials{JWT: "jwt", Seed: []byte("seed")}, Advertise: []string{"e1:8088"},

@@ -28,11 +28,12 @@ type requestFlags struct {
 	h2          bool
 	grpc        bool
 	ping        bool
+	tls         tlsFlags
 }
 
 // requestFlagNames returns the flag names register defines.
 func requestFlagNames() []string {
-	return []string{"H", "X", "payload", "payload-file", "content-type", "p", "k", "h2", "grpc", "ping"}
+	return append([]string{"H", "X", "payload", "payload-file", "content-type", "p", "k", "h2", "grpc", "ping"}, tlsFlagNames()...)
 }
 
 func (r *requestFlags) register(fs *flag.FlagSet) {
@@ -46,6 +47,7 @@ func (r *requestFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&r.h2, "h2", false, "HTTP/2 over TLS for an https:// URL")
 	fs.BoolVar(&r.grpc, "grpc", false, "gRPC: health checks, or pings with -ping")
 	fs.BoolVar(&r.ping, "ping", false, "gRPC ping mode (implies -grpc)")
+	r.tls.register(fs)
 }
 
 // given returns the first request flag in set, or "".
@@ -74,7 +76,7 @@ func (r *requestFlags) check(set map[string]bool) error {
 	if _, err := parsePercentiles(r.percentiles); err != nil {
 		return err
 	}
-	return nil
+	return r.tls.check(set, r.grpc || r.ping, r.h2)
 }
 
 // apply sets the fields of sp (a RunSpec as decoded JSON) that the given
@@ -111,8 +113,8 @@ func (r *requestFlags) apply(sp map[string]any, set map[string]bool) error {
 		ps, _ := parsePercentiles(r.percentiles) // checked by check
 		sp["percentiles"] = ps
 	}
-	if set["k"] {
-		sp["insecure"] = r.insecure
+	if set["k"] || set["https-insecure"] {
+		sp["insecure"] = r.insecure || r.tls.httpsInsecure
 	}
 	if set["h2"] {
 		sp["h2"] = r.h2
@@ -129,22 +131,26 @@ func (r *requestFlags) apply(sp map[string]any, set map[string]bool) error {
 		g["mode"] = mode
 		sp["grpc"] = g
 	}
-	return nil
+	return r.tls.apply(sp, set)
 }
 
 // readPayload reads -payload-file, refusing one larger than maxPayloadFile.
-func readPayload(name string) ([]byte, error) {
+func readPayload(name string) ([]byte, error) { return readFlagFile("-payload-file", name) }
+
+// readFlagFile reads the file named by the flag fl (sent inline), refusing one
+// larger than maxPayloadFile; errors name fl.
+func readFlagFile(fl, name string) ([]byte, error) {
 	f, err := os.Open(name) //nolint:gosec // the path is the user's own flag
 	if err != nil {
-		return nil, fmt.Errorf("-payload-file: %w", err)
+		return nil, fmt.Errorf("%s: %w", fl, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxPayloadFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("-payload-file: %w", err)
+		return nil, fmt.Errorf("%s: %w", fl, err)
 	}
 	if len(b) > maxPayloadFile {
-		return nil, fmt.Errorf("-payload-file %s: more than the %d bytes sent inline", name, maxPayloadFile)
+		return nil, fmt.Errorf("%s %s: more than the %d bytes sent inline", fl, name, maxPayloadFile)
 	}
 	return b, nil
 }

@@ -87,6 +87,9 @@ func New(cfg Config, log *slog.Logger) (_ *App, err error) {
 			return nil, fmt.Errorf("load TLS key pair: %w", err)
 		}
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if err := requireClientCerts(tlsCfg, cfg.ClientCAFile); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.setupHTTP(m, tlsCfg); err != nil {
 		return nil, err

@@ -39,6 +39,9 @@ type Config struct {
 	TCPProxies []string `env:"BARRAGE_ECHO_TCP_PROXY" envSeparator:","`
 	// H3Addr is the UDP address of the HTTP/3 echo (needs -cert/-key).
 	H3Addr string `env:"BARRAGE_ECHO_H3_ADDR"`
+	// ClientCAFile makes the TLS listeners require a client certificate
+	// signed by one of its PEM certificates (mTLS); it needs -cert/-key.
+	ClientCAFile string `env:"BARRAGE_ECHO_CLIENT_CA"`
 	// GRPCMaxStreams caps concurrent streams per gRPC connection; 0 is
 	// grpc-go's default.
 	GRPCMaxStreams uint32 `env:"BARRAGE_ECHO_GRPC_MAX_STREAMS"`
@@ -98,6 +101,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.StringVar(&cfg.DefaultParams, "default-params", cfg.DefaultParams, "query applied to requests without one, e.g. 'delay=5ms&status=503:1' (BARRAGE_ECHO_DEFAULT_PARAMS)")
 	fs.StringVar(&cfg.CertFile, "cert", cfg.CertFile, "TLS certificate file for the HTTP and gRPC listeners (BARRAGE_ECHO_CERT)")
 	fs.StringVar(&cfg.KeyFile, "key", cfg.KeyFile, "TLS key file (BARRAGE_ECHO_KEY)")
+	fs.StringVar(&cfg.ClientCAFile, "client-ca", cfg.ClientCAFile, "require a client certificate signed by a CA of this PEM file (mTLS; needs -cert) (BARRAGE_ECHO_CLIENT_CA)")
 	fs.BoolVar(&cfg.DebugEnv, "debug-env", cfg.DebugEnv, "allow /debug?env=dump to print the environment (BARRAGE_ECHO_DEBUG_ENV)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish on SIGTERM (BARRAGE_ECHO_SHUTDOWN_TIMEOUT)")
 	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (BARRAGE_ECHO_LOG_LEVEL)")
@@ -154,6 +158,9 @@ func (c Config) Validate() error {
 	}
 	if (c.CertFile == "") != (c.KeyFile == "") {
 		errs = append(errs, errors.New("-cert and -key go together"))
+	}
+	if c.ClientCAFile != "" && c.CertFile == "" {
+		errs = append(errs, errors.New("-client-ca needs -cert and -key: client certificates are asked for over TLS"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("-shutdown-timeout %v: must be positive", c.ShutdownTimeout))

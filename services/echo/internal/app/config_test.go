@@ -50,6 +50,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"bad size", []string{"-max-payload", "lots"}, nil, "lots"},
 		{"bad env", nil, []string{"BARRAGE_ECHO_MAX_DELAY=x"}, "BARRAGE_ECHO_MAX_DELAY"},
 		{"cert without key", []string{"-cert", "c.pem"}, nil, "-cert and -key"},
+		{"client CA without TLS", []string{"-client-ca", "ca.pem"}, nil, "-client-ca needs -cert and -key"},
 		{"all disabled", []string{"-http-addr", "", "-grpc-addr", "", "-tcp-addr", "", "-udp-addr", ""}, nil, "every listener"},
 		{"stray argument", []string{"extra"}, nil, "unexpected argument"},
 		{"bad saturate", []string{"-saturate", "20ms"}, nil, "-saturate: saturate \"20ms\""},
