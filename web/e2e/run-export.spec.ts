@@ -84,7 +84,7 @@ test('per-second CSV, result JSON and permalinks of the run and compare views @o
   // Permalinks: each toggle writes the URL; the link opens the same view elsewhere.
   await more.click();
   const latency = page.getByRole('region', { name: 'Latency per second' });
-  await latency.getByRole('button', { name: 'service' }).click();
+  await latency.getByRole('button', { name: 'service', exact: true }).click();
   const spectrum = page.getByRole('region', { name: 'Percentile spectrum', exact: true });
   await spectrum.getByRole('radio', { name: 'Lag' }).check();
   const histogram = page.getByRole('region', { name: 'Latency histogram' });
@@ -97,8 +97,8 @@ test('per-second CSV, result JSON and permalinks of the run and compare views @o
 
   const copy = await context.newPage();
   await copy.goto(page.url());
-  await expect(copy.getByRole('region', { name: 'Latency per second' }).getByRole('button', { name: 'service' })).toHaveAttribute('aria-pressed', 'true');
-  await expect(copy.getByRole('region', { name: 'Latency per second' }).getByRole('button', { name: /response/ })).toHaveAttribute('aria-pressed', 'false');
+  await expect(copy.getByRole('region', { name: 'Latency per second' }).getByRole('button', { name: 'service', exact: true })).toHaveAttribute('aria-pressed', 'true');
+  await expect(copy.getByRole('region', { name: 'Latency per second' }).getByRole('button', { name: /^response/ })).toHaveAttribute('aria-pressed', 'false');
   await expect(copy.getByRole('region', { name: 'Percentile spectrum', exact: true }).getByRole('radio', { name: 'Lag' })).toBeChecked();
   await expect(copy.getByRole('region', { name: 'Latency histogram' }).getByRole('checkbox', { name: 'log x' })).toBeChecked({ checked: !wasLog });
   await expect(copy.getByRole('checkbox', { name: 'include successes' })).toBeChecked();

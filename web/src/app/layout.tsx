@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo } from 'react';
 import { NavLink, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
+import { ApiUnreachableBanner } from '@/components/ui/api-unreachable-banner';
 import { Loading, ErrorState } from '@/components/ui/states';
 import { useAuthMethods } from '@/features/auth/api/get-auth-methods';
 import { useMe } from '@/features/auth/api/get-me';
@@ -68,7 +69,8 @@ export function Layout() {
   if (me.error instanceof ApiError && me.error.status === 401) {
     return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   }
-  if (me.error) return <ErrorState error={me.error} retry={() => me.refetch()} />;
+  // A failed refetch keeps the shell: the banner says the API cannot be reached.
+  if (me.error && !me.data) return <ErrorState error={me.error} retry={() => me.refetch()} />;
   const orgAdmin = me.data.user.is_admin && !me.data.token?.project_id;
 
   return (
@@ -119,6 +121,7 @@ export function Layout() {
         </div>
       </nav>
       <main className="main">
+        <ApiUnreachableBanner />
         <ReadOnlyContext.Provider value={readOnly}>
           {project ? <Outlet /> : <Loading label={readOnly ? 'No public project yet…' : 'Loading projects…'} />}
         </ReadOnlyContext.Provider>

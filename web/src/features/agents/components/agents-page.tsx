@@ -17,9 +17,9 @@ export function AgentsPage() {
       <h1 style={{ margin: 0 }}>Agents</h1>
       {agents.isPending || pools.isPending ? (
         <Loading />
-      ) : agents.error ? (
+      ) : agents.error && !agents.data ? (
         <ErrorState error={agents.error} retry={() => agents.refetch()} />
-      ) : pools.error ? (
+      ) : pools.error && !pools.data ? (
         <ErrorState error={pools.error} retry={() => pools.refetch()} />
       ) : (
         // The time of the answer, so the page is a pure function of the data.

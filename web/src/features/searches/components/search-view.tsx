@@ -1,11 +1,12 @@
 import { Link } from 'react-router';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ErrorState, Loading } from '@/components/ui/states';
 import { ApiError, type Schemas } from '@/lib/api-client';
 import { formatCount, formatDuration, formatPercent, formatRate, formatTime } from '@/lib/format';
 import { can, type Role } from '@/lib/roles';
 import { useCancelSearch } from '../api/cancel-search';
 import { useSearch } from '../api/get-search';
-import { searchAnswer, stepPoints } from '../utils/steps';
+import { searchAnswer, searchNextStep, stepPoints } from '../utils/steps';
 import { SearchStatusBadge } from './search-status-badge';
 import { StepChart } from './step-chart';
 
@@ -15,6 +16,7 @@ export function SearchView({ searchId, role }: { searchId: string; role: Role | 
   if (search.isPending) return <Loading label="Loading search…" />;
   if (search.error) return <ErrorState error={search.error} retry={() => search.refetch()} />;
   const s = search.data;
+  const points = stepPoints(s.steps);
   return (
     <div className="stack" data-testid="search-view">
       <div className="spread">
@@ -26,17 +28,47 @@ export function SearchView({ searchId, role }: { searchId: string; role: Role | 
           <SearchStatusBadge status={s.status} />
           <strong data-testid="search-answer">{searchAnswer(s)}</strong>
         </div>
+        <NextStep search={s} />
         <div className="muted">
           <code>{s.objective}</code> between {formatRate(s.min_qps)} and {formatRate(s.max_qps)} qps · steps of {s.step_duration} after{' '}
           {s.warmup} warm-up · resolution {formatPercent(s.resolution)} · target <code>{s.spec.url}</code>
         </div>
       </section>
       <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
-        <h2 style={{ margin: 0 }}>Steps by rate</h2>
-        <StepChart points={stepPoints(s.steps)} best={s.best_qps} />
+        <div className="spread">
+          <h2 style={{ margin: 0 }}>Steps by rate</h2>
+          {points.length > 0 && (
+            <ChartDownload
+              title="Steps by rate"
+              csv={() => ({
+                header: ['step', 'target_qps', 'p50_us', 'p99_us', 'error_rate', 'passed'],
+                rows: points.map((p) => [p.step + 1, p.qps, p.p50, p.p99, p.errorRate, p.passed ? 'yes' : 'no']),
+              })}
+            />
+          )}
+        </div>
+        <StepChart points={points} best={s.best_qps} />
       </section>
       <StepsTable steps={s.steps} />
     </div>
+  );
+}
+
+/** NextStep says, after a search that found no answer in its range, how to search again. */
+function NextStep({ search }: { search: Schemas['Search'] }) {
+  const text = searchNextStep(search);
+  if (!text) return null;
+  const lowest = search.outcome === 'not_met' ? search.steps.find((st) => st.qps === search.min_qps && st.run_id) : undefined;
+  return (
+    <p role="note" className="text-links" data-testid="search-next-step" style={{ margin: 0 }}>
+      <strong>Next:</strong> {text}{' '}
+      {lowest?.run_id && (
+        <>
+          <Link to={`/runs/${lowest.run_id}`}>The run at {formatRate(lowest.qps)} qps</Link>.{' '}
+        </>
+      )}
+      <Link to="/searches">Start a new search</Link>.
+    </p>
   );
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '@/lib/api-client';
-import { searchAnswer, stepPoints } from './steps';
+import { searchAnswer, searchNextStep, stepPoints } from './steps';
 
 const step = (over: Partial<Schemas['SearchStep']>): Schemas['SearchStep'] => ({
   step: 0, qps: 50, status: 'passed', count: 100, errors: 0, achieved_qps: 50, p50_us: 10_000, p90_us: 12_000,
@@ -32,5 +32,17 @@ describe('searchAnswer', () => {
   });
   it('is the message once ended', () => {
     expect(searchAnswer({ ...base, status: 'completed', steps: [] })).toBe(base.message);
+  });
+});
+
+describe('searchNextStep', () => {
+  const base = { status: 'completed', min_qps: 20, max_qps: 400, steps: [] } as unknown as Schemas['Search'];
+  it('asks for a lower minimum when even it failed, a higher maximum when the maximum passed', () => {
+    expect(searchNextStep({ ...base, outcome: 'not_met' })).toMatch(/^The objective was not met even at 20 qps, .*Widen the range down/);
+    expect(searchNextStep({ ...base, outcome: 'above_max' })).toMatch(/^The objective was met even at 400 qps, .*Widen the range up/);
+  });
+  it('has nothing to add to an answer found or a search still running', () => {
+    expect(searchNextStep({ ...base, outcome: 'found' })).toBeUndefined();
+    expect(searchNextStep({ ...base, status: 'running' })).toBeUndefined();
   });
 });

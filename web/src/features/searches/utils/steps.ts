@@ -1,4 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
+import { formatRate } from '@/lib/format';
 
 type Step = Schemas['SearchStep'];
 
@@ -38,4 +39,20 @@ export function searchAnswer(s: Schemas['Search']): string {
     return `running: ${done} step${done === 1 ? '' : 's'} done`;
   }
   return s.message;
+}
+
+/**
+ * searchNextStep is what to do after a search that found no answer inside
+ * its range: not_met (even min_qps failed) asks for a lower minimum or a
+ * look at why the lowest step failed; above_max (max_qps met it) asks for a
+ * higher maximum. Undefined for a search that found its answer or has none yet.
+ */
+export function searchNextStep(s: Schemas['Search']): string | undefined {
+  if (s.outcome === 'not_met') {
+    return `The objective was not met even at ${formatRate(s.min_qps)} qps, the bottom of the range. Widen the range down (a lower minimum rate), or see the failed step's run for why, then search again.`;
+  }
+  if (s.outcome === 'above_max') {
+    return `The objective was met even at ${formatRate(s.max_qps)} qps, the top of the range, so the capacity is higher. Widen the range up (a higher maximum rate) and search again.`;
+  }
+  return undefined;
 }

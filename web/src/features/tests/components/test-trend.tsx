@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { runName } from '@/lib/run-name';
 import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
@@ -52,6 +53,7 @@ export function TestTrend({ rows, changes = [], kind }: { rows: TrendRow[]; chan
     <div className="grid-2" data-testid="test-trend">
       <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
         <h3 style={{ margin: 0 }}>Latency ({kind} time)</h3>
+        <ChartDownload title={`Trend latency, ${kind} time`} csv={() => trendCsv(rows, kind)} />
         <div className="chart">
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
@@ -82,6 +84,7 @@ export function TestTrend({ rows, changes = [], kind }: { rows: TrendRow[]; chan
       </section>
       <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
         <h3 style={{ margin: 0 }}>Throughput and errors</h3>
+        <ChartDownload title="Trend throughput and errors" csv={() => trendCsv(rows, kind)} />
         <div className="chart">
           <ResponsiveContainer width="100%" height="100%">
             <ComposedChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
@@ -118,4 +121,12 @@ export function TestTrend({ rows, changes = [], kind }: { rows: TrendRow[]; chan
       />
     </div>
   );
+}
+
+/** trendCsv is the trend charts' series, a row per run: what both charts draw. */
+function trendCsv(rows: readonly TrendRow[], kind: LatencyKind) {
+  return {
+    header: ['run_id', 'run', 'started', `p50_${kind}_us`, `p99_${kind}_us`, 'qps', 'errors'],
+    rows: rows.map((r) => [r.id, r.name, new Date(r.t).toISOString(), r.p50, r.p99, r.qps, r.errors]),
+  };
 }

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount } from '@/lib/format';
@@ -49,6 +50,15 @@ export function CodesChart({ intervals, domain }: Props) {
         <label className="check">
           <input type="checkbox" checked={withOk} onChange={(e) => setShownCodes(e.target.checked ? 'all' : 'failures')} /> include successes
         </label>
+        {!empty && (
+          <ChartDownload
+            title={withOk ? 'Results by code per second' : 'Errors by code per second'}
+            csv={() => ({
+              header: ['second', 'errors', ...shown.map((c) => `code_${c.code}`)],
+              rows: rows.map((r) => [r.t, r.errors, ...shown.map((c) => r[c.key])]),
+            })}
+          />
+        )}
       </div>
       {empty ? (
         <div className="run-chart-empty">{intervals.length === 0 ? 'No seconds yet.' : 'No errors.'}</div>

@@ -1,5 +1,6 @@
 import { memo, useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import type { Schemas } from '@/lib/api-client';
@@ -20,6 +21,12 @@ export const ImportedBuckets = memo(function ImportedBuckets({ buckets }: { buck
         <span className="run-chart-note" data-testid="bucket-summary">
           {rows.length} bucket{rows.length === 1 ? '' : 's'}, {formatCount(total)} requests, from the document
         </span>
+        {rows.length > 0 && (
+          <ChartDownload
+            title="Latency histogram, imported"
+            csv={() => ({ header: ['start_ms', 'end_ms', 'count'], rows: rows.map((r) => [r.startMs, r.endMs, r.count]) })}
+          />
+        )}
       </div>
       {rows.length === 0 ? (
         <div className="run-chart-empty">The document has no histogram buckets.</div>

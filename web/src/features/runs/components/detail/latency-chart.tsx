@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatDuration } from '@/lib/format';
@@ -47,6 +48,13 @@ export function LatencyChart({ intervals, initial, domain }: Props) {
             </button>
           ))}
         </div>
+        <ChartDownload
+          title={`Latency per second, ${kind} time`}
+          csv={() => ({
+            header: ['second', ...latencyKeys.map((k) => `${k}_${kind}_us`)],
+            rows: rows.map((r) => [r.t, ...latencyKeys.map((k) => r[k])]),
+          })}
+        />
       </div>
       <div className="chart">
         <ResponsiveContainer width="100%" height="100%">

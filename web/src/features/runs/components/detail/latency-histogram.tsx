@@ -10,6 +10,7 @@ import {
   useXAxisScale,
   useYAxisScale,
 } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
@@ -150,6 +151,15 @@ export function LatencyHistogram({ runId, primary }: Props) {
           <label className="check">
             <input type="checkbox" checked={log} onChange={(e) => setAxis(e.target.checked ? 'log' : 'linear')} /> log x
           </label>
+          {rows.length > 0 && (
+            <ChartDownload
+              title={`Latency histogram, ${primary} time`}
+              csv={() => ({
+                header: ['start_us', 'end_us', 'count', 'per_ms', 'cumulative_percent'],
+                rows: rows.map((r) => [r.startUs, r.endUs, r.count, r.density, r.cumulative]),
+              })}
+            />
+          )}
         </span>
       </div>
       {body}

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatRate } from '@/lib/format';
@@ -32,6 +33,13 @@ export function QpsChart({ intervals, target, domain }: Props) {
       <div className="run-chart-head">
         <h2>Requests per second</h2>
         <span className="run-chart-note">{target ? 'achieved vs target' : 'achieved (no target rate)'}</span>
+        <ChartDownload
+          title="Requests per second"
+          csv={() => ({
+            header: ['second', 'achieved_qps', ...(target ? ['target_qps'] : []), 'generator_limited'],
+            rows: rows.map((r) => [r.t, r.qps, ...(target ? [r.target] : []), r.limited]),
+          })}
+        />
       </div>
       <div className="chart" data-testid="live-chart">
         <ResponsiveContainer width="100%" height="100%">

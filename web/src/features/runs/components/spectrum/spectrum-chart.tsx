@@ -1,5 +1,6 @@
 import { useId, useMemo, type ReactNode } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatDuration } from '@/lib/format';
@@ -56,6 +57,15 @@ export function SpectrumChart({ kind, kinds, onKindChange, series, note }: Props
             </label>
           ))}
         </div>
+        {drawn > 0 && (
+          <ChartDownload
+            title={`Percentile spectrum, ${kind} time`}
+            csv={() => ({
+              header: ['percentile', ...series.map((s) => `${one ? '' : `${s.name} `}${kind} time (µs)`)],
+              rows: table.map((r) => [r.label, ...r.values]),
+            })}
+          />
+        )}
       </div>
       {drawn === 0 ? (
         <div className="run-chart-empty">Too few requests for a spectrum.</div>

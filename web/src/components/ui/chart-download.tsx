@@ -1,0 +1,96 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { csvText, fileName, save, svgPng, type CsvTable } from './chart-export';
+
+interface Props {
+  /** title names the chart, in the button's accessible name and the files' names. */
+  title: string;
+  /** csv is the series the chart shows, read when asked for. */
+  csv: () => CsvTable;
+}
+
+/**
+ * ChartDownload is a chart card's Download menu: the chart as a PNG at twice
+ * its size, or its series as CSV with a header row. The PNG is of the first
+ * recharts drawing in the menu's card (the element with class card around it). A disclosure button
+ * opens two buttons (Tab moves between them; Escape closes and returns focus).
+ */
+export function ChartDownload({ title, csv }: Props) {
+  const id = useId();
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string>();
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const base = fileName(title);
+
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: MouseEvent | FocusEvent) => {
+      if (!root.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('mousedown', away);
+    document.addEventListener('focusin', away);
+    return () => {
+      document.removeEventListener('mousedown', away);
+      document.removeEventListener('focusin', away);
+    };
+  }, [open]);
+
+  const close = () => {
+    setOpen(false);
+    button.current?.focus();
+  };
+  const png = async () => {
+    close();
+    const card = root.current?.closest('.card');
+    // The wrapper's own svg: the legend's icons are svgs too.
+    const svg = card?.querySelector<SVGSVGElement>('.recharts-wrapper > svg');
+    if (!card || !svg) return setError('No chart to save yet.');
+    try {
+      const bg = getComputedStyle(card).backgroundColor;
+      save(await svgPng(svg, bg), `${base}.png`);
+      setError(undefined);
+    } catch (e) {
+      setError(`Could not make the PNG: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  const data = () => {
+    close();
+    save(new Blob([csvText(csv())], { type: 'text/csv' }), `${base}.csv`);
+  };
+
+  return (
+    <div
+      className="chart-download"
+      ref={root}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && open) {
+          setOpen(false);
+          button.current?.focus();
+        }
+      }}
+    >
+      <button ref={button} type="button" aria-expanded={open} aria-controls={`${id}-menu`} onClick={() => setOpen((o) => !o)}>
+        Download<span className="sr-only"> {title}</span>
+      </button>
+      {open && (
+        <ul id={`${id}-menu`}>
+          <li>
+            <button type="button" onClick={() => void png()}>
+              PNG image
+            </button>
+          </li>
+          <li>
+            <button type="button" onClick={data}>
+              CSV data
+            </button>
+          </li>
+        </ul>
+      )}
+      {error && (
+        <span className="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
