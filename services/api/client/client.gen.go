@@ -1708,6 +1708,43 @@ type SearchStep struct {
 // SearchStepStatus defines model for SearchStep.Status.
 type SearchStepStatus string
 
+// ShardInterval One shard's figures of one second of a run.
+type ShardInterval struct {
+	// AgentName The name of the agent the shard ran on.
+	AgentName string `json:"agent_name"`
+	Count     int64  `json:"count"`
+
+	// CpuCores The cores the agent may use; 0 when not reported.
+	CpuCores float64 `json:"cpu_cores"`
+
+	// CpuUsed The agent's CPU use over the second, in cores; 0 when not reported.
+	CpuUsed float64 `json:"cpu_used"`
+	Errors  int64   `json:"errors"`
+
+	// LagP99Us The shard's send lag p99 (intended to actual send).
+	LagP99Us float64 `json:"lag_p99_us"`
+
+	// Qps The shard's requests per second in this second.
+	Qps           float64 `json:"qps"`
+	ResponseP99Us float64 `json:"response_p99_us"`
+
+	// Second Seconds since the run's start_at.
+	Second       int     `json:"second"`
+	ServiceP50Us float64 `json:"service_p50_us"`
+	ServiceP99Us float64 `json:"service_p99_us"`
+
+	// Shard The shard's index.
+	Shard int `json:"shard"`
+}
+
+// ShardIntervalPage defines model for ShardIntervalPage.
+type ShardIntervalPage struct {
+	Items []ShardInterval `json:"items"`
+
+	// NextFrom The `from` of the next page; absent on the last.
+	NextFrom *int `json:"next_from,omitempty"`
+}
+
 // ShardList defines model for ShardList.
 type ShardList struct {
 	Items []RunShard `json:"items"`
@@ -2317,6 +2354,15 @@ type GetRunResultParamsFormat string
 // GetRunResult200JSONResponseBody defines parameters for GetRunResult.
 type GetRunResult200JSONResponseBody struct {
 	union json.RawMessage
+}
+
+// ListRunShardIntervalsParams defines parameters for ListRunShardIntervals.
+type ListRunShardIntervalsParams struct {
+	// From The first second wanted (seconds since the run's start).
+	From *int `form:"from,omitempty" json:"from,omitempty"`
+
+	// Limit The most seconds returned (each with one row per shard that reported it).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // GetRunTimelineParams defines parameters for GetRunTimeline.
@@ -3127,6 +3173,10 @@ type ClientInterface interface {
 	// - `interval`: one merged second, an `Interval` object. A second is sent
 	//   again with its new figures when a later shard snapshot adds to it;
 	//   keep the latest per second.
+	// - `shards`: right after each `interval`, the same second per shard:
+	//   `{"second": 12, "items": [ShardInterval, ...]}` (the rows of
+	//   `/runs/{run}/shards/intervals`); keep the latest per second. Clients
+	//   that do not listen for it lose nothing.
 	// - `result`: the run's `RunResult`, the last event. A run that ends
 	//   without a result (every shard lost, canceled before sending) ends
 	//   after its terminal `status`.
@@ -3173,6 +3223,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /runs/{run}/shards (the `ListRunShards` operationId).
 	ListRunShards(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRunShardIntervals The run's per-second series of each shard (per agent), in order of second then shard.
+	//
+	// A few figures of each shard's snapshot of each second: counts, rate, service p50/p99, response p99, send lag p99 and its agent's CPU; no histograms. For each second the shards' counts add up to the merged second's (`/runs/{run}/intervals`). Kept as long as the merged seconds: the project's retention drops both. Seconds stored before this series existed have no rows.
+	//
+	// Corresponds with GET /runs/{run}/shards/intervals (the `ListRunShardIntervals` operationId).
+	ListRunShardIntervals(ctx context.Context, run RunPath, params *ListRunShardIntervalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	//
@@ -4322,6 +4379,10 @@ func (c *Client) GetRun(ctx context.Context, run RunPath, reqEditors ...RequestE
 //   - `interval`: one merged second, an `Interval` object. A second is sent
 //     again with its new figures when a later shard snapshot adds to it;
 //     keep the latest per second.
+//   - `shards`: right after each `interval`, the same second per shard:
+//     `{"second": 12, "items": [ShardInterval, ...]}` (the rows of
+//     `/runs/{run}/shards/intervals`); keep the latest per second. Clients
+//     that do not listen for it lose nothing.
 //   - `result`: the run's `RunResult`, the last event. A run that ends
 //     without a result (every shard lost, canceled before sending) ends
 //     after its terminal `status`.
@@ -4419,6 +4480,23 @@ func (c *Client) GetRunResult(ctx context.Context, run RunPath, params *GetRunRe
 // Corresponds with GET /runs/{run}/shards (the `ListRunShards` operationId).
 func (c *Client) ListRunShards(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListRunShardsRequest(c.Server, run)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRunShardIntervals The run's per-second series of each shard (per agent), in order of second then shard.
+//
+// A few figures of each shard's snapshot of each second: counts, rate, service p50/p99, response p99, send lag p99 and its agent's CPU; no histograms. For each second the shards' counts add up to the merged second's (`/runs/{run}/intervals`). Kept as long as the merged seconds: the project's retention drops both. Seconds stored before this series existed have no rows.
+//
+// Corresponds with GET /runs/{run}/shards/intervals (the `ListRunShardIntervals` operationId).
+func (c *Client) ListRunShardIntervals(ctx context.Context, run RunPath, params *ListRunShardIntervalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRunShardIntervalsRequest(c.Server, run, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7082,6 +7160,79 @@ func NewListRunShardsRequest(server string, run RunPath) (*http.Request, error) 
 	return req, nil
 }
 
+// NewListRunShardIntervalsRequest constructs an http.Request for the ListRunShardIntervals method
+func NewListRunShardIntervalsRequest(server string, run RunPath, params *ListRunShardIntervalsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "run", run, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/runs/%s/shards/intervals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewStopRunRequest constructs an http.Request for the StopRun method
 func NewStopRunRequest(server string, run RunPath) (*http.Request, error) {
 	var err error
@@ -8895,6 +9046,10 @@ type ClientWithResponsesInterface interface {
 	// - `interval`: one merged second, an `Interval` object. A second is sent
 	//   again with its new figures when a later shard snapshot adds to it;
 	//   keep the latest per second.
+	// - `shards`: right after each `interval`, the same second per shard:
+	//   `{"second": 12, "items": [ShardInterval, ...]}` (the rows of
+	//   `/runs/{run}/shards/intervals`); keep the latest per second. Clients
+	//   that do not listen for it lose nothing.
 	// - `result`: the run's `RunResult`, the last event. A run that ends
 	//   without a result (every shard lost, canceled before sending) ends
 	//   after its terminal `status`.
@@ -8953,6 +9108,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /runs/{run}/shards (the `ListRunShards` operationId).
 	ListRunShardsWithResponse(ctx context.Context, run RunPath, reqEditors ...RequestEditorFn) (*ListRunShardsResponse, error)
+
+	// ListRunShardIntervalsWithResponse The run's per-second series of each shard (per agent), in order of second then shard.
+	//
+	// A few figures of each shard's snapshot of each second: counts, rate, service p50/p99, response p99, send lag p99 and its agent's CPU; no histograms. For each second the shards' counts add up to the merged second's (`/runs/{run}/intervals`). Kept as long as the merged seconds: the project's retention drops both. Seconds stored before this series existed have no rows.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /runs/{run}/shards/intervals (the `ListRunShardIntervals` operationId).
+	ListRunShardIntervalsWithResponse(ctx context.Context, run RunPath, params *ListRunShardIntervalsParams, reqEditors ...RequestEditorFn) (*ListRunShardIntervalsResponse, error)
 
 	// StopRunWithResponse Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	//
@@ -12357,6 +12521,75 @@ func (r ListRunShardsResponse) ContentType() string {
 	return ""
 }
 
+type ListRunShardIntervalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ShardIntervalPage
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthenticated
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Invalid
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRunShardIntervalsResponse) GetJSON200() *ShardIntervalPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListRunShardIntervalsResponse) GetApplicationproblemJSON401() *Unauthenticated {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListRunShardIntervalsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListRunShardIntervalsResponse) GetApplicationproblemJSON422() *Invalid {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListRunShardIntervalsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRunShardIntervalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRunShardIntervalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRunShardIntervalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRunShardIntervalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type StopRunResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15218,6 +15451,10 @@ func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, run RunPat
 //   - `interval`: one merged second, an `Interval` object. A second is sent
 //     again with its new figures when a later shard snapshot adds to it;
 //     keep the latest per second.
+//   - `shards`: right after each `interval`, the same second per shard:
+//     `{"second": 12, "items": [ShardInterval, ...]}` (the rows of
+//     `/runs/{run}/shards/intervals`); keep the latest per second. Clients
+//     that do not listen for it lose nothing.
 //   - `result`: the run's `RunResult`, the last event. A run that ends
 //     without a result (every shard lost, canceled before sending) ends
 //     after its terminal `status`.
@@ -15311,6 +15548,21 @@ func (c *ClientWithResponses) ListRunShardsWithResponse(ctx context.Context, run
 		return nil, err
 	}
 	return ParseListRunShardsResponse(rsp)
+}
+
+// ListRunShardIntervalsWithResponse The run's per-second series of each shard (per agent), in order of second then shard.
+//
+// A few figures of each shard's snapshot of each second: counts, rate, service p50/p99, response p99, send lag p99 and its agent's CPU; no histograms. For each second the shards' counts add up to the merged second's (`/runs/{run}/intervals`). Kept as long as the merged seconds: the project's retention drops both. Seconds stored before this series existed have no rows.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /runs/{run}/shards/intervals (the `ListRunShardIntervals` operationId).
+func (c *ClientWithResponses) ListRunShardIntervalsWithResponse(ctx context.Context, run RunPath, params *ListRunShardIntervalsParams, reqEditors ...RequestEditorFn) (*ListRunShardIntervalsResponse, error) {
+	rsp, err := c.ListRunShardIntervals(ctx, run, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRunShardIntervalsResponse(rsp)
 }
 
 // StopRunWithResponse Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
@@ -18299,6 +18551,60 @@ func ParseListRunShardsResponse(rsp *http.Response) (*ListRunShardsResponse, err
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ShardList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthenticated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Invalid
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListRunShardIntervalsResponse parses an HTTP response from a ListRunShardIntervalsWithResponse call
+func ParseListRunShardIntervalsResponse(rsp *http.Response) (*ListRunShardIntervalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRunShardIntervalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ShardIntervalPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -581,6 +581,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/runs/{run}/shards/intervals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The run's per-second series of each shard (per agent), in order of second then shard.
+         * @description A few figures of each shard's snapshot of each second: counts, rate, service p50/p99, response p99, send lag p99 and its agent's CPU; no histograms. For each second the shards' counts add up to the merged second's (`/runs/{run}/intervals`). Kept as long as the merged seconds: the project's retention drops both. Seconds stored before this series existed have no rows.
+         */
+        get: operations["listRunShardIntervals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs/{run}/timeline": {
         parameters: {
             query?: never;
@@ -670,6 +692,10 @@ export interface paths {
          *     - `interval`: one merged second, an `Interval` object. A second is sent
          *       again with its new figures when a later shard snapshot adds to it;
          *       keep the latest per second.
+         *     - `shards`: right after each `interval`, the same second per shard:
+         *       `{"second": 12, "items": [ShardInterval, ...]}` (the rows of
+         *       `/runs/{run}/shards/intervals`); keep the latest per second. Clients
+         *       that do not listen for it lose nothing.
          *     - `result`: the run's `RunResult`, the last event. A run that ends
          *       without a result (every shard lost, canceled before sending) ends
          *       after its terminal `status`.
@@ -1922,6 +1948,50 @@ export interface components {
         };
         IntervalPage: {
             items: components["schemas"]["Interval"][];
+            /** @description The `from` of the next page; absent on the last. */
+            next_from?: number;
+        };
+        /** @description One shard's figures of one second of a run. */
+        ShardInterval: {
+            /** @description Seconds since the run's start_at. */
+            second: number;
+            /** @description The shard's index. */
+            shard: number;
+            /** @description The name of the agent the shard ran on. */
+            agent_name: string;
+            /** Format: int64 */
+            count: number;
+            /** Format: int64 */
+            errors: number;
+            /**
+             * Format: double
+             * @description The shard's requests per second in this second.
+             */
+            qps: number;
+            /** Format: double */
+            service_p50_us: number;
+            /** Format: double */
+            service_p99_us: number;
+            /** Format: double */
+            response_p99_us: number;
+            /**
+             * Format: double
+             * @description The shard's send lag p99 (intended to actual send).
+             */
+            lag_p99_us: number;
+            /**
+             * Format: double
+             * @description The agent's CPU use over the second, in cores; 0 when not reported.
+             */
+            cpu_used: number;
+            /**
+             * Format: double
+             * @description The cores the agent may use; 0 when not reported.
+             */
+            cpu_cores: number;
+        };
+        ShardIntervalPage: {
+            items: components["schemas"]["ShardInterval"][];
             /** @description The `from` of the next page; absent on the last. */
             next_from?: number;
         };
@@ -3847,6 +3917,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IntervalPage"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listRunShardIntervals: {
+        parameters: {
+            query?: {
+                /** @description The first second wanted (seconds since the run's start). */
+                from?: number;
+                /** @description The most seconds returned (each with one row per shard that reported it). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                run: components["parameters"]["RunPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows of up to `limit` seconds from `from` on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShardIntervalPage"];
                 };
             };
             401: components["responses"]["Unauthenticated"];

@@ -35,6 +35,8 @@ export const runKeys = {
   fortioResult: (id: string) => [...runKeys.result(id), 'fortio'] as const,
   timeline: (id: string) => [...runKeys.detail(id), 'timeline'] as const,
   shards: (id: string) => [...runKeys.detail(id), 'shards'] as const,
+  /** A run's per-shard seconds (GET /runs/{run}/shards/intervals), which the live stream also writes. */
+  shardIntervals: (id: string) => [...runKeys.detail(id), 'shard-intervals'] as const,
   /**
    * A run's seconds. The run page's full series, which the live stream also
    * writes, is intervals(id); a read capped at maxPages pages (the compare

@@ -632,6 +632,20 @@ func authzCases() []authzCase {
 			want: [5]int{ok, ok, ok, notFound, ok},
 		},
 		{
+			route: "GET /runs/{run}/shards/intervals",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.defRun.Id.String() + "/shards/intervals", nil, ""
+			},
+			want: [5]int{ok, ok, ok, notFound, ok},
+		},
+		{
+			route: "GET /runs/{run}/shards/intervals", variant: "of other",
+			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
+				return "/runs/" + f.otherRun.Id.String() + "/shards/intervals", nil, ""
+			},
+			want: [5]int{notFound, notFound, notFound, ok, ok},
+		},
+		{
 			route: "GET /runs/{run}/shards", variant: "of other",
 			target: func(_ *testing.T, f *authzEnv, _ string) (string, any, string) {
 				return "/runs/" + f.otherRun.Id.String() + "/shards", nil, ""

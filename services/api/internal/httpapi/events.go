@@ -120,3 +120,18 @@ func (streamEncoder) Result(r runs.Run, res runs.Result) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// shardsEvent is the data of a live stream's shards event.
+type shardsEvent struct {
+	Second int             `json:"second"`
+	Items  []ShardInterval `json:"items"`
+}
+
+// Shards implements live.ShardEncoder.
+func (streamEncoder) Shards(second int, rows []runs.ShardSecond) ([]byte, error) {
+	data, err := json.Marshal(shardsEvent{Second: second, Items: mapSlice(rows, shardIntervalOut)})
+	if err != nil {
+		return nil, fmt.Errorf("encode shards event: %w", err)
+	}
+	return data, nil
+}

@@ -41,6 +41,33 @@ func (s *server) ListRunIntervals(ctx context.Context, req ListRunIntervalsReque
 	return ListRunIntervals200JSONResponse(page), nil
 }
 
+// ListRunShardIntervals implements GET /runs/{run}/shards/intervals.
+func (s *server) ListRunShardIntervals(ctx context.Context, req ListRunShardIntervalsRequestObject) (ListRunShardIntervalsResponseObject, error) {
+	ctx = requestContext(ctx)
+	limit := defaultIntervals
+	if req.Params.Limit != nil {
+		limit = *req.Params.Limit
+	}
+	list, next, err := s.svc.Measures.ShardSeconds(ctx, principal(ctx), req.Run, deref(req.Params.From), limit)
+	if err != nil {
+		return nil, err
+	}
+	page := ShardIntervalPage{Items: mapSlice(list, shardIntervalOut)}
+	if next >= 0 {
+		page.NextFrom = &next
+	}
+	return ListRunShardIntervals200JSONResponse(page), nil
+}
+
+// shardIntervalOut is one shard's second on the wire.
+func shardIntervalOut(s runs.ShardSecond) ShardInterval {
+	return ShardInterval{
+		Second: s.Second, Shard: s.Shard, AgentName: s.AgentName, Count: s.Count, Errors: s.Errors, Qps: s.QPS,
+		ServiceP50Us: s.ServiceP50US, ServiceP99Us: s.ServiceP99US, ResponseP99Us: s.ResponseP99US, LagP99Us: s.LagP99US,
+		CpuUsed: s.CPUUsed, CpuCores: s.CPUCores,
+	}
+}
+
 // ListRunShards implements GET /runs/{run}/shards.
 func (s *server) ListRunShards(ctx context.Context, req ListRunShardsRequestObject) (ListRunShardsResponseObject, error) {
 	ctx = requestContext(ctx)

@@ -1706,6 +1706,43 @@ type SearchStep struct {
 // SearchStepStatus defines model for SearchStep.Status.
 type SearchStepStatus string
 
+// ShardInterval One shard's figures of one second of a run.
+type ShardInterval struct {
+	// AgentName The name of the agent the shard ran on.
+	AgentName string `json:"agent_name"`
+	Count     int64  `json:"count"`
+
+	// CpuCores The cores the agent may use; 0 when not reported.
+	CpuCores float64 `json:"cpu_cores"`
+
+	// CpuUsed The agent's CPU use over the second, in cores; 0 when not reported.
+	CpuUsed float64 `json:"cpu_used"`
+	Errors  int64   `json:"errors"`
+
+	// LagP99Us The shard's send lag p99 (intended to actual send).
+	LagP99Us float64 `json:"lag_p99_us"`
+
+	// Qps The shard's requests per second in this second.
+	Qps           float64 `json:"qps"`
+	ResponseP99Us float64 `json:"response_p99_us"`
+
+	// Second Seconds since the run's start_at.
+	Second       int     `json:"second"`
+	ServiceP50Us float64 `json:"service_p50_us"`
+	ServiceP99Us float64 `json:"service_p99_us"`
+
+	// Shard The shard's index.
+	Shard int `json:"shard"`
+}
+
+// ShardIntervalPage defines model for ShardIntervalPage.
+type ShardIntervalPage struct {
+	Items []ShardInterval `json:"items"`
+
+	// NextFrom The `from` of the next page; absent on the last.
+	NextFrom *int `json:"next_from,omitempty"`
+}
+
 // ShardList defines model for ShardList.
 type ShardList struct {
 	Items []RunShard `json:"items"`
@@ -2317,6 +2354,15 @@ type GetRunResult200JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// ListRunShardIntervalsParams defines parameters for ListRunShardIntervals.
+type ListRunShardIntervalsParams struct {
+	// From The first second wanted (seconds since the run's start).
+	From *int `form:"from,omitempty" json:"from,omitempty"`
+
+	// Limit The most seconds returned (each with one row per shard that reported it).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // GetRunTimelineParams defines parameters for GetRunTimeline.
 type GetRunTimelineParams struct {
 	// Format `json` (a RunTimeline) or `csv` (a header `intended_us,sent_us,latency_us,code,ok,entry`, then one row per request; `entry` is empty without a request mix).
@@ -2783,6 +2829,9 @@ type ServerInterface interface {
 	// ListRunShards The run's shards, one per agent, with where each is and what it has counted, in shard order.
 	// (GET /runs/{run}/shards)
 	ListRunShards(c *gin.Context, run RunPath)
+	// ListRunShardIntervals The run's per-second series of each shard (per agent), in order of second then shard.
+	// (GET /runs/{run}/shards/intervals)
+	ListRunShardIntervals(c *gin.Context, run RunPath, params ListRunShardIntervalsParams)
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(c *gin.Context, run RunPath)
@@ -4061,6 +4110,50 @@ func (siw *ServerInterfaceWrapper) ListRunShards(c *gin.Context) {
 	siw.Handler.ListRunShards(c, run)
 }
 
+// ListRunShardIntervals operation middleware
+func (siw *ServerInterfaceWrapper) ListRunShardIntervals(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "run" -------------
+	var run RunPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "run", c.Param("run"), &run, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter run: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRunShardIntervalsParams
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", c.Request.URL.Query(), &params.From, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter from: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListRunShardIntervals(c, run, params)
+}
+
 // StopRun operation middleware
 func (siw *ServerInterfaceWrapper) StopRun(c *gin.Context) {
 
@@ -4892,6 +4985,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.PUT(options.BaseURL+"/runs/:run/pin", wrapper.PinRun)
 	router.POST(options.BaseURL+"/runs/:run/stop", wrapper.StopRun)
 	router.GET(options.BaseURL+"/runs/:run/intervals", wrapper.ListRunIntervals)
+	router.GET(options.BaseURL+"/runs/:run/shards/intervals", wrapper.ListRunShardIntervals)
 	router.GET(options.BaseURL+"/runs/:run/timeline", wrapper.GetRunTimeline)
 	router.GET(options.BaseURL+"/runs/:run/written-urls", wrapper.GetRunWrittenUrls)
 	router.GET(options.BaseURL+"/runs/:run/shards", wrapper.ListRunShards)
@@ -9147,6 +9241,94 @@ func (response ListRunShardsdefaultApplicationProblemPlusJSONResponse) VisitList
 	return err
 }
 
+type ListRunShardIntervalsRequestObject struct {
+	Run    RunPath `json:"run"`
+	Params ListRunShardIntervalsParams
+}
+
+type ListRunShardIntervalsResponseObject interface {
+	VisitListRunShardIntervalsResponse(w http.ResponseWriter) error
+}
+
+type ListRunShardIntervals200JSONResponse ShardIntervalPage
+
+func (response ListRunShardIntervals200JSONResponse) VisitListRunShardIntervalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRunShardIntervals401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListRunShardIntervals401ApplicationProblemPlusJSONResponse) VisitListRunShardIntervalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRunShardIntervals404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListRunShardIntervals404ApplicationProblemPlusJSONResponse) VisitListRunShardIntervalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRunShardIntervals422ApplicationProblemPlusJSONResponse struct {
+	InvalidApplicationProblemPlusJSONResponse
+}
+
+func (response ListRunShardIntervals422ApplicationProblemPlusJSONResponse) VisitListRunShardIntervalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRunShardIntervalsdefaultApplicationProblemPlusJSONResponse struct {
+	Body       Problem
+	StatusCode int
+}
+
+func (response ListRunShardIntervalsdefaultApplicationProblemPlusJSONResponse) VisitListRunShardIntervalsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StopRunRequestObject struct {
 	Run RunPath `json:"run"`
 }
@@ -12181,6 +12363,9 @@ type StrictServerInterface interface {
 	// ListRunShards The run's shards, one per agent, with where each is and what it has counted, in shard order.
 	// (GET /runs/{run}/shards)
 	ListRunShards(ctx context.Context, request ListRunShardsRequestObject) (ListRunShardsResponseObject, error)
+	// ListRunShardIntervals The run's per-second series of each shard (per agent), in order of second then shard.
+	// (GET /runs/{run}/shards/intervals)
+	ListRunShardIntervals(ctx context.Context, request ListRunShardIntervalsRequestObject) (ListRunShardIntervalsResponseObject, error)
 	// StopRun Stop a run (runners). A queued run is canceled at once; a dispatched one goes to stopping.
 	// (POST /runs/{run}/stop)
 	StopRun(ctx context.Context, request StopRunRequestObject) (StopRunResponseObject, error)
@@ -13652,6 +13837,33 @@ func (sh *strictHandler) ListRunShards(ctx *gin.Context, run RunPath) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(ListRunShardsResponseObject); ok {
 		if err := validResponse.VisitListRunShardsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListRunShardIntervals operation middleware
+func (sh *strictHandler) ListRunShardIntervals(ctx *gin.Context, run RunPath, params ListRunShardIntervalsParams) {
+	var request ListRunShardIntervalsRequestObject
+
+	request.Run = run
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRunShardIntervals(ctx, request.(ListRunShardIntervalsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRunShardIntervals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListRunShardIntervalsResponseObject); ok {
+		if err := validResponse.VisitListRunShardIntervalsResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -54,7 +54,7 @@ func AnonymousRoutes() []string {
 	return []string{
 		b + "/me", b + "/projects", b + "/projects/:project", b + "/tests", b + "/tests/:test", b + "/tests/:test/trend",
 		b + "/runs", b + "/runs/compare", b + "/runs/:run", b + "/runs/:run/intervals", b + "/runs/:run/shards",
-		b + "/runs/:run/events", b + "/runs/:run/result",
+		b + "/runs/:run/shards/intervals", b + "/runs/:run/events", b + "/runs/:run/result",
 	}
 }
 

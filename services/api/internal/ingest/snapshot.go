@@ -167,7 +167,41 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 	if s.rec.WrittenURLs, err = writtenURLsFromProto(m.GetWrittenUrls()); err != nil {
 		return nil, err
 	}
+	if !s.rec.Final {
+		s.rec.Summary = shardFigures(m, s)
+	}
 	return s, nil
+}
+
+// shardFigures returns the figures of an interval snapshot kept per shard
+// and second (runs.ShardFigures): its counts, rate, a few percentiles of
+// its histograms and its agent's CPU.
+func shardFigures(m *barragev1.Snapshot, s *snapshot) *runs.ShardFigures {
+	f := &runs.ShardFigures{Count: s.rec.Count, Errors: s.rec.Errors, CPUUsed: finite(m.GetCpuUsed()), CPUCores: finite(m.GetCpuCores())}
+	f.QPS = float64(s.rec.Count)
+	if d := s.end.Sub(s.rec.IntervalStart); !s.end.IsZero() && d > 0 {
+		f.QPS = float64(s.rec.Count) / d.Seconds()
+	}
+	if s.lat[service].Count() > 0 {
+		q := s.lat[service].Percentiles([]float64{50, 99}) // one read of the histogram
+		f.ServiceP50US, f.ServiceP99US = micros(q[0].Value), micros(q[1].Value)
+	}
+	if s.lat[response].Count() > 0 {
+		f.ResponseP99US = micros(s.lat[response].Percentile(99))
+	}
+	f.LagP99US = float64(m.GetLagP99Us())
+	if f.LagP99US == 0 && s.lat[lag].Count() > 0 {
+		f.LagP99US = micros(s.lat[lag].Percentile(99))
+	}
+	return f
+}
+
+// finite returns v, or 0 when it is NaN or infinite.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
 }
 
 // latencyName names histogram i of latencies as the wire message does.

@@ -32,6 +32,8 @@ type Renders struct {
 type renderKey struct {
 	run               uuid.UUID
 	second, snapshots int
+	// shards is set for a second's shards event rather than its interval.
+	shards bool
 }
 
 type rendered struct {
@@ -80,6 +82,31 @@ func (r *Renders) cached(run uuid.UUID, second, snapshots int) ([]byte, bool) {
 	defer r.mu.Unlock()
 	c, ok := r.m[renderKey{run: run, second: second, snapshots: snapshots}]
 	return c.data, ok
+}
+
+// cachedShards returns the encoded shards event of run's second with
+// snapshots when the cache holds it.
+func (r *Renders) cachedShards(run uuid.UUID, second, snapshots int) ([]byte, bool) {
+	if r == nil {
+		return nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.m[renderKey{run: run, second: second, snapshots: snapshots, shards: true}]
+	return c.data, ok
+}
+
+// putShards caches the encoded shards event of run's second with
+// snapshots. A nil r caches nothing.
+func (r *Renders) putShards(run uuid.UUID, second, snapshots int, data []byte) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	now := r.now()
+	r.m[renderKey{run: run, second: second, snapshots: snapshots, shards: true}] = rendered{data: data, at: now}
+	r.sweep(now)
+	r.mu.Unlock()
 }
 
 // sweep drops the entries older than rendersKeep, at most once a second;

@@ -59,7 +59,10 @@ func (es *Stream) sendMark(m runs.IntervalMark) error {
 	}
 	if data, ok := es.opts.Renders.cached(es.run.ID, m.Second, m.Snapshots); ok {
 		es.advance(m.Second, m.Snapshots)
-		return es.sendData("interval", data)
+		if err := es.sendData("interval", data); err != nil {
+			return err
+		}
+		return es.sendShards(m.Second, m.Snapshots)
 	}
 	ivs, err := es.opts.Source.Intervals(es.ctx, m.Second, 1)
 	if err != nil {
@@ -82,7 +85,10 @@ func (es *Stream) sendInterval(iv *runs.Interval) error {
 	if err != nil {
 		return err
 	}
-	return es.sendData("interval", data)
+	if err := es.sendData("interval", data); err != nil {
+		return err
+	}
+	return es.sendShards(iv.Second, iv.Snapshots)
 }
 
 // advance records that second is being sent with snapshots and moves the

@@ -1,6 +1,7 @@
 // Package retention applies each project's retention (migration 00020):
-// it drops the per-second intervals and shard snapshots of runs older than
-// the project's interval_retention_days, keeping their summary and merged
+// it drops the per-second intervals and shard snapshots (with the
+// per-shard seconds they hold, migration 00027) of runs older than the
+// project's interval_retention_days, keeping their summary and merged
 // result, and whole runs older than its run_retention_days. Pinned runs
 // keep everything; runs that are a baseline are not dropped. Each pass also
 // prunes the dispatch outbox of messages published more than OutboxKeep

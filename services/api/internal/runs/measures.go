@@ -32,6 +32,10 @@ type MeasureStore interface {
 	// RunIntervalMarks is RunIntervals without the figures: each second's
 	// snapshot and request counts.
 	RunIntervalMarks(ctx context.Context, runID uuid.UUID, from, limit int) ([]IntervalMark, error)
+	// RunShardSeconds returns the per-shard rows of up to limit stored
+	// seconds of a run from second from on, by second then shard, and the
+	// next page's from (-1 when none is stored after them).
+	RunShardSeconds(ctx context.Context, runID uuid.UUID, from, limit int) ([]ShardSecond, int, error)
 	// RunResult returns a run's merged result; NotFound until it has one.
 	RunResult(ctx context.Context, runID uuid.UUID) (Result, error)
 	// RunTimeline returns a run's merged timeline; NotFound when it has none.

@@ -54,6 +54,9 @@ type SnapshotRecord struct {
 	// WrittenURLs are the URLs of successful writes the snapshot carries
 	// (record_written_urls), stored once with its key.
 	WrittenURLs []string
+	// Summary is an interval snapshot's figures kept per shard and second
+	// (ShardSecond, migration 00027); nil on a final.
+	Summary *ShardFigures
 }
 
 // Recorded says what storing a snapshot did.

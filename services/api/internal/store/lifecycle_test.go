@@ -41,7 +41,9 @@ func (f fixture) mustFinishedRun(tb testing.TB, project uuid.UUID, at time.Time,
 	exec(`UPDATE runs SET status = 'completed', verdict = 'pass', ended_at = created_at WHERE id = ?`, r.ID)
 	exec(`INSERT INTO run_shards (run_id, shard, final_snapshot) SELECT ?, s, '\x0102'::bytea FROM generate_series(0, 1) s`, r.ID)
 	exec(`INSERT INTO run_intervals (run_id, second, hdr) SELECT ?, s, '\x00'::bytea FROM generate_series(0, ?) s`, r.ID, intervals-1)
-	exec(`INSERT INTO run_snapshots (run_id, shard, seq) SELECT ?, sh, s FROM generate_series(0, 1) sh, generate_series(1, ?) s`, r.ID, intervals)
+	exec(`INSERT INTO run_snapshots (run_id, shard, seq, second, count, errors, qps, service_p50_us, service_p99_us,
+		response_p99_us, lag_p99_us, cpu_used, cpu_cores)
+		SELECT ?, sh, s, s - 1, 10 + sh, 0, 10 + sh, 900, 1500, 1600, 40, 0.5, 2 FROM generate_series(0, 1) sh, generate_series(1, ?) s`, r.ID, intervals)
 	exec(`INSERT INTO run_written_urls (run_id, shard, seq, idx, url) SELECT ?, 0, 1, i, 'http://t/' || i FROM generate_series(0, 2) i`, r.ID)
 	exec(`INSERT INTO run_results (run_id, count) VALUES (?, 100)`, r.ID)
 	exec(`INSERT INTO run_timelines (run_id, seen, size, samples) VALUES (?, 1, 1, '\x00'::bytea)`, r.ID)
@@ -201,6 +203,17 @@ func TestRetentionDropsOldDataKeepsPinnedAndBaselines(t *testing.T) {
 	if rows := f.rowsOf(t, pinnedOld.ID); rows["run_intervals"] != 10 || rows["run_snapshots"] != 20 {
 		t.Errorf("pinned run lost its intervals: %v", rows)
 	}
+	// The per-shard series (00027) goes with the snapshots and stays with them.
+	for _, c := range []struct {
+		name string
+		id   uuid.UUID
+		want int
+	}{{"pinned", pinnedOld.ID, 20}, {"10-day-old", midRun.ID, 0}, {"recent", recent.ID, 100}} {
+		rows, next, err := f.s.RunShardSeconds(ctx, c.id, 0, 1000)
+		if err != nil || len(rows) != c.want || next != -1 {
+			t.Errorf("%s run's shard seconds: %d rows, next %d (err %v), want %d", c.name, len(rows), next, err, c.want)
+		}
+	}
 	mid := f.rowsOf(t, midRun.ID)
 	if mid["run_intervals"] != 0 || mid["run_snapshots"] != 0 || mid["run_results"] != 1 || mid["runs"] != 1 || mid["run_written_urls"] != 3 {
 		t.Errorf("10-day-old run rows = %v; want no intervals or snapshots, its result and written URLs kept", mid)
@@ -279,5 +292,39 @@ func TestRetentionPrunesPublishedOutbox(t *testing.T) {
 	}
 	if c, err := job.Pass(ctx); err != nil || c != (retention.Counts{}) {
 		t.Errorf("second pass = %+v, %v; want nothing", c, err)
+	}
+}
+
+// TestRunShardSecondsPages reads the per-shard series of a run in pages of
+// seconds: each page holds whole seconds, by second then shard, with the
+// shards' agent names, and points at the next stored second.
+func TestRunShardSecondsPages(t *testing.T) {
+	t.Parallel()
+	f := mustFixture(t)
+	ctx := ctxT(t)
+	r := f.mustFinishedRun(t, f.project.ID, time.Now(), 5, nil)
+	if err := f.s.conn(ctx).Exec(`UPDATE run_shards SET agent_name = 'agent-' || shard WHERE run_id = ?`, r.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	rows, next, err := f.s.RunShardSeconds(ctx, r.ID, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next != 3 || len(rows) != 4 {
+		t.Fatalf("seconds 1-2: %d rows, next %d; want 4 and 3", len(rows), next)
+	}
+	want := []struct {
+		second, shard int
+		count         int64
+		agent         string
+	}{{1, 0, 10, "agent-0"}, {1, 1, 11, "agent-1"}, {2, 0, 10, "agent-0"}, {2, 1, 11, "agent-1"}}
+	for i, w := range want {
+		g := rows[i]
+		if g.Second != w.second || g.Shard != w.shard || g.Count != w.count || g.AgentName != w.agent || g.ServiceP99US != 1500 || g.CPUCores != 2 {
+			t.Errorf("row %d = %+v, want second %d shard %d count %d agent %s", i, g, w.second, w.shard, w.count, w.agent)
+		}
+	}
+	if rows, next, err := f.s.RunShardSeconds(ctx, r.ID, 3, 2); err != nil || len(rows) != 4 || next != -1 {
+		t.Errorf("seconds 3-4: %d rows, next %d (err %v); want 4 and -1", len(rows), next, err)
 	}
 }

@@ -79,9 +79,10 @@ func (b *intervalBatch) lock() error {
 	if b.status, err = lockBatchShards(b.tx, b.recs); err != nil {
 		return err
 	}
-	if b.fresh, err = insertSnapshotKeys(b.tx, b.recs); err != nil {
+	if b.fresh, err = insertSnapshotKeys(b.tx, b.recs, started); err != nil {
 		return err
 	}
+	var ignored []snapKey
 	b.ended = ended
 	bySecond := map[secondKey][]int{}
 	for i := range b.recs {
@@ -96,6 +97,7 @@ func (b *intervalBatch) lock() error {
 			// comes back from a partition stays out, or the seconds would
 			// no longer add up to the result.
 			b.out[i].Ignored = true
+			ignored = append(ignored, snapKey{rec.RunID, rec.Shard, rec.Seq})
 			continue
 		}
 		if err := addWrittenURLs(b.tx, *rec); err != nil {
@@ -104,6 +106,9 @@ func (b *intervalBatch) lock() error {
 		b.out[i].Second = runs.SecondOf(started[rec.RunID], rec.IntervalStart)
 		k := secondKey{rec.RunID, b.out[i].Second}
 		bySecond[k] = append(bySecond[k], i)
+	}
+	if err := unsetShardSeconds(b.tx, ignored); err != nil {
+		return err
 	}
 	keys := slices.SortedFunc(maps.Keys(bySecond), func(a, b secondKey) int {
 		return cmp.Or(slices.Compare(a.run[:], b.run[:]), cmp.Compare(a.second, b.second))
@@ -239,11 +244,13 @@ ORDER BY run_id, shard FOR UPDATE`, uuidArray(ids), textArray(keys)).Scan(&rows)
 	return status, nil
 }
 
-// insertSnapshotKeys inserts the dedupe rows of recs and reports which
-// recs were new: fresh[i] is false for a snapshot stored before or
-// earlier in recs.
-func insertSnapshotKeys(tx *gorm.DB, recs []runs.SnapshotRecord) ([]bool, error) {
-	args := make([]any, 0, 3*len(recs))
+// insertSnapshotKeys inserts the dedupe rows of recs, each with its
+// shard's figures of its second (migration 00027), and reports which recs
+// were new: fresh[i] is false for a snapshot stored before or earlier in
+// recs. started holds the runs' start times (lockBatchRuns).
+func insertSnapshotKeys(tx *gorm.DB, recs []runs.SnapshotRecord, started map[uuid.UUID]time.Time) ([]bool, error) {
+	const cols = 13
+	args := make([]any, 0, cols*len(recs))
 	first := make(map[snapKey]int, len(recs))
 	for i := range recs {
 		r := &recs[i]
@@ -253,10 +260,13 @@ func insertSnapshotKeys(tx *gorm.DB, recs []runs.SnapshotRecord) ([]bool, error)
 		}
 		first[k] = i
 		args = append(args, r.RunID, r.Shard, r.Seq)
+		args = append(args, shardFigureArgs(r, started[r.RunID])...)
 	}
-	values := strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", len(args)/3), ", ")
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	values := strings.TrimSuffix(strings.Repeat(row+", ", len(args)/cols), ", ")
 	var inserted []snapKey
-	if err := tx.Raw(`INSERT INTO run_snapshots (run_id, shard, seq) VALUES `+values+
+	if err := tx.Raw(`INSERT INTO run_snapshots (run_id, shard, seq, second, count, errors, qps, service_p50_us,
+		service_p99_us, response_p99_us, lag_p99_us, cpu_used, cpu_cores) VALUES `+values+
 		` ON CONFLICT DO NOTHING RETURNING run_id, shard, seq`, args...).Scan(&inserted).Error; err != nil {
 		return nil, fmt.Errorf("insert snapshot keys: %w", err)
 	}
@@ -267,6 +277,29 @@ func insertSnapshotKeys(tx *gorm.DB, recs []runs.SnapshotRecord) ([]bool, error)
 		}
 	}
 	return fresh, nil
+}
+
+// shardFigureArgs returns the ten figure columns of r's row in
+// run_snapshots: its second and r.Summary, or NULLs without a summary.
+func shardFigureArgs(r *runs.SnapshotRecord, started time.Time) []any {
+	f := r.Summary
+	if f == nil || r.Final {
+		return make([]any, 10)
+	}
+	return []any{runs.SecondOf(started, r.IntervalStart), f.Count, f.Errors, float32(f.QPS), float32(f.ServiceP50US),
+		float32(f.ServiceP99US), float32(f.ResponseP99US), float32(f.LagP99US), float32(f.CPUUsed), float32(f.CPUCores)}
+}
+
+// unsetShardSeconds takes the snapshots of ignored out of the per-shard
+// series: they were not merged into their second.
+func unsetShardSeconds(tx *gorm.DB, ignored []snapKey) error {
+	for _, k := range ignored {
+		if err := tx.Exec(`UPDATE run_snapshots SET second = NULL WHERE run_id = ? AND shard = ? AND seq = ?`,
+			k.RunID, k.Shard, k.Seq).Error; err != nil {
+			return fmt.Errorf("unset shard second: %w", err)
+		}
+	}
+	return nil
 }
 
 // updateBatchShards moves each shard's progress by its new snapshots of

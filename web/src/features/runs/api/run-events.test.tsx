@@ -3,6 +3,7 @@ import { act, renderHook } from '@testing-library/react';
 import { createElement, type ReactNode } from 'react';
 import type { Schemas } from '@/lib/api-client';
 import { runKeys } from '@/lib/query-keys';
+import type { ShardInterval } from '../utils/agent-series';
 import type { Interval } from '../utils/intervals';
 import { createRunEventHandler, parseIntervalEvent, parseStatusEvent, useRunEvents } from './run-events';
 
@@ -90,6 +91,24 @@ describe('createRunEventHandler', () => {
     expect(data.map((i) => [i.second, i.count])).toEqual([
       [0, 200],
       [1, 100],
+    ]);
+  });
+
+  it('merges shards events into the per-shard query, ignoring malformed ones', () => {
+    const h = createRunEventHandler(qc, id);
+    const sh = (second: number, shard: number, count: number) => ({
+      second, shard, agent_name: `agent-${shard}`, count, errors: 0, qps: count, service_p50_us: 1, service_p99_us: 2,
+      response_p99_us: 3, lag_p99_us: 4, cpu_used: 0.1, cpu_cores: 2,
+    });
+    h.shards(msg('shards', { second: 0, items: [sh(0, 0, 100), sh(0, 1, 90)] }));
+    h.shards(msg('shards', { second: 1, items: [sh(1, 0, 80)] }));
+    h.shards(msg('shards', { second: 2, items: [{ shard: 'x' }] }));
+    h.shards(msg('shards', 'garbage'));
+    const data = qc.getQueryData<ShardInterval[]>(runKeys.shardIntervals(id))!;
+    expect(data.map((r) => [r.second, r.shard, r.count])).toEqual([
+      [0, 0, 100],
+      [0, 1, 90],
+      [1, 0, 80],
     ]);
   });
 

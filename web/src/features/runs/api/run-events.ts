@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import type { Schemas } from '@/lib/api-client';
 import { runKeys } from '@/lib/query-keys';
 import { isRunStatus, isTerminal, type RunStatus } from '@/lib/run-status';
+import { mergeShardIntervals, type ShardInterval } from '../utils/agent-series';
 import { mergeIntervals, type Interval } from '../utils/intervals';
 
 function json(e: MessageEvent): Record<string, unknown> | undefined {
@@ -30,6 +31,15 @@ export function parseIntervalEvent(e: MessageEvent): Interval | undefined {
   return d as unknown as Interval;
 }
 
+/** parseShardsEvent reads a `shards` event's data: {second, items: ShardInterval[]}. */
+export function parseShardsEvent(e: MessageEvent): ShardInterval[] | undefined {
+  const d = json(e);
+  if (!d || typeof d.second !== 'number' || !Array.isArray(d.items)) return undefined;
+  const items = d.items as unknown[];
+  const ok = items.every((r) => r !== null && typeof r === 'object' && typeof (r as ShardInterval).shard === 'number' && typeof (r as ShardInterval).qps === 'number');
+  return ok ? (items as ShardInterval[]) : undefined;
+}
+
 /** parseResultEvent reads a `result` event's data, a RunResult. */
 export function parseResultEvent(e: MessageEvent): Schemas['RunResult'] | undefined {
   const d = json(e);
@@ -39,6 +49,8 @@ export function parseResultEvent(e: MessageEvent): Schemas['RunResult'] | undefi
 export interface RunEventHandler {
   status(e: MessageEvent): void;
   interval(e: MessageEvent): void;
+  /** shards takes a second's per-shard figures (sent after its interval). */
+  shards(e: MessageEvent): void;
   result(e: MessageEvent): void;
   /** ended is true once the stream told of the run's end (a terminal status or the result). */
   readonly ended: boolean;
@@ -69,6 +81,11 @@ export function createRunEventHandler(qc: QueryClient, runId: string): RunEventH
       const iv = parseIntervalEvent(e);
       if (!iv) return;
       qc.setQueryData<Interval[]>(runKeys.intervals(runId), (old) => mergeIntervals(old ?? [], [iv]));
+    },
+    shards(e) {
+      const rows = parseShardsEvent(e);
+      if (!rows || rows.length === 0) return;
+      qc.setQueryData<ShardInterval[]>(runKeys.shardIntervals(runId), (old) => mergeShardIntervals(old ?? [], rows));
     },
     result(e) {
       const r = parseResultEvent(e);
@@ -107,6 +124,7 @@ export function useRunEvents(runId: string, status: RunStatus | undefined): Live
     es.onopen = () => setState('live');
     es.addEventListener('status', (e) => h.status(e));
     es.addEventListener('interval', (e) => h.interval(e));
+    es.addEventListener('shards', (e) => h.shards(e));
     es.addEventListener('result', (e) => {
       h.result(e);
       end();

@@ -12,6 +12,8 @@ export const viewParams = {
   histogram: 'hist',
   /** The result-codes chart: `all` draws the successful codes too. */
   codes: 'codes',
+  /** The rate and latency charts: `on` draws one line per agent (shard). */
+  agents: 'agents',
 } as const;
 
 /** readParam is the parameter's value when it is one of allowed, else undefined (a hand-edited or stale link). */

@@ -5,6 +5,9 @@ import { timeDomain } from '../../utils/chart-axis';
 import { plannedSeconds } from '../../utils/duration';
 import type { Interval } from '../../utils/intervals';
 import { targetRate, type LatencyKind } from '../../utils/series';
+import { useViewParam } from '../../hooks/use-view-param';
+import { viewParams } from '../../utils/view-params';
+import { AgentCharts } from './agent-charts';
 import { CodesChart } from './codes-chart';
 import { LatencyChart } from './latency-chart';
 import { QpsChart } from './qps-chart';
@@ -26,6 +29,8 @@ export const RunCharts = memo(function RunCharts({ run, intervals, primary, live
   const target = useMemo(() => targetRate(run.spec, run.qps_requested), [run.spec, run.qps_requested]);
   const last = intervals[intervals.length - 1]?.second;
   const domain = useMemo(() => timeDomain(last, live ? plannedSeconds(run.spec) : undefined), [last, live, run.spec]);
+  // Per agent: the rate and latency charts draw one line per shard instead of the merged series.
+  const [agents, setAgents] = useViewParam<'on' | 'off'>(viewParams.agents, ['on', 'off'], 'off');
   return (
     <section className="stack" aria-label="Per-second charts">
       <div className="spread">
@@ -33,13 +38,24 @@ export const RunCharts = memo(function RunCharts({ run, intervals, primary, live
         <span className="run-chart-note" data-testid="live-points">
           {intervals.length} second{intervals.length === 1 ? '' : 's'} received
         </span>
+        <div className="run-seg" role="group" aria-label="Lines shown">
+          <button type="button" aria-pressed={agents === 'on'} onClick={() => setAgents(agents === 'on' ? 'off' : 'on')} title="One line per agent (shard)">
+            Per agent
+          </button>
+        </div>
       </div>
       {!live && intervals.length === 0 ? (
         <Empty>No per-second figures were recorded.</Empty>
       ) : (
         <div className="grid-2">
-          <QpsChart intervals={intervals} target={target} domain={domain} />
-          <LatencyChart key={primary} intervals={intervals} initial={primary} domain={domain} />
+          {agents === 'on' ? (
+            <AgentCharts runId={run.id} domain={domain} primary={primary} />
+          ) : (
+            <>
+              <QpsChart intervals={intervals} target={target} domain={domain} />
+              <LatencyChart key={primary} intervals={intervals} initial={primary} domain={domain} />
+            </>
+          )}
           <CodesChart intervals={intervals} domain={domain} />
         </div>
       )}

@@ -11,6 +11,7 @@ import { useRunEvents } from '../../api/run-events';
 import { failureAdvice } from '../../utils/failure';
 import { isImported } from '../../utils/imported';
 import type { LatencyKind } from '../../utils/series';
+import { AgentsLive } from './agents-live';
 import { EntriesTable } from './entries-table';
 import { GeneratorLimitedNotice } from './generator-limited-notice';
 import { ImportedBuckets } from './imported-buckets';
@@ -87,6 +88,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
       <RunHeader run={r} hasResult={!!res} live={live} currentUserId={currentUserId} roleOf={roleOf} now={now} />
       {!ended && <LivePanel run={r} now={now} />}
       {!ended && !fromDocument && <LiveHeadline run={r} intervals={intervals.data} kind={primary === 'service' ? 'service' : 'response'} />}
+      {!ended && !fromDocument && r.shard_count > 0 && <AgentsLive runId={runId} />}
       {ended && r.error && (
         <div className="run-notice bad" role="alert">
           <strong>The run {r.status === 'canceled' ? 'was canceled' : 'failed'}.</strong>

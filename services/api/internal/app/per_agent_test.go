@@ -1,0 +1,104 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/barrage-dev/barrage/services/api/client"
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+)
+
+// TestPerAgentSeriesOnTwoAgents runs 200 qps for 4 s on two agents against
+// the real echo and reads the per-shard series (migration 00027): each
+// second's shard rows add up to the merged second's count, both agents
+// report, the live stream's shards events carry the same rows, and another
+// project's admin is not told the run exists.
+func TestPerAgentSeriesOnTwoAgents(t *testing.T) { // serial: see heavyTests
+	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
+	echo := startEcho(t)
+	startAgents(t, e.NATSURL, 2)
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+		"project": "default",
+		"spec":    map[string]any{"url": echo + "/?delay=1ms", "qps": 200, "connections": 4, "duration": "4s"},
+	}))
+	id := created.Id.String()
+	run := e.waitRun(t, id, 40*time.Second)
+	if run.Status != "completed" || run.Summary == nil {
+		t.Fatalf("run ended %s (error %q)", run.Status, derefS(run.Error))
+	}
+	merged := e.allIntervals(t, id)
+	page := decode[client.ShardIntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards/intervals", e.AdminToken, nil))
+	if page.NextFrom != nil {
+		t.Errorf("next_from %d on a %d-second run's only page", *page.NextFrom, len(merged))
+	}
+	sums := map[int]int64{}
+	shards := map[int]string{}
+	for _, r := range page.Items {
+		sums[r.Second] += r.Count
+		shards[r.Shard] = r.AgentName
+		if r.Count > 0 && (r.ServiceP50Us < 1000 || r.ServiceP99Us < r.ServiceP50Us || r.ResponseP99Us <= 0) {
+			t.Errorf("second %d shard %d: service p50 %.0f p99 %.0f, response p99 %.0f µs (echo delays 1 ms)",
+				r.Second, r.Shard, r.ServiceP50Us, r.ServiceP99Us, r.ResponseP99Us)
+		}
+		if r.CpuCores <= 0 {
+			t.Errorf("second %d shard %d: cpu_cores %v", r.Second, r.Shard, r.CpuCores)
+		}
+	}
+	if len(shards) != 2 || shards[0] == "" || shards[1] == "" {
+		t.Errorf("shards in the series %v, want 0 and 1 with their agents' names", shards)
+	}
+	var total int64
+	for _, iv := range merged {
+		total += iv.Count
+		if sums[iv.Second] != iv.Count {
+			t.Errorf("second %d: shard rows add to %d, merged count %d", iv.Second, sums[iv.Second], iv.Count)
+		}
+	}
+	if len(sums) != len(merged) || total != run.Summary.Count || total < 700 {
+		t.Errorf("%d seconds with shard rows, %d merged; merged total %d, run %d", len(sums), len(merged), total, run.Summary.Count)
+	}
+
+	// A page of one second points at the next.
+	one := decode[client.ShardIntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet,
+		"/runs/"+id+"/shards/intervals?from=0&limit=1", e.AdminToken, nil))
+	if one.NextFrom == nil || *one.NextFrom != merged[1].Second || len(one.Items) == 0 || one.Items[len(one.Items)-1].Second != merged[0].Second {
+		t.Errorf("limit=1 page: %d rows, next_from %v; want second %d's rows and next %d", len(one.Items), one.NextFrom, merged[0].Second, merged[1].Second)
+	}
+
+	// The live stream replays each second with its shards.
+	stream, err := e.readEvents(context.Background(), id, "", 20*time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := map[int]int64{}
+	for _, ev := range stream.Events {
+		if ev.Event == "shards" {
+			d := decode[struct {
+				Second int                    `json:"second"`
+				Items  []client.ShardInterval `json:"items"`
+			}](t, []byte(ev.Data))
+			var n int64
+			for _, r := range d.Items {
+				n += r.Count
+			}
+			live[d.Second] = n
+		}
+	}
+	for s, n := range sums {
+		if live[s] != n {
+			t.Errorf("second %d: the stream's shards event counts %d, the endpoint %d", s, live[s], n)
+		}
+	}
+
+	// Another project's admin, and a bad limit.
+	e.mustProject(t, "elsewhere")
+	other := e.mustToken(t, "elsewhere", auth.Admin)
+	if status, _, raw := e.do(t, http.MethodGet, "/runs/"+id+"/shards/intervals", other, nil); status != http.StatusNotFound {
+		t.Errorf("another project's admin got %d %s, want 404", status, raw)
+	}
+	if status, _, raw := e.do(t, http.MethodGet, "/runs/"+id+"/shards/intervals?limit=0", e.AdminToken, nil); status != http.StatusUnprocessableEntity {
+		t.Errorf("limit=0 got %d %s, want 422", status, raw)
+	}
+}

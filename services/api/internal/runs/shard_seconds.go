@@ -1,0 +1,55 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/barrage-dev/barrage/services/api/internal/auth"
+)
+
+// ShardFigures are the few figures of one shard's second kept beside its
+// snapshot's dedupe key (migration 00027): enough for a line per agent,
+// no histograms.
+type ShardFigures struct {
+	Count, Errors int64
+	// QPS is Count over the snapshot's interval.
+	QPS float64
+	// ServiceP50US, ServiceP99US and ResponseP99US are percentiles of the
+	// shard's histograms of the second; LagP99US is its send lag's p99.
+	ServiceP50US, ServiceP99US, ResponseP99US, LagP99US float64
+	// CPUUsed and CPUCores are the agent's CPU use over the interval and
+	// the cores it may use; 0 when the agent did not say.
+	CPUUsed, CPUCores float64
+}
+
+// ShardSecond is one shard's figures of one second of a run.
+type ShardSecond struct {
+	Second    int
+	Shard     int
+	AgentName string
+	ShardFigures
+}
+
+// ShardSeconds returns the per-shard rows of up to limit stored seconds
+// from second from on of a run the caller can see, by second then shard,
+// and the next page's from (-1 on the last page).
+func (m *Measures) ShardSeconds(ctx context.Context, p *auth.Principal, id uuid.UUID, from, limit int) ([]ShardSecond, int, error) {
+	w, _, err := m.Watch(ctx, p, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	return w.ShardSeconds(ctx, from, limit)
+}
+
+// ShardSeconds returns the per-shard rows of up to limit (at most
+// MaxIntervals) stored seconds from second from on, and the next page's
+// from (-1 on the last page).
+func (w *Watch) ShardSeconds(ctx context.Context, from, limit int) ([]ShardSecond, int, error) {
+	rows, next, err := w.store.RunShardSeconds(ctx, w.id, max(from, 0), min(max(limit, 1), MaxIntervals))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read shard seconds: %w", err)
+	}
+	return rows, next, nil
+}

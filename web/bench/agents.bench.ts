@@ -1,0 +1,125 @@
+import { writeFileSync } from 'node:fs';
+import { test, type Page } from '@playwright/test';
+import { fortio, interval, result, run, runId } from './fake-run';
+
+// Times the result page of a 1-hour run on 20 agents: from navigation start
+// to the frame in which every chart line is drawn, with the merged charts
+// (default) and with "Per agent" on (?agents=on: 20 lines in each of the rate
+// and latency charts, from 72,000 per-shard rows read in 4 pages). Also the
+// time from the last API answer read to that frame. Writes the medians to
+// $WEB_BENCH_OUT (default test-results/agents.json).
+
+const reps = Number(process.env.WEB_BENCH_REPS ?? 3);
+const out = process.env.WEB_BENCH_OUT ?? 'test-results/agents.json';
+const seconds = 3600;
+const agents = 20;
+
+function json(body: unknown, status = 200) {
+  return { status, contentType: status < 300 ? 'application/json' : 'application/problem+json', body: JSON.stringify(body) };
+}
+
+function shardRow(s: number, k: number) {
+  const iv = interval(s);
+  const share = (1 + 0.05 * Math.sin(k + s / 11)) / agents;
+  return {
+    second: s, shard: k, agent_name: `agent-${k + 1}`, count: Math.round(iv.count * share), errors: 0, qps: iv.qps * share,
+    service_p50_us: iv.service.p50_us, service_p99_us: iv.service.p99_us * (1 + k / 100), response_p99_us: iv.response.p99_us * (1 + k / 100),
+    lag_p99_us: iv.lag.p99_us, cpu_used: 0.4 + 0.01 * k, cpu_cores: 2,
+  };
+}
+
+async function fakeApi(page: Page) {
+  const n = seconds;
+  await page.route('**/api/v1/**', (route) => {
+    const url = new URL(route.request().url());
+    const p = url.pathname.replace('/api/v1', '');
+    if (p === '/me') {
+      return route.fulfill(json({
+        user: { id: '0190a1b2-c3d4-7e5f-8a9b-000000000009', email: 'bench@barrage.local', name: 'Bench', is_admin: true },
+        projects: [{ project: { id: '0190a1b2-c3d4-7e5f-8a9b-000000000001', slug: 'default', name: 'Default', description: '', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, role: 'admin' }],
+      }));
+    }
+    if (p === `/runs/${runId}`) return route.fulfill(json({ ...run(n), shard_count: agents }));
+    const from = Number(url.searchParams.get('from') ?? 0);
+    const to = Math.min(n, from + Number(url.searchParams.get('limit') ?? 300));
+    if (p === `/runs/${runId}/intervals`) {
+      const items = [];
+      for (let s = from; s < to; s++) items.push(interval(s));
+      return route.fulfill(json(to < n ? { items, next_from: to } : { items }));
+    }
+    if (p === `/runs/${runId}/shards/intervals`) {
+      const items = [];
+      for (let s = from; s < to; s++) for (let k = 0; k < agents; k++) items.push(shardRow(s, k));
+      return route.fulfill(json(to < n ? { items, next_from: to } : { items }));
+    }
+    if (p === `/runs/${runId}/result`) return route.fulfill(json(url.searchParams.get('format') === 'fortio' ? fortio(n) : result(n)));
+    if (p === `/runs/${runId}/events`) {
+      return route.fulfill({ status: 200, contentType: 'text/event-stream', body: `id: ${n}.2\nevent: status\ndata: {"run_id":"${runId}","status":"completed"}\n\n` });
+    }
+    return route.fulfill(json({ type: 'https://barrage.dev/problems/not-found', title: 'Not found', status: 404 }, 404));
+  });
+  await page.addInitScript(() => {
+    const w = window as unknown as { __dataDone: number; fetch: typeof fetch };
+    w.__dataDone = 0;
+    const orig = w.fetch.bind(window);
+    w.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const res = await orig(input, init);
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.includes('/api/v1/runs/') && !url.includes('/events')) {
+        void res.clone().text().then(() => {
+          w.__dataDone = Math.max(w.__dataDone, performance.now());
+        });
+      }
+      return res;
+    };
+  });
+}
+
+/** open loads the page and returns [ms from navigation start, ms from the last API answer] to all want lines drawn. */
+async function open(page: Page, query: string, want: number): Promise<[number, number]> {
+  await fakeApi(page);
+  await page.goto(`/runs/${runId}${query}`);
+  await page.waitForFunction((k) => {
+    const drawn = Array.from(document.querySelectorAll('path.recharts-curve.recharts-line-curve')).filter((p) => (p.getAttribute('d') ?? '').length > 0).length;
+    return drawn >= k && (window as unknown as { __dataDone: number }).__dataDone > 0;
+  }, want, { polling: 'raf', timeout: 120_000 });
+  return page.evaluate(() => [performance.now(), performance.now() - (window as unknown as { __dataDone: number }).__dataDone] as [number, number]);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.floor(s.length / 2)]!);
+}
+
+test('1-hour 20-agent result page open time', async ({ browser }) => {
+  test.setTimeout(600_000);
+  // How many lines each view draws, from one untimed load.
+  const views: Record<string, { query: string; want: number }> = { merged: { query: '', want: 0 }, perAgent: { query: '?agents=on', want: 0 } };
+  for (const v of Object.values(views)) {
+    const probe = await browser.newPage();
+    await fakeApi(probe);
+    await probe.goto(`/runs/${runId}${v.query}`);
+    await probe.waitForLoadState('networkidle');
+    if (v.query) await probe.waitForFunction((k) => document.querySelectorAll('[data-testid="agent-latency-chart"] path.recharts-line-curve').length >= k, agents, { timeout: 120_000 });
+    await probe.waitForTimeout(2000);
+    v.want = await probe.evaluate(() => Array.from(document.querySelectorAll('path.recharts-curve.recharts-line-curve')).filter((p) => (p.getAttribute('d') ?? '').length > 0).length);
+    await probe.close();
+  }
+  if (views.perAgent!.want < 2 * agents) throw new Error(`per agent view drew ${views.perAgent!.want} lines, want at least ${2 * agents}`);
+  const figures: Record<string, { open: number[]; afterData: number[] }> = { merged: { open: [], afterData: [] }, perAgent: { open: [], afterData: [] } };
+  for (let i = 0; i < reps; i++) {
+    for (const [name, v] of Object.entries(views)) {
+      const page = await browser.newPage();
+      const [openMs, afterMs] = await open(page, v.query, v.want);
+      figures[name]!.open.push(openMs);
+      figures[name]!.afterData.push(afterMs);
+      await page.close();
+    }
+  }
+  const summary = Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, {
+    open_ms: median(f.open), after_data_ms: median(f.afterData), open_all_ms: f.open.map(Math.round), after_data_all_ms: f.afterData.map(Math.round),
+  }]));
+  const lines = Object.fromEntries(Object.entries(views).map(([k, v]) => [k, v.want]));
+  writeFileSync(out, JSON.stringify({ reps, seconds, agents, lines, ...summary }, null, 2));
+  console.log(JSON.stringify({ reps, seconds, agents, lines, ...summary }));
+});
