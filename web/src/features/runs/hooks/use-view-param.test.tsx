@@ -1,4 +1,4 @@
-import { fireEvent, screen } from '@testing-library/react';
+import { act, fireEvent, screen } from '@testing-library/react';
 import { renderRoutes } from '@/testing/render';
 import { useViewParam } from './use-view-param';
 
@@ -38,4 +38,24 @@ test('the URL chooses the value, a click writes it, and the default leaves the U
 test('a value the toggle does not know is ignored', () => {
   renderRoutes([{ path: '/runs/:id', element: <Toggle /> }], '/runs/r1?spectrum=p99');
   expect(screen.getByRole('radio', { name: 'response' })).toBeChecked();
+});
+
+function TwoToggles() {
+  const [spectrum, setSpectrum] = useViewParam('spectrum', kinds, 'response');
+  const [latency, setLatency] = useViewParam('latency', kinds, 'response');
+  return (
+    <>
+      <button onClick={() => setSpectrum('lag')}>spectrum {spectrum}</button>
+      <button onClick={() => setLatency('service')}>latency {latency}</button>
+    </>
+  );
+}
+
+test('two toggles set before the router applies the first both stay in the URL', async () => {
+  const router = renderRoutes([{ path: '/runs/:id', element: <TwoToggles /> }], '/runs/r1?ids=a');
+  act(() => {
+    screen.getByRole('button', { name: /^spectrum/ }).click();
+    screen.getByRole('button', { name: /^latency/ }).click();
+  });
+  await vi.waitFor(() => expect(router.state.location.search).toBe('?ids=a&spectrum=lag&latency=service'));
 });
