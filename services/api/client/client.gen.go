@@ -1620,16 +1620,40 @@ type ScenarioResult struct {
 
 // ScenarioStep One request of an iteration; docs/scenarios.md has every field.
 type ScenarioStep struct {
-	Body              *string                   `json:"body,omitempty"`
-	Checks            *[]map[string]interface{} `json:"checks,omitempty"`
-	ContinueOnFailure *bool                     `json:"continue_on_failure,omitempty"`
-	Extract           *[]map[string]interface{} `json:"extract,omitempty"`
+	Body   *string `json:"body,omitempty"`
+	Checks *[]struct {
+		BodyContains *string `json:"body_contains,omitempty"`
+		BodyMatches  *string `json:"body_matches,omitempty"`
+
+		// Equals Any JSON value.
+		Equals       interface{} `json:"equals,omitempty"`
+		JsonPath     *string     `json:"json_path,omitempty"`
+		LatencyBelow *string     `json:"latency_below,omitempty"`
+		Name         string      `json:"name"`
+		Status       *[]int      `json:"status,omitempty"`
+	} `json:"checks,omitempty"`
+	ContinueOnFailure *bool `json:"continue_on_failure,omitempty"`
+	Extract           *[]struct {
+		Group    *int    `json:"group,omitempty"`
+		Header   *string `json:"header,omitempty"`
+		JsonPath *string `json:"json_path,omitempty"`
+		Regex    *string `json:"regex,omitempty"`
+		Var      string  `json:"var"`
+	} `json:"extract,omitempty"`
 
 	// Headers Values with secret names are redacted and sealed at rest like the spec's headers.
-	Headers *map[string]string      `json:"headers,omitempty"`
-	Method  *string                 `json:"method,omitempty"`
-	Name    string                  `json:"name"`
-	Think   *map[string]interface{} `json:"think,omitempty"`
+	Headers *map[string]string `json:"headers,omitempty"`
+	Method  *string            `json:"method,omitempty"`
+	Name    string             `json:"name"`
+
+	// Think The pause after the step: fixed (duration), uniform (min, max) or exponential (mean).
+	Think *struct {
+		Duration *string `json:"duration,omitempty"`
+		Kind     string  `json:"kind"`
+		Max      *string `json:"max,omitempty"`
+		Mean     *string `json:"mean,omitempty"`
+		Min      *string `json:"min,omitempty"`
+	} `json:"think,omitempty"`
 
 	// Url http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not.
 	Url string `json:"url"`
