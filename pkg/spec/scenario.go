@@ -63,8 +63,8 @@ func (s Spec) validateScenarioRun(p *problems) {
 		p.add(f, "does not apply to a scenario run (set it on the steps)")
 	}
 	addScenarioErrors(p, compileErr(s.Scenario))
-	for i, st := range s.Scenario.Steps {
-		if _, _, err := StepTarget(st.URL); err != nil {
+	for i := range s.Scenario.Steps {
+		if _, _, err := StepTarget(s.Scenario.Steps[i].URL); err != nil {
 			p.add(index("scenario.steps", i)+".url", "%s", err.Error())
 		}
 	}

@@ -35,8 +35,8 @@ func compileScenario(s spec.Spec) (*pkgscenario.Plan, error) {
 // checkScenarioTargets checks every step's target against the run's policy
 // before any connection is made; each dial checks again.
 func (sh *shard) checkScenarioTargets(ctx context.Context) error {
-	for i, st := range sh.spec.Scenario.Steps {
-		_, addr, err := spec.StepTarget(st.URL)
+	for i := range sh.spec.Scenario.Steps {
+		_, addr, err := spec.StepTarget(sh.spec.Scenario.Steps[i].URL)
 		if err != nil {
 			return fmt.Errorf("scenario.steps[%d].url: %w", i, err)
 		}
@@ -174,7 +174,7 @@ func stepsSnapshot(iv *scenario.Interval) *engine.Snapshot {
 		snap.Count += st.Count
 		snap.Errors += st.Errors
 		for code, n := range st.Codes {
-			snap.Codes[int32(code)] += n //nolint:gosec // HTTP statuses and -1
+			snap.Codes[int32(code)] += n
 		}
 		_ = snap.Response.Merge(st.Response) // one configuration: cannot fail
 		_ = snap.Service.Merge(st.Service)
@@ -198,7 +198,7 @@ func scenarioFields(iv *scenario.Interval) (*barragev1.Snapshot, error) {
 	}
 	for i, st := range iv.Steps {
 		m := &barragev1.StepResult{
-			Index: uint32(i), Count: uint64(max(st.Count, 0)), Errors: uint64(max(st.Errors, 0)), Skipped: uint64(max(st.Skipped, 0)), //nolint:gosec // at most pkg/scenario.MaxSteps
+			Index: uint32(i), Count: uint64(max(st.Count, 0)), Errors: uint64(max(st.Errors, 0)), Skipped: uint64(max(st.Skipped, 0)),
 			RetCodes: map[string]uint64{}, FailedChecks: counts(st.FailedChecks), FailedExtractions: counts(st.FailedVars), TransportErrors: counts(st.Transport),
 		}
 		for code, n := range st.Codes {

@@ -140,9 +140,9 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	}
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`iterations 40 started, 0 completed, 40 failed`),
-		regexp.MustCompile(`(?m)^  login +40 +0 +0  p50 `),
-		regexp.MustCompile(`(?m)^  profile +40 +0 +0  p50 `),
-		regexp.MustCompile(`(?m)^  create +40 +40 +0  p50 `),
+		regexp.MustCompile(`(?m)^ {2}login +40 +0 +0 {2}p50 `),
+		regexp.MustCompile(`(?m)^ {2}profile +40 +0 +0 {2}p50 `),
+		regexp.MustCompile(`(?m)^ {2}create +40 +40 +0 {2}p50 `),
 		regexp.MustCompile(`failed check "created": 40`),
 	} {
 		if !want.MatchString(r.stdout) {

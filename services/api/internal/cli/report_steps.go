@@ -20,7 +20,8 @@ func formatSteps(res *client.RunResult) string {
 	fmt.Fprintf(&b, "  iterations %d started, %d completed, %d failed  duration p50 %s  p90 %s  p99 %s\n",
 		sc.Started, sc.Completed, sc.Failed, formatMicros(sc.Iteration.P50Us), formatMicros(sc.Iteration.P90Us), formatMicros(sc.Iteration.P99Us))
 	fmt.Fprintf(&b, "  %-20s %8s %8s %8s  %s\n", "step", "count", "errors", "skipped", "response time")
-	for _, s := range sc.Steps {
+	for i := range sc.Steps {
+		s := &sc.Steps[i]
 		fmt.Fprintf(&b, "  %-20s %8d %8d %8d  p50 %s  p90 %s  p99 %s\n", s.Name, s.Count, s.Errors, s.Skipped,
 			formatMicros(s.Response.P50Us), formatMicros(s.Response.P90Us), formatMicros(s.Response.P99Us))
 		writeStepCounts(&b, "failed check", s.FailedChecks)

@@ -14,7 +14,8 @@ func scenarioOut(run runs.Run, sc *runs.ScenarioResult) (*ScenarioResult, error)
 		return nil, fmt.Errorf("result of run %s: iteration: %w", run.ID, err)
 	}
 	out := &ScenarioResult{Started: sc.Started, Completed: sc.Completed, Failed: sc.Failed, Iteration: latencyOut(it), Steps: []StepResult{}}
-	for _, s := range sc.Steps {
+	for i := range sc.Steps {
+		s := &sc.Steps[i]
 		o := StepResult{
 			Index: s.Index, Name: fmt.Sprintf("step %d", s.Index), Count: s.Count, Errors: s.Errors, Skipped: s.Skipped,
 			RetCodes: codesOf(s.RetCodes), FailedChecks: s.FailedChecks,

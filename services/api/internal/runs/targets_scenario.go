@@ -17,9 +17,9 @@ import (
 // origin) and is not dialed, so it is not checked.
 func (tp TargetPolicy) checkSteps(ctx context.Context, g netguard.Guard, sp spec.Spec) error {
 	checked := map[string]bool{}
-	for i, st := range sp.Scenario.Steps {
+	for i := range sp.Scenario.Steps {
 		field := fmt.Sprintf("spec.scenario.steps[%d].url", i)
-		_, addr, err := spec.StepTarget(st.URL)
+		_, addr, err := spec.StepTarget(sp.Scenario.Steps[i].URL)
 		if err != nil { // Validate checked it
 			return apperr.Invalidf(field, "%s", err.Error())
 		}

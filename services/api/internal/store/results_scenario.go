@@ -37,7 +37,8 @@ func scenarioJSON(sc *runs.ScenarioResult) ([]byte, error) {
 		return nil, nil
 	}
 	row := scenarioRow{Started: sc.Started, Completed: sc.Completed, Failed: sc.Failed, Iteration: string(sc.Iteration)}
-	for _, s := range sc.Steps {
+	for i := range sc.Steps {
+		s := &sc.Steps[i]
 		row.Steps = append(row.Steps, stepRow{
 			Index: s.Index, Count: s.Count, Errors: s.Errors, Skipped: s.Skipped, RetCodes: s.RetCodes,
 			FailedChecks: s.FailedChecks, FailedExtractions: s.FailedExtractions, TransportErrors: s.TransportErrors,
