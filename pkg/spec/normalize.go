@@ -39,6 +39,9 @@ func (s *Spec) Normalize() {
 			s.URLOrder = URLRoundRobin
 		}
 	}
+	if s.Scenario != nil {
+		s.normalizeScenario()
+	}
 	s.normalizeRequests()
 	if s.Connections == 0 {
 		s.Connections = DefaultConnections
@@ -68,6 +71,9 @@ func (s *Spec) Normalize() {
 	}
 	if len(s.Stages) == 0 {
 		s.Stages = nil
+	}
+	if s.Scenario != nil {
+		return // no method, protocol or grpc defaults: the steps have their own
 	}
 	s.normalizeProtocol()
 }

@@ -69,6 +69,10 @@ func checkFields(p *problems, obj map[string]json.RawMessage, t reflect.Type, pr
 			p.add(path, "unknown field")
 			continue
 		}
+		if path == scenarioField {
+			checkScenarioShape(p, obj[name])
+			continue
+		}
 		checkValue(p, obj[name], ft, path)
 	}
 }

@@ -69,6 +69,7 @@ func (r Redactor) Spec(s Spec) Spec {
 	for i, h := range c.Headers {
 		c.Headers[i] = r.header(h)
 	}
+	r.redactScenario(c.Scenario)
 	for i := range c.Requests {
 		e := &c.Requests[i]
 		e.URL = r.URL(e.URL)

@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/barrage-dev/barrage/pkg/scenario"
 )
 
 // Spec is one load test: the target URL, the rate, the run length, the
@@ -162,6 +164,13 @@ type Spec struct {
 	// a list are sent exactly as recorded, never read as templates.
 	// Excludes Requests.
 	URLsFromRun string `json:"urls_from_run,omitempty"`
+	// Scenario makes this a scenario run (docs/scenarios.md, scenario.go):
+	// every iteration sends its steps in order; url then defaults to the
+	// first step's origin and the single-request fields do not apply.
+	Scenario *scenario.Scenario `json:"scenario,omitempty"`
+	// IterationsPerSecond is a scenario run's rate of iteration starts,
+	// total across agents.
+	IterationsPerSecond float64 `json:"iterations_per_second,omitempty"`
 }
 
 // How abort_if_rate_not_held judges a run.
@@ -349,8 +358,12 @@ func (s Spec) Streams() int {
 
 // PeakQPS returns the highest rate the run asks for: QPS, the ramp's
 // target when a ramp is set, or the highest stage's rate. 0 means as fast
-// as possible.
+// as possible. A scenario run's is its iterations per second times its
+// steps: the request rate when every iteration runs every step.
 func (s Spec) PeakQPS() float64 {
+	if s.Scenario != nil {
+		return s.IterationsPerSecond * float64(len(s.Scenario.Steps))
+	}
 	peak := s.QPS
 	if s.Ramp != nil && s.Ramp.To > peak {
 		peak = s.Ramp.To
@@ -400,5 +413,6 @@ func (s Spec) Clone() Spec {
 	c.Requests = cloneRequests(s.Requests)
 	c.Percentiles = slices.Clone(s.Percentiles)
 	c.Labels = maps.Clone(s.Labels)
+	c.Scenario = cloneScenario(s.Scenario)
 	return c
 }

@@ -15,6 +15,13 @@ import (
 // the URL itself is invalid, so the report stays about real problems.
 func (s Spec) Validate() error {
 	var p problems
+	if s.Scenario != nil {
+		s.validateScenarioRun(&p)
+		return p.err()
+	}
+	if s.IterationsPerSecond != 0 {
+		p.add("iterations_per_second", "only with a scenario")
+	}
 	u := validateURL(&p, s.URL)
 	proto := ProtocolUnknown
 	if u != nil {

@@ -108,8 +108,22 @@ type Snapshot struct {
 	// paced (the shard's connections over its target rate at the interval's
 	// middle), in microseconds; 0 when the shard is not paced (closed loop).
 	SendIntervalUs uint64 `protobuf:"varint,30,opt,name=send_interval_us,json=sendIntervalUs,proto3" json:"send_interval_us,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The figures of a scenario run (docs/scenarios.md); empty otherwise. The
+	// snapshot's own count, errors, codes and histograms then add up every
+	// step's requests.
+	// steps holds each step's part, by its index in the spec's scenario.
+	Steps []*StepResult `protobuf:"bytes,31,rep,name=steps,proto3" json:"steps,omitempty"`
+	// iteration_hdr: iterations from their intended start to their last
+	// step's end, encoded as the other histograms.
+	IterationHdr []byte `protobuf:"bytes,32,opt,name=iteration_hdr,json=iterationHdr,proto3" json:"iteration_hdr,omitempty"`
+	// iterations_started counts the iterations started in the interval;
+	// iterations_completed those that ended with every step run and passed,
+	// iterations_failed the others (both counted when an iteration ends).
+	IterationsStarted   uint64 `protobuf:"varint,33,opt,name=iterations_started,json=iterationsStarted,proto3" json:"iterations_started,omitempty"`
+	IterationsCompleted uint64 `protobuf:"varint,34,opt,name=iterations_completed,json=iterationsCompleted,proto3" json:"iterations_completed,omitempty"`
+	IterationsFailed    uint64 `protobuf:"varint,35,opt,name=iterations_failed,json=iterationsFailed,proto3" json:"iterations_failed,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Snapshot) Reset() {
@@ -352,6 +366,176 @@ func (x *Snapshot) GetSendIntervalUs() uint64 {
 	return 0
 }
 
+func (x *Snapshot) GetSteps() []*StepResult {
+	if x != nil {
+		return x.Steps
+	}
+	return nil
+}
+
+func (x *Snapshot) GetIterationHdr() []byte {
+	if x != nil {
+		return x.IterationHdr
+	}
+	return nil
+}
+
+func (x *Snapshot) GetIterationsStarted() uint64 {
+	if x != nil {
+		return x.IterationsStarted
+	}
+	return 0
+}
+
+func (x *Snapshot) GetIterationsCompleted() uint64 {
+	if x != nil {
+		return x.IterationsCompleted
+	}
+	return 0
+}
+
+func (x *Snapshot) GetIterationsFailed() uint64 {
+	if x != nil {
+		return x.IterationsFailed
+	}
+	return 0
+}
+
+// StepResult is one scenario step's part of a snapshot.
+type StepResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// index is the step's position in the spec's scenario.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// count is its requests; errors those with a transport error, a failed
+	// check or a failed extraction.
+	Count  uint64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	Errors uint64 `protobuf:"varint,3,opt,name=errors,proto3" json:"errors,omitempty"`
+	// skipped counts the iterations that ended before this step.
+	Skipped uint64 `protobuf:"varint,4,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	// ret_codes counts by HTTP status ("-1": no response).
+	RetCodes map[string]uint64 `protobuf:"bytes,5,rep,name=ret_codes,json=retCodes,proto3" json:"ret_codes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// failed_checks counts failed checks by name, failed_extractions
+	// failed extractions by variable, transport_errors requests without a
+	// response by kind ("timeout", "transport", "render").
+	FailedChecks      map[string]uint64 `protobuf:"bytes,6,rep,name=failed_checks,json=failedChecks,proto3" json:"failed_checks,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	FailedExtractions map[string]uint64 `protobuf:"bytes,7,rep,name=failed_extractions,json=failedExtractions,proto3" json:"failed_extractions,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	TransportErrors   map[string]uint64 `protobuf:"bytes,8,rep,name=transport_errors,json=transportErrors,proto3" json:"transport_errors,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// response_hdr is from the step's intended start, service_hdr from the
+	// actual send, lag_hdr from the intended start to the actual send.
+	ResponseHdr   []byte `protobuf:"bytes,9,opt,name=response_hdr,json=responseHdr,proto3" json:"response_hdr,omitempty"`
+	ServiceHdr    []byte `protobuf:"bytes,10,opt,name=service_hdr,json=serviceHdr,proto3" json:"service_hdr,omitempty"`
+	LagHdr        []byte `protobuf:"bytes,11,opt,name=lag_hdr,json=lagHdr,proto3" json:"lag_hdr,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StepResult) Reset() {
+	*x = StepResult{}
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StepResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StepResult) ProtoMessage() {}
+
+func (x *StepResult) ProtoReflect() protoreflect.Message {
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StepResult.ProtoReflect.Descriptor instead.
+func (*StepResult) Descriptor() ([]byte, []int) {
+	return file_barrage_v1_snapshot_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *StepResult) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *StepResult) GetCount() uint64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *StepResult) GetErrors() uint64 {
+	if x != nil {
+		return x.Errors
+	}
+	return 0
+}
+
+func (x *StepResult) GetSkipped() uint64 {
+	if x != nil {
+		return x.Skipped
+	}
+	return 0
+}
+
+func (x *StepResult) GetRetCodes() map[string]uint64 {
+	if x != nil {
+		return x.RetCodes
+	}
+	return nil
+}
+
+func (x *StepResult) GetFailedChecks() map[string]uint64 {
+	if x != nil {
+		return x.FailedChecks
+	}
+	return nil
+}
+
+func (x *StepResult) GetFailedExtractions() map[string]uint64 {
+	if x != nil {
+		return x.FailedExtractions
+	}
+	return nil
+}
+
+func (x *StepResult) GetTransportErrors() map[string]uint64 {
+	if x != nil {
+		return x.TransportErrors
+	}
+	return nil
+}
+
+func (x *StepResult) GetResponseHdr() []byte {
+	if x != nil {
+		return x.ResponseHdr
+	}
+	return nil
+}
+
+func (x *StepResult) GetServiceHdr() []byte {
+	if x != nil {
+		return x.ServiceHdr
+	}
+	return nil
+}
+
+func (x *StepResult) GetLagHdr() []byte {
+	if x != nil {
+		return x.LagHdr
+	}
+	return nil
+}
+
 // TimelineSample is one request of a shard's timeline. Times are offsets in
 // microseconds from the final snapshot's interval_start (the shard's start).
 type TimelineSample struct {
@@ -373,7 +557,7 @@ type TimelineSample struct {
 
 func (x *TimelineSample) Reset() {
 	*x = TimelineSample{}
-	mi := &file_barrage_v1_snapshot_proto_msgTypes[1]
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -385,7 +569,7 @@ func (x *TimelineSample) String() string {
 func (*TimelineSample) ProtoMessage() {}
 
 func (x *TimelineSample) ProtoReflect() protoreflect.Message {
-	mi := &file_barrage_v1_snapshot_proto_msgTypes[1]
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -398,7 +582,7 @@ func (x *TimelineSample) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineSample.ProtoReflect.Descriptor instead.
 func (*TimelineSample) Descriptor() ([]byte, []int) {
-	return file_barrage_v1_snapshot_proto_rawDescGZIP(), []int{1}
+	return file_barrage_v1_snapshot_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *TimelineSample) GetIntendedUs() int64 {
@@ -462,7 +646,7 @@ type EntryResult struct {
 
 func (x *EntryResult) Reset() {
 	*x = EntryResult{}
-	mi := &file_barrage_v1_snapshot_proto_msgTypes[2]
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -474,7 +658,7 @@ func (x *EntryResult) String() string {
 func (*EntryResult) ProtoMessage() {}
 
 func (x *EntryResult) ProtoReflect() protoreflect.Message {
-	mi := &file_barrage_v1_snapshot_proto_msgTypes[2]
+	mi := &file_barrage_v1_snapshot_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -487,7 +671,7 @@ func (x *EntryResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntryResult.ProtoReflect.Descriptor instead.
 func (*EntryResult) Descriptor() ([]byte, []int) {
-	return file_barrage_v1_snapshot_proto_rawDescGZIP(), []int{2}
+	return file_barrage_v1_snapshot_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EntryResult) GetIndex() uint32 {
@@ -551,7 +735,8 @@ var File_barrage_v1_snapshot_proto protoreflect.FileDescriptor
 const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\n" +
 	"\x19barrage/v1/snapshot.proto\x12\n" +
-	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcc\b\n" +
+	"barrage.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xae\n" +
+	"\n" +
 	"\bSnapshot\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x14\n" +
 	"\x05shard\x18\x02 \x01(\rR\x05shard\x12\x19\n" +
@@ -589,8 +774,40 @@ const file_barrage_v1_snapshot_proto_rawDesc = "" +
 	"\tcpu_cores\x18\x1c \x01(\x01R\bcpuCores\x12\x1c\n" +
 	"\n" +
 	"lag_p99_us\x18\x1d \x01(\x04R\blagP99Us\x12(\n" +
-	"\x10send_interval_us\x18\x1e \x01(\x04R\x0esendIntervalUs\x1a;\n" +
+	"\x10send_interval_us\x18\x1e \x01(\x04R\x0esendIntervalUs\x12,\n" +
+	"\x05steps\x18\x1f \x03(\v2\x16.barrage.v1.StepResultR\x05steps\x12#\n" +
+	"\riteration_hdr\x18  \x01(\fR\fiterationHdr\x12-\n" +
+	"\x12iterations_started\x18! \x01(\x04R\x11iterationsStarted\x121\n" +
+	"\x14iterations_completed\x18\" \x01(\x04R\x13iterationsCompleted\x12+\n" +
+	"\x11iterations_failed\x18# \x01(\x04R\x10iterationsFailed\x1a;\n" +
 	"\rRetCodesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\x97\x06\n" +
+	"\n" +
+	"StepResult\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x04R\x05count\x12\x16\n" +
+	"\x06errors\x18\x03 \x01(\x04R\x06errors\x12\x18\n" +
+	"\askipped\x18\x04 \x01(\x04R\askipped\x12A\n" +
+	"\tret_codes\x18\x05 \x03(\v2$.barrage.v1.StepResult.RetCodesEntryR\bretCodes\x12M\n" +
+	"\rfailed_checks\x18\x06 \x03(\v2(.barrage.v1.StepResult.FailedChecksEntryR\ffailedChecks\x12\\\n" +
+	"\x12failed_extractions\x18\a \x03(\v2-.barrage.v1.StepResult.FailedExtractionsEntryR\x11failedExtractions\x12V\n" +
+	"\x10transport_errors\x18\b \x03(\v2+.barrage.v1.StepResult.TransportErrorsEntryR\x0ftransportErrors\x12!\n" +
+	"\fresponse_hdr\x18\t \x01(\fR\vresponseHdr\x12\x1f\n" +
+	"\vservice_hdr\x18\n" +
+	" \x01(\fR\n" +
+	"serviceHdr\x12\x17\n" +
+	"\alag_hdr\x18\v \x01(\fR\x06lagHdr\x1a;\n" +
+	"\rRetCodesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\x1a?\n" +
+	"\x11FailedChecksEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\x1aD\n" +
+	"\x16FailedExtractionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\x1aB\n" +
+	"\x14TransportErrorsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xa3\x01\n" +
 	"\x0eTimelineSample\x12\x1f\n" +
@@ -629,27 +846,37 @@ func file_barrage_v1_snapshot_proto_rawDescGZIP() []byte {
 	return file_barrage_v1_snapshot_proto_rawDescData
 }
 
-var file_barrage_v1_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_barrage_v1_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_barrage_v1_snapshot_proto_goTypes = []any{
 	(*Snapshot)(nil),              // 0: barrage.v1.Snapshot
-	(*TimelineSample)(nil),        // 1: barrage.v1.TimelineSample
-	(*EntryResult)(nil),           // 2: barrage.v1.EntryResult
-	nil,                           // 3: barrage.v1.Snapshot.RetCodesEntry
-	nil,                           // 4: barrage.v1.EntryResult.RetCodesEntry
-	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*StepResult)(nil),            // 1: barrage.v1.StepResult
+	(*TimelineSample)(nil),        // 2: barrage.v1.TimelineSample
+	(*EntryResult)(nil),           // 3: barrage.v1.EntryResult
+	nil,                           // 4: barrage.v1.Snapshot.RetCodesEntry
+	nil,                           // 5: barrage.v1.StepResult.RetCodesEntry
+	nil,                           // 6: barrage.v1.StepResult.FailedChecksEntry
+	nil,                           // 7: barrage.v1.StepResult.FailedExtractionsEntry
+	nil,                           // 8: barrage.v1.StepResult.TransportErrorsEntry
+	nil,                           // 9: barrage.v1.EntryResult.RetCodesEntry
+	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
 }
 var file_barrage_v1_snapshot_proto_depIdxs = []int32{
-	5, // 0: barrage.v1.Snapshot.interval_start:type_name -> google.protobuf.Timestamp
-	5, // 1: barrage.v1.Snapshot.interval_end:type_name -> google.protobuf.Timestamp
-	3, // 2: barrage.v1.Snapshot.ret_codes:type_name -> barrage.v1.Snapshot.RetCodesEntry
-	2, // 3: barrage.v1.Snapshot.entries:type_name -> barrage.v1.EntryResult
-	1, // 4: barrage.v1.Snapshot.timeline:type_name -> barrage.v1.TimelineSample
-	4, // 5: barrage.v1.EntryResult.ret_codes:type_name -> barrage.v1.EntryResult.RetCodesEntry
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	10, // 0: barrage.v1.Snapshot.interval_start:type_name -> google.protobuf.Timestamp
+	10, // 1: barrage.v1.Snapshot.interval_end:type_name -> google.protobuf.Timestamp
+	4,  // 2: barrage.v1.Snapshot.ret_codes:type_name -> barrage.v1.Snapshot.RetCodesEntry
+	3,  // 3: barrage.v1.Snapshot.entries:type_name -> barrage.v1.EntryResult
+	2,  // 4: barrage.v1.Snapshot.timeline:type_name -> barrage.v1.TimelineSample
+	1,  // 5: barrage.v1.Snapshot.steps:type_name -> barrage.v1.StepResult
+	5,  // 6: barrage.v1.StepResult.ret_codes:type_name -> barrage.v1.StepResult.RetCodesEntry
+	6,  // 7: barrage.v1.StepResult.failed_checks:type_name -> barrage.v1.StepResult.FailedChecksEntry
+	7,  // 8: barrage.v1.StepResult.failed_extractions:type_name -> barrage.v1.StepResult.FailedExtractionsEntry
+	8,  // 9: barrage.v1.StepResult.transport_errors:type_name -> barrage.v1.StepResult.TransportErrorsEntry
+	9,  // 10: barrage.v1.EntryResult.ret_codes:type_name -> barrage.v1.EntryResult.RetCodesEntry
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_barrage_v1_snapshot_proto_init() }
@@ -663,7 +890,7 @@ func file_barrage_v1_snapshot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_barrage_v1_snapshot_proto_rawDesc), len(file_barrage_v1_snapshot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1519,6 +1519,9 @@ type RunResult struct {
 	RetCodes RetCodes           `json:"ret_codes"`
 	RunId    openapi_types.UUID `json:"run_id"`
 
+	// Scenario A scenario run's iterations and a row per step, merged over its shards (docs/scenarios.md); the run's own totals add up every step's requests. Absent for other runs.
+	Scenario *ScenarioResult `json:"scenario,omitempty"`
+
 	// Server The latency the target reported in the spec's `latency_header`, merged over the shards; absent when the spec names none. Its count is the responses that carried a readable value, so it may be below `count`.
 	Server *LatencySummary `json:"server,omitempty"`
 
@@ -1594,6 +1597,66 @@ type RunTimeline struct {
 
 	// Seen The number of requests the sample was drawn from.
 	Seen int64 `json:"seen"`
+}
+
+// Scenario A multi-step scenario (docs/scenarios.md): every iteration sends the steps in order, values flowing from one response into the next request through variables. A scenario run has no url of its own (it defaults to the first step's scheme and host) and takes none of the single-request fields (qps, method, headers, payload, requests, urls, protocol options); connections is the most iterations in flight, count the number of iterations. pkg/spec and pkg/scenario check it and name the field of every problem (`spec.scenario.steps[1].extract[0].json_path`).
+type Scenario struct {
+	Name  *string            `json:"name,omitempty"`
+	Steps []ScenarioStep     `json:"steps"`
+	Vars  *map[string]string `json:"vars,omitempty"`
+}
+
+// ScenarioResult A scenario run's iterations and a row per step, merged over its shards (docs/scenarios.md); the run's own totals add up every step's requests. Absent for other runs.
+type ScenarioResult struct {
+	// Completed Iterations whose every step ran and passed.
+	Completed int64 `json:"completed"`
+	Failed    int64 `json:"failed"`
+
+	// Iteration Figures of one latency over the whole run, microseconds.
+	Iteration LatencySummary `json:"iteration"`
+	Started   int64          `json:"started"`
+	Steps     []StepResult   `json:"steps"`
+}
+
+// ScenarioStep One request of an iteration; docs/scenarios.md has every field.
+type ScenarioStep struct {
+	Body   *string `json:"body,omitempty"`
+	Checks *[]struct {
+		BodyContains *string `json:"body_contains,omitempty"`
+		BodyMatches  *string `json:"body_matches,omitempty"`
+
+		// Equals Any JSON value.
+		Equals       interface{} `json:"equals,omitempty"`
+		JsonPath     *string     `json:"json_path,omitempty"`
+		LatencyBelow *string     `json:"latency_below,omitempty"`
+		Name         string      `json:"name"`
+		Status       *[]int      `json:"status,omitempty"`
+	} `json:"checks,omitempty"`
+	ContinueOnFailure *bool `json:"continue_on_failure,omitempty"`
+	Extract           *[]struct {
+		Group    *int    `json:"group,omitempty"`
+		Header   *string `json:"header,omitempty"`
+		JsonPath *string `json:"json_path,omitempty"`
+		Regex    *string `json:"regex,omitempty"`
+		Var      string  `json:"var"`
+	} `json:"extract,omitempty"`
+
+	// Headers Values with secret names are redacted and sealed at rest like the spec's headers.
+	Headers *map[string]string `json:"headers,omitempty"`
+	Method  *string            `json:"method,omitempty"`
+	Name    string             `json:"name"`
+
+	// Think The pause after the step: fixed (duration), uniform (min, max) or exponential (mean).
+	Think *struct {
+		Duration *string `json:"duration,omitempty"`
+		Kind     string  `json:"kind"`
+		Max      *string `json:"max,omitempty"`
+		Mean     *string `json:"mean,omitempty"`
+		Min      *string `json:"min,omitempty"`
+	} `json:"think,omitempty"`
+
+	// Url http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not.
+	Url string `json:"url"`
 }
 
 // Search defines model for Search.
@@ -1754,6 +1817,40 @@ type ShardList struct {
 // snapshots arriving; `done`: its final snapshot arrived; `lost`: its
 // agent went away, or sent no final before the deadline and grace.
 type ShardStatus string
+
+// StepResult One scenario step's merged result.
+type StepResult struct {
+	Count int64 `json:"count"`
+
+	// Errors Requests with a transport error, a failed check or a failed extraction.
+	Errors int64 `json:"errors"`
+
+	// FailedChecks Failed checks by name.
+	FailedChecks map[string]int64 `json:"failed_checks"`
+
+	// FailedExtractions Failed extractions by variable.
+	FailedExtractions *map[string]int64 `json:"failed_extractions,omitempty"`
+	Index             int               `json:"index"`
+
+	// Lag Figures of one latency over the whole run, microseconds.
+	Lag  LatencySummary `json:"lag"`
+	Name string         `json:"name"`
+
+	// Response Figures of one latency over the whole run, microseconds.
+	Response LatencySummary `json:"response"`
+
+	// RetCodes Results by code ("200", "-1" for a socket error, "SERVING", ...).
+	RetCodes RetCodes `json:"ret_codes"`
+
+	// Service Figures of one latency over the whole run, microseconds.
+	Service LatencySummary `json:"service"`
+
+	// Skipped Iterations that ended before this step.
+	Skipped int64 `json:"skipped"`
+
+	// TransportErrors Requests without a response by kind.
+	TransportErrors *map[string]int64 `json:"transport_errors,omitempty"`
+}
 
 // SyncKind What the URL serves, detected on each sync: `tsv` (an index.tsv of a Barrage or Fortio server), `s3v1` (an S3/GCS ListObjects XML listing, paged with marker), `s3v2` (ListObjectsV2, paged with continuation-token); `auto` until the first sync.
 type SyncKind string

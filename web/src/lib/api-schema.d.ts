@@ -1321,8 +1321,8 @@ export interface components {
         Duration: string | number;
         /** @description What one load test sends, to which target, at what rate and for how long (pkg/spec). */
         RunSpec: {
-            /** @description http, https, h2c, grpc, grpcs, tcp or udp URL. HTTP/1.1 paths and queries may hold templates ({seq}, {seq:W}, {rand:N}, {alpha:N}, {uuid}, Goader's XXXXX/NNNNN/RRRRR; docs/requests.md). */
-            url: string;
+            /** @description Required except in a scenario run (where it defaults to the first step's scheme and host). http, https, h2c, grpc, grpcs, tcp or udp URL. HTTP/1.1 paths and queries may hold templates ({seq}, {seq:W}, {rand:N}, {alpha:N}, {uuid}, Goader's XXXXX/NNNNN/RRRRR; docs/requests.md). */
+            url?: string;
             /** @description HTTP/1.1 URLs sent in turn instead of url's path, each with url's scheme and host, each possibly a template. */
             urls?: string[];
             /**
@@ -1479,6 +1479,58 @@ export interface components {
             burst?: number;
             /** @description Follow 3xx answers (up to 10) and record the final one (Fortio -L). */
             follow_redirects?: boolean;
+            scenario?: components["schemas"]["Scenario"];
+            /**
+             * Format: double
+             * @description A scenario run's rate of iteration starts, total across agents (split among them like qps).
+             */
+            iterations_per_second?: number;
+        };
+        /** @description A multi-step scenario (docs/scenarios.md): every iteration sends the steps in order, values flowing from one response into the next request through variables. A scenario run has no url of its own (it defaults to the first step's scheme and host) and takes none of the single-request fields (qps, method, headers, payload, requests, urls, protocol options); connections is the most iterations in flight, count the number of iterations. pkg/spec and pkg/scenario check it and name the field of every problem (`spec.scenario.steps[1].extract[0].json_path`). */
+        Scenario: {
+            name?: string;
+            vars?: {
+                [key: string]: string;
+            };
+            steps: components["schemas"]["ScenarioStep"][];
+        };
+        /** @description One request of an iteration; docs/scenarios.md has every field. */
+        ScenarioStep: {
+            name: string;
+            method?: string;
+            /** @description http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not. */
+            url: string;
+            /** @description Values with secret names are redacted and sealed at rest like the spec's headers. */
+            headers?: {
+                [key: string]: string;
+            };
+            body?: string;
+            extract?: {
+                var: string;
+                json_path?: string;
+                regex?: string;
+                group?: number;
+                header?: string;
+            }[];
+            checks?: {
+                name: string;
+                status?: number[];
+                body_contains?: string;
+                body_matches?: string;
+                json_path?: string;
+                /** @description Any JSON value. */
+                equals?: unknown;
+                latency_below?: string;
+            }[];
+            /** @description The pause after the step: fixed (duration), uniform (min, max) or exponential (mean). */
+            think?: {
+                kind: string;
+                duration?: string;
+                min?: string;
+                max?: string;
+                mean?: string;
+            };
+            continue_on_failure?: boolean;
         };
         /** @description Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position. */
         Thresholds: string[];
@@ -2146,6 +2198,54 @@ export interface components {
             entries?: components["schemas"]["EntryResult"][];
             written_urls?: components["schemas"]["WrittenURLCounts"];
             phases?: components["schemas"]["RequestPhases"];
+            scenario?: components["schemas"]["ScenarioResult"];
+        };
+        /** @description A scenario run's iterations and a row per step, merged over its shards (docs/scenarios.md); the run's own totals add up every step's requests. Absent for other runs. */
+        ScenarioResult: {
+            /** Format: int64 */
+            started: number;
+            /**
+             * Format: int64
+             * @description Iterations whose every step ran and passed.
+             */
+            completed: number;
+            /** Format: int64 */
+            failed: number;
+            iteration: components["schemas"]["LatencySummary"];
+            steps: components["schemas"]["StepResult"][];
+        };
+        /** @description One scenario step's merged result. */
+        StepResult: {
+            index: number;
+            name: string;
+            /** Format: int64 */
+            count: number;
+            /**
+             * Format: int64
+             * @description Requests with a transport error, a failed check or a failed extraction.
+             */
+            errors: number;
+            /**
+             * Format: int64
+             * @description Iterations that ended before this step.
+             */
+            skipped: number;
+            ret_codes: components["schemas"]["RetCodes"];
+            /** @description Failed checks by name. */
+            failed_checks: {
+                [key: string]: number;
+            };
+            /** @description Failed extractions by variable. */
+            failed_extractions?: {
+                [key: string]: number;
+            };
+            /** @description Requests without a response by kind. */
+            transport_errors?: {
+                [key: string]: number;
+            };
+            response: components["schemas"]["LatencySummary"];
+            service: components["schemas"]["LatencySummary"];
+            lag: components["schemas"]["LatencySummary"];
         };
         /** @description Where an HTTP run's requests spent their time, merged over the shards' finals; absent for other protocols and imported runs. Each phase is present only when some request had it. The connection phases (`dns`, `connect`, `tls`) are recorded once per connection opened, with the first request on it, so their count is the connections opened (for `dns`, those whose host name was looked up); `waiting` (connection ready to the first response byte) and `receiving` (first to last byte) count the responses. */
         RequestPhases: {

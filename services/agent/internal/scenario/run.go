@@ -54,6 +54,9 @@ type Options struct {
 	Percentiles []float64
 	// Seed seeds think times (iteration n uses the stream Seed, n).
 	Seed uint64
+	// Live, when set, lets a caller drain the figures as the run goes
+	// (live.go).
+	Live *Live
 }
 
 // Normalize applies the defaults and checks the options.
@@ -106,6 +109,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		r.steps = append(r.steps, newStepStats())
 	}
 	r.iter.init()
+	if opts.Live != nil {
+		opts.Live.attach(r)
+	}
 	sched := pacer.NewConstant(opts.IterationsPerSecond, 0, false, pacer.Limits{Count: opts.MaxIterations, End: opts.Duration})
 	start := time.Now()
 	jobs := make(chan job)
@@ -140,6 +146,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	close(jobs)
 	wg.Wait()
+	if opts.Live != nil {
+		opts.Live.detach()
+	}
 	return r.result(time.Since(start))
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/netguard"
 	"github.com/barrage-dev/barrage/pkg/reqtemplate"
+	pkgscenario "github.com/barrage-dev/barrage/pkg/scenario"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
@@ -57,6 +58,9 @@ type shard struct {
 	// slot is the shard's place among the worker's capacity, set by admit:
 	// the label of its metrics.
 	slot int
+	// plan is a scenario shard's compiled scenario (scenario.go); nil for
+	// a single-request run, which has a factory instead.
+	plan *pkgscenario.Plan
 }
 
 // stop ends the shard's sending with cause (the first cause wins).
@@ -94,11 +98,23 @@ func (w *Worker) newShard(a *barragev1.Assignment, now time.Time) (*shard, error
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if s.IsScenario() {
+		p, err := compileScenario(s)
+		if err != nil {
+			cancel(err)
+			return nil, err
+		}
+		return &shard{
+			key: shardKey{run: a.GetRunId(), shard: a.GetShard()}, spec: s, plan: p, guard: guard,
+			startAt: startAt, deadline: deadline, ctx: ctx, cancel: cancel, shards: int(max(a.GetShardCount(), 1)),
+		}, nil
+	}
 	f, err := plan.NewFactory(s, []byte(s.Payload), request.DialFunc(w.cfg.Metrics.CountDials(guard.DialContext)), reqtemplate.NewSeq(a.GetSeqStart(), a.GetSeqStride()))
 	if err != nil {
+		cancel(err)
 		return nil, redact(err, s)
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
 	return &shard{
 		key: shardKey{run: a.GetRunId(), shard: a.GetShard()}, spec: s, factory: f, guard: guard,
 		startAt: startAt, deadline: deadline, ctx: ctx, cancel: cancel, shards: int(max(a.GetShardCount(), 1)),
@@ -157,6 +173,10 @@ func (w *Worker) runShard(sh *shard, log *slog.Logger) {
 	defer cancel()
 	unwatch := w.watch(ctx, sh, log)
 	defer unwatch()
+	if sh.plan != nil {
+		w.runScenario(ctx, sh, log)
+		return
+	}
 	opts := plan.EngineOptions(sh.spec, sh.factory)
 	opts.StartAt = sh.startAt
 	if opts.WrittenURLs > 0 {

@@ -73,6 +73,9 @@ type snapSink struct {
 	// counted and erred are the requests and errors already added to the
 	// agent's metrics: the final snapshot adds the rest of its totals.
 	counted, erred int64
+	// extra, when set, adds fields to the next encoded message (a
+	// scenario shard's steps, scenario.go).
+	extra func(*barragev1.Snapshot)
 }
 
 // observe adds snap's figures to the agent's metrics: an interval's own,
@@ -205,6 +208,9 @@ func (s *snapSink) encode(snap *engine.Snapshot) ([]byte, error) {
 		WrittenUrls: snap.WrittenURLs,
 		DnsHdr:      phases[request.PhaseDNS], ConnectHdr: phases[request.PhaseConnect], TlsHdr: phases[request.PhaseTLS],
 		WaitingHdr: phases[request.PhaseWaiting], ReceivingHdr: phases[request.PhaseReceiving],
+	}
+	if s.extra != nil {
+		s.extra(m)
 	}
 	if s.load != nil {
 		s.load.fill(m, snap, time.Now())

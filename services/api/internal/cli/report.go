@@ -81,6 +81,7 @@ func formatSummary(run client.Run, res *client.RunResult) string {
 		slices.Sort(codes)
 		fmt.Fprintf(&b, "  codes  %s\n", strings.Join(codes, "  "))
 	}
+	b.WriteString(formatSteps(res))
 	if run.ThresholdResults != nil && len(*run.ThresholdResults) > 0 {
 		b.WriteString("  thresholds\n")
 		for i := range *run.ThresholdResults {

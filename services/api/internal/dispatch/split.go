@@ -33,6 +33,7 @@ func split(s spec.Spec, agents int) []spec.Spec {
 		sh := s.Clone()
 		sh.Connections = int(conns)
 		sh.QPS = s.QPS * frac
+		sh.IterationsPerSecond = s.IterationsPerSecond * frac // a scenario run's rate
 		for j := range sh.Requests {
 			sh.Requests[j].QPS *= frac // own rates split like the run's
 		}

@@ -277,6 +277,13 @@ func resultOut(run runs.Run, res runs.Result) (RunResult, error) {
 		}
 		out.Entries = &entries
 	}
+	if res.Scenario != nil {
+		sc, err := scenarioOut(run, res.Scenario)
+		if err != nil {
+			return RunResult{}, err
+		}
+		out.Scenario = sc
+	}
 	if c := res.WrittenURLs; c != nil {
 		out.WrittenUrls = &WrittenURLCounts{Stored: c.Stored, Dropped: c.Dropped}
 	}

@@ -175,6 +175,8 @@ type merged struct {
 	busy, all span
 	// entries merges the request mix's entries, by index.
 	entries map[int]*entry
+	// scenario merges a scenario run's iterations and steps.
+	scenario *scenarioPart
 	// timelines are the finals' samples of their requests.
 	timelines []timelinePart
 }
@@ -200,6 +202,9 @@ func (m *merged) add(s *snapshot) error {
 	addCodes(m.codes, s.retCodes)
 	var err error
 	if m.entries, err = mergeEntries(m.entries, s.entries); err != nil {
+		return err
+	}
+	if m.scenario, err = mergeScenario(m.scenario, s.scenario); err != nil {
 		return err
 	}
 	if len(s.timeline) > 0 {
@@ -252,11 +257,16 @@ func (m *merged) result(id uuid.UUID) (*runs.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	scen, err := scenarioResult(m.scenario)
+	if err != nil {
+		return nil, err
+	}
 	return &runs.Result{
 		Phases: phases,
 		RunID:  id, Response: enc[response], Service: enc[service], Lag: enc[lag], Server: server, RetCodes: m.codes,
 		Count: m.count, Errors: m.errors, BytesSent: m.bytesSent, BytesReceived: m.bytesRecv,
 		Duration: m.duration(), Shards: m.shards, LostShards: m.lost, Entries: entries,
+		Scenario: scen,
 	}, nil
 }
 

@@ -43,6 +43,9 @@ type snapshot struct {
 	failure string
 	// entries are the request mix's entries, by index; nil without a mix.
 	entries map[int]*entry
+	// scenario is a scenario run's iterations and steps (steps.go); nil
+	// for other runs.
+	scenario *scenarioPart
 	// timeline is a final snapshot's sample of the shard's requests, times
 	// from the shard's start (rec.IntervalStart), drawn from timelineSeen.
 	timeline     []runs.TimelineSample
@@ -159,6 +162,9 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 		return nil, err
 	}
 	if s.entries, err = entriesFromProto(m.GetEntries()); err != nil {
+		return nil, err
+	}
+	if s.scenario, err = scenarioFromProto(m); err != nil {
 		return nil, err
 	}
 	if s.timeline, s.timelineSeen, err = timelineFromProto(m); err != nil {

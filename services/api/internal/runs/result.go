@@ -362,6 +362,9 @@ type Result struct {
 	// Entries are the results of each entry of the run's request mix, in
 	// the spec's order; nil without a mix. They add up to the totals.
 	Entries []EntryResult
+	// Scenario is a scenario run's iterations and steps; nil for other
+	// runs.
+	Scenario *ScenarioResult
 	// WrittenURLs counts the URLs a run with record_written_urls stored
 	// and dropped; nil for other runs. Measures fills it when it reads the
 	// result: it is not stored with it.

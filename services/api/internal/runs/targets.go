@@ -69,6 +69,9 @@ func (tp TargetPolicy) checkTarget(ctx context.Context, t policy.Targets, sp spe
 		return err
 	}
 	g.Resolver = tp.Resolver
+	if sp.IsScenario() {
+		return tp.checkSteps(ctx, g, sp)
+	}
 	network, addr := sp.DialTarget()
 	field := targetField
 	if network == "unix" {

@@ -107,6 +107,18 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "tests", "baseline_last") {
 		t.Error("tests.baseline_last of 00026 missing after up")
 	}
+	if !hasColumn(t, s, "run_snapshots", "second") || !hasColumn(t, s, "run_snapshots", "cpu_cores") {
+		t.Error("run_snapshots.second or run_snapshots.cpu_cores of 00027 missing after up")
+	}
+	if !hasColumn(t, s, "run_results", "scenario") {
+		t.Error("run_results.scenario of 00028 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00028_result_scenario.sql") || hasColumn(t, s, "run_results", "scenario") {
+		t.Errorf("down of 00028 printed %q, or run_results.scenario is still there", out)
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00027_shard_seconds.sql") || hasColumn(t, s, "run_snapshots", "second") {
+		t.Errorf("down of 00027 printed %q, or run_snapshots.second is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00026_test_baseline_last.sql") || hasColumn(t, s, "tests", "baseline_last") {
 		t.Errorf("down of 00026 printed %q, or tests.baseline_last is still there", out)
 	}

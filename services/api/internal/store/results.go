@@ -40,6 +40,7 @@ type resultRow struct {
 	Entries       []byte    `gorm:"column:entries"`
 	Phases        []byte    `gorm:"column:phases"`
 	Limited       int       `gorm:"column:generator_limited_seconds"`
+	Scenario      []byte    `gorm:"column:scenario"`
 }
 
 // entryRow is one element of run_results.entries.
@@ -209,8 +210,12 @@ func writeFinish(tx *gorm.DB, row *runRow, f runs.Finish) error {
 		if err != nil {
 			return fmt.Errorf("store result phases: %w", err)
 		}
+		scen, err := scenarioJSON(r.Scenario)
+		if err != nil {
+			return fmt.Errorf("store result scenario: %w", err)
+		}
 		res := resultRow{
-			Entries: entries, Phases: phases,
+			Entries: entries, Phases: phases, Scenario: scen,
 			RunID: row.ID, Response: r.Response, Service: r.Service, Lag: r.Lag, Server: r.Server, RetCodes: codesJSON(r.RetCodes),
 			Count: r.Count, Errors: r.Errors, BytesSent: r.BytesSent, BytesReceived: r.BytesReceived,
 			DurationUS: r.Duration.Microseconds(), Shards: r.Shards, LostShards: r.LostShards, CreatedAt: time.Now().UTC(),
@@ -263,8 +268,12 @@ func resultFromRow(row resultRow) (runs.Result, error) {
 	if err != nil {
 		return runs.Result{}, fmt.Errorf("result of run %s: %w", row.RunID, err)
 	}
+	scen, err := parseScenario(row.Scenario)
+	if err != nil {
+		return runs.Result{}, fmt.Errorf("result of run %s: %w", row.RunID, err)
+	}
 	return runs.Result{
-		Entries: entries, Phases: phases,
+		Entries: entries, Phases: phases, Scenario: scen,
 		RunID: row.RunID, Response: row.Response, Service: row.Service, Lag: row.Lag, Server: row.Server, RetCodes: codes,
 		Count: row.Count, Errors: row.Errors, BytesSent: row.BytesSent, BytesReceived: row.BytesReceived,
 		Duration: time.Duration(row.DurationUS) * time.Microsecond, Shards: row.Shards, LostShards: row.LostShards,

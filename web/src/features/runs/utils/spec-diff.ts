@@ -8,7 +8,7 @@ type Field = { key: string; label: string; value: (s: RunSpec) => string };
 
 /** protocolOf names what a spec spoke: HTTP/1.1, HTTP/2, HTTP/3, gRPC, TCP or UDP, with TLS when it used it. */
 export function protocolOf(s: RunSpec): string {
-  const scheme = (/^([a-z0-9+.-]+):\/\//i.exec(s.url)?.[1] ?? '').toLowerCase();
+  const scheme = (/^([a-z0-9+.-]+):\/\//i.exec(s.url ?? '')?.[1] ?? '').toLowerCase();
   switch (scheme) {
     case 'http':
     case 'https': {
@@ -49,7 +49,7 @@ export const specFields: Field[] = [
   { key: 'protocol', label: 'protocol', value: protocolOf },
   { key: 'connections', label: 'connections', value: (s) => (s.connections ? String(s.connections) : 'default') },
   { key: 'duration', label: 'duration', value: lengthOf },
-  { key: 'url', label: 'url', value: (s) => s.url },
+  { key: 'url', label: 'url', value: (s) => s.url ?? '' },
   { key: 'method', label: 'method', value: (s) => s.method ?? 'GET' },
   { key: 'pacing', label: 'pacing', value: (s) => s.pacing ?? 'default' },
 ];

@@ -1,0 +1,100 @@
+package spec
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const loginScenario = `{
+  "scenario": {"name": "login", "vars": {"password": "hunter2"}, "steps": [
+    {"name": "login", "method": "POST", "url": "http://127.0.0.1:8088/login?token=abc",
+     "headers": {"Authorization": "Basic c2VjcmV0", "X-Trace": "t"}, "body": "{\"p\":\"{{.password}}\"}",
+     "extract": [{"var": "token", "header": "X-Token"}]},
+    {"name": "profile", "url": "http://127.0.0.1:8088/debug", "headers": {"Authorization": "Bearer {{.token}}"}}
+  ]},
+  "iterations_per_second": 20, "count": 10, "connections": 4
+}`
+
+func TestScenarioSpecParses(t *testing.T) {
+	s, err := Parse([]byte(loginScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.URL != "http://127.0.0.1:8088/" || s.Pacing != PacingOpen || s.Method != "" || s.PeakQPS() != 40 {
+		t.Fatalf("url %q pacing %q method %q peak %g", s.URL, s.Pacing, s.Method, s.PeakQPS())
+	}
+	r := s.Redacted()
+	st := r.Scenario.Steps[0]
+	if st.Headers["Authorization"] != RedactedValue || st.Headers["X-Trace"] != "t" || r.Scenario.Vars["password"] != RedactedValue ||
+		!strings.Contains(st.URL, "token="+RedactedValue) || r.Scenario.Steps[1].Headers["Authorization"] != RedactedValue {
+		t.Fatalf("redacted: %+v vars %v", r.Scenario.Steps, r.Scenario.Vars)
+	}
+	if s.Scenario.Steps[0].Headers["Authorization"] != "Basic c2VjcmV0" || s.Scenario.Vars["password"] != "hunter2" {
+		t.Fatal("Redacted changed the spec it copied")
+	}
+	// A normalized scenario spec survives a JSON round trip.
+	b, _ := json.Marshal(s)
+	again, err := Parse(b)
+	if err != nil || again.URL != s.URL {
+		t.Fatalf("round trip: %v %q", err, again.URL)
+	}
+}
+
+func TestScenarioSpecErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		name, edit, field string
+	}{
+		{"unknown variable", `"Bearer {{.token}}"`, "scenario.steps[1].headers.Authorization"},
+		{"bad json path", `"token", "header": "X-Token"`, "scenario.steps[0].extract[0].json_path"},
+		{"bad regex", `"token", "header": "X-Token"`, "scenario.steps[0].extract[0].regex"},
+		{"templated host", `"http://127.0.0.1:8088/debug"`, "scenario.steps[1].url"},
+		{"unknown step field", `"profile"`, "scenario.steps[1].colour"},
+		{"qps", `"connections": 4`, "qps"},
+		{"rate", `"iterations_per_second": 20`, "iterations_per_second"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := loginScenario
+			var repl string
+			switch tc.name {
+			case "unknown variable":
+				repl = `"Bearer {{.tokn}}"`
+			case "bad json path":
+				repl = `"token", "json_path": "$.[["`
+			case "bad regex":
+				repl = `"token", "regex": "(["`
+			case "templated host":
+				repl = `"http://{{.token}}/debug"`
+			case "unknown step field":
+				repl = `"profile", "colour": "red"`
+			case "qps":
+				repl = `"connections": 4, "qps": 5`
+			case "rate":
+				repl = `"iterations_per_second": 0`
+			}
+			doc = strings.Replace(doc, tc.edit, repl, 1)
+			_, err := Parse([]byte(doc))
+			if got := errorFields(t, err); !slices.Contains(got, tc.field) {
+				t.Fatalf("fields %v, want %s (%v)", got, tc.field, err)
+			}
+		})
+	}
+}
+
+func TestIterationsPerSecondNeedsAScenario(t *testing.T) {
+	s := normalized(Spec{URL: target, IterationsPerSecond: 3})
+	if got := errorFields(t, s.Validate()); !slices.Equal(got, []string{"iterations_per_second"}) {
+		t.Fatalf("fields %v", got)
+	}
+}
+
+func TestStepTarget(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://a.example/x": "a.example:80", "https://a.example?q": "a.example:443", "http://[::1]:81/{{.x}}": "[::1]:81",
+	} {
+		if _, got, err := StepTarget(raw); err != nil || got != want {
+			t.Errorf("%s: %q %v", raw, got, err)
+		}
+	}
+}

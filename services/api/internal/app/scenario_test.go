@@ -1,0 +1,191 @@
+package app
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/barrage-dev/barrage/services/api/client"
+	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
+)
+
+// loginScenario is a login then a read (docs/scenarios.md) against the real
+// echo at base: the login's response carries a token in a header set by
+// echo's header= parameter, the read sends it back (its /debug page shows
+// the request's headers), and a third step's check fails on every
+// iteration by name.
+func loginScenario(base string) map[string]any {
+	return map[string]any{
+		"name": "login flow",
+		"vars": map[string]any{"user": "ann"},
+		"steps": []any{
+			map[string]any{
+				"name": "login", "method": "POST", "url": base + "/login?header=X-Token:tok-{{.iteration}}",
+				"headers": map[string]any{"Content-Type": "application/json"}, "body": `{"user":"{{.user}}"}`,
+				"extract": []any{map[string]any{"var": "token", "header": "X-Token"}},
+				"checks":  []any{map[string]any{"name": "login ok", "status": []any{200}}},
+			},
+			map[string]any{
+				"name": "profile", "url": base + "/debug", "headers": map[string]any{"Authorization": "Bearer {{.token}}"},
+				"checks": []any{
+					map[string]any{"name": "profile ok", "status": []any{200}},
+					map[string]any{"name": "token sent", "body_matches": "Authorization: Bearer tok-[0-9]+"},
+				},
+			},
+			map[string]any{
+				"name": "create", "url": base + "/items", "continue_on_failure": true,
+				"checks": []any{map[string]any{"name": "created", "status": []any{201}}},
+			},
+		},
+	}
+}
+
+// TestScenarioRunValidation: every bad scenario is a 422 naming its field
+// under spec.scenario, and nothing is stored.
+func TestScenarioRunValidation(t *testing.T) {
+	t.Parallel()
+	e := startAPI(t)
+	edit := func(f func(sc map[string]any, sp map[string]any)) map[string]any {
+		sc := loginScenario("http://127.0.0.1:8088")
+		sp := map[string]any{"scenario": sc, "iterations_per_second": 10, "count": 20}
+		f(sc, sp)
+		return sp
+	}
+	step := func(sc map[string]any, i int) map[string]any { return sc["steps"].([]any)[i].(map[string]any) }
+	tests := []struct {
+		name  string
+		spec  map[string]any
+		field string
+		msg   string
+	}{
+		{"unknown variable", edit(func(sc, _ map[string]any) {
+			step(sc, 1)["headers"] = map[string]any{"Authorization": "Bearer {{.tokn}}"}
+		}), "spec.scenario.steps[1].headers.Authorization", `unknown variable "tokn"`},
+		{"bad json path", edit(func(sc, _ map[string]any) {
+			step(sc, 0)["extract"] = []any{map[string]any{"var": "token", "json_path": "$.[["}}
+		}), "spec.scenario.steps[0].extract[0].json_path", ""},
+		{"bad regex", edit(func(sc, _ map[string]any) {
+			step(sc, 1)["checks"] = []any{map[string]any{"name": "x", "body_matches": "(["}}
+		}), "spec.scenario.steps[1].checks[0].body_matches", "missing"},
+		{"unknown step field", edit(func(sc, _ map[string]any) { step(sc, 2)["colour"] = "red" }), "spec.scenario.steps[2].colour", "unknown field"},
+		{"templated host", edit(func(sc, _ map[string]any) { step(sc, 1)["url"] = "http://{{.token}}/debug" }), "spec.scenario.steps[1].url", "may not take variables"},
+		{"step target refused", edit(func(sc, _ map[string]any) { step(sc, 2)["url"] = "http://169.254.169.254/latest" }),
+			"spec.scenario.steps[2].url", "cloud metadata address"},
+		{"no rate", edit(func(_, sp map[string]any) { delete(sp, "iterations_per_second") }), "spec.iterations_per_second", "greater than 0"},
+		{"a plain run's field", edit(func(_, sp map[string]any) { sp["qps"] = 100 }), "spec.qps", "does not apply to a scenario run"},
+		{"no steps", edit(func(sc, _ map[string]any) { sc["steps"] = []any{} }), "spec.scenario.steps", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			status, header, raw := e.do(t, http.MethodPost, "/runs", e.AdminToken, map[string]any{"project": "default", "spec": tt.spec})
+			p := wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+			msg, ok := fieldMessage(p, tt.field)
+			if !ok || !strings.Contains(msg, tt.msg) {
+				t.Fatalf("fields %v (want %s with %q): %s", problemFields(p), tt.field, tt.msg, raw)
+			}
+		})
+	}
+	t.Run("a valid one is accepted and its secrets redacted", func(t *testing.T) {
+		t.Parallel()
+		sc := loginScenario("http://127.0.0.1:8088")
+		sc["steps"].([]any)[1].(map[string]any)["headers"] = map[string]any{"Authorization": "Bearer s3cret-value"}
+		run := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+			"project": "default", "spec": map[string]any{"scenario": sc, "iterations_per_second": 10, "count": 20},
+		}))
+		raw := string(e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+run.Id.String(), e.AdminToken, nil))
+		if strings.Contains(raw, "s3cret-value") || !strings.Contains(raw, `"Authorization":"REDACTED"`) {
+			t.Errorf("the run shows the step's secret header, or not redacted: %s", raw)
+		}
+		if run.Spec.URL != "http://127.0.0.1:8088/" {
+			t.Errorf("url %q, want the first step's origin", run.Spec.URL)
+		}
+		if n := e.count(t, "SELECT count(*) FROM runs WHERE spec::text LIKE '%s3cret-value%'"); n != 0 {
+			t.Errorf("%d runs store the secret in clear", n)
+		}
+	})
+	t.Cleanup(func() {
+		if n := e.count(t, "SELECT count(*) FROM runs"); n != 1 {
+			t.Errorf("%d runs stored, want only the valid one", n)
+		}
+	})
+}
+
+// TestScenarioRunOnTwoAgents runs the login flow through `barrage run
+// -spec` on two real agents against the real echo: 40 iterations, split
+// 20 and 20, every step's count exact and summed across the shards, the
+// failed check counted by name, and the CLI printing a row per step.
+func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
+	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
+	echo := startEchoWith(t, func(o *echoserver.Options) { o.Debug = true }) // /debug shows the request's headers
+	startAgents(t, e.NATSURL, 2)
+	spec := map[string]any{"scenario": loginScenario(echo), "iterations_per_second": 40, "count": 40, "connections": 4}
+	file := filepath.Join(t.TempDir(), "login.json")
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, e.URL, e.AdminToken, "run", "-project", "default", "-spec", file)
+	id := regexp.MustCompile(`run ([0-9a-f-]{36}) completed`).FindStringSubmatch(r.stdout)
+	if id == nil {
+		t.Fatalf("no completed run in the CLI's output (exit %d)", r.code)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`iterations 40 started, 0 completed, 40 failed`),
+		regexp.MustCompile(`(?m)^ {2}login +40 +0 +0 {2}p50 `),
+		regexp.MustCompile(`(?m)^ {2}profile +40 +0 +0 {2}p50 `),
+		regexp.MustCompile(`(?m)^ {2}create +40 +40 +0 {2}p50 `),
+		regexp.MustCompile(`failed check "created": 40`),
+	} {
+		if !want.MatchString(r.stdout) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1]+"/result", e.AdminToken, nil))
+	if res.Count != 120 || res.Errors != 40 || res.Shards != 2 {
+		t.Errorf("result count %d errors %d shards %d, want 120, 40, 2", res.Count, res.Errors, res.Shards)
+	}
+	sc := res.Scenario
+	if sc == nil {
+		t.Fatal("no scenario in the result")
+	}
+	if sc.Started != 40 || sc.Failed != 40 || sc.Iteration.Count != 40 {
+		t.Errorf("iterations started %d failed %d durations %d, want 40 each", sc.Started, sc.Failed, sc.Iteration.Count)
+	}
+	names := []string{}
+	for _, s := range sc.Steps {
+		names = append(names, s.Name)
+		if s.Count != 40 || s.Response.Count != 40 || s.RetCodes["200"] != 40 || s.Skipped != 0 {
+			t.Errorf("step %s: count %d response times %d codes %v skipped %d, want 40 200s", s.Name, s.Count, s.Response.Count, s.RetCodes, s.Skipped)
+		}
+	}
+	if !slices.Equal(names, []string{"login", "profile", "create"}) {
+		t.Fatalf("steps %v", names)
+	}
+	if got := sc.Steps[2].FailedChecks; len(got) != 1 || got["created"] != 40 || sc.Steps[2].Errors != 40 {
+		t.Errorf("create's failed checks %v errors %d, want created: 40", got, sc.Steps[2].Errors)
+	}
+	if len(sc.Steps[1].FailedChecks) != 0 || sc.Steps[1].Errors != 0 {
+		t.Errorf("profile failed %v: the token did not flow from login", sc.Steps[1].FailedChecks)
+	}
+	// Each shard's final carries its part: 20 iterations each, adding up.
+	finals := e.shardFinals(t, id[1])
+	if len(finals) != 2 {
+		t.Fatalf("%d finals, want 2", len(finals))
+	}
+	for i, f := range finals {
+		if f.GetIterationsStarted() != 20 || len(f.GetSteps()) != 3 || f.GetSteps()[0].GetCount() != 20 || f.GetCount() != 60 {
+			t.Errorf("shard %d final: %d iterations, %d steps, login %d, count %d; want 20, 3, 20, 60", i,
+				f.GetIterationsStarted(), len(f.GetSteps()), f.GetSteps()[0].GetCount(), f.GetCount())
+		}
+	}
+}
