@@ -113,19 +113,8 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 	if msg := m.GetError(); msg != "" && s.rec.Final {
 		s.failure = strings.ToValidUTF8(msg[:min(len(msg), maxFailure)], "")
 	}
-	if ts := m.GetIntervalStart(); ts != nil {
-		if err := ts.CheckValid(); err != nil {
-			return nil, fmt.Errorf("interval_start: %w", err)
-		}
-		s.rec.IntervalStart = ts.AsTime()
-	} else if !s.rec.Final {
-		return nil, errors.New("interval snapshot without interval_start")
-	}
-	if ts := m.GetIntervalEnd(); ts != nil {
-		if err := ts.CheckValid(); err != nil {
-			return nil, fmt.Errorf("interval_end: %w", err)
-		}
-		s.end = ts.AsTime()
+	if err := s.readInterval(m); err != nil {
+		return nil, err
 	}
 	counters := []struct {
 		name string
@@ -177,6 +166,26 @@ func fromProto(m *barragev1.Snapshot) (*snapshot, error) {
 		s.rec.Summary = shardFigures(m, s)
 	}
 	return s, nil
+}
+
+// readInterval checks and keeps the interval's start (required of an
+// interval snapshot) and end.
+func (s *snapshot) readInterval(m *barragev1.Snapshot) error {
+	if ts := m.GetIntervalStart(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return fmt.Errorf("interval_start: %w", err)
+		}
+		s.rec.IntervalStart = ts.AsTime()
+	} else if !s.rec.Final {
+		return errors.New("interval snapshot without interval_start")
+	}
+	if ts := m.GetIntervalEnd(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return fmt.Errorf("interval_end: %w", err)
+		}
+		s.end = ts.AsTime()
+	}
+	return nil
 }
 
 // shardFigures returns the figures of an interval snapshot kept per shard
