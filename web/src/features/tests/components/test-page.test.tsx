@@ -252,7 +252,8 @@ describe('TestPage trend', () => {
     expect(within(menu).getByTestId('trend-menu-verdict')).toHaveTextContent('failed');
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect(screen.getByRole('button', { name: 'second' })).toHaveFocus();
+    // The focus goes back once the chart has drawn again (next animation frame).
+    await waitFor(() => expect(screen.getByRole('button', { name: 'second' })).toHaveFocus());
 
     await user.click(screen.getByRole('button', { name: 'third' }));
     expect(within(screen.getByRole('dialog', { name: 'Run third' })).getByTestId('trend-menu-verdict')).toHaveTextContent('degraded');
