@@ -1595,8 +1595,23 @@ export interface components {
         TestTrend: {
             /** @description The most recent runs of the test, ordered by creation, newest last. */
             items: components["schemas"]["TrendPoint"][];
+            /** @description The fixed limits the test's thresholds set on a metric the trend carries (p50, p90 or p99 of the trend's latency, or qps), in the order of `thresholds`: `p(99) < 50ms` is a p99 limit of 50000 µs. Thresholds against a baseline, on another latency kind or another metric are left out. */
+            limits: components["schemas"]["TrendLimit"][];
             /** @description Where the level of p50, p90 or p99 changed across the completed runs among `items`, by metric and then oldest first (docs/verdicts.md, "Changes across a test's history"). Empty when under 6 runs have figures. */
             change_points: components["schemas"]["ChangePoint"][];
+        };
+        TrendLimit: {
+            /** @description The threshold as the test states it. */
+            threshold: string;
+            /** @enum {string} */
+            metric: "p50" | "p90" | "p99" | "qps";
+            /** @description The threshold's comparison (<, <=, >, >=, == or !=): the metric must be op value. */
+            op: string;
+            /**
+             * Format: double
+             * @description The limit: microseconds for a latency, requests per second for qps.
+             */
+            value: number;
         };
         /** @description A run from which a latency of the test stayed at another level: "p99 +18 % from this run". Levels are the medians of the runs' figures between changes, in microseconds. */
         ChangePoint: {
@@ -1655,6 +1670,8 @@ export interface components {
              * @description errors / count; 0 when count is 0.
              */
             error_rate: number;
+            /** @description A shard was lost: the run's figures lack its part. */
+            degraded: boolean;
         };
         /** @enum {string} */
         RunStatus: "queued" | "dispatching" | "running" | "stopping" | "completed" | "failed" | "canceled";

@@ -101,7 +101,7 @@ func TestTrendChangePointsAPI(t *testing.T) {
 		t.Fatalf("%d runs, change points %+v; want 22 runs and one change", len(trend.Items), trend.ChangePoints)
 	}
 	c := trend.ChangePoints[0]
-	if c.RunId != stepped[12] || c.Metric != client.P99 || c.BeforeUs < 19_600 || c.BeforeUs > 20_400 ||
+	if c.RunId != stepped[12] || c.Metric != client.ChangePointMetricP99 || c.BeforeUs < 19_600 || c.BeforeUs > 20_400 ||
 		c.AfterUs < 23_200 || c.AfterUs > 24_000 || c.Change < 0.15 || c.Change > 0.21 {
 		t.Errorf("change point %+v; want p99 about +18 %% (20 ms to 23.6 ms) from run %s", c, stepped[12])
 	}

@@ -142,7 +142,7 @@ func (s *server) testOut(t testdefs.Test) Test {
 func trendPointOut(p testdefs.TrendPoint) TrendPoint {
 	out := TrendPoint{
 		RunId: p.RunID, Name: p.Name, Status: RunStatus(p.Status), CreatedAt: p.CreatedAt,
-		StartedAt: optTime(p.StartedAt), Errors: p.Errors, ErrorRate: p.ErrorRate(),
+		StartedAt: optTime(p.StartedAt), Errors: p.Errors, ErrorRate: p.ErrorRate(), Degraded: p.Degraded,
 	}
 	if p.Verdict != "" {
 		v := RunVerdict(p.Verdict)
@@ -152,6 +152,10 @@ func trendPointOut(p testdefs.TrendPoint) TrendPoint {
 		out.P50Us, out.P90Us, out.P99Us, out.Qps, out.Count = &p.P50US, &p.P90US, &p.P99US, &p.QPS, &p.Count
 	}
 	return out
+}
+
+func trendLimitOut(l testdefs.TrendLimit) TrendLimit {
+	return TrendLimit{Threshold: l.Threshold, Metric: TrendLimitMetric(l.Metric), Op: l.Op, Value: l.Value}
 }
 
 func changePointOut(c testdefs.ChangePoint) ChangePoint {

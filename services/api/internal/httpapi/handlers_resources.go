@@ -142,7 +142,8 @@ func (s *server) GetTestTrend(ctx context.Context, req GetTestTrendRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return GetTestTrend200JSONResponse{Items: mapSlice(trend.Points, trendPointOut), ChangePoints: mapSlice(trend.Changes, changePointOut)}, nil
+	return GetTestTrend200JSONResponse{Items: mapSlice(trend.Points, trendPointOut), ChangePoints: mapSlice(trend.Changes, changePointOut),
+		Limits: mapSlice(trend.Limits, trendLimitOut)}, nil
 }
 
 // DeleteTest implements DELETE /tests/{test}.

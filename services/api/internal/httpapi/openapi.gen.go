@@ -40,19 +40,19 @@ func (e AgentShardStatus) Valid() bool {
 
 // Defines values for ChangePointMetric.
 const (
-	P50 ChangePointMetric = "p50"
-	P90 ChangePointMetric = "p90"
-	P99 ChangePointMetric = "p99"
+	ChangePointMetricP50 ChangePointMetric = "p50"
+	ChangePointMetricP90 ChangePointMetric = "p90"
+	ChangePointMetricP99 ChangePointMetric = "p99"
 )
 
 // Valid indicates whether the value is a known member of the ChangePointMetric enum.
 func (e ChangePointMetric) Valid() bool {
 	switch e {
-	case P50:
+	case ChangePointMetricP50:
 		return true
-	case P90:
+	case ChangePointMetricP90:
 		return true
-	case P99:
+	case ChangePointMetricP99:
 		return true
 	default:
 		return false
@@ -563,6 +563,30 @@ func (e ThresholdResultUnit) Valid() bool {
 	case UnitNumber:
 		return true
 	case UnitRatio:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrendLimitMetric.
+const (
+	TrendLimitMetricP50 TrendLimitMetric = "p50"
+	TrendLimitMetricP90 TrendLimitMetric = "p90"
+	TrendLimitMetricP99 TrendLimitMetric = "p99"
+	TrendLimitMetricQps TrendLimitMetric = "qps"
+)
+
+// Valid indicates whether the value is a known member of the TrendLimitMetric enum.
+func (e TrendLimitMetric) Valid() bool {
+	switch e {
+	case TrendLimitMetricP50:
+		return true
+	case TrendLimitMetricP90:
+		return true
+	case TrendLimitMetricP99:
+		return true
+	case TrendLimitMetricQps:
 		return true
 	default:
 		return false
@@ -2055,6 +2079,9 @@ type TestTrend struct {
 
 	// Items The most recent runs of the test, ordered by creation, newest last.
 	Items []TrendPoint `json:"items"`
+
+	// Limits The fixed limits the test's thresholds set on a metric the trend carries (p50, p90 or p99 of the trend's latency, or qps), in the order of `thresholds`: `p(99) < 50ms` is a p99 limit of 50000 µs. Thresholds against a baseline, on another latency kind or another metric are left out.
+	Limits []TrendLimit `json:"limits"`
 }
 
 // ThresholdEstimate What a confidence form measured: the run's metric against the baseline's, by a block bootstrap over both runs' seconds (docs/verdicts.md).
@@ -2188,10 +2215,30 @@ type TokenScope struct {
 	Role      *Role               `json:"role,omitempty"`
 }
 
+// TrendLimit defines model for TrendLimit.
+type TrendLimit struct {
+	Metric TrendLimitMetric `json:"metric"`
+
+	// Op The threshold's comparison (<, <=, >, >=, == or !=): the metric must be op value.
+	Op string `json:"op"`
+
+	// Threshold The threshold as the test states it.
+	Threshold string `json:"threshold"`
+
+	// Value The limit: microseconds for a latency, requests per second for qps.
+	Value float64 `json:"value"`
+}
+
+// TrendLimitMetric defines model for TrendLimit.Metric.
+type TrendLimitMetric string
+
 // TrendPoint One run of a test. Latencies are in microseconds; they, `qps` and `count` are absent while the run has no figures yet.
 type TrendPoint struct {
 	Count     *int64    `json:"count,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+
+	// Degraded A shard was lost: the run's figures lack its part.
+	Degraded bool `json:"degraded"`
 
 	// ErrorRate errors / count; 0 when count is 0.
 	ErrorRate float64            `json:"error_rate"`

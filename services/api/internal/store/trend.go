@@ -25,6 +25,7 @@ type trendRow struct {
 	P50US     *float64   `gorm:"column:p50_us"`
 	P90US     *float64   `gorm:"column:p90_us"`
 	P99US     *float64   `gorm:"column:p99_us"`
+	Degraded  bool       `gorm:"column:degraded"`
 }
 
 // trendQuery takes the newest runs of one test from runs_test_idx
@@ -32,7 +33,7 @@ type trendRow struct {
 // them oldest first.
 const trendQuery = `SELECT * FROM (
 	SELECT id, name, status, verdict, created_at, started_at, start_at,
-	       count, errors, qps_actual, p50_us, p90_us, p99_us
+	       count, errors, qps_actual, p50_us, p90_us, p99_us, degraded
 	FROM runs WHERE test_id = ? ORDER BY created_at DESC, id DESC LIMIT ?
 ) newest ORDER BY created_at, id`
 
@@ -55,7 +56,7 @@ func trendFromRow(r *trendRow) testdefs.TrendPoint {
 	p := testdefs.TrendPoint{
 		RunID: r.ID, Name: r.Name, Status: r.Status, Verdict: fromNullString(r.Verdict),
 		CreatedAt: r.CreatedAt.UTC(), Count: r.Count, Errors: r.Errors,
-		HasSummary: r.Count != 0 || r.QPSActual != nil,
+		HasSummary: r.Count != 0 || r.QPSActual != nil, Degraded: r.Degraded,
 	}
 	switch {
 	case r.StartAt != nil:

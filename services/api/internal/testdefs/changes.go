@@ -30,6 +30,9 @@ type Trend struct {
 	// Changes are the change points of p50, p90 and p99, in that order,
 	// each oldest first.
 	Changes []ChangePoint
+	// Limits are the fixed limits of the test's thresholds on the trend's
+	// metrics (trendLimits).
+	Limits []TrendLimit
 }
 
 // trendMetric is a latency whose changes a trend lists, with how to read

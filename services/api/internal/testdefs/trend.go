@@ -36,6 +36,8 @@ type TrendPoint struct {
 	P50US, P90US, P99US float64
 	QPS                 float64
 	Count, Errors       int64
+	// Degraded says a shard was lost: the figures lack its part.
+	Degraded bool
 }
 
 // ErrorRate is Errors/Count, 0 when nothing was counted.
@@ -62,7 +64,8 @@ func (s *Service) Trend(ctx context.Context, p *auth.Principal, id uuid.UUID, li
 	if limit < 1 || limit > MaxTrendLimit {
 		return Trend{}, apperr.Invalidf("limit", "must be from 1 to %d", MaxTrendLimit)
 	}
-	if _, err := s.Load(ctx, p, id, auth.Viewer); err != nil {
+	t, err := s.Load(ctx, p, id, auth.Viewer)
+	if err != nil {
 		return Trend{}, err
 	}
 	points, err := s.store.TestTrend(ctx, id, limit)
@@ -73,5 +76,5 @@ func (s *Service) Trend(ctx context.Context, p *auth.Principal, id uuid.UUID, li
 	if err != nil {
 		return Trend{}, fmt.Errorf("trend of test %s: %w", id, err)
 	}
-	return Trend{Points: points, Changes: changes}, nil
+	return Trend{Points: points, Changes: changes, Limits: trendLimits(t.Spec, t.Thresholds)}, nil
 }

@@ -41,7 +41,7 @@ function stub(test: Schemas['Test'], put?: (body: Schemas['TestReplace']) => Res
     const p = new URL(req.url).pathname;
     if (req.method === 'PUT' && p === `/api/v1/tests/${testId}` && put) return put((await req.clone().json()) as Schemas['TestReplace']);
     if (p === `/api/v1/tests/${testId}`) return jsonResponse(test);
-    if (p === `/api/v1/tests/${testId}/trend`) return jsonResponse({ items: [], change_points: [] });
+    if (p === `/api/v1/tests/${testId}/trend`) return jsonResponse({ items: [], change_points: [], limits: [] });
     if (p === '/api/v1/runs') return jsonResponse({ items: [] });
     return jsonResponse({}, 404);
   });
@@ -199,10 +199,11 @@ describe('TestPage trend', () => {
     const point = (id: string, i: number, p99: number): Schemas['TrendPoint'] => ({
       run_id: id, name: `nightly ${i}`, status: 'completed', verdict: 'pass', created_at: `2026-05-01T10:${String(i).padStart(2, '0')}:00Z`,
       started_at: `2026-05-01T10:${String(i).padStart(2, '0')}:01Z`, count: 1000, errors: 0, error_rate: 0, qps: 100, p50_us: 5000, p90_us: 8000, p99_us: p99,
+      degraded: false,
     });
     const items = Array.from({ length: 8 }, (_, i) => (i === 4 ? point(runId, i, 23_600) : point(`run-${i}`, i, i < 4 ? 20_000 : 23_600)));
     const trend: Schemas['TestTrend'] = {
-      items, change_points: [{ run_id: runId, metric: 'p99', before_us: 20_000, after_us: 23_600, change: 0.18 }],
+      items, change_points: [{ run_id: runId, metric: 'p99', before_us: 20_000, after_us: 23_600, change: 0.18 }], limits: [],
     };
     fetchMock.mockImplementation(async (req) => {
       const p = new URL(req.url).pathname;
@@ -216,5 +217,49 @@ describe('TestPage trend', () => {
     const item = within(list).getByRole('listitem');
     expect(item).toHaveTextContent('p99 +18 % (20 ms → 23.6 ms) from run nightly 4');
     expect(within(item).getByRole('link', { name: 'nightly 4' })).toHaveAttribute('href', `/runs/${runId}`);
+  });
+
+  it("opens a run's menu from the table view: its figures and verdict, the run, and the compare with the run before", async () => {
+    const at = (i: number) => `2026-05-01T10:0${i}:00Z`;
+    const items: Schemas['TrendPoint'][] = [
+      { run_id: 'r1', name: 'first', status: 'completed', verdict: 'pass', created_at: at(1), started_at: at(1), count: 100, errors: 0,
+        error_rate: 0, qps: 50, p50_us: 4000, p90_us: 5000, p99_us: 6000, degraded: false },
+      { run_id: 'r2', name: 'second', status: 'completed', verdict: 'fail', created_at: at(2), started_at: at(2), count: 100, errors: 0,
+        error_rate: 0, qps: 25, p50_us: 40_000, p90_us: 50_000, p99_us: 160_000, degraded: false },
+      { run_id: 'r3', name: 'third', status: 'completed', verdict: 'error', created_at: at(3), started_at: at(3), count: 60, errors: 0,
+        error_rate: 0, qps: 30, p50_us: 4000, p90_us: 5000, p99_us: 7000, degraded: true },
+    ];
+    fetchMock.mockImplementation(async (req) => {
+      const p = new URL(req.url).pathname;
+      if (p === `/api/v1/tests/${testId}`) return jsonResponse(stored());
+      if (p === `/api/v1/tests/${testId}/trend`) return jsonResponse({ items, change_points: [], limits: [] });
+      if (p === '/api/v1/runs') return jsonResponse({ items: [] });
+      return jsonResponse({}, 404);
+    });
+    const user = userEvent.setup();
+    renderPage(false);
+    const legend = await screen.findByRole('list', { name: 'Verdict markers' });
+    expect(within(legend).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'passed', 'failed', 'inconclusive', 'degraded (lost a shard)',
+    ]);
+    await user.click(screen.getByText('Table view'));
+    await user.click(screen.getByRole('button', { name: 'second' }));
+    const menu = screen.getByRole('dialog', { name: 'Run second' });
+    expect(within(menu).getByRole('link', { name: 'Open run' })).toHaveFocus();
+    expect(within(menu).getByRole('link', { name: 'Open run' })).toHaveAttribute('href', '/runs/r2');
+    expect(within(menu).getByRole('link', { name: 'Compare with previous run' })).toHaveAttribute('href', '/compare?ids=r1,r2');
+    expect(menu).toHaveTextContent('160 ms');
+    expect(within(menu).getByTestId('trend-menu-verdict')).toHaveTextContent('failed');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    // The focus goes back once the chart has drawn again (next animation frame).
+    await waitFor(() => expect(screen.getByRole('button', { name: 'second' })).toHaveFocus());
+
+    await user.click(screen.getByRole('button', { name: 'third' }));
+    expect(within(screen.getByRole('dialog', { name: 'Run third' })).getByTestId('trend-menu-verdict')).toHaveTextContent('degraded');
+    await user.click(screen.getByRole('button', { name: 'first' }));
+    const first = screen.getByRole('dialog', { name: 'Run first' });
+    expect(within(first).queryByRole('link', { name: 'Compare with previous run' })).toBeNull();
+    expect(first).toHaveTextContent('nothing before it to compare with');
   });
 });

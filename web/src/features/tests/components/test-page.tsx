@@ -12,7 +12,7 @@ import { useTestRuns } from '../api/list-test-runs';
 import { useReplaceTest } from '../api/replace-test';
 import { useRunTest } from '../api/run-test';
 import { formValuesOf } from '../utils/test-form';
-import { trendChanges, trendRows } from '../utils/trend';
+import { trendChanges, trendLimitLines, trendRows } from '../utils/trend';
 import { TestForm } from './test-form';
 import { TestRunsTable } from './test-runs-table';
 import { TestSchedule } from './test-schedule';
@@ -211,14 +211,14 @@ function TrendSection({ testId, kind }: { testId: string; kind: LatencyKind }) {
   }, [loaded, hash]);
   if (trend.isPending) return <Loading label="Loading trend…" />;
   if (trend.error) return <ErrorState error={trend.error} retry={() => trend.refetch()} />;
-  const { items, change_points: changePoints } = trend.data;
+  const { items, change_points: changePoints, limits } = trend.data;
   const rows = trendRows(items);
   return (
     <>
       <p className="muted" style={{ margin: 0, fontSize: '0.85rem' }}>
         {items.length >= trendRunLimit ? `The latest ${trendRunLimit} runs` : 'Every run'} with a result, by start time.
       </p>
-      <TestTrend rows={rows} changes={trendChanges(changePoints, rows)} kind={kind} />
+      <TestTrend rows={rows} changes={trendChanges(changePoints, rows)} limits={trendLimitLines(limits)} kind={kind} />
     </>
   );
 }

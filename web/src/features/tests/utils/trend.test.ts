@@ -1,5 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
-import { changeText, timeTick, trendChanges, trendDomain, trendRows } from './trend';
+import { changeText, previousRow, timeTick, trendChanges, trendDomain, trendLimitLines, trendMark, trendRows } from './trend';
 
 type Figures = Pick<Schemas['TrendPoint'], 'count' | 'errors' | 'qps' | 'p50_us' | 'p90_us' | 'p99_us'>;
 
@@ -8,7 +8,7 @@ function point(id: string, at: { started?: string; created: string }, figures?: 
   const count = figures?.count ?? 0;
   return {
     run_id: id, name: `run ${id}`, status: figures ? 'completed' : 'running', created_at: at.created, started_at: at.started,
-    ...figures, errors, error_rate: count ? errors / count : 0,
+    ...figures, errors, error_rate: count ? errors / count : 0, degraded: false,
   };
 }
 
@@ -32,8 +32,8 @@ describe('trendRows', () => {
 
   it('carries the figures and falls back to the creation time', () => {
     const rows = trendRows(points);
-    expect(rows[0]).toEqual({ t: Date.parse('2026-05-01T10:00:02Z'), id: 'a', name: 'run a', count: 100, errors: 0, qps: 10, p50: 1000, p99: 5000 });
-    expect(rows[3]).toEqual({ t: Date.parse('2026-05-03T12:00:00Z'), id: 'never', name: 'run never', count: 50, errors: 50, qps: undefined, p50: undefined, p99: undefined });
+    expect(rows[0]).toEqual({ t: Date.parse('2026-05-01T10:00:02Z'), id: 'a', name: 'run a', count: 100, errors: 0, qps: 10, p50: 1000, p99: 5000, mark: 'none', degraded: false });
+    expect(rows[3]).toEqual({ t: Date.parse('2026-05-03T12:00:00Z'), id: 'never', name: 'run never', count: 50, errors: 50, qps: undefined, p50: undefined, p99: undefined, mark: 'none', degraded: false });
   });
 
   it('is empty when no run has figures', () => {
@@ -64,8 +64,8 @@ describe('timeTick', () => {
 
 describe('trendChanges', () => {
   const rows = [
-    { t: 2000, id: 'b', name: 'run b', count: 1, errors: 0 },
-    { t: 1000, id: 'a', name: 'run a', count: 1, errors: 0 },
+    { t: 2000, id: 'b', name: 'run b', count: 1, errors: 0, mark: 'none' as const, degraded: false },
+    { t: 1000, id: 'a', name: 'run a', count: 1, errors: 0, mark: 'none' as const, degraded: false },
   ];
   const change = (run_id: string, metric: 'p50' | 'p90' | 'p99', before: number, after: number) =>
     ({ run_id, metric, before_us: before, after_us: after, change: after / before - 1 });
@@ -82,5 +82,53 @@ describe('trendChanges', () => {
       ['b', 2000, 'p99', 'p99 +18 % from this run'],
     ]);
     expect(got[1]).toMatchObject({ name: 'run b', before: 20_000, after: 23_600 });
+  });
+});
+
+describe('trendMark', () => {
+  it('marks each verdict, failed before degraded and degraded before the rest', () => {
+    expect(trendMark('pass', false)).toBe('passed');
+    expect(trendMark('fail', false)).toBe('failed');
+    expect(trendMark('inconclusive', false)).toBe('inconclusive');
+    expect(trendMark('error', false)).toBe('error');
+    expect(trendMark(undefined, false)).toBe('none');
+    expect(trendMark('fail', true)).toBe('failed');
+    expect(trendMark('pass', true)).toBe('degraded');
+    expect(trendMark('error', true)).toBe('degraded');
+    expect(trendMark(undefined, true)).toBe('degraded');
+  });
+
+  it('carries the mark and the degraded flag onto the rows', () => {
+    const p = { ...point('d', { created: '2026-05-01T10:00:00Z' }, { count: 10, errors: 0, p99_us: 5 }), verdict: 'error' as const, degraded: true };
+    expect(trendRows([p])[0]).toMatchObject({ id: 'd', mark: 'degraded', degraded: true });
+  });
+});
+
+describe('previousRow', () => {
+  const row = (id: string, t: number) => ({ t, id, name: id, count: 1, errors: 0, mark: 'passed' as const, degraded: false });
+  const rows = [row('a', 1), row('b', 2), row('c', 3)];
+
+  it('is the run before on the trend, none before the first or for a run not charted', () => {
+    expect(previousRow(rows, 'c')?.id).toBe('b');
+    expect(previousRow(rows, 'b')?.id).toBe('a');
+    expect(previousRow(rows, 'a')).toBeUndefined();
+    expect(previousRow(rows, 'gone')).toBeUndefined();
+  });
+});
+
+describe('trendLimitLines', () => {
+  it('draws the limits on charted metrics once each, labelled with the threshold', () => {
+    const got = trendLimitLines([
+      { threshold: 'p(99) < 50ms', metric: 'p99', op: '<', value: 50_000 },
+      { threshold: 'p(90) < 20ms', metric: 'p90', op: '<', value: 20_000 },
+      { threshold: 'p(99) <= 50ms', metric: 'p99', op: '<=', value: 50_000 },
+      { threshold: 'qps >= 45', metric: 'qps', op: '>=', value: 45 },
+      { threshold: 'p(50) < 5ms', metric: 'p50', op: '<', value: 5000 },
+    ]);
+    expect(got).toEqual([
+      { metric: 'p99', value: 50_000, label: 'threshold p(99) < 50ms' },
+      { metric: 'qps', value: 45, label: 'threshold qps >= 45' },
+      { metric: 'p50', value: 5000, label: 'threshold p(50) < 5ms' },
+    ]);
   });
 });

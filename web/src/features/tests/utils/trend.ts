@@ -11,6 +11,32 @@ export type TrendRow = {
   qps?: number;
   p50?: number;
   p99?: number;
+  /** mark is the run's verdict as its marker shows it. */
+  mark: TrendMark;
+  degraded: boolean;
+};
+
+/**
+ * TrendMark is a run's verdict as the trend marks it: failed before degraded
+ * (a run that lost a shard and still failed its thresholds failed), degraded
+ * before the rest (its figures lack a shard's part), `error` for a run that
+ * could not be judged, `none` for a run without a verdict.
+ */
+export type TrendMark = 'passed' | 'failed' | 'inconclusive' | 'degraded' | 'error' | 'none';
+
+/** trendMark is the marker of a run with verdict v that lost a shard when degraded. */
+export function trendMark(v: Schemas['TrendPoint']['verdict'], degraded: boolean): TrendMark {
+  if (v === 'fail') return 'failed';
+  if (degraded) return 'degraded';
+  if (v === 'pass') return 'passed';
+  if (v === 'inconclusive') return 'inconclusive';
+  if (v === 'error') return 'error';
+  return 'none';
+}
+
+/** markLabel words a marker for its legend and menu. */
+export const markLabel: Record<TrendMark, string> = {
+  passed: 'passed', failed: 'failed', inconclusive: 'inconclusive', degraded: 'degraded (lost a shard)', error: 'not judged (error)', none: 'no verdict',
 };
 
 /**
@@ -24,7 +50,8 @@ export function trendRows(points: Schemas['TrendPoint'][]): TrendRow[] {
     if (p.count === undefined) continue;
     const t = Date.parse(p.started_at ?? p.created_at);
     if (Number.isNaN(t)) continue;
-    out.push({ t, id: p.run_id, name: runName({ id: p.run_id, name: p.name, created_at: p.created_at }), count: p.count, errors: p.errors, qps: p.qps, p50: p.p50_us, p99: p.p99_us });
+    out.push({ t, id: p.run_id, name: runName({ id: p.run_id, name: p.name, created_at: p.created_at }), count: p.count, errors: p.errors, qps: p.qps, p50: p.p50_us, p99: p.p99_us,
+      mark: trendMark(p.verdict, p.degraded), degraded: p.degraded });
   }
   return out.sort((a, b) => a.t - b.t || a.id.localeCompare(b.id));
 }
@@ -76,4 +103,39 @@ export function trendChanges(changes: Schemas['ChangePoint'][], rows: TrendRow[]
     out.push({ t: r.t, id: r.id, name: r.name, metric: c.metric, before: c.before_us, after: c.after_us, text: changeText(c) });
   }
   return out.sort((a, b) => a.t - b.t || a.metric.localeCompare(b.metric));
+}
+
+/** previousRow is the charted run before the one with id, the one it compares with; undefined for the first. */
+export function previousRow(rows: TrendRow[], id: string): TrendRow | undefined {
+  const i = rows.findIndex((r) => r.id === id);
+  return i > 0 ? rows[i - 1] : undefined;
+}
+
+/**
+ * compareWithHref is the compare page of a run beside the one before it, the
+ * earlier first: the compare route reads run ids from `ids`
+ * (src/app/routes/compare.tsx).
+ */
+export function compareWithHref(previousId: string, id: string): string {
+  return `/compare?ids=${encodeURIComponent(previousId)},${encodeURIComponent(id)}`;
+}
+
+/** A threshold's fixed limit drawn on a chart of the trend. */
+export type TrendLimitLine = { metric: 'p50' | 'p99' | 'qps'; value: number; label: string };
+
+/**
+ * trendLimitLines picks the limits the trend draws: those on the charted
+ * metrics (p50, p99 and qps; p90 is not charted), once per metric and value.
+ */
+export function trendLimitLines(limits: Schemas['TrendLimit'][]): TrendLimitLine[] {
+  const out: TrendLimitLine[] = [];
+  const seen = new Set<string>();
+  for (const l of limits) {
+    if (l.metric === 'p90') continue;
+    const key = `${l.metric}:${l.value}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ metric: l.metric, value: l.value, label: `threshold ${l.threshold}` });
+  }
+  return out;
 }
