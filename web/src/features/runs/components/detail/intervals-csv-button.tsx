@@ -1,20 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { save } from '@/components/ui/chart-export';
 import { runIntervalsQuery } from '../../api/list-run-intervals';
 import { intervalsCsv } from '../../utils/intervals-csv';
-
-/** saveFile offers text to the browser as a download named name. */
-function saveFile(name: string, text: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // The click has handed the blob to the download; free it once that has begun.
-  setTimeout(() => URL.revokeObjectURL(url), 1_000);
-}
 
 /**
  * IntervalsCsvButton downloads the run's per-second series as CSV
@@ -28,7 +16,7 @@ export function IntervalsCsvButton({ runId }: { runId: string }) {
     setState({ busy: true });
     try {
       const seconds = await qc.ensureQueryData(runIntervalsQuery(runId));
-      saveFile(`barrage-${runId}-seconds.csv`, intervalsCsv(seconds), 'text/csv');
+      save(new Blob([intervalsCsv(seconds)], { type: 'text/csv' }), `barrage-${runId}-seconds.csv`);
       setState({ busy: false });
     } catch (e) {
       setState({ busy: false, error: e instanceof Error ? e.message : String(e) });
