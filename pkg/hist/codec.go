@@ -2,16 +2,17 @@ package hist
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/klauspost/compress/zlib"
 )
 
 // ErrCorrupt reports a snapshot that is not a well-formed HdrHistogram V2
@@ -77,29 +78,30 @@ func (h *Histogram) Encode() ([]byte, error) {
 // payload a second time and fill a full counts array for every snapshot.
 // TestDecodeMatchesTheLibrary holds the two to the same histograms.
 func Decode(b []byte) (*Histogram, error) {
-	payload, err := validate(b)
+	sc, _ := scratches.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer scratches.Put(sc)
+	payload, err := sc.validate(b)
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
-	nonEmpty, total, err := validateCounts(payload)
+	bins, total, err := readBins(payload, sc.bins[:0])
+	sc.bins = bins[:0] // keep what it grew to
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
 	h := &Histogram{}
-	if nonEmpty > maxSparseBins { // the full array is the smaller form
+	if len(bins) > maxSparseBins { // the full array is the smaller form
 		h.h = hdrhistogram.New(LowestMicros, HighestMicros, SignificantFigures)
-	} else {
-		h.bins, h.total = make([]bin, 0, nonEmpty), total
-	}
-	eachCount(payload, func(slot int, count int64) {
-		if h.h != nil {
-			// Cannot fail: validateCounts checked every slot.
-			_ = h.h.RecordValues(slotValue(slot), count)
-			return
+		for _, x := range bins {
+			// Cannot fail: readBins checked every slot.
+			_ = h.h.RecordValues(slotValue(x.slot), x.count)
 		}
-		lo, hi := slotRange(slot)
-		h.bins = append(h.bins, bin{slot: slot, lo: lo, hi: hi, count: count})
-	})
+	} else {
+		h.bins, h.total = slices.Clone(bins), total
+	}
 	return h, nil
 }
 
@@ -108,38 +110,33 @@ func Decode(b []byte) (*Histogram, error) {
 // smaller.
 const maxSparseBins = countsLen / 3
 
-// eachCount calls f with each non-empty slot of a payload validateCounts
-// accepted, in ascending order.
-func eachCount(payload []byte, f func(slot int, count int64)) {
-	slot := 0
-	for pos := 0; pos < len(payload); {
-		v, n, _ := readZigZag(payload[pos:])
-		pos += n
-		switch {
-		case v < 0:
-			slot -= int(v)
-		case v == 0:
-			slot++
-		default:
-			f(slot, v)
-			slot++
-		}
-	}
+// scratch is one Decode's working memory: the base64-decoded envelope,
+// the inflated payload and the bins read from it, all copied out or
+// dropped before Decode returns, so that the ingest's thousands of decodes
+// a second reuse them rather than allocate them.
+type scratch struct {
+	raw, payload []byte
+	bins         []bin
+	z            io.ReadCloser // a zlib reader, about 40 KB of state
+	src          bytes.Reader
 }
+
+// scratches keeps scratch for reuse.
+var scratches sync.Pool //nolint:gochecknoglobals // a pool of buffers, shared by every Decode
 
 // validate checks the envelope, the zlib stream and the header of a
 // snapshot with bounded memory, and returns its counts payload for
-// validateCounts.
-func validate(b []byte) ([]byte, error) {
+// readBins, in sc's memory.
+func (sc *scratch) validate(b []byte) ([]byte, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("empty input: %w", ErrCorrupt)
 	}
 	if len(b) > MaxEncodedLen {
 		return nil, fmt.Errorf("%d bytes, more than %d: %w", len(b), MaxEncodedLen, ErrCorrupt)
 	}
-	raw := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
-	n64, err := base64.StdEncoding.Decode(raw, b)
-	raw = raw[:n64]
+	sc.raw = grow(sc.raw, base64.StdEncoding.DecodedLen(len(b)))
+	n64, err := base64.StdEncoding.Decode(sc.raw, b)
+	raw := sc.raw[:n64]
 	if err != nil {
 		return nil, fmt.Errorf("base64: %w: %w", err, ErrCorrupt)
 	}
@@ -154,34 +151,48 @@ func validate(b []byte) ([]byte, error) {
 	if int(n) != len(raw)-envelopeLen {
 		return nil, fmt.Errorf("compressed length %d, have %d bytes: %w", n, len(raw)-envelopeLen, ErrCorrupt)
 	}
-	return inflate(raw[envelopeLen:])
+	return sc.inflate(raw[envelopeLen:])
+}
+
+// grow returns b resliced to n bytes, reallocated only when too small.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
 }
 
 // inflate decompresses the zlib stream, checks the header and returns the
 // counts payload, reading no more than the header promises and at most
 // maxPayloadLen bytes of it.
-func inflate(compressed []byte) ([]byte, error) {
-	z, err := inflater(bytes.NewReader(compressed))
+func (sc *scratch) inflate(compressed []byte) ([]byte, error) {
+	sc.src.Reset(compressed)
+	var err error
+	if sc.z == nil {
+		sc.z, err = zlib.NewReader(&sc.src)
+	} else {
+		err = sc.z.(zlib.Resetter).Reset(&sc.src, nil)
+	}
 	if err != nil {
+		sc.z = nil // a reader whose reset failed is not reused
 		return nil, fmt.Errorf("zlib: %w: %w", err, ErrCorrupt)
 	}
-	defer inflaters.Put(z)
 	var hdr [headerLen]byte
-	if _, err := io.ReadFull(z, hdr[:]); err != nil {
+	if _, err := io.ReadFull(sc.z, hdr[:]); err != nil {
 		return nil, fmt.Errorf("read header: %w: %w", err, ErrCorrupt)
 	}
 	n, err := checkHeader(hdr[:])
 	if err != nil {
 		return nil, err
 	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(z, payload); err != nil {
+	sc.payload = grow(sc.payload, n)
+	if _, err := io.ReadFull(sc.z, sc.payload); err != nil {
 		return nil, fmt.Errorf("read %d payload bytes: %w: %w", n, err, ErrCorrupt)
 	}
 	// The stream must end here; reading to its end also verifies the
 	// zlib checksum.
 	var extra [1]byte
-	k, err := z.Read(extra[:])
+	k, err := sc.z.Read(extra[:])
 	switch {
 	case k != 0:
 		return nil, fmt.Errorf("payload longer than its declared %d bytes: %w", n, ErrCorrupt)
@@ -190,22 +201,7 @@ func inflate(compressed []byte) ([]byte, error) {
 	case !errors.Is(err, io.EOF):
 		return nil, fmt.Errorf("end of zlib stream: %w: %w", err, ErrCorrupt)
 	}
-	return payload, nil
-}
-
-// inflaters keeps zlib readers (about 40 KB of state each) for reuse: the
-// ingest inflates thousands of snapshots a second.
-var inflaters sync.Pool //nolint:gochecknoglobals // a pool of readers, shared by every Decode
-
-// inflater returns a zlib reader of r, reused when one is free.
-func inflater(r io.Reader) (io.ReadCloser, error) {
-	if z, ok := inflaters.Get().(io.ReadCloser); ok {
-		if err := z.(zlib.Resetter).Reset(r, nil); err != nil {
-			return nil, err //nolint:wrapcheck // inflate wraps it
-		}
-		return z, nil
-	}
-	return zlib.NewReader(r) //nolint:wrapcheck // inflate wraps it
+	return sc.payload, nil
 }
 
 // checkHeader validates the decompressed header and returns the payload
@@ -238,38 +234,39 @@ func checkHeader(hdr []byte) (int, error) {
 	return int(n), nil
 }
 
-// validateCounts walks the counts payload, checking that every slot index
-// is inside the counts array and that the total count does not overflow,
-// and returns how many slots are not empty and their total count.
-func validateCounts(payload []byte) (int, int64, error) {
+// readBins reads the counts payload in one pass, checking that every slot
+// index is inside the counts array and that the total count does not
+// overflow, and appends each non-empty slot to bins in ascending order. It
+// returns them with their total count.
+func readBins(payload []byte, bins []bin) ([]bin, int64, error) {
 	var slot, total int64
-	nonEmpty := 0
 	for pos := 0; pos < len(payload); {
 		v, n, err := readZigZag(payload[pos:])
 		if err != nil {
-			return 0, 0, fmt.Errorf("counts at byte %d: %w", pos, err)
+			return bins, 0, fmt.Errorf("counts at byte %d: %w", pos, err)
 		}
 		pos += n
 		switch {
 		case v < 0:
 			if v == math.MinInt64 || -v > countsLen-slot {
-				return 0, 0, fmt.Errorf("run of %d empty slots from slot %d overflows %d: %w", uint64(-v), slot, countsLen, ErrCorrupt)
+				return bins, 0, fmt.Errorf("run of %d empty slots from slot %d overflows %d: %w", uint64(-v), slot, countsLen, ErrCorrupt)
 			}
 			slot -= v
 		case slot >= countsLen:
-			return 0, 0, fmt.Errorf("count for slot %d beyond %d: %w", slot, countsLen, ErrCorrupt)
+			return bins, 0, fmt.Errorf("count for slot %d beyond %d: %w", slot, countsLen, ErrCorrupt)
 		default:
 			if v > math.MaxInt64-total {
-				return 0, 0, fmt.Errorf("total count overflows at slot %d: %w", slot, ErrCorrupt)
+				return bins, 0, fmt.Errorf("total count overflows at slot %d: %w", slot, ErrCorrupt)
 			}
 			if v > 0 {
-				nonEmpty++
+				lo, hi := slotRange(int(slot))
+				bins = append(bins, bin{slot: int(slot), lo: lo, hi: hi, count: v})
 			}
 			total += v
 			slot++
 		}
 	}
-	return nonEmpty, total, nil
+	return bins, total, nil
 }
 
 // readZigZag decodes one ZigZag LEB128 varint of at most 9 bytes, the

@@ -131,6 +131,22 @@ func BenchmarkMergeDecoded(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeSnapshot is the ingest's decode of one incoming snapshot
+// histogram of 1,000 values.
+func BenchmarkDecodeSnapshot(b *testing.B) {
+	src := New()
+	for i := range 1000 {
+		src.RecordMicros(int64(500 + i*i%20_000))
+	}
+	enc := mustEncode(b, src)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // A snapshot with more non-empty slots than maxSparseBins decodes straight
 // into the full counts array, which is then the smaller form.
 func TestDecodeDenseIsFull(t *testing.T) {
