@@ -209,14 +209,23 @@ func (in *Ingester) storeIntervals(ctx context.Context, msgs []jetstream.Msg, sn
 		}
 		return
 	}
+	// One event per second the batch changed: a stream reads the second
+	// once whatever the number of its snapshots (live.Stream.burst), so a
+	// run of 20 shards needs one event a second, not 20.
+	changed := make(map[live.Event]struct{}, len(msgs))
 	for i, m := range msgs {
 		if err := m.Ack(); err != nil {
 			// Stored: a redelivery will be found a duplicate.
 			in.cfg.Log.Debug("ingest: ack snapshot", slog.String("subject", m.Subject()), slog.Any("error", err))
 		}
-		if !out[i].Duplicate && !out[i].Ignored {
-			in.stored(snaps[i])
-			in.emit(live.Event{RunID: recs[i].RunID, Second: out[i].Second})
+		if out[i].Duplicate || out[i].Ignored {
+			continue
+		}
+		in.stored(snaps[i])
+		e := live.Event{RunID: recs[i].RunID, Second: out[i].Second}
+		if _, ok := changed[e]; !ok {
+			changed[e] = struct{}{}
+			in.emit(e)
 		}
 	}
 }

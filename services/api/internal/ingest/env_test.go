@@ -315,12 +315,20 @@ func (l *eventLog) add(e live.Event) {
 	l.all = append(l.all, e)
 }
 
-// tally counts a run's events: intervals, stored finals, and run ends by status.
-func (l *eventLog) tally(id uuid.UUID) (intervals, finals int, ends map[runs.Status]int) {
+// tally counts a run's events: the seconds interval events named (the
+// ingester sends one per second a batch changed, however many of its
+// snapshots the batch held), stored finals, and run ends by status.
+func (l *eventLog) tally(id uuid.UUID) (seconds, finals int, ends map[runs.Status]int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return tallyEvents(l.all, id)
+}
+
+// tallyEvents is tally over events.
+func tallyEvents(events []live.Event, id uuid.UUID) (seconds, finals int, ends map[runs.Status]int) {
 	ends = map[runs.Status]int{}
-	for _, e := range l.all {
+	named := map[int]bool{}
+	for _, e := range events {
 		switch {
 		case e.RunID != id:
 		case e.Status != "":
@@ -328,10 +336,10 @@ func (l *eventLog) tally(id uuid.UUID) (intervals, finals int, ends map[runs.Sta
 		case e.Final:
 			finals++
 		default:
-			intervals++
+			named[e.Second] = true
 		}
 	}
-	return intervals, finals, ends
+	return len(named), finals, ends
 }
 
 // syncBuffer is a log sink safe for concurrent writes.

@@ -84,8 +84,8 @@ func TestIngestRestartLosesAndDoublesNothing(t *testing.T) {
 	if got := e.count(t, "SELECT count(*) FROM run_snapshots WHERE run_id = $1", run.ID); got != 21 {
 		t.Errorf("run_snapshots rows = %d, want 21", got)
 	}
-	if intervals, finals, ends := e.events.tally(run.ID); intervals != 18 || finals != 3 || ends[runs.Completed] != 1 {
-		t.Errorf("events across both ingesters: %d intervals, %d finals, ends %v; want 18, 3, one completed", intervals, finals, ends)
+	if seconds, finals, ends := e.events.tally(run.ID); seconds != 6 || finals != 3 || ends[runs.Completed] != 1 {
+		t.Errorf("events across both ingesters: %d seconds, %d finals, ends %v; want 6, 3, one completed", seconds, finals, ends)
 	}
 }
 

@@ -134,13 +134,15 @@ func TestIngestMergesShardsPerSecond(t *testing.T) {
 	if p := e.runPhase(t, run.ID); p != barragev1.RunPhase_RUN_PHASE_DONE {
 		t.Errorf("run state = %s, want done", p)
 	}
-	intervals, finals, ends := e.events.tally(run.ID)
-	if intervals != 12 || finals != 3 || ends[runs.Completed] != 1 || len(ends) != 1 {
-		t.Errorf("hook saw %d intervals, %d finals, ends %v; want 12, 3, one completed", intervals, finals, ends)
+	seconds, finals, ends := e.events.tally(run.ID)
+	if seconds != 4 || finals != 3 || ends[runs.Completed] != 1 || len(ends) != 1 {
+		t.Errorf("hook saw %d seconds, %d finals, ends %v; want 4, 3, one completed", seconds, finals, ends)
 	}
 	waitFor(t, 5*time.Second, func() error {
-		if got := len(notified()); got != 16 {
-			return fmt.Errorf("notified %d events, want 16", got)
+		got := notified()
+		// At most one event per snapshot, at least one per second.
+		if seconds, finals, ends := tallyEvents(got, run.ID); seconds != 4 || finals != 3 || ends[runs.Completed] != 1 || len(got) > 16 {
+			return fmt.Errorf("notified %d events: %d seconds, %d finals, ends %v; want at most 16: 4 seconds, 3 finals, one completed", len(got), seconds, finals, ends)
 		}
 		return nil
 	})
@@ -176,8 +178,8 @@ func TestIngestCountsRedeliveryOnce(t *testing.T) {
 	if counts != want.count {
 		t.Errorf("shards count %d requests, want %d", counts, want.count)
 	}
-	if intervals, finals, _ := e.events.tally(run.ID); intervals != 6 || finals != 1 {
-		t.Errorf("hook saw %d intervals and %d finals, want 6 and 1", intervals, finals)
+	if seconds, finals, _ := e.events.tally(run.ID); seconds != 2 || finals != 1 {
+		t.Errorf("hook saw %d seconds and %d finals, want 2 and 1", seconds, finals)
 	}
 	e.publish(t, l.shards[0].final, "")
 	e.publish(t, l.shards[2].final, "")
