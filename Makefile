@@ -118,16 +118,16 @@ fmt-check: ## Fail if any Go file needs gofmt.
 
 .PHONY: vet
 vet: ## go vet every module.
-	go vet -tags accuracy,faults,soak $(GO_PKGS)
+	go vet -tags accuracy,faults,soak,killcampaign $(GO_PKGS)
 
 .PHONY: staticcheck
 staticcheck: ## staticcheck every module.
-	staticcheck -tags accuracy,faults,soak $(GO_PKGS)
+	staticcheck -tags accuracy,faults,soak,killcampaign $(GO_PKGS)
 
 .PHONY: lint
 lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 	for m in $(GO_MODULES); do \
-	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy,faults,soak --config $(ROOT)/.golangci.yml ./...); fi; \
+	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy,faults,soak,killcampaign --config $(ROOT)/.golangci.yml ./...); fi; \
 	done
 
 .PHONY: unit
@@ -145,6 +145,10 @@ faults: ## Fault-injection suite: API, agents, echo, nats-server and a Postgres 
 .PHONY: faults-cluster
 faults-cluster: ## Only the fault suite's NATS cluster scenarios (three nats-servers; also in make faults), about 3 min.
 	cd services/api && go test -count=1 -p 1 -timeout 10m -tags faults -run 'TestNATSCluster|TestAPIStartsBeforeNATSClusterQuorum' ./internal/faultsuite/
+
+.PHONY: faults-kill-campaign
+faults-kill-campaign: ## Not in make test: section 9's campaign of docs/reliability.md, a kill -9 of a NATS cluster node then a run, FAULTS_KILL_TRIES times (default 12, about 6 min); bench/results/kill-campaign-DATE.md.
+	bench/kill-campaign
 
 .PHONY: soak
 soak: ## Soak and scale (not in make test): a long 5k qps run, 200 SSE subscribers, 50 concurrent runs, 1M stored runs; SOAK_DURATION (default 30m), SOAK_RUNS (default 1000000).
