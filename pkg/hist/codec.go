@@ -84,6 +84,7 @@ func Decode(b []byte) (*Histogram, error) {
 	}
 	defer scratches.Put(sc)
 	payload, err := sc.validate(b)
+	sc.src.Reset(nil) // the pool keeps no hold on b
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
