@@ -18,9 +18,10 @@ import (
 // answers in 20 ms, so the sends fall ever further behind and the shard's
 // lag p99 passes 10 % of the interval between sends in every second. The
 // run is flagged generator_limited for each of its seconds, the verdict
-// notes it, and a light run on the same agent is not flagged: 8 qps over
-// 4 connections, a send every 500 ms on each, whose lag may reach 50 ms
-// (timers on this shared machine wake up to 30 ms late). The runs
+// notes it, and a light run on the same agent is not flagged: 2 qps over
+// 4 connections, a send every 2 s on each, whose lag may reach 200 ms
+// (with the fault suite and the image builds beside make unit, a timer
+// once woke over 50 ms late and flagged a light run of 8 qps). The runs
 // are created with a known X-Request-Id, which the agent's log lines for
 // the shard carry (docs/observability.md).
 func TestGeneratorLimitedRun(t *testing.T) { // serial: see heavyTests
@@ -78,7 +79,7 @@ func TestGeneratorLimitedRun(t *testing.T) { // serial: see heavyTests
 		t.Errorf("agent's shard starting line %q lacks request_id=%s", line, requestID)
 	}
 
-	light := e.generatorRun(t, echo+"/", 8, 4, 2, "gen-light-1")
+	light := e.generatorRun(t, echo+"/", 2, 4, 4, "gen-light-1")
 	res = decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+light.Id.String()+"/result", e.AdminToken, nil))
 	if res.GeneratorLimitedSeconds != nil || light.VerdictNote != nil {
 		t.Errorf("light run flagged: generator_limited_seconds %v, note %q", res.GeneratorLimitedSeconds, derefS(light.VerdictNote))
@@ -89,8 +90,8 @@ func TestGeneratorLimitedRun(t *testing.T) { // serial: see heavyTests
 	if got := limitedOf(e.allIntervals(t, light.Id.String())); len(got) != 0 {
 		t.Errorf("intervals endpoint flags seconds %v of the light run", got)
 	}
-	if res.Count < 12 {
-		t.Errorf("light run counted %d requests, want about 16", res.Count)
+	if res.Count < 6 {
+		t.Errorf("light run counted %d requests, want about 8", res.Count)
 	}
 }
 
