@@ -38,6 +38,13 @@ type Estimate struct {
 	Longer float64
 	// Seconds is the measured seconds of the shorter run.
 	Seconds int
+	// Spread is the run-to-run spread of the metric estimated from a
+	// pooled baseline's runs (about its relative standard deviation: 0.02
+	// for 2 %), which widens the interval, and SpreadRuns the runs it was
+	// estimated from; 0 and 0 when it was not (one baseline run, too few
+	// pooled, or the error rate).
+	Spread     float64
+	SpreadRuns int
 }
 
 // secondsOf returns the seconds of obs as pkg/verdict compares them, for
@@ -71,7 +78,8 @@ func (e Expr) evalConfident(obs, base Observed, out *Outcome) {
 		for i := range base.Parts {
 			parts[i] = verdict.Part{Seconds: e.secondsOf(base.Parts[i]), Warmup: base.Parts[i].Warmup}
 		}
-		baseSeconds, o.Warmup, o.BasePooled = verdict.Pool(parts), obs.Warmup, true
+		baseSeconds, o.BaseRuns = verdict.Pool(parts)
+		o.Warmup = obs.Warmup
 	}
 	c, err := verdict.Compare(e.secondsOf(obs), baseSeconds, o)
 	if errors.Is(err, verdict.ErrTooShort) {
@@ -94,6 +102,7 @@ func (e Expr) evalConfident(obs, base Observed, out *Outcome) {
 	conf := e.Confidence / 100
 	m := est.Margin(e.Factor, conf)
 	x := &Estimate{Confidence: e.Confidence, MarginLow: m.Low, MarginHigh: m.High, Seconds: est.Seconds()}
+	x.Spread, x.SpreadRuns = est.Spread()
 	if r, ok := est.Ratio(conf); ok {
 		x.Ratio, x.RatioLow, x.RatioHigh = r.Point, r.Low, r.High
 	}

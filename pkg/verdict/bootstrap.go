@@ -90,7 +90,7 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 		return Comparison{}, err
 	}
 	rs, bs := measured(run, o.Warmup), measured(base, o.Warmup)
-	if o.BasePooled {
+	if o.BaseRuns != nil {
 		bs = base
 	}
 	switch {
@@ -110,6 +110,14 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 	metrics = append(metrics, Metric{Name: ErrorRate, P: -1}, Metric{Name: QPS, P: -1})
 	c.Estimates = make([]Estimate, len(metrics))
 	nb := min(blocks(r), blocks(b))
+	var tau []float64
+	var k int
+	if o.BaseRuns != nil {
+		var err error
+		if tau, k, err = spreads(bs, bb, o.BaseRuns, values, index, metrics, o.Seed); err != nil {
+			return Comparison{}, err
+		}
+	}
 	rp, bp := make([]float64, len(metrics)), make([]float64, len(metrics))
 	rd, bd := r.all(), b.all()
 	r.stats(rd, values, metrics, rp)
@@ -118,6 +126,9 @@ func Compare(run, base []Second, o Options) (Comparison, error) {
 		c.Estimates[i] = Estimate{
 			Metric: m, Run: rp[i], Base: bp[i], seconds: min(len(rs), len(bs)), blocks: nb,
 			runB: make([]float64, o.Resamples), baseB: make([]float64, o.Resamples),
+		}
+		if k > 0 {
+			c.Estimates[i].spread, c.Estimates[i].spreadRuns = tau[i], k
 		}
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)) //nolint:gosec // a seeded statistical resampler must be reproducible, not secret

@@ -44,7 +44,18 @@ type Estimate struct {
 	// it sets how much the resampled spread is widened (see widening).
 	// 0 leaves the spread as resampled.
 	blocks float64
+	// spread is the run-to-run standard deviation of the metric's
+	// logarithm, estimated from spreadRuns pooled baseline runs
+	// (spread.go); 0 when not estimated.
+	spread     float64
+	spreadRuns int
 }
+
+// Spread returns the run-to-run spread of the metric (the standard
+// deviation of its logarithm, about its relative spread: 0.02 for 2 %)
+// that widens the intervals, and the pooled baseline runs it was
+// estimated from; 0 and 0 when it was not estimated.
+func (e Estimate) Spread() (tau float64, runs int) { return e.spread, e.spreadRuns }
 
 // Interval is a point estimate with a confidence interval around it.
 type Interval struct {
@@ -66,7 +77,7 @@ func (e Estimate) Ratio(conf float64) (iv Interval, ok bool) {
 		}
 		r[i] = e.runB[i] / e.baseB[i]
 	}
-	return e.interval(e.Run/e.Base, r, conf), true
+	return e.interval(e.Run/e.Base, r, conf, e.Run/e.Base), true
 }
 
 // Margin returns Run - factor*Base, in the metric's unit, with its
@@ -78,13 +89,16 @@ func (e Estimate) Margin(factor, conf float64) Interval {
 	for i := range d {
 		d[i] = e.runB[i] - factor*e.baseB[i]
 	}
-	return e.interval(e.Run-factor*e.Base, d, conf)
+	return e.interval(e.Run-factor*e.Base, d, conf, e.Run)
 }
 
 // interval returns the percentile interval of the replicates xs at conf
 // around point, its bounds' distances from the replicates' median scaled by
-// the widening for e.blocks at conf.
-func (e Estimate) interval(point float64, xs []float64, conf float64) Interval {
+// the widening for e.blocks at conf. With a run-to-run spread, each
+// distance d becomes sqrt(d² + (q·tau·level)²): the run's own level, a
+// relative deviation tau of level (the run's figure, or the ratio), added
+// as an independent term (spread.go).
+func (e Estimate) interval(point float64, xs []float64, conf, level float64) Interval {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	mid := quantile(s, 0.5)
@@ -92,8 +106,12 @@ func (e Estimate) interval(point float64, xs []float64, conf float64) Interval {
 	if e.blocks > 0 {
 		w = widening(e.blocks, conf)
 	}
-	lo, hi := quantile(s, (1-conf)/2), quantile(s, (1+conf)/2)
-	return Interval{Point: point, Low: mid + w*(lo-mid), High: mid + w*(hi-mid)}
+	below, above := w*(mid-quantile(s, (1-conf)/2)), w*(quantile(s, (1+conf)/2)-mid)
+	if e.spread > 0 {
+		x := spreadQuantile(e.spreadRuns, conf) * e.spread * math.Abs(level)
+		below, above = math.Hypot(below, x), math.Hypot(above, x)
+	}
+	return Interval{Point: point, Low: mid - below, High: mid + above}
 }
 
 // Longer returns how many times longer both runs would need to be for

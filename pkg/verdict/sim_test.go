@@ -28,6 +28,11 @@ type sim struct {
 	// 10 ms longer: a run that starts while its host is busy (the order
 	// effect of docs/verdicts.md).
 	stalled int
+	// runLevel is the standard deviation of a run's own level (on the
+	// logarithm of its latencies), drawn once per run: two runs of the
+	// same build settle at levels of their own (about 0.02 on the quiet
+	// host of bench/results/verdicts-2026-11-27-idle-10s.md).
+	runLevel float64
 }
 
 // run returns the run's seconds drawn from rng.
@@ -39,7 +44,7 @@ func (s sim) run(rng *rand.Rand) []Second {
 		slowShare = 0.05  // share of a hiccup second's requests that wait
 	)
 	out := make([]Second, s.seconds)
-	level := 0.0
+	level, own := 0.0, s.runLevel*rng.NormFloat64()
 	for t := range out {
 		level = phi*level + sigma*rng.NormFloat64()
 		hiccup := rng.Float64() < hiccupP
@@ -65,7 +70,7 @@ func (s sim) run(rng *rand.Rand) []Second {
 			if t < s.stalled {
 				d += float64(10 * time.Millisecond)
 			}
-			h.Record(time.Duration(d * math.Exp(level) * s.scale))
+			h.Record(time.Duration(d * math.Exp(level+own) * s.scale))
 			if rng.Float64() < s.errRate {
 				errs++
 			}

@@ -59,9 +59,12 @@ type Options struct {
 	Warmup int
 	// Block is the block length in seconds; 0 chooses BlockLength(n).
 	Block int
-	// BasePooled says the baseline's seconds come from Pool: they are
-	// measured seconds already, and Warmup applies to the run only.
-	BasePooled bool
+	// BaseRuns, when set, says the baseline's seconds come from Pool:
+	// they are measured seconds already, of runs this many seconds long in
+	// order, and Warmup applies to the run only. With at least
+	// MinSpreadRuns of them, each of at least MinSeconds, their spread from
+	// run to run widens the intervals (spread.go).
+	BaseRuns []int
 }
 
 // normalize fills the defaults and checks the values.
@@ -120,17 +123,19 @@ type Part struct {
 
 // Pool joins the measured seconds of baseline runs (each without its
 // warm-up and its trailing partial second) in the order given, into one
-// baseline sample: a run compared with the last N passing runs of its
-// test is compared with their pooled seconds (Options.BasePooled). It is
-// sound when the runs are alike (docs/verdicts.md, "A baseline of several
-// runs"): resampled in blocks, the joined seconds carry both the
-// variation within each run and the differences between the runs.
-func Pool(parts []Part) []Second {
-	var out []Second
+// baseline sample, and returns each run's measured seconds: a run
+// compared with the last N passing runs of its test is compared with
+// their pooled seconds (Options.BaseRuns). It is sound when the runs are
+// alike (docs/verdicts.md, "A baseline of several runs"): resampled in
+// blocks, the joined seconds carry both the variation within each run and
+// the differences between the runs.
+func Pool(parts []Part) (seconds []Second, runs []int) {
 	for _, p := range parts {
-		out = append(out, measured(p.Seconds, p.Warmup)...)
+		m := measured(p.Seconds, p.Warmup)
+		seconds = append(seconds, m...)
+		runs = append(runs, len(m))
 	}
-	return out
+	return seconds, runs
 }
 
 // measured trims the warm-up and a trailing partial second from s.

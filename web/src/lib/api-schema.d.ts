@@ -1977,6 +1977,13 @@ export interface components {
             longer: number;
             /** @description Measured seconds of the shorter run. */
             seconds: number;
+            /**
+             * Format: double
+             * @description With a pooled baseline of at least 3 runs of 10 measured seconds or more: how much the metric moves from run to run among them (the standard deviation of its logarithm, about its relative spread: 0.02 for 2 %), which widens the interval for the run's own level. Absent otherwise, and for the error rate.
+             */
+            spread?: number;
+            /** @description The pooled runs the spread was estimated from. */
+            spread_runs?: number;
         };
         /** @description Percentiles of one latency in one second, microseconds. */
         IntervalLatency: {

@@ -214,6 +214,9 @@ func thresholdOut(o threshold.Outcome) ThresholdResult {
 			Confidence: x.Confidence, Ratio: x.Ratio, RatioLow: x.RatioLow, RatioHigh: x.RatioHigh,
 			MarginLow: x.MarginLow, MarginHigh: x.MarginHigh, Longer: x.Longer, Seconds: x.Seconds,
 		}
+		if x.SpreadRuns > 0 {
+			out.Estimate.Spread, out.Estimate.SpreadRuns = &x.Spread, &x.SpreadRuns
+		}
 	}
 	return out
 }

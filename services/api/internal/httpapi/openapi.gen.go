@@ -2105,6 +2105,12 @@ type ThresholdEstimate struct {
 
 	// Seconds Measured seconds of the shorter run.
 	Seconds int `json:"seconds"`
+
+	// Spread With a pooled baseline of at least 3 runs of 10 measured seconds or more: how much the metric moves from run to run among them (the standard deviation of its logarithm, about its relative spread: 0.02 for 2 %), which widens the interval for the run's own level. Absent otherwise, and for the error rate.
+	Spread *float64 `json:"spread,omitempty"`
+
+	// SpreadRuns The pooled runs the spread was estimated from.
+	SpreadRuns *int `json:"spread_runs,omitempty"`
 }
 
 // ThresholdResult One threshold evaluated on a finished run. Latencies are in microseconds (unit `us`), error rates are fractions (unit `ratio`), counts and rates are plain numbers (unit empty).

@@ -38,6 +38,8 @@ type estimateJSON struct {
 	MarginHigh float64 `json:"margin_high"`
 	Longer     float64 `json:"longer"`
 	Seconds    int     `json:"seconds"`
+	Spread     float64 `json:"spread,omitempty"`
+	SpreadRuns int     `json:"spread_runs,omitempty"`
 }
 
 func estimateToJSON(e *threshold.Estimate) *estimateJSON {
