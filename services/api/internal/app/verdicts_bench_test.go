@@ -46,6 +46,10 @@ type benchDesign struct {
 	shuffle bool
 	// stagger starts the workers a fraction of a run apart.
 	stagger bool
+	// pool, when above 0, judges each pair's runs against a pooled
+	// baseline: the last pool baseline runs of the worker's own test
+	// (baseline_last), of which the pair's baseline is the newest.
+	pool int
 }
 
 func benchDesignFromEnv() benchDesign {
@@ -53,7 +57,12 @@ func benchDesignFromEnv() benchDesign {
 		pairs: envInt("BENCH_VERDICTS_PAIRS", 100), parallel: envInt("BENCH_VERDICTS_PARALLEL", 4),
 		measured: envInt("BENCH_VERDICTS_SECONDS", 10), warmup: envInt0("BENCH_VERDICTS_WARMUP", 2),
 		judgeBase: os.Getenv("BENCH_VERDICTS_JUDGE_BASE") != "0", shuffle: os.Getenv("BENCH_VERDICTS_SHUFFLE") != "0",
-		stagger: os.Getenv("BENCH_VERDICTS_STAGGER") != "0",
+		stagger: os.Getenv("BENCH_VERDICTS_STAGGER") != "0", pool: envInt0("BENCH_VERDICTS_POOL", 0),
+	}
+	if d.pool > 0 {
+		// A pooled baseline's runs are runs of a stored test; an anchor
+		// run's thresholds would keep the inconclusive ones out of it.
+		d.judgeBase = false
 	}
 	for _, f := range strings.Split(envString("BENCH_VERDICTS_CHANGES", "10"), ",") {
 		if v, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err == nil && v > 0 {
@@ -86,11 +95,15 @@ type tally struct {
 	// ratios, lows, highs and longer collect each confidence form's
 	// estimate over the pairs.
 	ratios, lows, highs, longer map[string][]float64
+	// spreads collects the run-to-run spread a pooled baseline's runs
+	// gave each confidence form.
+	spreads map[string][]float64
 }
 
 func newTally() *tally {
 	return &tally{fail: map[string]int{}, unsure: map[string]int{}, broken: map[string]int{}, pass: map[string]int{},
-		ratios: map[string][]float64{}, lows: map[string][]float64{}, highs: map[string][]float64{}, longer: map[string][]float64{}}
+		ratios: map[string][]float64{}, lows: map[string][]float64{}, highs: map[string][]float64{}, longer: map[string][]float64{},
+		spreads: map[string][]float64{}}
 }
 
 // add counts one pair's outcomes, out in the order of benchThresholds.
@@ -113,6 +126,9 @@ func (c *tally) add(out []client.ThresholdResult) {
 			c.highs[th] = append(c.highs[th], x.RatioHigh)
 			if x.Longer > 0 {
 				c.longer[th] = append(c.longer[th], x.Longer)
+			}
+			if x.Spread != nil {
+				c.spreads[th] = append(c.spreads[th], *x.Spread)
 			}
 		}
 		switch {
@@ -201,8 +217,18 @@ func TestVerdictsBench(t *testing.T) {
 			if d.stagger {
 				time.Sleep(time.Duration(w) * runLen / time.Duration(d.parallel))
 			}
+			var pool *benchPool
+			if d.pool > 0 {
+				var err error
+				if pool, err = b.newPool(w); err != nil {
+					errMu.Lock()
+					errs = append(errs, err.Error())
+					errMu.Unlock()
+					return
+				}
+			}
 			for i := range work {
-				if err := b.pair(i); err != nil {
+				if err := b.pair(i, pool); err != nil {
 					errMu.Lock()
 					errs = append(errs, err.Error())
 					errMu.Unlock()
@@ -327,11 +353,17 @@ func (b *bench) profiled(role string, r client.Run) {
 }
 
 // pair runs pair i: one baseline, then an identical run and the slower
-// ones, each compared with the baseline.
-func (b *bench) pair(i int) error {
+// ones, each compared with the baseline, or with pool's last runs.
+func (b *bench) pair(i int, pool *benchPool) error {
 	body := map[string]any{"project": "default", "name": "verdicts-base", "spec": b.spec(0)}
 	if b.anchor != "" {
 		body["baseline_run"], body["thresholds"] = b.anchor, benchThresholds
+	}
+	if pool != nil {
+		var err error
+		if body, err = pool.baseline(); err != nil {
+			return err
+		}
 	}
 	base, err := b.run(body)
 	if err != nil {
@@ -347,8 +379,14 @@ func (b *bench) pair(i int) error {
 		rng.Shuffle(len(sides), func(x, y int) { sides[x], sides[y] = sides[y], sides[x] })
 	}
 	for _, c := range sides {
-		r, err := b.run(map[string]any{"project": "default", "name": "verdicts-pair", "spec": b.spec(c),
-			"baseline_run": base.Id, "thresholds": benchThresholds})
+		body := map[string]any{"project": "default", "name": "verdicts-pair", "spec": b.spec(c),
+			"baseline_run": base.Id, "thresholds": benchThresholds}
+		if pool != nil {
+			if body, err = pool.judged(c); err != nil {
+				return err
+			}
+		}
+		r, err := b.run(body)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", delays(c), err)
 		}
@@ -383,7 +421,15 @@ func (b *bench) report(took time.Duration, errs []string) string {
 	for _, c := range d.changes {
 		fmt.Fprintf(&w, " `%s`", delays(c))
 	}
-	fmt.Fprintf(&w, "), each judged against the baseline. %d pairs asked, %d A/A pairs completed, %d at once%s, in %s.\n\n",
+	if d.pool > 0 {
+		fmt.Fprintf(&w, "), each judged against a pooled baseline: the last %d passing runs of the worker's own stored test\n"+
+			"(`baseline_last: %d`), the pair's baseline the newest of them. The test's spec is set before each run (the\n"+
+			"target's delays change, the test does not); its baseline runs have no thresholds and pass, its judged runs also\n"+
+			"carry `%s`, which fails, so that only baselines are pooled", d.pool, d.pool, neverPasses)
+	} else {
+		w.WriteString("), each judged against the baseline")
+	}
+	fmt.Fprintf(&w, ". %d pairs asked, %d A/A pairs completed, %d at once%s, in %s.\n\n",
 		d.pairs, b.aa.pairs, d.parallel, map[bool]string{true: " (workers started staggered)"}[d.stagger], took.Round(time.Second))
 	fmt.Fprintf(&w, "Command: `%s` at commit %s; host load average (1, 5, 15 min) %s before, %s after, on 2 cores\n"+
 		"shared with other work", b.command, b.commit, b.loadBefore, b.loadAfter)
@@ -409,14 +455,14 @@ func (b *bench) report(took time.Duration, errs []string) string {
 			fmt.Fprintf(&w, "| `%s` | %d (%s) | %d | %d | %d |\n", th, f, pct(f, s.t.pairs), u, ok, s.t.pairs-f-u-ok)
 		}
 		w.WriteString("\nMedians over the pairs of each confidence form's estimate (ratio run / baseline, its 95 % interval,\n" +
-			"and, over the inconclusive ones, how many times longer both runs would need to be):\n\n" +
-			"| threshold | ratio | interval low | interval high | longer |\n|---|---:|---:|---:|---:|\n")
+			"over the inconclusive ones, how many times longer both runs would need to be, and the run-to-run spread of the pooled baseline's runs, where estimated, with its 90th percentile):\n\n" +
+			"| threshold | ratio | interval low | interval high | longer | spread | spread p90 |\n|---|---:|---:|---:|---:|---:|---:|\n")
 		for _, th := range benchThresholds {
 			if len(s.t.ratios[th]) == 0 {
 				continue
 			}
-			fmt.Fprintf(&w, "| `%s` | %.3f | %.3f | %.3f | %s |\n", th, median(s.t.ratios[th]), median(s.t.lows[th]), median(s.t.highs[th]),
-				medianOrDash(s.t.longer[th]))
+			fmt.Fprintf(&w, "| `%s` | %.3f | %.3f | %.3f | %s | %s | %s |\n", th, median(s.t.ratios[th]), median(s.t.lows[th]), median(s.t.highs[th]),
+				medianOrDash(s.t.longer[th]), percentOf(s.t.spreads[th], 0.5), percentOf(s.t.spreads[th], 0.9))
 		}
 		w.WriteString("\n")
 	}
@@ -502,6 +548,16 @@ func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// percentOf returns the q quantile of xs as a percentage, "–" for none.
+func percentOf(xs []float64, q float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return strconv.FormatFloat(100*s[int(q*float64(len(s)-1))], 'f', 2, 64) + " %"
 }
 
 func medianOrDash(xs []float64) string {
