@@ -22,20 +22,21 @@ const neverPasses = "count < 0"
 // not, as when a service regresses), whose baseline runs pass and are
 // pooled, and whose judged runs ask for its last n passing runs.
 type benchPool struct {
-	b    *bench
-	test string
-	n    int
+	b          *bench
+	test, name string
+	n          int
 }
 
 // newPool creates worker w's test and fills its pool with n - 1 baseline
 // runs, so that the first pair's baseline completes it.
 func (b *bench) newPool(w int) (*benchPool, error) {
+	name := "verdicts-pool-" + strconv.Itoa(w)
 	status, _, raw := b.e.do(b.t, http.MethodPost, "/tests", b.e.AdminToken,
-		map[string]any{"project": "default", "name": "verdicts-pool-" + strconv.Itoa(w), "spec": b.spec(0)})
+		map[string]any{"project": "default", "name": name, "spec": b.spec(0)})
 	if status != http.StatusCreated {
 		return nil, fmt.Errorf("create test: %d %s", status, raw)
 	}
-	p := &benchPool{b: b, test: decode[client.Test](b.t, raw).Id.String(), n: b.d.pool}
+	p := &benchPool{b: b, test: decode[client.Test](b.t, raw).Id.String(), name: name, n: b.d.pool}
 	for range p.n - 1 {
 		body, err := p.baseline()
 		if err != nil {
@@ -56,7 +57,7 @@ func (b *bench) newPool(w int) (*benchPool, error) {
 // setSpec points the test at the echo with delays change percent longer.
 func (p *benchPool) setSpec(change float64) error {
 	status, _, raw := p.b.e.do(p.b.t, http.MethodPut, "/tests/"+p.test, p.b.e.AdminToken,
-		map[string]any{"name": "verdicts-pool", "spec": p.b.spec(change)})
+		map[string]any{"name": p.name, "spec": p.b.spec(change)})
 	if status != http.StatusOK {
 		return fmt.Errorf("set the test's spec: %d %s", status, raw)
 	}
