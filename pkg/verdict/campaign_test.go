@@ -173,3 +173,61 @@ func TestCalibration(t *testing.T) {
 		t.Logf("echo %v: A/A false regressions of 400: p50 %d, p90 %d, p99 %d", s.echo, c.confident["p(50)"], c.confident["p(90)"], c.confident["p(99)"])
 	}
 }
+
+// TestCampaignPooled runs both campaigns with a level of each run's own
+// (a 2 % standard deviation, as two runs of the same build settled at on
+// the quiet host of bench/results/verdicts-2026-11-27-idle-10s.md),
+// against one baseline run and against the last 10 baseline runs pooled.
+// Against one run the confidence form with no allowance calls that level a
+// regression in more than 5 % of identical pairs: no interval from one
+// run's seconds can see it. Against the pool, whose runs' spread widens
+// the interval (spread.go), it stays within 5 %, and +10 % is still
+// detected in most pairs.
+func TestCampaignPooled(t *testing.T) {
+	t.Parallel()
+	const pairs, k = 100, 10
+	a := sim{qps: 200, seconds: 10, scale: 1, runLevel: 0.02}
+	b := a
+	b.scale = 1.10
+	o := Options{Percentiles: []float64{90}, Resamples: 500}
+	// judge counts the pairs whose run, drawn from run, the confidence
+	// form p(90) < baseline @ 95% fails against one baseline run and
+	// against k pooled.
+	judge := func(seed uint64, run sim) (single, pooled int) {
+		rng := rand.New(rand.NewPCG(seed, seed+1))
+		for range pairs {
+			parts := make([]Part, k)
+			for i := range parts {
+				parts[i] = Part{Seconds: a.run(rng)}
+			}
+			r := run.run(rng)
+			if mustFind(t, mustCompare(t, r, parts[k-1].Seconds, o), "p(90)").Margin(1, 0.95).Low > 0 {
+				single++
+			}
+			base, runs := Pool(parts)
+			po := o
+			po.BaseRuns = runs
+			e := mustFind(t, mustCompare(t, r, base, po), "p(90)")
+			if _, n := e.Spread(); n != k {
+				t.Fatalf("spread estimated from %d runs, want %d", n, k)
+			}
+			if e.Margin(1, 0.95).Low > 0 {
+				pooled++
+			}
+		}
+		return single, pooled
+	}
+	single, pooled := judge(50, a)
+	t.Logf("A/A, runs 2 %% apart: false regressions against one run %d/%d, against %d pooled %d/%d", single, pairs, k, pooled, pairs)
+	if single*20 <= pairs {
+		t.Errorf("A/A against one run: %d/%d false regressions, want over 5 %%: the runs' own levels are what the pool is for", single, pairs)
+	}
+	if pooled*20 > pairs {
+		t.Errorf("A/A against %d pooled runs: %d/%d false regressions, want at most 5 %%", k, pooled, pairs)
+	}
+	single, pooled = judge(51, b)
+	t.Logf("A/B +10 %%: detected against one run %d/%d, against %d pooled %d/%d", single, pairs, k, pooled, pairs)
+	if pooled*100 < 70*pairs {
+		t.Errorf("A/B +10 %% against %d pooled runs: detected in %d/%d, want at least 70 %%", k, pooled, pairs)
+	}
+}

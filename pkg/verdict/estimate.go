@@ -107,27 +107,38 @@ func (e Estimate) interval(point float64, xs []float64, conf, level float64) Int
 		w = widening(e.blocks, conf)
 	}
 	below, above := w*(mid-quantile(s, (1-conf)/2)), w*(quantile(s, (1+conf)/2)-mid)
-	if e.spread > 0 {
-		x := spreadQuantile(e.spreadRuns, conf) * e.spread * math.Abs(level)
+	if x := e.spreadTerm(conf, level); x > 0 {
 		below, above = math.Hypot(below, x), math.Hypot(above, x)
 	}
 	return Interval{Point: point, Low: mid - below, High: mid + above}
 }
 
+// spreadTerm returns the run-to-run term of an interval at conf around
+// level: 0 without a spread.
+func (e Estimate) spreadTerm(conf, level float64) float64 {
+	if e.spread <= 0 {
+		return 0
+	}
+	return spreadQuantile(e.spreadRuns, conf) * e.spread * math.Abs(level)
+}
+
 // Longer returns how many times longer both runs would need to be for
-// the margin to factor at conf to exclude 0, assuming its width shrinks as
-// 1/sqrt(seconds): 1 when it already does, +Inf when the point margin is
-// 0 (no length tells a difference that is not there).
+// the margin to factor at conf to exclude 0, assuming the part of its
+// width from within the runs shrinks as 1/sqrt(seconds): 1 when it
+// already does, +Inf when the point margin is 0 (no length tells a
+// difference that is not there) or within the run-to-run term, which no
+// length shrinks.
 func (e Estimate) Longer(factor, conf float64) float64 {
 	m := e.Margin(factor, conf)
 	if m.Low > 0 || m.High < 0 {
 		return 1
 	}
-	if m.Point == 0 {
+	half, x, d := (m.High-m.Low)/2, e.spreadTerm(conf, e.Run), math.Abs(m.Point)
+	if d <= x {
 		return math.Inf(1)
 	}
-	half := (m.High - m.Low) / 2
-	return max(1, (half/math.Abs(m.Point))*(half/math.Abs(m.Point)))
+	within := max(half*half-x*x, 0)
+	return max(1, within/(d*d-x*x))
 }
 
 // Seconds returns the measured seconds of the shorter run.

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -42,7 +43,8 @@ func TestPoolTrims(t *testing.T) {
 // interval than one baseline run and still cover 1 (A/A); a +15 % run is
 // a regression against the pool; and the runs' spread from run to run is
 // estimated: near 0 for alike runs, near the 12 % standard deviation of
-// the levels 0.85 to 1.15 for varied ones, whose interval it widens.
+// the levels 0.85 to 1.15 for varied ones, whose interval it widens past
+// what any length of run would narrow.
 func TestPooledBaseline(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 32))
@@ -104,6 +106,11 @@ func TestPooledBaseline(t *testing.T) {
 	}
 	if _, wVaried := ratio(variedEst); wVaried <= 3*wPooled {
 		t.Errorf("runs at levels 0.85 to 1.15: width %.3f, want over 3 times alike runs' pooled seconds' %.3f", wVaried, wPooled)
+	}
+	// No length of run tells a difference smaller than the runs' own
+	// levels' spread: the run-to-run term does not shrink.
+	if l := variedEst.Longer(1, 0.95); !math.IsInf(l, 1) {
+		t.Errorf("runs at levels 0.85 to 1.15: longer %v, want +Inf", l)
 	}
 }
 

@@ -44,7 +44,10 @@ func (s sim) run(rng *rand.Rand) []Second {
 		slowShare = 0.05  // share of a hiccup second's requests that wait
 	)
 	out := make([]Second, s.seconds)
-	level, own := 0.0, s.runLevel*rng.NormFloat64()
+	level, own := 0.0, 0.0
+	if s.runLevel > 0 { // drawn only then, so that other runs keep their seeds' draws
+		own = s.runLevel * rng.NormFloat64()
+	}
 	for t := range out {
 		level = phi*level + sigma*rng.NormFloat64()
 		hiccup := rng.Float64() < hiccupP

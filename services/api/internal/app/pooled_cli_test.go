@@ -73,6 +73,9 @@ func TestCLIPooledBaseline(t *testing.T) { // serial: see heavyTests
 		if x == nil || x.Seconds < 10 || x.RatioLow <= 0 || x.RatioHigh >= 3 {
 			t.Errorf("estimate %+v, want a ratio interval under 3 over at least 10 seconds", x)
 		}
+		if x != nil && (x.Spread != nil || x.SpreadRuns != nil) {
+			t.Errorf("estimate's spread %v from %v runs, want none: 2 runs of 7 s give no run-to-run spread", x.Spread, x.SpreadRuns)
+		}
 	})
 }
 

@@ -119,7 +119,12 @@ func formatOutcome(o *client.ThresholdResult) string {
 	line := fmt.Sprintf("%s  %s  observed %s, limit %s", word, o.Expression,
 		threshold.FormatValue(o.Observed, unit), threshold.FormatValue(o.Limit, unit))
 	if st := outcomeOf(o).Statement(); st != "" {
-		return line + "\n      " + st
+		line += "\n      " + st
+		if x := o.Estimate; x != nil && x.SpreadRuns != nil && *x.SpreadRuns > 0 {
+			line += fmt.Sprintf("\n      runs differ by %.1f %% from run to run (%d pooled runs); the interval includes it",
+				100*deref(x.Spread), *x.SpreadRuns)
+		}
+		return line
 	}
 	if deref(o.Inconclusive) {
 		return line + "\n      " + deref(o.Note)
@@ -153,6 +158,7 @@ func outcomeOf(o *client.ThresholdResult) threshold.Outcome {
 		out.Estimate = &threshold.Estimate{
 			Confidence: x.Confidence, Ratio: x.Ratio, RatioLow: x.RatioLow, RatioHigh: x.RatioHigh,
 			MarginLow: x.MarginLow, MarginHigh: x.MarginHigh, Longer: x.Longer, Seconds: x.Seconds,
+			Spread: deref(x.Spread), SpreadRuns: deref(x.SpreadRuns),
 		}
 	}
 	return out

@@ -10,7 +10,8 @@ import (
 )
 
 // TestConfidenceReports checks that the terminal summary and the Markdown
-// summary state each confidence form's interval and verdict in one line.
+// summary state each confidence form's interval and verdict in one line,
+// and the terminal's the run-to-run spread of a pooled baseline.
 func TestConfidenceReports(t *testing.T) {
 	t.Parallel()
 	v := client.Inconclusive
@@ -18,7 +19,8 @@ func TestConfidenceReports(t *testing.T) {
 		Observed: 21_000, Limit: 22_000, Inconclusive: ptr(true), Note: ptr("run about 3.2× longer to tell"),
 		Estimate: &client.ThresholdEstimate{Confidence: 95, Ratio: 1.05, RatioLow: 0.98, RatioHigh: 1.12, Longer: 3.2, Seconds: 10}}
 	regressed := client.ThresholdResult{Expression: "p(50) < baseline @ 95%", Metric: "response.p(50)", Unit: client.UnitMicros,
-		Observed: 5600, Limit: 5000, Estimate: &client.ThresholdEstimate{Confidence: 95, Ratio: 1.12, RatioLow: 1.07, RatioHigh: 1.17, Longer: 1, Seconds: 10}}
+		Observed: 5600, Limit: 5000, Estimate: &client.ThresholdEstimate{Confidence: 95, Ratio: 1.12, RatioLow: 1.07, RatioHigh: 1.17, Longer: 1, Seconds: 10,
+			Spread: ptr(0.021), SpreadRuns: ptr(3)}}
 	short := client.ThresholdResult{Expression: "qps >= baseline @ 95%", Metric: "qps", Inconclusive: ptr(true),
 		Note: ptr("the run has 8 measured seconds, at least 10 needed: too few measured seconds")}
 	results := []client.ThresholdResult{unsure, regressed, short}
@@ -31,7 +33,7 @@ func TestConfidenceReports(t *testing.T) {
 	for _, want := range []string{
 		"INCONCLUSIVE  p(99) < baseline * 1.1 @ 95%",
 		"p(99) +5.0 % (95 % CI -2.0 % to +12.0 %): inconclusive, run about 3.2× longer to tell",
-		"p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression",
+		"p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression\n      runs differ by 2.1 % from run to run (3 pooled runs); the interval includes it\n",
 		"the run has 8 measured seconds",
 		"verdict inconclusive: INCONCLUSIVE",
 		"  baseline: " + note + "\n",

@@ -59,7 +59,8 @@ type junitProperty struct {
 
 // estimateProperties are a confidence form's figures: its verdict
 // (pass, regression, inconclusive), level, ratio with its interval (when
-// the baseline's figure is not 0) and the measured seconds.
+// the baseline's figure is not 0), the measured seconds and, from a
+// pooled baseline, the run-to-run spread.
 func estimateProperties(o threshold.Outcome) *junitProperties {
 	x := o.Estimate
 	if x == nil {
@@ -80,6 +81,9 @@ func estimateProperties(o threshold.Outcome) *junitProperties {
 	}
 	p.List = append(p.List, junitProperty{"margin_low", f(x.MarginLow)}, junitProperty{"margin_high", f(x.MarginHigh)},
 		junitProperty{"seconds", strconv.Itoa(x.Seconds)})
+	if x.SpreadRuns > 0 {
+		p.List = append(p.List, junitProperty{"spread", f(x.Spread)}, junitProperty{"spread_runs", strconv.Itoa(x.SpreadRuns)})
+	}
 	return p
 }
 

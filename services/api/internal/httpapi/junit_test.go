@@ -85,12 +85,13 @@ func TestJunitOut(t *testing.T) {
 // TestJunitXMLConfidence checks the XML a CI tool reads for confidence
 // forms: each testcase carries the interval and the verdict as properties
 // and as the one-line statement, a regression as its failure message and
-// an inconclusive form as skipped.
+// an inconclusive form as skipped, and the run-to-run spread of a pooled
+// baseline.
 func TestJunitXMLConfidence(t *testing.T) {
 	t.Parallel()
 	regressed := threshold.Outcome{Expression: "p(50) < baseline @ 95%", Metric: "response.p(50)", Unit: threshold.Micros,
 		Observed: 5600, Limit: 5000, Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.12, RatioLow: 1.07, RatioHigh: 1.17,
-			MarginLow: 350, MarginHigh: 850, Longer: 1, Seconds: 12}}
+			MarginLow: 350, MarginHigh: 850, Longer: 1, Seconds: 12, Spread: 0.021, SpreadRuns: 5}}
 	unsure := threshold.Outcome{Expression: "p(99) < baseline * 1.1 @ 95%", Metric: "response.p(99)", Unit: threshold.Micros,
 		Inconclusive: true, Note: "run about 3.2× longer to tell",
 		Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.05, RatioLow: 0.98, RatioHigh: 1.12, MarginLow: -2400, MarginHigh: 400, Seconds: 10}}
@@ -110,6 +111,8 @@ func TestJunitXMLConfidence(t *testing.T) {
 		`<property name="ratio_low" value="1.07"></property>`,
 		`<property name="ratio_high" value="1.17"></property>`,
 		`<property name="seconds" value="12"></property>`,
+		`<property name="spread" value="0.021"></property>`,
+		`<property name="spread_runs" value="5"></property>`,
 		`<system-out>p(50) +12.0 % (95 % CI +7.0 % to +17.0 %): regression</system-out>`,
 		`<skipped message="inconclusive: run about 3.2× longer to tell">`,
 		`<property name="verdict" value="inconclusive"></property>`,
@@ -118,5 +121,8 @@ func TestJunitXMLConfidence(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("JUnit XML lacks %s:\n%s", want, got)
 		}
+	}
+	if n := strings.Count(got, `name="spread"`); n != 1 {
+		t.Errorf("JUnit XML has %d spread properties, want 1 (only the pooled estimate has one):\n%s", n, got)
 	}
 }

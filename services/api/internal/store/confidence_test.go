@@ -43,7 +43,8 @@ func TestFinishRunConfidence(t *testing.T) {
 	outcomes := []threshold.Outcome{{
 		Expression: "p(99) < baseline * 1.1 @ 95%", Metric: "response.p(99)", Unit: threshold.Micros, Observed: 1500, Limit: 1320,
 		Inconclusive: true, Note: "run about 3.2× longer to tell",
-		Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.25, RatioLow: 0.98, RatioHigh: 1.5, MarginLow: -200, MarginHigh: 600, Longer: 3.2, Seconds: 11},
+		Estimate: &threshold.Estimate{Confidence: 95, Ratio: 1.25, RatioLow: 0.98, RatioHigh: 1.5, MarginLow: -200, MarginHigh: 600, Longer: 3.2, Seconds: 11,
+			Spread: 0.034, SpreadRuns: 4},
 	}}
 	var seen runs.Settlement
 	if _, _, err := f.s.FinishRun(ctx, run.ID, func(s runs.Settlement) (runs.Finish, error) {

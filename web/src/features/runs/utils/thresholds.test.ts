@@ -32,14 +32,14 @@ describe('threshold results', () => {
       },
       {
         expression: 'p(50) < baseline @ 95%', metric: 'response.p(50)', unit: 'us', observed: 5600, limit: 5000, pass: false,
-        estimate: { confidence: 95, ratio: 1.12, ratio_low: 1.07, ratio_high: 1.17, margin_low: 350, margin_high: 850, longer: 1, seconds: 10 },
+        estimate: { confidence: 95, ratio: 1.12, ratio_low: 1.07, ratio_high: 1.17, margin_low: 350, margin_high: 850, longer: 1, seconds: 10, spread: 0.021, spread_runs: 5 },
       },
       { expression: 'qps >= baseline @ 95%', metric: 'qps', unit: '', observed: 0, limit: 0, pass: false, inconclusive: true, note: 'too few measured seconds' },
     ];
     const rows = thresholdRows(conf.map((r) => r.expression), conf);
     expect(rows.map((r) => ('pending' in r ? 'pending' : [r.outcome, r.interval]))).toEqual([
       ['inconclusive', '+5.0 % (95 % CI −2.0 % to +12.0 %); run about 3.2× longer to tell'],
-      ['fail', '+12.0 % (95 % CI +7.0 % to +17.0 %)'],
+      ['fail', '+12.0 % (95 % CI +7.0 % to +17.0 %); runs differ by 2.1 % from run to run (5 pooled runs)'],
       ['inconclusive', 'too few measured seconds'],
     ]);
     expect(thresholdCounts(conf)).toBe('0 passed, 1 failed, 2 inconclusive');

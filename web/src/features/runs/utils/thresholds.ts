@@ -28,15 +28,18 @@ function signedPercent(r: number): string {
 }
 
 /**
- * formatEstimate states a confidence form's ratio with its interval and, when
- * inconclusive, the note (how much longer to run); undefined for other forms.
+ * formatEstimate states a confidence form's ratio with its interval, the
+ * run-to-run spread a pooled baseline measured (which the interval includes)
+ * and, when inconclusive, the note (how much longer to run); undefined for
+ * other forms.
  */
 export function formatEstimate(t: ThresholdResult): string | undefined {
   const x = t.estimate;
   const note = t.inconclusive && t.note ? t.note : undefined;
   if (!x) return note;
   const text = x.ratio > 0 ? `${signedPercent(x.ratio)} (${x.confidence} % CI ${signedPercent(x.ratio_low)} to ${signedPercent(x.ratio_high)})` : undefined;
-  return [text, note].filter(Boolean).join('; ') || undefined;
+  const spread = x.spread_runs ? `runs differ by ${((x.spread ?? 0) * 100).toFixed(1)} % from run to run (${x.spread_runs} pooled runs)` : undefined;
+  return [text, spread, note].filter(Boolean).join('; ') || undefined;
 }
 
 /**
