@@ -36,6 +36,17 @@ type Observed struct {
 	// Parts, on a baseline made by Pool, are the runs pooled into it:
 	// confidence forms resample their joined seconds (verdict.Pool).
 	Parts []Observed
+	// Steps are a scenario run's steps by name, each as its own result
+	// (with the run's Primary); Checks its checks by name. Both are nil
+	// for other runs.
+	Steps  map[string]*Observed
+	Checks map[string]CheckCount
+}
+
+// CheckCount is how often a scenario's check, over every step that has a
+// check of its name, was evaluated (once per response) and failed.
+type CheckCount struct {
+	Evaluated, Failed int64
 }
 
 // Outcome is the evaluation of one expression.
@@ -120,7 +131,20 @@ func (e Expr) resolved(primary Kind) Expr {
 
 // value returns the metric of e on obs, in the metric's unit.
 func (e Expr) value(obs Observed) (float64, error) {
+	if e.Step != "" {
+		s := obs.Steps[e.Step]
+		if s == nil {
+			return 0, fmt.Errorf("the run's result has no step named %q", e.Step)
+		}
+		obs = *s
+	}
 	switch e.Stat {
+	case Checks:
+		c := obs.Checks[e.Check]
+		if c.Evaluated == 0 {
+			return 0, fmt.Errorf("no response was checked by a check named %q", e.Check)
+		}
+		return 1 - float64(c.Failed)/float64(c.Evaluated), nil
 	case Count:
 		return float64(obs.Count), nil
 	case Errors:

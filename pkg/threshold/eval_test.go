@@ -42,6 +42,17 @@ func TestEval(t *testing.T) {
 	}
 	closed := obs
 	closed.Primary = Service
+	// A scenario run: its "login" step had 40 requests, 4 of them errors
+	// (2 without a response), 10 to 400 µs; its checks ran on the
+	// responses of the steps that have them.
+	var loginResp []int64
+	for i := int64(1); i <= 40; i++ {
+		loginResp = append(loginResp, i*10)
+	}
+	scen := obs
+	scen.Steps = map[string]*Observed{"login": {Count: 40, Errors: 4, Codes: map[string]int64{"200": 36, "503": 2, "-1": 2},
+		Response: mustHist(t, loginResp...), Service: mustHist(t, 5), Primary: Response}}
+	scen.Checks = map[string]CheckCount{"status is 200": {Evaluated: 38, Failed: 2}, "never": {}}
 	base := obs
 	base.QPS = 40
 	base.Response = mustHist(t, 500)
@@ -84,6 +95,16 @@ func TestEval(t *testing.T) {
 		{name: "no requests error rate", src: "error_rate == 0", obs: Observed{}, metric: "error_rate", err: "no requests completed"},
 		{name: "no latency", src: "p(99) < 1s", obs: Observed{Primary: Service}, metric: "service.p(99)", err: "no service latency recorded"},
 		{name: "count of empty run", src: "count > 0", obs: Observed{}, metric: "count"},
+		{name: "step p99", src: `step("login").p(99) <= 400us`, obs: scen, metric: `step("login").response.p(99)`, observed: 400, limit: 400, pass: true},
+		{name: "step service max", src: `step("login").service.max < 1ms`, obs: scen, metric: `step("login").service.max`, observed: 5, limit: 1000, pass: true},
+		{name: "step count", src: `step("login").count == 40`, obs: scen, metric: `step("login").count`, observed: 40, limit: 40, pass: true},
+		{name: "step error rate", src: `step("login").error_rate < 5%`, obs: scen, metric: `step("login").error_rate`, observed: 0.1, limit: 0.05},
+		{name: "step 5xx", src: `step("login").status_5xx == 2`, obs: scen, metric: `step("login").status_5xx`, observed: 2, limit: 2, pass: true},
+		{name: "checks", src: `checks("status is 200") >= 95%`, obs: scen, metric: `checks("status is 200")`, observed: 0.9473684210526316, limit: 0.95},
+		{name: "checks pass", src: `checks("status is 200") > 0.9`, obs: scen, metric: `checks("status is 200")`, observed: 0.9473684210526316, limit: 0.9, pass: true},
+		{name: "unknown step", src: `step("nope").count > 0`, obs: scen, metric: `step("nope").count`, err: `the run's result has no step named "nope"`},
+		{name: "step of a plain run", src: `step("login").count > 0`, obs: obs, metric: `step("login").count`, err: `no step named "login"`},
+		{name: "check never evaluated", src: `checks("never") > 0`, obs: scen, metric: `checks("never")`, err: `no response was checked by a check named "never"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,8 +89,8 @@ func (p *parser) abort(e *Expr) error {
 	}
 	p.i += len("abort")
 	switch {
-	case !e.Stat.CanAbort():
-		return p.fail(start, "only errors, error_rate and status_* thresholds can abort a run: they are checked while it goes on")
+	case !e.Stat.CanAbort() || e.Step != "":
+		return p.fail(start, "only errors, error_rate and status_* thresholds of the whole run can abort it: they are checked while it goes on")
 	case e.Baseline:
 		return p.fail(start, "a baseline threshold cannot abort a run: the baseline is known only at its end")
 	}
@@ -139,13 +139,33 @@ func (p *parser) word() string {
 	return p.src[start:p.i]
 }
 
-// metric reads [kind "."] stat.
+// metric reads [step "."] [kind "."] stat, or checks(name).
 func (p *parser) metric(e *Expr) error {
 	p.blanks()
 	start := p.i
 	name := p.word()
 	if name == "" {
 		return p.fail(start, "expected a metric such as p(99), error_rate or qps")
+	}
+	if (name == "step" || name == string(Checks)) && p.i < len(p.src) && p.src[p.i] == '(' {
+		scoped, err := p.name(name)
+		if err != nil {
+			return err
+		}
+		if name == string(Checks) {
+			e.Stat, e.Check = Checks, scoped
+			return nil
+		}
+		if p.i >= len(p.src) || p.src[p.i] != '.' {
+			return p.fail(p.i, `expected . and a metric after the step, as in step("checkout").p(99)`)
+		}
+		p.i++
+		e.Step = scoped
+		start = p.i
+		name = p.word()
+		if name == "" {
+			return p.fail(start, "expected a metric after the step")
+		}
 	}
 	if p.i < len(p.src) && p.src[p.i] == '.' {
 		switch Kind(name) {
@@ -164,8 +184,40 @@ func (p *parser) metric(e *Expr) error {
 	if e.Kind != Primary && !e.Stat.Latency() {
 		return p.fail(start, "%s is not a latency: a kind applies only to p(N), min, max, avg and stddev", name)
 	}
+	if e.Step != "" && e.Stat == QPS {
+		return p.fail(start, "a step has no qps of its own: judge the run's qps, or the step's count")
+	}
 	return nil
 }
+
+// name reads ("NAME") after step or checks, the opening parenthesis
+// next: a step's or a check's name, not blank, without a double quote.
+func (p *parser) name(what string) (string, error) {
+	p.i++ // (
+	if p.i >= len(p.src) || p.src[p.i] != '"' {
+		return "", p.fail(p.i, `expected a quoted name after %s(, as in %s("checkout")`, what, what)
+	}
+	p.i++
+	at := p.i
+	end := strings.IndexByte(p.src[at:], '"')
+	if end < 0 {
+		return "", p.fail(at-1, "the name has no closing double quote")
+	}
+	name := p.src[at : at+end]
+	if strings.TrimSpace(name) == "" {
+		return "", p.fail(at, "the name is blank")
+	}
+	p.i = at + end + 1
+	if p.i >= len(p.src) || p.src[p.i] != ')' {
+		return "", p.fail(p.i, "expected ) after the name")
+	}
+	p.i++
+	return name, nil
+}
+
+// scoped reports whether e names a scenario's step or check, which only
+// fixed limits judge.
+func (e Expr) scoped() bool { return e.Step != "" || e.Stat == Checks }
 
 // stat reads the metric's name, read already as name from start, and a
 // percentile's argument.
@@ -276,6 +328,9 @@ func (p *parser) op(e *Expr) error {
 func (p *parser) limit(e *Expr) error {
 	p.blanks()
 	if strings.HasPrefix(p.src[p.i:], "baseline") {
+		if e.scoped() {
+			return p.fail(p.i, "a step's or a check's threshold takes a fixed limit, not a baseline")
+		}
 		p.i += len("baseline")
 		e.Baseline, e.Factor = true, 1
 		p.blanks()
@@ -296,7 +351,7 @@ func (p *parser) limit(e *Expr) error {
 	switch {
 	case e.Stat.Latency():
 		return p.duration(e)
-	case e.Stat == ErrorRate:
+	case e.Stat == ErrorRate, e.Stat == Checks:
 		return p.rate(e)
 	default:
 		return p.plain(e)
@@ -340,6 +395,9 @@ func (p *parser) rate(e *Expr) error {
 		if p.i > start {
 			return err
 		}
+		if e.Stat == Checks {
+			return p.fail(start, "expected a share like 0.99 or 99.9%%")
+		}
 		return p.fail(start, "expected an error rate like 0.001 or 0.1%%")
 	}
 	if p.i < len(p.src) && p.src[p.i] == '%' {
@@ -351,7 +409,7 @@ func (p *parser) rate(e *Expr) error {
 		return nil
 	}
 	if v > 1 {
-		return p.fail(start, "an error rate is a fraction from 0 to 1, or a percentage like 0.1%%")
+		return p.fail(start, "%s is a fraction from 0 to 1, or a percentage like 0.1%%", e.Metric())
 	}
 	e.Value = v
 	return nil

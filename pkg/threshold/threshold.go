@@ -6,7 +6,8 @@
 // An expression compares one metric of a run with a limit:
 //
 //	expression = metric op limit [ "@" number "%" ] [ "abort" [ "after" digits ] ]
-//	metric     = [ kind "." ] latency | counter
+//	metric     = [ "step(" name ")." ] ( [ kind "." ] latency | counter ) | "checks(" name ")"
+//	name       = '"' { any character but '"' } '"'      (a scenario's step or check)
 //	kind       = "response" | "service" | "lag"
 //	latency    = "p(" number ")" | "min" | "max" | "avg" | "stddev"
 //	counter    = "count" | "errors" | "error_rate" | "qps" | "status_" class
@@ -24,6 +25,14 @@
 //   - error_rate takes a fraction from 0 to 1 (0.001) or a percentage up to
 //     100 (0.1%).
 //   - count, errors, qps and status_* take a plain number.
+//
+// "step(NAME)." scopes a metric to one step of a scenario run
+// (docs/scenarios.md): step("checkout").p(99) < 300ms judges that step's
+// requests only. It takes the latencies, count, errors, error_rate and
+// status_*, with a fixed limit. "checks(NAME)" is the share of the
+// responses a named check passed, over every step that has a check of
+// that name, and takes a limit like error_rate's: checks("status is 200")
+// > 99.9%. Neither takes a baseline nor aborts a run.
 //
 // A latency without a kind is the run's primary latency: the response time
 // (which counts the wait of a late request) when the run paces a target
@@ -102,6 +111,9 @@ const (
 	QPS Stat = "qps"
 	// Status is the number of results with a status code or class.
 	Status Stat = "status"
+	// Checks is the share of responses a scenario's named check passed, a
+	// fraction.
+	Checks Stat = "checks"
 )
 
 // Latency reports whether s is a statistic of a latency histogram.
@@ -183,7 +195,12 @@ type Expr struct {
 	P float64
 	// Code is the status code ("503") or class ("5xx") of Stat Status.
 	Code string
-	Op   Op
+	// Step scopes the metric to the scenario step of this name; "" for
+	// the whole run.
+	Step string
+	// Check is the check's name of Stat Checks.
+	Check string
+	Op    Op
 	// Baseline is set when the limit is the metric on the baseline run
 	// times Factor.
 	Baseline bool
@@ -227,6 +244,9 @@ func (s Stat) CanAbort() bool { return s == ErrorRate || s == Errors || s == Sta
 // "max", "error_rate", "status_5xx".
 func (e Expr) Metric() string {
 	var b strings.Builder
+	if e.Step != "" {
+		b.WriteString(`step("` + e.Step + `").`)
+	}
 	if e.Kind != Primary {
 		b.WriteString(string(e.Kind) + ".")
 	}
@@ -235,6 +255,8 @@ func (e Expr) Metric() string {
 		b.WriteString("p(" + formatNumber(e.P) + ")")
 	case Status:
 		b.WriteString("status_" + e.Code)
+	case Checks:
+		b.WriteString(`checks("` + e.Check + `")`)
 	default:
 		b.WriteString(string(e.Stat))
 	}
@@ -246,7 +268,7 @@ func (e Expr) Unit() Unit {
 	switch {
 	case e.Stat.Latency():
 		return Micros
-	case e.Stat == ErrorRate:
+	case e.Stat == ErrorRate, e.Stat == Checks:
 		return Ratio
 	default:
 		return Number

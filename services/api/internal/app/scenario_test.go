@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -80,15 +81,39 @@ func TestScenarioRunValidation(t *testing.T) {
 		{"a plain run's field", edit(func(_, sp map[string]any) { sp["qps"] = 100 }), "spec.qps", "does not apply to a scenario run"},
 		{"no steps", edit(func(sc, _ map[string]any) { sc["steps"] = []any{} }), "spec.scenario.steps", ""},
 	}
+	refused := func(t *testing.T, body map[string]any, field, want string) {
+		t.Helper()
+		status, header, raw := e.do(t, http.MethodPost, "/runs", e.AdminToken, body)
+		p := wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+		if msg, ok := fieldMessage(p, field); !ok || !strings.Contains(msg, want) {
+			t.Fatalf("fields %v (want %s with %q): %s", problemFields(p), field, want, raw)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			status, header, raw := e.do(t, http.MethodPost, "/runs", e.AdminToken, map[string]any{"project": "default", "spec": tt.spec})
-			p := wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
-			msg, ok := fieldMessage(p, tt.field)
-			if !ok || !strings.Contains(msg, tt.msg) {
-				t.Fatalf("fields %v (want %s with %q): %s", problemFields(p), tt.field, tt.msg, raw)
-			}
+			refused(t, map[string]any{"project": "default", "spec": tt.spec}, tt.field, tt.msg)
+		})
+	}
+	// Thresholds by step and by check name what the scenario has.
+	for _, tt := range []struct {
+		name       string
+		spec       map[string]any
+		thresholds []string
+		field, msg string
+	}{
+		{"a threshold's unknown step", edit(func(_, _ map[string]any) {}), []string{"p(99) < 1s", `step("checkout").p(99) < 300ms`},
+			"thresholds[1]", `no step named "checkout" (its steps: "login", "profile", "create")`},
+		{"a threshold's unknown check", edit(func(_, _ map[string]any) {}), []string{`checks("status is 200") > 99.9%`},
+			"thresholds[0]", `no check named "status is 200" (its checks: "login ok", "profile ok", "token sent", "created")`},
+		{"a step threshold without a scenario", map[string]any{"url": "http://127.0.0.1:8088/", "qps": 10, "duration": "1s"},
+			[]string{`step("login").count > 0`}, "thresholds[0]", "the spec has no scenario"},
+		{"a step threshold with a baseline", edit(func(_, _ map[string]any) {}), []string{`step("login").p(99) < baseline`},
+			"thresholds[0]", "takes a fixed limit, not a baseline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			refused(t, map[string]any{"project": "default", "spec": tt.spec, "thresholds": tt.thresholds}, tt.field, tt.msg)
 		})
 	}
 	t.Run("a valid one is accepted and its secrets redacted", func(t *testing.T) {
@@ -133,10 +158,19 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := runCLI(t, e.URL, e.AdminToken, "run", "-project", "default", "-spec", file)
+	thresholds := []string{`step("login").count == 40`, `checks("created") > 99%`, `checks("token sent") == 100%`,
+		`step("profile").response.p(99) < 10s`, `step("create").error_rate == 1`}
+	args := []string{"run", "-project", "default", "-spec", file}
+	for _, th := range thresholds {
+		args = append(args, "--threshold", th)
+	}
+	r := runCLI(t, e.URL, e.AdminToken, args...)
 	id := regexp.MustCompile(`run ([0-9a-f-]{36}) completed`).FindStringSubmatch(r.stdout)
 	if id == nil {
 		t.Fatalf("no completed run in the CLI's output (exit %d)", r.code)
+	}
+	if r.code != 99 {
+		t.Errorf("exit %d, want 99: the check \"created\" passed on no response", r.code)
 	}
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`iterations 40 started, 0 completed, 40 failed`),
@@ -177,6 +211,30 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	if len(sc.Steps[1].FailedChecks) != 0 || sc.Steps[1].Errors != 0 {
 		t.Errorf("profile failed %v: the token did not flow from login", sc.Steps[1].FailedChecks)
 	}
+	// Thresholds by step and by check judge the steps' own figures.
+	run := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1], e.AdminToken, nil))
+	outs := outcomes(t, &run, len(thresholds))
+	for i, want := range []struct {
+		metric   string
+		observed float64
+		pass     bool
+	}{
+		{`step("login").count`, 40, true}, {`checks("created")`, 0, false}, {`checks("token sent")`, 1, true},
+		{`step("profile").response.p(99)`, -1, true}, {`step("create").error_rate`, 1, true},
+	} {
+		o := outs[i]
+		if o.Metric != want.metric || o.Pass != want.pass || (want.observed >= 0 && o.Observed != want.observed) || (o.Error != nil && *o.Error != "") {
+			t.Errorf("threshold %q: metric %s observed %v pass %v error %v; want %s, %v, pass %v", thresholds[i], o.Metric, o.Observed, o.Pass,
+				o.Error, want.metric, want.observed, want.pass)
+		}
+	}
+	if p99, want := outs[3].Observed, sc.Steps[1].Response.P99Us; p99 <= 0 || math.Abs(p99-want) > 0.01*want {
+		t.Errorf("step profile's p(99) judged %v µs, want the step's p99 %v µs", p99, want)
+	}
+	if run.Verdict == nil || *run.Verdict != client.Fail {
+		t.Errorf("verdict %v, want fail", run.Verdict)
+	}
+
 	// Each shard's final carries its part: 20 iterations each, adding up.
 	finals := e.shardFinals(t, id[1])
 	if len(finals) != 2 {

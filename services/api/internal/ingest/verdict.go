@@ -24,6 +24,7 @@ func judge(st runs.Settlement, m *merged, f *runs.Finish) {
 	if f.Status == runs.Completed {
 		obs := m.observed(st.Run.Spec.PeakQPS() > 0, f.Summary)
 		obs.Warmup = warmup(st.Run.Spec)
+		obs.Steps, obs.Checks = stepsObserved(m.scenario, st.Run.Spec.Scenario, obs.Primary)
 		var secErr error
 		if threshold.NeedsSeconds(st.Run.Thresholds) && st.Baseline != nil {
 			obs.Seconds, secErr = secondsObserved(st.Seconds)

@@ -310,7 +310,7 @@ func (s *Service) checkInput(sp *spec.Spec, in Input, thresholds []string, o pol
 	if in.Source != "" && in.Source != SourceAPI && in.Source != SourceUI {
 		add("source", "must be api or ui")
 	}
-	testdefs.CheckThresholds(thresholds, add)
+	testdefs.CheckThresholds(*sp, thresholds, add)
 	testdefs.CheckLabels(in.Labels, add)
 	if err := s.limits.CheckProject(sp, o, "spec"); err != nil {
 		var se *apperr.Error

@@ -23,8 +23,9 @@ type TrendLimit struct {
 // figures, of the primary kind of s (response time for a paced spec,
 // service time otherwise, as services/api/internal/ingest/finish.go
 // records them), so a latency threshold counts when it names no kind or
-// that one. Baseline and confidence forms have no fixed limit; thresholds
-// that do not parse (stored before a grammar change) are skipped.
+// that one. Baseline and confidence forms have no fixed limit, and a
+// step's figures are not the run's; thresholds that do not parse (stored
+// before a grammar change) are skipped.
 func trendLimits(s spec.Spec, thresholds []string) []TrendLimit {
 	kind := threshold.Service
 	if s.PeakQPS() > 0 {
@@ -33,7 +34,7 @@ func trendLimits(s spec.Spec, thresholds []string) []TrendLimit {
 	out := []TrendLimit{}
 	for _, src := range thresholds {
 		e, err := threshold.Parse(src)
-		if err != nil || e.Baseline || e.Confidence > 0 {
+		if err != nil || e.Baseline || e.Confidence > 0 || e.Step != "" {
 			continue
 		}
 		metric := ""

@@ -75,7 +75,7 @@ func (s *Service) check(in *Input, o policy.Overrides) error {
 	if utf8.RuneCountInString(in.Description) > maxDescriptionLength {
 		add("description", "must be at most %d characters", maxDescriptionLength)
 	}
-	CheckThresholds(in.Thresholds, add)
+	CheckThresholds(in.Spec, in.Thresholds, add)
 	CheckLabels(in.Labels, add)
 	if in.BaselineLast < 0 || in.BaselineLast > MaxBaselineLast {
 		add("baseline_last", "%d: pool from 1 to %d runs", in.BaselineLast, MaxBaselineLast)
@@ -126,11 +126,12 @@ func schedule(t *Test, in Input, now time.Time) error {
 	return nil
 }
 
-// CheckThresholds reports bad threshold expressions through add: too
-// many, too long, or not in the grammar of pkg/threshold (the message then
-// gives the position, "at 9: expected a duration like 250ms"). They are
-// stored as written and parsed again when a run is judged.
-func CheckThresholds(list []string, add func(field, format string, args ...any)) {
+// CheckThresholds reports bad threshold expressions of a run or test of
+// spec sp through add: too many, too long, not in the grammar of
+// pkg/threshold (the message then gives the position, "at 9: expected a
+// duration like 250ms"), or naming a step or check sp's scenario does not
+// have. They are stored as written and parsed again when a run is judged.
+func CheckThresholds(sp spec.Spec, list []string, add func(field, format string, args ...any)) {
 	if len(list) > MaxThresholds {
 		add("thresholds", "must have at most %d entries", MaxThresholds)
 		return
@@ -141,8 +142,13 @@ func CheckThresholds(list []string, add func(field, format string, args ...any))
 			add(field, "must be 1 to %d characters, not blank", MaxThresholdLength)
 			continue
 		}
-		if _, err := threshold.Parse(t); err != nil {
+		e, err := threshold.Parse(t)
+		if err != nil {
 			add(field, "%s", err.Error())
+			continue
+		}
+		if why := scenarioRefs(sp, e); why != "" {
+			add(field, "%s", why)
 		}
 	}
 }
