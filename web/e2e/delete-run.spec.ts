@@ -1,22 +1,12 @@
 import { expect, test, type Page } from '@playwright/test';
 import { port } from '../playwright.config';
+import { signIn } from './sign-in';
 
 // Deleting a run from its page against the real stack: a finished run is
 // pinned, then deleted through the confirmation; its page and the API no
 // longer know it, and the audit log holds the deletion.
 
-const email = 'admin@barrage.local';
-const password = process.env.BARRAGE_ADMIN_PASSWORD ?? 'e2e-password-0123';
 const echo = `http://127.0.0.1:${port + 1}/`;
-
-/** signInAsAdmin signs the page in as the stack's admin. */
-async function signInAsAdmin(page: Page) {
-  await page.goto('/sign-in');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/runs$/);
-}
 
 /** completedRun starts a run of the echo in the default project and waits until it completed; it returns its id. */
 async function completedRun(page: Page, name: string, duration: string): Promise<string> {
@@ -32,7 +22,7 @@ async function completedRun(page: Page, name: string, duration: string): Promise
 }
 
 test('delete a finished, pinned run from its page', async ({ page }) => {
-  await signInAsAdmin(page);
+  await signIn(page);
   const id = await completedRun(page, 'e2e to delete', '2s');
   const intervals = await page.request.get(`/api/v1/runs/${id}/intervals`);
   expect(((await intervals.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
@@ -65,7 +55,7 @@ test('delete a finished, pinned run from its page', async ({ page }) => {
 // finished run but gets no Delete button (the API answers 403), a viewer
 // gets neither.
 test('a runner may pin a run but not delete it; a viewer may do neither', async ({ page, browser }) => {
-  await signInAsAdmin(page);
+  await signIn(page);
   const id = await completedRun(page, 'e2e roles', '1s');
 
   for (const role of ['runner', 'viewer'] as const) {

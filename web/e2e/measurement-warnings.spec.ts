@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { port } from '../playwright.config';
+import { signIn } from './sign-in';
 
 // The run page's measurement warnings against the real stack
 // (docs/dashboard.md, "Measurement warnings"):
@@ -15,20 +16,10 @@ import { port } from '../playwright.config';
 //   the test's recent runs and its trend name the latency's kind.
 // Each page with a warning passes axe (no serious or critical violation).
 
-const email = 'admin@barrage.local';
-const password = process.env.BARRAGE_ADMIN_PASSWORD ?? 'e2e-password-0123';
 const echo = `http://127.0.0.1:${port + 1}/`;
 
 type Lat = { count: number; p99_us: number; p999_us: number };
 type Result = { primary: string; response: Lat; service: Lat; lag?: Lat };
-
-async function signIn(page: Page) {
-  await page.goto('/sign-in');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/runs$/);
-}
 
 async function finished(page: Page, id: string): Promise<Result> {
   await expect

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { port } from '../playwright.config';
+import { signIn } from './sign-in';
 
 // A confidence form against a pooled baseline, on the real stack: three
 // 11 s runs of a stored test (40 qps against the echo at 2 ms) pass and are
@@ -8,20 +9,10 @@ import { port } from '../playwright.config';
 // "The run's own level"), and the run page's thresholds card states it
 // under the interval with the API's figure.
 
-const email = 'admin@barrage.local';
-const password = process.env.BARRAGE_ADMIN_PASSWORD ?? 'e2e-password-0123';
 const echo = `http://127.0.0.1:${port + 1}/`;
 
 type Estimate = { ratio: number; spread?: number; spread_runs?: number };
 type Run = { status: string; baseline_pool?: { runs: string[] }; threshold_results?: { pass: boolean; estimate?: Estimate }[] };
-
-async function signIn(page: Page) {
-  await page.goto('/sign-in');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/runs$/);
-}
 
 async function start(page: Page, body: object): Promise<string> {
   const res = await page.request.post('/api/v1/runs', { data: body });
