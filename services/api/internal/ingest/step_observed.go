@@ -16,8 +16,8 @@ func stepsObserved(p *scenarioPart, sc *scenario.Scenario, primary threshold.Kin
 		return nil, nil
 	}
 	steps, checks := map[string]*threshold.Observed{}, map[string]threshold.CheckCount{}
-	for i, def := range sc.Steps {
-		s := p.steps[i]
+	for i := range sc.Steps {
+		def, s := &sc.Steps[i], p.steps[i]
 		if s == nil {
 			continue
 		}
@@ -30,7 +30,8 @@ func stepsObserved(p *scenarioPart, sc *scenario.Scenario, primary threshold.Kin
 			answered -= n
 		}
 		seen := map[string]bool{}
-		for _, c := range def.Checks {
+		for j := range def.Checks {
+			c := &def.Checks[j]
 			if seen[c.Name] { // two checks of one name on a step count as one
 				continue
 			}

@@ -20,11 +20,12 @@ func scenarioRefs(sp spec.Spec, e threshold.Expr) string {
 		return "step and checks thresholds judge a scenario's steps, and the spec has no scenario"
 	}
 	var steps, checks []string
-	for _, st := range sp.Scenario.Steps {
+	for i := range sp.Scenario.Steps {
+		st := &sp.Scenario.Steps[i]
 		steps = append(steps, st.Name)
-		for _, c := range st.Checks {
-			if !slices.Contains(checks, c.Name) {
-				checks = append(checks, c.Name)
+		for j := range st.Checks {
+			if name := st.Checks[j].Name; !slices.Contains(checks, name) {
+				checks = append(checks, name)
 			}
 		}
 	}
