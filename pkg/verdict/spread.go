@@ -73,29 +73,8 @@ func spreads(base []Second, bins [][]hist.Bin, runs []int, values []float64, ind
 	// y[i][m] is metric m's logarithm on part i, v[i][m] its variance.
 	y, v := make([][]float64, k), make([][]float64, k)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)) //nolint:gosec // reproducible resampling, not a secret
-	out := make([]float64, len(metrics))
 	for i, s := range parts {
-		y[i], v[i] = make([]float64, len(metrics)), make([]float64, len(metrics))
-		d := s.all()
-		s.stats(d, values, metrics, out)
-		for m := range metrics {
-			y[i][m] = logOrNaN(out[m])
-		}
-		sum, sq := make([]float64, len(metrics)), make([]float64, len(metrics))
-		for range spreadResamples {
-			s.resample(rng, &d)
-			s.stats(d, values, metrics, out)
-			for m := range metrics {
-				l := logOrNaN(out[m])
-				sum[m] += l
-				sq[m] += l * l
-			}
-		}
-		b := blocks(s)
-		for m := range metrics {
-			mean := sum[m] / spreadResamples
-			v[i][m] = (sq[m]/spreadResamples - mean*mean) * b / max(b-1, 1)
-		}
+		y[i], v[i] = logMoments(s, values, metrics, rng)
 	}
 	for m, metric := range metrics {
 		if metric.Name == ErrorRate {
@@ -118,6 +97,35 @@ func spreads(base []Second, bins [][]hist.Bin, runs []int, values []float64, ind
 		}
 	}
 	return tau, k, nil
+}
+
+// logMoments returns each metric's logarithm on the whole of s, and its
+// variance over spreadResamples block-bootstrap resamples of s, with
+// Bessel's correction over its blocks.
+func logMoments(s series, values []float64, metrics []Metric, rng *rand.Rand) (y, v []float64) {
+	y, v = make([]float64, len(metrics)), make([]float64, len(metrics))
+	out := make([]float64, len(metrics))
+	d := s.all()
+	s.stats(d, values, metrics, out)
+	for m := range metrics {
+		y[m] = logOrNaN(out[m])
+	}
+	sum, sq := make([]float64, len(metrics)), make([]float64, len(metrics))
+	for range spreadResamples {
+		s.resample(rng, &d)
+		s.stats(d, values, metrics, out)
+		for m := range metrics {
+			l := logOrNaN(out[m])
+			sum[m] += l
+			sq[m] += l * l
+		}
+	}
+	b := blocks(s)
+	for m := range metrics {
+		mean := sum[m] / spreadResamples
+		v[m] = (sq[m]/spreadResamples - mean*mean) * b / max(b-1, 1)
+	}
+	return y, v
 }
 
 // logOrNaN returns ln x, NaN for x <= 0: a figure of 0 has no relative
