@@ -127,18 +127,23 @@ func (e Estimate) spreadTerm(conf, level float64) float64 {
 // width from within the runs shrinks as 1/sqrt(seconds): 1 when it
 // already does, +Inf when the point margin is 0 (no length tells a
 // difference that is not there) or within the run-to-run term, which no
-// length shrinks.
+// length shrinks. The width that counts is the side of the interval that
+// reaches past 0, from the point margin: a lopsided interval needs the
+// length its crossing side needs.
 func (e Estimate) Longer(factor, conf float64) float64 {
 	m := e.Margin(factor, conf)
 	if m.Low > 0 || m.High < 0 {
 		return 1
 	}
-	half, x, d := (m.High-m.Low)/2, e.spreadTerm(conf, e.Run), math.Abs(m.Point)
+	side := m.Point - m.Low
+	if m.Point < 0 {
+		side = m.High - m.Point
+	}
+	x, d := e.spreadTerm(conf, e.Run), math.Abs(m.Point)
 	if d <= x {
 		return math.Inf(1)
 	}
-	within := max(half*half-x*x, 0)
-	return max(1, within/(d*d-x*x))
+	return max(1, (side*side-x*x)/(d*d-x*x))
 }
 
 // Seconds returns the measured seconds of the shorter run.

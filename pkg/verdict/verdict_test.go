@@ -155,6 +155,15 @@ func TestLonger(t *testing.T) {
 	if l := e.Longer(1, 0.95); math.Abs(l-3.61) > 1e-9 {
 		t.Errorf("Longer = %v, want 3.61", l)
 	}
+	// Lopsided: replicates over 0.99..1.19 put the low bound at -0.005,
+	// 0.055 below the point of 0.05: (0.055/0.05)^2 = 1.21, not the
+	// symmetric half width's 3.61.
+	for i := range e.runB {
+		e.runB[i] = 0.99 + 0.2*float64(i)/1000
+	}
+	if l := e.Longer(1, 0.95); math.Abs(l-1.21) > 1e-9 {
+		t.Errorf("lopsided: Longer = %v, want 1.21", l)
+	}
 }
 
 func TestTrailingPartialSecond(t *testing.T) {
