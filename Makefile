@@ -118,16 +118,16 @@ fmt-check: ## Fail if any Go file needs gofmt.
 
 .PHONY: vet
 vet: ## go vet every module.
-	go vet -tags accuracy,faults,soak,killcampaign $(GO_PKGS)
+	go vet -tags accuracy,faults,soak,killcampaign,verdictsbench,lifecyclebench $(GO_PKGS)
 
 .PHONY: staticcheck
 staticcheck: ## staticcheck every module.
-	staticcheck -tags accuracy,faults,soak,killcampaign $(GO_PKGS)
+	staticcheck -tags accuracy,faults,soak,killcampaign,verdictsbench,lifecyclebench $(GO_PKGS)
 
 .PHONY: lint
 lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 	for m in $(GO_MODULES); do \
-	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy,faults,soak,killcampaign --config $(ROOT)/.golangci.yml ./...); fi; \
+	  if [ -n "$$(find $$m -name '*.go' -print -quit)" ]; then (cd $$m && golangci-lint run --build-tags accuracy,faults,soak,killcampaign,verdictsbench,lifecyclebench --config $(ROOT)/.golangci.yml ./...); fi; \
 	done
 
 .PHONY: unit

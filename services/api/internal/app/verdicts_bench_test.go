@@ -162,7 +162,8 @@ func (p *profile) add(role string, items []client.Interval) {
 	if p.resp[role] == nil {
 		p.resp[role], p.service[role] = map[int][]float64{}, map[int][]float64{}
 	}
-	for _, it := range items {
+	for i := range items {
+		it := &items[i]
 		p.resp[role][it.Second] = append(p.resp[role][it.Second], it.Response.P90Us)
 		p.service[role][it.Second] = append(p.service[role][it.Second], it.Service.P90Us)
 	}
@@ -375,7 +376,7 @@ func (b *bench) pair(i int, pool *benchPool) error {
 	b.profiled("base", base)
 	sides := append([]float64{0}, b.d.changes...)
 	if b.d.shuffle {
-		rng := rand.New(rand.NewPCG(uint64(i), 30)) //nolint:gosec // the order of a bench's runs, reproducible
+		rng := rand.New(rand.NewPCG(uint64(i), 30))
 		rng.Shuffle(len(sides), func(x, y int) { sides[x], sides[y] = sides[y], sides[x] })
 	}
 	for _, c := range sides {
