@@ -215,10 +215,6 @@ func (p *parser) name(what string) (string, error) {
 	return name, nil
 }
 
-// scoped reports whether e names a scenario's step or check, which only
-// fixed limits judge.
-func (e Expr) scoped() bool { return e.Step != "" || e.Stat == Checks }
-
 // stat reads the metric's name, read already as name from start, and a
 // percentile's argument.
 func (p *parser) stat(e *Expr, start int, name string) error {
@@ -328,7 +324,7 @@ func (p *parser) op(e *Expr) error {
 func (p *parser) limit(e *Expr) error {
 	p.blanks()
 	if strings.HasPrefix(p.src[p.i:], "baseline") {
-		if e.scoped() {
+		if e.Scoped() {
 			return p.fail(p.i, "a step's or a check's threshold takes a fixed limit, not a baseline")
 		}
 		p.i += len("baseline")

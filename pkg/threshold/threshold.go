@@ -240,6 +240,11 @@ const MaxAbortAfter = 1_000_000_000
 // CanAbort reports whether a metric can be judged while the run goes on.
 func (s Stat) CanAbort() bool { return s == ErrorRate || s == Errors || s == Status }
 
+// Scoped reports whether e judges a scenario's step or check
+// (step("NAME"). or checks("NAME")) rather than the whole run: only fixed
+// limits judge those, and only runs of a scenario have them.
+func (e Expr) Scoped() bool { return e.Step != "" || e.Stat == Checks }
+
 // Metric names the metric, with its kind when written: "response.p(99)",
 // "max", "error_rate", "status_5xx".
 func (e Expr) Metric() string {

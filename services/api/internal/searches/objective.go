@@ -34,7 +34,7 @@ func ParseObjective(src string) ([]threshold.Expr, error) {
 			return nil, apperr.Invalidf("objective", "term %d %q: a search has no baseline", i+1, term)
 		case e.Abort:
 			return nil, apperr.Invalidf("objective", "term %d %q: abort does not apply to a search", i+1, term)
-		case e.Step != "" || e.Stat == threshold.Checks:
+		case e.Scoped():
 			return nil, apperr.Invalidf("objective", "term %d %q: a search's steps send single requests, without a scenario's steps or checks", i+1, term)
 		}
 		out = append(out, e)

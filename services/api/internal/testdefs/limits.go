@@ -34,7 +34,7 @@ func trendLimits(s spec.Spec, thresholds []string) []TrendLimit {
 	out := []TrendLimit{}
 	for _, src := range thresholds {
 		e, err := threshold.Parse(src)
-		if err != nil || e.Baseline || e.Confidence > 0 || e.Step != "" {
+		if err != nil || e.Baseline || e.Confidence > 0 || e.Scoped() {
 			continue
 		}
 		metric := ""

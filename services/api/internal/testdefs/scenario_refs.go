@@ -13,7 +13,7 @@ import (
 // step (step("NAME")) or a check (checks("NAME")) that sp's scenario does
 // not have, or sp is no scenario; "" when it can.
 func scenarioRefs(sp spec.Spec, e threshold.Expr) string {
-	if e.Step == "" && e.Stat != threshold.Checks {
+	if !e.Scoped() {
 		return ""
 	}
 	if sp.Scenario == nil {
