@@ -24,8 +24,17 @@ import (
 // ms, Per 20 ms, T 80 ms gives λ* = 37.5 requests per second. From a
 // change of rate the latency settles in a few windows at a utilization
 // Per·λ of 0.75, more slowly closer to 1.
+//
+// The model feeds back: time the server's host adds to a request (a
+// scheduling stall) keeps it in flight longer, which raises L and delays
+// the requests after it, 1/(1 − Per·λ) times over. ByRate ("BASE:PER:rate")
+// drops the feedback: the delay is Base / (1 − Per·λ) with λ the arrival
+// rate over the last second, the latency the in-flight model settles at,
+// whatever time the host adds. It is the model for a knee that must not
+// move with the host's load.
 type Saturation struct {
 	Base, Per time.Duration
+	ByRate    bool
 }
 
 // Enabled reports whether the parameter was given.
@@ -44,14 +53,32 @@ func (s Saturation) Delay(load float64, limit time.Duration) time.Duration {
 	return time.Duration(d)
 }
 
-// ParseSaturate parses "BASE:PER", two durations such as "5ms:2ms". Each is
-// clamped to [0, limit].
+// DelayAtRate is the delay of a request when requests arrive at rate per
+// second: Base / (1 − Per·rate), the limit from Per·rate ≥ 1.
+func (s Saturation) DelayAtRate(rate float64, limit time.Duration) time.Duration {
+	if !s.Enabled() {
+		return 0
+	}
+	u := s.Per.Seconds() * max(rate, 0)
+	if u >= 1 {
+		return limit
+	}
+	if d := float64(s.Base) / (1 - u); d < float64(limit) {
+		return time.Duration(d)
+	}
+	return limit
+}
+
+// ParseSaturate parses "BASE:PER", two durations such as "5ms:2ms", or
+// "BASE:PER:rate" for the model driven by the arrival rate. Each duration
+// is clamped to [0, limit].
 func ParseSaturate(s string, limit time.Duration) (Saturation, error) {
 	b, p, ok := strings.Cut(s, ":")
+	p, mode, byMode := strings.Cut(p, ":")
 	base, err1 := time.ParseDuration(b)
 	per, err2 := time.ParseDuration(p)
-	if !ok || err1 != nil || err2 != nil || base < 0 || per < 0 {
-		return Saturation{}, fmt.Errorf("saturate %q: want BASE:PER durations such as 5ms:2ms: %w", s, ErrSyntax)
+	if !ok || err1 != nil || err2 != nil || base < 0 || per < 0 || (byMode && mode != "rate") {
+		return Saturation{}, fmt.Errorf("saturate %q: want BASE:PER durations such as 5ms:2ms, or BASE:PER:rate: %w", s, ErrSyntax)
 	}
-	return Saturation{Base: min(base, limit), Per: min(per, limit)}, nil
+	return Saturation{Base: min(base, limit), Per: min(per, limit), ByRate: byMode}, nil
 }

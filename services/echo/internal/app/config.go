@@ -57,7 +57,8 @@ type Config struct {
 	RedirectAddr string `env:"BARRAGE_ECHO_REDIRECT_ADDR"`
 	// Saturate is "BASE:PER": the gRPC calls, TCP reads and UDP datagrams
 	// wait BASE + PER × the average in flight on their listener over the
-	// last 200 ms (the HTTP saturate parameter's model); empty: no wait.
+	// last 200 ms (the HTTP saturate parameter's model), or "BASE:PER:rate"
+	// for its rate form; empty: no wait.
 	Saturate string `env:"BARRAGE_ECHO_SATURATE"`
 	// ServerTimeHeader names a response header carrying the echo
 	// handler's own time in microseconds; empty sends none.
@@ -136,7 +137,7 @@ func ParseConfig(args, environ []string, output io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.MultiMirrorOrigin, "multi-mirror-origin", cfg.MultiMirrorOrigin, "-multi appends the request's path and query to each target URL (BARRAGE_ECHO_MULTI_MIRROR_ORIGIN)")
 	fs.StringVar(&cfg.RedirectAddr, "redirect-addr", cfg.RedirectAddr, "address of an HTTP to HTTPS redirector (301, 308 for non-GET); empty disables (BARRAGE_ECHO_REDIRECT_ADDR)")
 	fs.StringVar(&cfg.ServerTimeHeader, "server-time-header", cfg.ServerTimeHeader, "response header carrying the handler's own time in µs, e.g. X-Server-Time; empty sends none (BARRAGE_ECHO_SERVER_TIME_HEADER)")
-	fs.StringVar(&cfg.Saturate, "saturate", cfg.Saturate, "BASE:PER, e.g. 20ms:20ms: gRPC calls, TCP reads and UDP datagrams wait BASE + PER × the average in flight on their listener over 200 ms; HTTP takes the saturate parameter (BARRAGE_ECHO_SATURATE)")
+	fs.StringVar(&cfg.Saturate, "saturate", cfg.Saturate, "BASE:PER, e.g. 20ms:20ms: gRPC calls, TCP reads and UDP datagrams wait BASE + PER × the average in flight on their listener over 200 ms; BASE:PER:rate waits BASE / (1 − PER × the arrivals per second); HTTP takes the saturate parameter (BARRAGE_ECHO_SATURATE)")
 	managedFlags(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err

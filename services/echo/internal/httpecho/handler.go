@@ -195,7 +195,7 @@ func (h *Handler) saturate(p *fault.Params, d time.Duration) time.Duration {
 	if !p.Saturate.Enabled() {
 		return d
 	}
-	return min(d+p.Saturate.Delay(h.load.Average(time.Now()), h.opts.Limits.MaxDelay), h.opts.Limits.MaxDelay)
+	return min(d+h.load.Delay(p.Saturate, time.Now(), h.opts.Limits.MaxDelay), h.opts.Limits.MaxDelay)
 }
 
 // sleep waits d unless the client goes away first; it reports whether it slept fully.

@@ -10,7 +10,8 @@ import (
 
 // Delayer delays every request of one listener by one saturation of the
 // requests in flight on that listener: Base + Per × their time average
-// over the last Window, at most the limit. A request is in flight from its
+// over the last Window (or, ByRate, Base / (1 − Per·λ) at the listener's
+// arrival rate λ), at most the limit. A request is in flight from its
 // arrival to its End, its delay included, so the latency of a steady rate
 // λ is Base / (1 − Per·λ) whatever the protocol. A nil Delayer delays
 // nothing, so that a listener without saturation pays nothing.
@@ -45,7 +46,7 @@ func (d *Delayer) Arrive(now time.Time) (time.Duration, Visit) {
 	if d == nil {
 		return 0, Visit{}
 	}
-	wait := d.sat.Delay(d.load.Average(now), d.limit)
+	wait := d.load.Delay(d.sat, now, d.limit)
 	return wait, Visit{d: d, tracked: d.load.Arrive(now)}
 }
 

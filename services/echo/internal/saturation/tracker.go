@@ -1,7 +1,7 @@
 // Package saturation is the echo server's load-dependent latency (the
 // saturate model of pkg/echofault): a Tracker keeps the time average of the
-// requests in flight on one listener, and a Delayer delays each request of
-// a listener by one fixed saturation of that average. The HTTP echo reads
+// requests in flight on one listener and their arrival rate, and a Delayer
+// delays each request of a listener by one fixed saturation of either. The HTTP echo reads
 // its Tracker with each request's own saturate parameter; the gRPC, TCP
 // and UDP echoes share the Delayer of -saturate. It is not a rate limiter:
 // nothing is refused, requests only wait longer.
@@ -11,10 +11,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 )
 
 // Window is the span the average of the requests in flight is taken over.
 const Window = 200 * time.Millisecond
+
+// RateWindow is the span the arrival rate (the rate model) is taken over:
+// long enough that a step of a few dozen requests per second reads within
+// a few percent, which a delay of Base / (1 − Per·λ) near the knee needs.
+const RateWindow = time.Second
 
 // Tracker keeps the time integral of the requests in flight, so that a
 // saturating request can read their time average over the last Window.
@@ -28,13 +35,21 @@ type Tracker struct {
 	on             atomic.Bool
 	sumArr, sumDep atomic.Int64 // nanoseconds since start
 	n              atomic.Int64 // tracked requests in flight
+	arrivals       atomic.Int64 // tracked requests so far
 
 	mu      sync.Mutex
 	samples []loadSample // oldest first, one every Window/8 at most
+	counts  []rateSample // oldest first, one every RateWindow/20 at most
 }
 
 // loadSample is the integral at an instant.
 type loadSample struct{ at, integral float64 }
+
+// rateSample is the count of arrivals at an instant.
+type rateSample struct {
+	at       float64
+	arrivals int64
+}
 
 // NewTracker returns a Tracker that is off until the first Average.
 func NewTracker() *Tracker { return &Tracker{start: time.Now()} }
@@ -46,6 +61,7 @@ func (l *Tracker) Arrive(now time.Time) bool {
 	}
 	l.sumArr.Add(int64(now.Sub(l.start)))
 	l.n.Add(1)
+	l.arrivals.Add(1)
 	return true
 }
 
@@ -89,4 +105,40 @@ func (l *Tracker) Average(now time.Time) float64 {
 		return float64(max(l.n.Load(), 0))
 	}
 	return max((cur.integral-base.integral)/(cur.at-base.at), 0)
+}
+
+// Rate returns the tracked arrivals per second over the last RateWindow,
+// and turns tracking on. After a pause it counts from the first sample
+// inside the window, so a new load reads its own rate within a tenth of
+// the window; 0 until then.
+func (l *Tracker) Rate(now time.Time) float64 {
+	if !l.on.Load() {
+		l.on.Store(true)
+		return 0
+	}
+	cur := rateSample{at: float64(now.Sub(l.start)), arrivals: l.arrivals.Load()}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if k := len(l.counts); k == 0 || cur.at-l.counts[k-1].at >= float64(RateWindow/20) {
+		l.counts = append(l.counts, cur)
+	}
+	drop := 0
+	for drop+1 < len(l.counts) && cur.at-l.counts[drop].at > float64(RateWindow) {
+		drop++
+	}
+	l.counts = l.counts[drop:]
+	base := l.counts[0]
+	if span := cur.at - base.at; span >= float64(RateWindow/10) {
+		return float64(cur.arrivals-base.arrivals) / (span / float64(time.Second))
+	}
+	return 0
+}
+
+// Delay is the delay s gives a request arriving at now: from the average
+// in flight, or from the arrival rate when s is ByRate; at most limit.
+func (l *Tracker) Delay(s fault.Saturation, now time.Time, limit time.Duration) time.Duration {
+	if s.ByRate {
+		return s.DelayAtRate(l.Rate(now), limit)
+	}
+	return s.Delay(l.Average(now), limit)
 }

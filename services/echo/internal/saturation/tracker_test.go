@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	fault "github.com/barrage-dev/barrage/pkg/echofault"
 )
 
 func TestLoadTrackerAveragesOverTheWindow(t *testing.T) {
@@ -39,5 +41,62 @@ func TestLoadTrackerAveragesOverTheWindow(t *testing.T) {
 	}
 	if len(l.samples) > 10 {
 		t.Errorf("%d samples kept", len(l.samples))
+	}
+}
+
+func TestTrackerRateCountsArrivalsOverTheLastSecond(t *testing.T) {
+	t.Parallel()
+	l := NewTracker()
+	t0 := l.start.Add(time.Second)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	if got := l.Rate(t0); got != 0 || !l.on.Load() {
+		t.Fatalf("first call: %v, tracking %v; want 0 and on", got, l.on.Load())
+	}
+	// 40 a second for 2 s, each arrival reading the rate as it comes.
+	var last float64
+	for ms := 0; ms < 2000; ms += 25 {
+		l.Arrive(at(ms))
+		last = l.Rate(at(ms))
+		if ms < 100 && last != 0 {
+			t.Fatalf("rate %v at %d ms: want 0 before a tenth of the window", last, ms)
+		}
+	}
+	if math.Abs(last-40) > 1.5 {
+		t.Fatalf("steady 40/s read %v", last)
+	}
+	// A pause, then 20 a second: after the window only the new rate counts.
+	for ms := 5000; ms < 7000; ms += 50 {
+		l.Arrive(at(ms))
+		last = l.Rate(at(ms))
+	}
+	if math.Abs(last-20) > 1 {
+		t.Fatalf("after a pause, 20/s read %v", last)
+	}
+	if len(l.counts) > 22 {
+		t.Errorf("%d samples kept", len(l.counts))
+	}
+}
+
+func TestTrackerDelayByRateIgnoresTimeInFlight(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	l := NewTracker()
+	t0 := l.start.Add(time.Second)
+	byRate := fault.Saturation{Base: 20 * ms, Per: 20 * ms, ByRate: true}
+	inFlight := fault.Saturation{Base: 20 * ms, Per: 20 * ms}
+	l.Rate(t0)
+	// 25 a second, and no request ever departs (a stalled host): the
+	// in-flight model's delay climbs, the rate model's stays 20 / (1 − 0.5).
+	var got time.Duration
+	for i := range 50 {
+		now := t0.Add(time.Duration(i) * 40 * ms)
+		l.Arrive(now)
+		got = l.Delay(byRate, now, time.Second)
+	}
+	if want := 40 * ms; got < want-2*ms || got > want+2*ms {
+		t.Errorf("rate model at 25/s: %v, want %v", got, want)
+	}
+	if stalled := l.Delay(inFlight, t0.Add(2*time.Second), time.Second); stalled < 500*ms {
+		t.Errorf("in-flight model with 50 stuck: %v, want it far above", stalled)
 	}
 }
