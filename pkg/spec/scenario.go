@@ -14,9 +14,10 @@ import (
 
 // A scenario run (docs/scenarios.md) sends the steps of Scenario, an
 // iteration at a time, at IterationsPerSecond iteration starts across its
-// agents. Connections is the most iterations in flight, Count the exact
-// number of iterations (or Duration how long iterations start), Timeout
-// bounds each request. URL is optional: it defaults to the origin
+// agents (open pacing), Connections being the most iterations in flight;
+// or, closed, Connections virtual users each start their next iteration
+// as their last one ends. Count is the exact number of iterations (or
+// Duration how long iterations start), Timeout bounds each request. URL is optional: it defaults to the origin
 // (scheme://host) of the first step, and names the run's target in lists;
 // every step's own URL is what is sent, and each is checked against the
 // project's target policy. The fields of single-request runs (qps, method,
@@ -36,7 +37,10 @@ func (s *Spec) normalizeScenario() {
 		}
 	}
 	if s.Pacing == "" {
-		s.Pacing = PacingOpen
+		s.Pacing = PacingClosed
+		if s.IterationsPerSecond > 0 {
+			s.Pacing = PacingOpen
+		}
 	}
 	s.defaultTimeout(DefaultTimeout)
 }
@@ -50,14 +54,20 @@ func (s Spec) validateScenarioRun(p *problems) {
 			p.add("url", "a scenario run's url is http:// or https://")
 		}
 	}
-	checkRate(p, "iterations_per_second", s.IterationsPerSecond, true)
+	switch s.Pacing {
+	case PacingOpen:
+		checkRate(p, "iterations_per_second", s.IterationsPerSecond, true)
+	case PacingClosed:
+		if s.IterationsPerSecond != 0 {
+			p.add("iterations_per_second", "a closed-loop scenario run has no rate: its connections are virtual users that each start an iteration as their last one ends")
+		}
+	default:
+		p.add("pacing", "a scenario run is open (iterations start at iterations_per_second) or closed (connections virtual users)")
+	}
 	if s.Connections < 1 || s.Connections > MaxConnections {
 		p.add("connections", "must be between 1 and %d", MaxConnections)
 	}
 	s.validateLength(p)
-	if s.Pacing != PacingOpen {
-		p.add("pacing", "a scenario run is open-loop: iterations start at iterations_per_second")
-	}
 	checkDuration(p, "timeout", s.Timeout, MaxTimeout)
 	for _, f := range s.singleRequestFields() {
 		p.add(f, "does not apply to a scenario run (set it on the steps)")

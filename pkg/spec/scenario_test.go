@@ -53,6 +53,8 @@ func TestScenarioSpecErrorsNameTheField(t *testing.T) {
 		{"unknown step field", `"profile"`, "scenario.steps[1].colour"},
 		{"qps", `"connections": 4`, "qps"},
 		{"rate", `"iterations_per_second": 20`, "iterations_per_second"},
+		{"closed with a rate", `"iterations_per_second": 20`, "iterations_per_second"},
+		{"fortio pacing", `"iterations_per_second": 20`, "pacing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := loginScenario
@@ -71,7 +73,11 @@ func TestScenarioSpecErrorsNameTheField(t *testing.T) {
 			case "qps":
 				repl = `"connections": 4, "qps": 5`
 			case "rate":
-				repl = `"iterations_per_second": 0`
+				repl = `"iterations_per_second": -1`
+			case "closed with a rate":
+				repl = `"iterations_per_second": 20, "pacing": "closed"`
+			case "fortio pacing":
+				repl = `"iterations_per_second": 20, "pacing": "fortio"`
 			}
 			doc = strings.Replace(doc, tc.edit, repl, 1)
 			_, err := Parse([]byte(doc))
@@ -79,6 +85,26 @@ func TestScenarioSpecErrorsNameTheField(t *testing.T) {
 				t.Fatalf("fields %v, want %s (%v)", got, tc.field, err)
 			}
 		})
+	}
+}
+
+// TestScenarioClosedLoop: without a rate a scenario run is closed, its
+// connections the virtual users, and asks for no peak rate.
+func TestScenarioClosedLoop(t *testing.T) {
+	doc := strings.Replace(loginScenario, `"iterations_per_second": 20, `, "", 1)
+	if doc == loginScenario {
+		t.Fatal("the edit did not apply")
+	}
+	s, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Pacing != PacingClosed || s.IterationsPerSecond != 0 || s.PeakQPS() != 0 || s.Connections != 4 {
+		t.Fatalf("pacing %q rate %v peak %v connections %d", s.Pacing, s.IterationsPerSecond, s.PeakQPS(), s.Connections)
+	}
+	open, err := Parse([]byte(strings.Replace(doc, `"count": 10`, `"count": 10, "pacing": "open"`, 1)))
+	if got := errorFields(t, err); !slices.Equal(got, []string{"iterations_per_second"}) {
+		t.Fatalf("open without a rate: fields %v (%+v)", got, open)
 	}
 }
 

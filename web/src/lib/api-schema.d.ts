@@ -1482,7 +1482,7 @@ export interface components {
             scenario?: components["schemas"]["Scenario"];
             /**
              * Format: double
-             * @description A scenario run's rate of iteration starts, total across agents (split among them like qps).
+             * @description A scenario run's rate of iteration starts, total across agents (split among them like qps); absent or 0 with pacing closed (the default without it): connections virtual users each start an iteration as their last one ends.
              */
             iterations_per_second?: number;
         };

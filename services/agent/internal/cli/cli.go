@@ -19,6 +19,9 @@ const (
 	ExitOK      = 0
 	ExitFailure = 1 // the load could not run, or was aborted by -abort-on
 	ExitUsage   = 2 // bad flags or spec
+	// ExitIterationsFailed: a scenario ran and some of its iterations
+	// failed (as barrage's 99 for failed thresholds).
+	ExitIterationsFailed = 99
 )
 
 // Main runs barrage-agent with args (program name first) and environ ("KEY=value"

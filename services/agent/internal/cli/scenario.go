@@ -45,10 +45,10 @@ func wantsScenario(args []string) bool {
 func newScenarioFlagSet(f *scenarioFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("barrage-agent load -scenario", flag.ContinueOnError)
 	fs.StringVar(&f.file, "scenario", "", "run this multi-step scenario (JSON or YAML; docs/scenarios.md)")
-	fs.Float64Var(&f.rate, "iterations-per-second", 1, "rate of iteration starts (open loop)")
+	fs.Float64Var(&f.rate, "iterations-per-second", 1, "rate of iteration starts (open loop); 0 runs a closed loop of -c virtual users")
 	fs.DurationVar(&f.duration, "t", 5*time.Second, "how long iterations start; those in flight then finish")
 	fs.Int64Var(&f.count, "n", 0, "start exactly this many iterations (overrides -t)")
-	fs.IntVar(&f.conns, "c", 8, "most iterations in flight")
+	fs.IntVar(&f.conns, "c", 8, "most iterations in flight (closed loop: the virtual users)")
 	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "per-request timeout")
 	fs.StringVar(&f.nativeJSON, "native-json", "", `also write the per-step result JSON to this file ("-" = stdout only)`)
 	fs.BoolVar(&f.quiet, "quiet", false, "do not announce the run on stderr")
@@ -89,8 +89,11 @@ func runScenarioLoad(ctx context.Context, args []string, stdout, stderr io.Write
 		return ExitUsage
 	}
 	if !f.quiet {
-		_, _ = fmt.Fprintf(stderr, "barrage-agent load: scenario %q, %d steps, %g iterations/s, at most %d in flight\n",
-			plan.Name, len(plan.Steps), f.rate, opts.Concurrency)
+		pace := fmt.Sprintf("%g iterations/s, at most %d in flight", f.rate, opts.Concurrency)
+		if f.rate == 0 {
+			pace = fmt.Sprintf("closed loop of %d virtual users", opts.Concurrency)
+		}
+		_, _ = fmt.Fprintf(stderr, "barrage-agent load: scenario %q, %d steps, %s\n", plan.Name, len(plan.Steps), pace)
 	}
 	res, err := scenario.Run(ctx, opts)
 	if err != nil {
@@ -102,15 +105,25 @@ func runScenarioLoad(ctx context.Context, args []string, stdout, stderr io.Write
 			_, _ = fmt.Fprintf(stderr, "barrage-agent load: -native-json: %v\n", err)
 			return ExitFailure
 		}
-		if f.nativeJSON == "-" {
-			return ExitOK
+	}
+	if f.nativeJSON != "-" {
+		if err := scenario.WriteText(stdout, res); err != nil {
+			_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
+			return ExitFailure
 		}
 	}
-	if err := scenario.WriteText(stdout, res); err != nil {
-		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
-		return ExitFailure
+	return iterationsExit(res, stderr)
+}
+
+// iterationsExit is the exit code of a scenario that ran: ExitIterationsFailed,
+// with a line saying how many, when an iteration failed (a failed check or
+// extraction, or a request without a response).
+func iterationsExit(res *scenario.Result, stderr io.Writer) int {
+	if res.Failed == 0 {
+		return ExitOK
 	}
-	return ExitOK
+	_, _ = fmt.Fprintf(stderr, "barrage-agent load: %d of %d iterations failed\n", res.Failed, res.Started)
+	return ExitIterationsFailed
 }
 
 // readScenario reads and compiles a scenario file.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/scenario"
@@ -65,6 +66,37 @@ steps:
 	}
 }
 
+// TestLoadScenarioClosedLoopExitsOnFailedIterations runs 9 iterations by 3
+// virtual users against a target that answers every third item request
+// with a 500: the 3 iterations whose check failed make the exit 99.
+func TestLoadScenarioClosedLoopExitsOnFailedIterations(t *testing.T) {
+	t.Parallel()
+	var items atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/item" && items.Add(1)%3 == 0 {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	file := writeScenario(t, `
+name: closed
+steps:
+  - name: item
+    url: `+srv.URL+`/item?n={{.iteration}}
+    checks: [{name: ok, status: [200]}]
+`)
+	var stdout, stderr strings.Builder
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-scenario", file, "-iterations-per-second", "0",
+		"-n", "9", "-c", "3"}, nil, &stdout, &stderr)
+	if code != ExitIterationsFailed || !strings.Contains(stderr.String(), "3 of 9 iterations failed") ||
+		!strings.Contains(stderr.String(), "closed loop of 3 virtual users") {
+		t.Fatalf("exit %d, stderr %q; want 99 and the failed iterations", code, stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, `9 iterations started by 3 virtual users`) || !strings.Contains(out, `failed check "ok": 3`) {
+		t.Errorf("summary:\n%s", out)
+	}
+}
+
 func TestLoadScenarioBadInput(t *testing.T) {
 	t.Parallel()
 	bad := writeScenario(t, `{"steps":[{"name":"a","url":"http://h/","extract":[{"var":"v","json_path":"$[?"}]}]}`)
@@ -76,6 +108,8 @@ func TestLoadScenarioBadInput(t *testing.T) {
 		{[]string{"-scenario", filepath.Join(t.TempDir(), "missing.yaml")}, "-scenario: open"},
 		{[]string{"-scenario"}, "flag needs an argument"},
 		{[]string{"-scenario", bad, "http://h/"}, "unexpected argument"},
+		{[]string{"-scenario", writeScenario(t, `{"steps":[{"name":"a","url":"http://h/"}]}`), "-iterations-per-second", "-1"},
+			"must not be negative"},
 	}
 	for _, tt := range tests {
 		var stderr strings.Builder

@@ -95,8 +95,12 @@ func WriteJSON(w io.Writer, r *Result) error {
 // WriteText writes the per-step summary a person reads.
 func WriteText(w io.Writer, r *Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Scenario %q: %d iterations started at %g/s over %.3fs, %d completed, %d failed\n",
-		r.Scenario, r.Started, r.IterationsPerSecond, r.ElapsedSeconds, r.Completed, r.Failed)
+	pace := fmt.Sprintf("at %g/s", r.IterationsPerSecond)
+	if r.IterationsPerSecond == 0 {
+		pace = fmt.Sprintf("by %d virtual users", r.Concurrency)
+	}
+	fmt.Fprintf(&b, "Scenario %q: %d iterations started %s over %.3fs, %d completed, %d failed\n",
+		r.Scenario, r.Started, pace, r.ElapsedSeconds, r.Completed, r.Failed)
 	fmt.Fprintf(&b, "Iteration duration: %s\n", quantiles(&r.Iteration))
 	fmt.Fprintf(&b, "%-20s %8s %8s %8s  %s\n", "step", "count", "errors", "skipped", "response time")
 	for i := range r.Steps {

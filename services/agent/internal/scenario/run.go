@@ -5,7 +5,9 @@
 // iteration's scheduled start for the first step; the previous step's end
 // plus think time after that), so a stalled step or a full set of
 // iterations shows in the latencies instead of slowing the schedule
-// (no coordinated omission). It records per-step HDR histograms and counts.
+// (no coordinated omission). Without a rate it runs a closed loop:
+// Concurrency virtual users each start their next iteration when their
+// last one ended. It records per-step HDR histograms and counts.
 //
 // It is not the engine of single-request runs (internal/engine), and it
 // has no sinks, phases or distribution across agents yet.
@@ -22,6 +24,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/delay"
@@ -37,15 +40,23 @@ const MaxBody = 4 << 20
 type Options struct {
 	// Plan is the compiled scenario.
 	Plan *spec.Plan
-	// IterationsPerSecond is the rate of iteration starts (> 0).
+	// IterationsPerSecond is the rate of iteration starts; 0 runs a closed
+	// loop of Concurrency virtual users, each starting its next iteration
+	// as its last one ends.
 	IterationsPerSecond float64
 	// Duration is how long iterations start; those in flight then finish.
 	Duration time.Duration
 	// MaxIterations bounds the iterations started; 0 = Duration only. One
 	// of Duration and MaxIterations must be set.
 	MaxIterations int64
-	// Concurrency is the most iterations in flight (default 8).
+	// Concurrency is the most iterations in flight (default 8): in a closed
+	// loop, the virtual users.
 	Concurrency int
+	// IterationStart and IterationStride number the iterations in
+	// {{.iteration}}: iteration n is IterationStart + n × IterationStride
+	// (default 0 and 1), so the shards of a run (start = shard, stride =
+	// shards) never share a number.
+	IterationStart, IterationStride int64
 	// Timeout bounds each request (default 3s).
 	Timeout time.Duration
 	// DialContext dials connections; nil = net.Dialer.
@@ -64,14 +75,17 @@ func (o *Options) Normalize() error {
 	if o.Plan == nil {
 		return errors.New("scenario: no plan")
 	}
-	if o.IterationsPerSecond <= 0 {
-		return errors.New("iterations per second must be positive")
+	if o.IterationsPerSecond < 0 {
+		return errors.New("iterations per second must not be negative")
 	}
 	if o.Duration <= 0 && o.MaxIterations <= 0 {
 		return errors.New("give a duration or a number of iterations")
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 8
+	}
+	if o.IterationStride <= 0 {
+		o.IterationStride = 1
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 3 * time.Second
@@ -112,10 +126,27 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Live != nil {
 		opts.Live.attach(r)
 	}
-	sched := pacer.NewConstant(opts.IterationsPerSecond, 0, false, pacer.Limits{Count: opts.MaxIterations, End: opts.Duration})
 	start := time.Now()
-	jobs := make(chan job)
 	var wg sync.WaitGroup
+	if opts.IterationsPerSecond == 0 {
+		r.closedLoop(ctx, start, &wg)
+	} else {
+		r.openLoop(ctx, start, &wg)
+	}
+	wg.Wait()
+	if opts.Live != nil {
+		opts.Live.detach()
+	}
+	return r.result(time.Since(start))
+}
+
+// openLoop hands the iterations to Concurrency workers at their scheduled
+// starts, waiting for a free worker when all are busy (the wait counts in
+// the latencies), and returns when the schedule ended.
+func (r *runner) openLoop(ctx context.Context, start time.Time, wg *sync.WaitGroup) {
+	opts := r.opts
+	sched := pacer.NewConstant(opts.IterationsPerSecond, 0, false, pacer.Limits{Count: opts.MaxIterations, End: opts.Duration})
+	jobs := make(chan job)
 	for range opts.Concurrency {
 		w := r.newWorker()
 		wg.Go(func() {
@@ -145,11 +176,37 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	close(jobs)
-	wg.Wait()
-	if opts.Live != nil {
-		opts.Live.detach()
+}
+
+// closedLoop starts Concurrency virtual users, each running iterations
+// back to back, an iteration's intended start being the instant it starts,
+// until Duration from start or MaxIterations started. The users take the
+// iteration numbers in the order they start them.
+func (r *runner) closedLoop(ctx context.Context, start time.Time, wg *sync.WaitGroup) {
+	opts := r.opts
+	var end time.Time
+	if opts.Duration > 0 {
+		end = start.Add(opts.Duration)
 	}
-	return r.result(time.Since(start))
+	var next atomic.Int64
+	for range opts.Concurrency {
+		w := r.newWorker()
+		wg.Go(func() {
+			defer w.client.close()
+			for ctx.Err() == nil {
+				now := time.Now()
+				if !end.IsZero() && !now.Before(end) {
+					return
+				}
+				n := next.Add(1) - 1
+				if opts.MaxIterations > 0 && n >= opts.MaxIterations {
+					return
+				}
+				r.iter.started.Add(1)
+				w.iteration(ctx, n, now)
+			}
+		})
+	}
 }
 
 // worker runs iterations one at a time, reusing its client, buffers,
@@ -209,7 +266,7 @@ func (w *worker) iteration(ctx context.Context, n int64, intended time.Time) {
 		maps.Copy(w.vars, plan.Vars)
 		w.onceCookies = w.onceCookies[:0]
 	}
-	w.vars[spec.IterationVar] = strconv.FormatInt(n, 10)
+	w.vars[spec.IterationVar] = strconv.FormatInt(w.r.opts.IterationStart+n*w.r.opts.IterationStride, 10)
 	w.pcg.Seed(w.r.opts.Seed, uint64(n))
 	due, end := intended, intended
 	failed := false

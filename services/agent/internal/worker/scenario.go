@@ -66,6 +66,7 @@ func (w *Worker) runScenario(ctx context.Context, sh *shard, log *slog.Logger) {
 		Plan: sh.plan, IterationsPerSecond: sh.spec.IterationsPerSecond, Duration: sh.spec.RunFor(), MaxIterations: sh.spec.Count,
 		Concurrency: sh.spec.Connections, Timeout: sh.spec.Timeout.Std(), Live: &scenario.Live{},
 		DialContext: w.cfg.Metrics.CountDials(sh.guard.DialContext), Seed: uint64(sh.key.shard),
+		IterationStart: int64(sh.key.shard), IterationStride: int64(sh.shards), // {{.iteration}} unique across the shards
 	}
 	if opts.Duration <= 0 && opts.MaxIterations <= 0 { // until stopped: the deadline ends it
 		opts.Duration = time.Until(sh.deadline)

@@ -4,13 +4,18 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/client"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
@@ -77,7 +82,9 @@ func TestScenarioRunValidation(t *testing.T) {
 		{"templated host", edit(func(sc, _ map[string]any) { step(sc, 1)["url"] = "http://{{.token}}/debug" }), "spec.scenario.steps[1].url", "may not take variables"},
 		{"step target refused", edit(func(sc, _ map[string]any) { step(sc, 2)["url"] = "http://169.254.169.254/latest" }),
 			"spec.scenario.steps[2].url", "cloud metadata address"},
-		{"no rate", edit(func(_, sp map[string]any) { delete(sp, "iterations_per_second") }), "spec.iterations_per_second", "greater than 0"},
+		{"open without a rate", edit(func(_, sp map[string]any) { delete(sp, "iterations_per_second"); sp["pacing"] = "open" }),
+			"spec.iterations_per_second", "greater than 0"},
+		{"closed with a rate", edit(func(_, sp map[string]any) { sp["pacing"] = "closed" }), "spec.iterations_per_second", "has no rate"},
 		{"a plain run's field", edit(func(_, sp map[string]any) { sp["qps"] = 100 }), "spec.qps", "does not apply to a scenario run"},
 		{"no steps", edit(func(sc, _ map[string]any) { sc["steps"] = []any{} }), "spec.scenario.steps", ""},
 	}
@@ -245,5 +252,51 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 			t.Errorf("shard %d final: %d iterations, %d steps, login %d, count %d; want 20, 3, 20, 60", i,
 				f.GetIterationsStarted(), len(f.GetSteps()), f.GetSteps()[0].GetCount(), f.GetCount())
 		}
+	}
+	checkClosedLoopRun(t, e)
+}
+
+// checkClosedLoopRun runs a scenario without a rate on the two agents: a
+// closed loop of 4 virtual users, 2 a shard, for exactly 30 iterations.
+// The target records the {{.iteration}} each iteration sends: the shards
+// number theirs apart (shard 0 the even numbers, shard 1 the odd), so it
+// sees 0 to 29 once each.
+func checkClosedLoopRun(t *testing.T, e *apiEnv) {
+	t.Helper()
+	var mu sync.Mutex
+	seen := map[int]int{}
+	target := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.URL.Query().Get("i"))
+		if err != nil {
+			n = -1
+		}
+		mu.Lock()
+		seen[n]++
+		mu.Unlock()
+	}))
+	t.Cleanup(target.Close)
+	sc := map[string]any{"name": "closed", "steps": []any{
+		map[string]any{"name": "numbered", "url": target.URL + "/n?i={{.iteration}}", "checks": []any{map[string]any{"name": "ok", "status": []any{200}}}},
+	}}
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
+		"project": "default", "spec": map[string]any{"scenario": sc, "count": 30, "connections": 4},
+	}))
+	run := e.waitRun(t, created.Id.String(), 60*time.Second)
+	if run.Status != "completed" || run.Spec.Pacing != spec.PacingClosed {
+		t.Fatalf("closed-loop run %s, pacing %v", run.Status, run.Spec.Pacing)
+	}
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+created.Id.String()+"/result", e.AdminToken, nil))
+	if res.Count != 30 || res.Errors != 0 || res.Shards != 2 || res.Scenario == nil || res.Scenario.Started != 30 || res.Scenario.Completed != 30 {
+		t.Fatalf("closed-loop result: count %d errors %d shards %d scenario %+v", res.Count, res.Errors, res.Shards, res.Scenario)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for n := range 30 {
+		if seen[n] != 1 {
+			t.Fatalf("iteration numbers sent %v: want 0 to 29 once each", seen)
+		}
+	}
+	if len(seen) != 30 {
+		t.Fatalf("iteration numbers sent %v: want 0 to 29 once each", seen)
 	}
 }
