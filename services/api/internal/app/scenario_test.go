@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/barrage-dev/barrage/pkg/fortiojson"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/client"
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
@@ -217,6 +218,13 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	}
 	if len(sc.Steps[1].FailedChecks) != 0 || sc.Steps[1].Errors != 0 {
 		t.Errorf("profile failed %v: the token did not flow from login", sc.Steps[1].FailedChecks)
+	}
+	// Fortio's JSON counts iterations as its calls; the steps stay native.
+	fj := decode[fortiojson.Result](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1]+"/result?format=fortio", e.AdminToken, nil))
+	if fj.DurationHistogram.Count != 40 || fj.RunType != "Scenario 'login flow'" || len(fj.RetCodes) != 1 || fj.RetCodes["FAILED"] != 40 ||
+		fj.ErrorsDurationHistogram.Count != 40 || fj.RequestedQPS != "40" {
+		t.Errorf("fortio JSON: %s, %d calls, codes %v, %d errors, requested %s; want the 40 failed iterations at 40/s",
+			fj.RunType, fj.DurationHistogram.Count, fj.RetCodes, fj.ErrorsDurationHistogram.Count, fj.RequestedQPS)
 	}
 	// Thresholds by step and by check judge the steps' own figures.
 	run := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1], e.AdminToken, nil))

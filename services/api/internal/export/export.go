@@ -215,14 +215,26 @@ func startOf(run runs.Run) time.Time {
 
 // Render builds a native run's Fortio result JSON, indented as Fortio
 // writes it. The DurationHistogram is the run's headline latency (response
-// time in open loop, service time otherwise). Barrage does not keep the
+// time in open loop, service time otherwise), or a scenario run's
+// iteration durations (scenarioCalls). Barrage does not keep the
 // latencies of failed requests apart, so ErrorsDurationHistogram carries
 // only their count.
 func Render(run runs.Run, res runs.Result) ([]byte, error) {
 	if res.Imported != nil {
 		return nil, fmt.Errorf("run %s was imported and has no histograms to render", run.ID)
 	}
+	f := fortiojson.Fields{
+		Spec: run.Spec, Target: run.Target, RunType: fortiojson.RunType(run.Spec), Labels: run.Labels,
+		Start: startOf(run), Duration: res.Duration, RequestedQPS: run.QPSRequested, ActualQPS: res.QPS(),
+		Connections: run.Spec.Connections, Version: version.String(), Percentiles: run.Spec.Percentiles,
+		Errors: res.Errors, RetCodes: res.RetCodes, BytesSent: res.BytesSent, BytesReceived: res.BytesReceived,
+		RunID: run.Seq,
+	}
 	enc := res.HeadlineHDR(run)
+	if sc := res.Scenario; sc != nil {
+		enc = sc.Iteration
+		scenarioCalls(&f, run, res)
+	}
 	h := hist.New()
 	if len(enc) > 0 {
 		var err error
@@ -230,13 +242,8 @@ func Render(run runs.Run, res runs.Result) ([]byte, error) {
 			return nil, fmt.Errorf("result of run %s: decode histogram: %w", run.ID, err)
 		}
 	}
-	doc := fortiojson.New(fortiojson.Fields{
-		Spec: run.Spec, Target: run.Target, RunType: fortiojson.RunType(run.Spec), Labels: run.Labels,
-		Start: startOf(run), Duration: res.Duration, RequestedQPS: run.QPSRequested, ActualQPS: res.QPS(),
-		Connections: run.Spec.Connections, Version: version.String(), Latency: h, Percentiles: run.Spec.Percentiles,
-		Errors: res.Errors, RetCodes: res.RetCodes, BytesSent: res.BytesSent, BytesReceived: res.BytesReceived,
-		RunID: run.Seq,
-	})
+	f.Latency = h
+	doc := fortiojson.New(f)
 	if doc.RetCodes == nil {
 		doc.RetCodes = map[string]int64{}
 	}
@@ -245,6 +252,34 @@ func Render(run runs.Run, res runs.Result) ([]byte, error) {
 		return nil, fmt.Errorf("encode result of run %s: %w", run.ID, err)
 	}
 	return append(body, '\n'), nil
+}
+
+// scenarioCalls makes a scenario run's iterations Fortio's calls
+// (docs/scenarios.md): the rate is of iterations, the errors are the
+// failed ones, and RetCodes counts them as TCP and UDP runs count theirs,
+// "OK" for the completed and "FAILED" for the rest, adding up to the
+// iteration histogram's count. The per-step figures stay in the native
+// result.
+func scenarioCalls(f *fortiojson.Fields, run runs.Run, res runs.Result) {
+	sc := res.Scenario
+	name := ""
+	if run.Spec.Scenario != nil {
+		name = run.Spec.Scenario.Name
+	}
+	f.RunType = "Scenario '" + name + "'"
+	f.RequestedQPS = run.Spec.IterationsPerSecond
+	f.ActualQPS = 0
+	if res.Duration > 0 {
+		f.ActualQPS = float64(sc.Started) / res.Duration.Seconds()
+	}
+	f.Errors = sc.Failed
+	f.RetCodes = map[string]int64{}
+	if sc.Completed > 0 {
+		f.RetCodes["OK"] = sc.Completed
+	}
+	if sc.Failed > 0 {
+		f.RetCodes["FAILED"] = sc.Failed
+	}
 }
 
 // Project resolves ref (an id or a slug) to a project whose results the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/fortiojson"
 	"github.com/barrage-dev/barrage/pkg/hist"
+	"github.com/barrage-dev/barrage/pkg/scenario"
 	"github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
@@ -59,5 +60,48 @@ func TestRender(t *testing.T) {
 	run.Spec.Count, run.Spec.Duration = 50, 0
 	if f = mustRender(t, run, res); f.DurationHistogram.Count != 0 || f.RequestedQPS != "max" || f.RequestedDuration != "exactly 50 calls" {
 		t.Errorf("closed loop: %+v", f)
+	}
+}
+
+// TestRenderScenario: a scenario run's Fortio calls are its iterations: the
+// iteration histogram (not the requests' response times), the iteration
+// rate, and the completed and failed iterations as its codes.
+func TestRenderScenario(t *testing.T) {
+	t.Parallel()
+	encode := func(from, n, step int64) []byte {
+		h := hist.New()
+		for i := range n {
+			h.RecordMicros(from + i*step)
+		}
+		b, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	run := runs.Run{
+		ID: uuid.New(), Target: "http://t.test/", QPSRequested: 60, StartedAt: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC),
+		Spec: spec.Spec{URL: "http://t.test/", IterationsPerSecond: 20, Count: 40, Connections: 4, Pacing: spec.PacingOpen,
+			Scenario: &scenario.Scenario{Name: "login flow"}},
+	}
+	// 120 requests of 1 ms or so; 40 iterations of 10 to 49 ms, 4 failed.
+	res := runs.Result{
+		Response: encode(1000, 120, 1), Service: []byte{}, Count: 120, Errors: 4, RetCodes: map[string]int64{"200": 116, "500": 4},
+		Duration: 2 * time.Second,
+		Scenario: &runs.ScenarioResult{Started: 40, Completed: 36, Failed: 4, Iteration: encode(10000, 40, 1000)},
+	}
+	f := mustRender(t, run, res)
+	d := f.DurationHistogram
+	if d.Count != 40 || d.Min != 0.01 || d.Max < 0.0489 || d.Max > 0.0491 {
+		t.Errorf("duration histogram count %d min %v max %v: want the 40 iterations, 10 to 49 ms", d.Count, d.Min, d.Max)
+	}
+	if f.RunType != "Scenario 'login flow'" || f.RequestedQPS != "20" || f.ActualQPS != 20 || f.RequestedDuration != "exactly 40 calls" ||
+		f.ErrorsDurationHistogram.Count != 4 || len(f.RetCodes) != 2 || f.RetCodes["OK"] != 36 || f.RetCodes["FAILED"] != 4 || f.URL != "http://t.test/" {
+		t.Errorf("scenario as fortio: %+v", f)
+	}
+	// Closed loop: no requested rate.
+	run.Spec.IterationsPerSecond, run.Spec.Pacing = 0, spec.PacingClosed
+	if f = mustRender(t, run, res); f.RequestedQPS != "max" || f.DurationHistogram.Count != 40 {
+		t.Errorf("closed-loop scenario: requested %q, %d calls", f.RequestedQPS, f.DurationHistogram.Count)
 	}
 }
