@@ -189,8 +189,10 @@ func (c *compiler) step(path string, i int, st *Step) *PlanStep {
 		ps.think = c.think(path+".think", st.Think)
 	}
 	ps.urlSeg, ps.bodySeg = segments(ps.url), segments(ps.body)
+	ps.usesSeq = usesSeq(ps.urlSeg) || usesSeq(ps.bodySeg)
 	for i := range ps.headers {
 		ps.headers[i].seg = segments(ps.headers[i].value)
+		ps.usesSeq = ps.usesSeq || usesSeq(ps.headers[i].seg)
 	}
 	for _, x := range ps.extract {
 		if x.header != "" {

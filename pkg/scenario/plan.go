@@ -57,6 +57,7 @@ type PlanStep struct {
 	// Flattened templates (render.go) and the headers extractions read.
 	urlSeg, bodySeg []segment
 	headerNames     []string
+	usesSeq         bool
 }
 
 type header struct {
@@ -101,7 +102,9 @@ type Request struct {
 	Body   []byte
 }
 
-// Render renders the step's request with the iteration's variables.
+// Render renders the step's request with the iteration's variables
+// through text/template: the reference RenderInto's variables are tested
+// against. It leaves placeholders such as {seq} as written.
 func (s *PlanStep) Render(vars map[string]string) (Request, error) {
 	r := Request{Method: s.method, Header: make(http.Header, len(s.headers))}
 	var b strings.Builder

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/barrage-dev/barrage/pkg/reqtemplate"
 )
 
 // IterationVar is the variable every iteration sets to its number (0-based,
@@ -12,7 +14,9 @@ import (
 const IterationVar = "iteration"
 
 // template parses src as a text/template over the iteration's variables.
-// Only text and {{.name}} actions are allowed (variables are strings: no
+// Its text may hold the request placeholders of pkg/reqtemplate ({seq},
+// {rand:N}, {alpha:N}, {uuid}; a malformed one is an error). Only text
+// and {{.name}} actions are allowed (variables are strings: no
 // fields, functions, pipelines or control structures), so a template that
 // compiles renders whenever its variables are set. A variable not defined
 // by the scenario's vars or an earlier step's extractions is an error.
@@ -26,6 +30,10 @@ func (c *compiler) template(path, src string) *template.Template {
 	for _, n := range t.Root.Nodes {
 		switch n := n.(type) {
 		case *parse.TextNode:
+			if _, err := reqtemplate.Parse(string(n.Text), reqtemplate.Options{}); err != nil {
+				c.fail(path, "%v", err)
+				return nil
+			}
 		case *parse.ActionNode:
 			name, ok := plainVar(n)
 			if !ok {

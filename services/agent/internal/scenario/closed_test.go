@@ -17,6 +17,7 @@ import (
 type recorder struct {
 	mu       sync.Mutex
 	seen     []int64
+	seqs     []int64
 	in, most int
 }
 
@@ -27,6 +28,9 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/first" {
 		n, _ := strconv.ParseInt(r.URL.Query().Get("i"), 10, 64)
 		rc.seen = append(rc.seen, n)
+		if s, err := strconv.ParseInt(r.URL.Query().Get("s"), 10, 64); err == nil {
+			rc.seqs = append(rc.seqs, s)
+		}
 	}
 	rc.mu.Unlock()
 	time.Sleep(20 * time.Millisecond)
@@ -39,7 +43,7 @@ const twoSteps = `
 name: closed
 steps:
   - name: first
-    url: http://ECHO/first?i={{.iteration}}
+    url: http://ECHO/first?i={{.iteration}}&s={seq}
     checks: [{name: ok, status: [200]}]
   - name: second
     url: http://ECHO/second
@@ -47,7 +51,8 @@ steps:
 
 // TestClosedLoopRunsVirtualUsersBackToBack runs 3 virtual users for
 // exactly 30 iterations numbered as shard 1 of 3 numbers them: each number
-// 1, 4, … 88 is sent once and never more than 3 iterations are in flight.
+// 1, 4, … 88 is sent once, and so is each {seq} 2, 5, … 89 (numbers from 1
+// across the shards), and never more than 3 iterations are in flight.
 func TestClosedLoopRunsVirtualUsersBackToBack(t *testing.T) {
 	t.Parallel()
 	rc := &recorder{}
@@ -71,7 +76,13 @@ func TestClosedLoopRunsVirtualUsersBackToBack(t *testing.T) {
 			t.Fatalf("iteration numbers sent %v: want 1, 4, … 88 once each", rc.seen)
 		}
 	}
-	if len(rc.seen) != 30 || rc.most > 3 {
+	slices.Sort(rc.seqs)
+	for i, n := range rc.seqs {
+		if want := int64(2 + 3*i); n != want {
+			t.Fatalf("{seq} sent %v: want 2, 5, … 89 once each", rc.seqs)
+		}
+	}
+	if len(rc.seen) != 30 || len(rc.seqs) != 30 || rc.most > 3 {
 		t.Fatalf("%d first steps, at most %d in flight: want 30 and 3", len(rc.seen), rc.most)
 	}
 	for _, st := range res.Steps {

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/delay"
+	"github.com/barrage-dev/barrage/pkg/reqtemplate"
 	spec "github.com/barrage-dev/barrage/pkg/scenario"
 	"github.com/barrage-dev/barrage/services/agent/internal/pacer"
 )
@@ -101,6 +102,7 @@ type runner struct {
 	opts  *Options
 	steps []*stepStats
 	iter  iterStats
+	seq   *reqtemplate.Seq // {seq}: IterationStart + 1, in steps of IterationStride
 }
 
 // job is an iteration handed to a worker.
@@ -118,7 +120,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.Normalize(); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &opts}
+	r := &runner{opts: &opts, seq: reqtemplate.NewSeq(uint64(opts.IterationStart)+1, uint64(opts.IterationStride))}
 	for range opts.Plan.Steps {
 		r.steps = append(r.steps, newStepStats())
 	}
@@ -216,6 +218,7 @@ type worker struct {
 	client *h1client
 	vars   map[string]string
 	req    spec.Rendered
+	gen    spec.Gen       // the placeholders' draws: its Rand is its own, not the think times'
 	jar    *cookiejar.Jar // the iteration's; nil until a response sets a cookie
 	pcg    *rand.PCG
 	rng    *rand.Rand
@@ -243,6 +246,7 @@ func (r *runner) newWorker() *worker {
 	return &worker{
 		r: r, client: newH1Client(dial, r.opts.Timeout), vars: make(map[string]string, len(r.opts.Plan.Vars)+4),
 		pcg: pcg, rng: rand.New(pcg), sl: delay.NewTimerSleeper(), //nolint:gosec // think times, not secrets
+		gen: spec.Gen{Rand: reqtemplate.NewRand()},
 	}
 }
 
@@ -305,7 +309,11 @@ func (r *runner) skip(from int) {
 // records it; it returns when it ended and whether it passed.
 func (w *worker) step(ctx context.Context, st *spec.PlanStep, due time.Time) (time.Time, bool) {
 	stats := w.r.steps[st.Index]
-	if err := st.RenderInto(&w.req, w.vars); err != nil {
+	w.gen.Seq = 0
+	if st.UsesSeq() {
+		w.gen.Seq = w.r.seq.Next()
+	}
+	if err := st.RenderInto(&w.req, w.vars, &w.gen); err != nil {
 		end := time.Now()
 		stats.recordError("render", end.Sub(due), 0, 0)
 		return end, false
