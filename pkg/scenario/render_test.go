@@ -101,7 +101,7 @@ steps:
 	if err := p.Steps[0].RenderInto(&r, map[string]string{scenario.IterationVar: "7"}, g); err != nil {
 		t.Fatal(err)
 	}
-	url := regexp.MustCompile(`^http://127\.0\.0\.1:1/u/42\?r=[0-9]$`)
+	url := regexp.MustCompile(`^http://127\.0\.0\.1:1/u/42\?r=\d$`)
 	body := regexp.MustCompile(`^\{"name":"[A-Za-z]{6}","i":7\}$`)
 	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	if !url.Match(r.URL) || !body.Match(r.Body) || len(r.Headers) != 1 || !uuid.Match(r.Headers[0].Value) {

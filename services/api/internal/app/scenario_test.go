@@ -157,9 +157,9 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s")
 	echo := startEchoWith(t, func(o *echoserver.Options) { o.Debug = true }) // /debug shows the request's headers
 	startAgents(t, e.NATSURL, 2)
-	spec := map[string]any{"scenario": loginScenario(echo), "iterations_per_second": 40, "count": 40, "connections": 4}
+	runSpec := map[string]any{"scenario": loginScenario(echo), "iterations_per_second": 40, "count": 40, "connections": 4}
 	file := filepath.Join(t.TempDir(), "login.json")
-	b, err := json.Marshal(spec)
+	b, err := json.Marshal(runSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
