@@ -29,6 +29,7 @@ import { RunCharts } from './run-charts';
 import { RunHeader } from './run-header';
 import { ShardsTable } from './shards-table';
 import { SpecView } from './spec-view';
+import { StepsTable } from './steps-table';
 import { ThresholdsCard } from './thresholds-card';
 import { TimelineChart } from './timeline-chart';
 import { WrittenUrls } from './written-urls';
@@ -110,6 +111,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
           {!fromDocument && <GeneratorLimitedNotice result={res} />}
           {!fromDocument && <LagNotice result={res} />}
           <ResultSummary result={res} />
+          <StepsTable result={res} />
           <div className="grid-2">
             {fromDocument ? <ImportedBuckets buckets={res.buckets} /> : <LatencyHistogram runId={runId} primary={res.primary} />}
             <PercentileTable result={res} />

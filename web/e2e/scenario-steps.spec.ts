@@ -1,0 +1,53 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { port } from '../playwright.config';
+import { signIn } from './sign-in';
+
+// A scenario run's page against the real stack (docs/scenarios.md): 20
+// iterations of three steps on the stack's two agents against its echo. The
+// login's response carries a token in a header (the echo's header=
+// parameter), the read sends it back, and the create step's check wants a
+// 201 the echo does not send. The page shows the iterations and a row per
+// step with its exact counts and the failed check by name, and passes axe.
+
+const echo = `http://127.0.0.1:${port + 1}/`;
+
+test('a scenario run shows its iterations and a row per step', async ({ page }) => {
+  await signIn(page);
+  const scenario = {
+    name: 'e2e login flow',
+    steps: [
+      {
+        name: 'login',
+        method: 'POST',
+        url: `${echo}login?header=X-Token:tok-{{.iteration}}`,
+        extract: [{ var: 'token', header: 'X-Token' }],
+        checks: [{ name: 'login ok', status: [200] }],
+      },
+      { name: 'read', url: `${echo}read?t={{.token}}&delay=2ms`, checks: [{ name: 'read ok', status: [200] }] },
+      { name: 'create', url: `${echo}items?n={seq}`, continue_on_failure: true, checks: [{ name: 'created', status: [201] }] },
+    ],
+  };
+  const created = await page.request.post('/api/v1/runs', {
+    data: { project: 'default', name: 'e2e scenario', spec: { scenario, iterations_per_second: 20, count: 20, connections: 4 } },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  await expect
+    .poll(async () => ((await (await page.request.get(`/api/v1/runs/${id}`)).json()) as { status: string }).status, { timeout: 60_000 })
+    .toBe('completed');
+
+  await page.goto(`/runs/${id}`);
+  const region = page.getByRole('region', { name: 'Scenario steps' });
+  await expect(region.getByTestId('scenario-iterations')).toContainText('20 iterations started, 0 completed, 20 failed (100%)');
+  const rows = region.getByRole('row');
+  await expect(rows).toHaveCount(4);
+  const cells = async (i: number) => (await rows.nth(i).locator('th, td').allInnerTexts()).map((s) => s.trim());
+  expect((await cells(1)).slice(0, 4)).toEqual(['login', '20', '0', '0']);
+  expect((await cells(2)).slice(0, 4)).toEqual(['read', '20', '0', '0']);
+  expect((await cells(3)).slice(0, 4)).toEqual(['create', '20', '20', '0']);
+  await expect(rows.nth(3)).toContainText('failed checks: created ×20');
+  await expect(rows.nth(1)).toContainText('200 ×20');
+  const res = await new AxeBuilder({ page }).include('[aria-label="Scenario steps"]').analyze();
+  expect(res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+});
