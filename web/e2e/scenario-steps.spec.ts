@@ -9,6 +9,9 @@ import { signIn } from './sign-in';
 // parameter), the read sends it back, and the create step's check wants a
 // 201 the echo does not send. The page shows the iterations and a row per
 // step with its exact counts and the failed check by name, and passes axe.
+// A second run of the same scenario, closed-loop (2 virtual users, 10
+// iterations), is compared with it: the compare page matches the steps by
+// name and shows each run's counts and errors.
 
 const echo = `http://127.0.0.1:${port + 1}/`;
 
@@ -50,4 +53,19 @@ test('a scenario run shows its iterations and a row per step', async ({ page }) 
   await expect(rows.nth(1)).toContainText('200 ×20');
   const res = await new AxeBuilder({ page }).include('[aria-label="Scenario steps"]').analyze();
   expect(res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+
+  const closed = await page.request.post('/api/v1/runs', {
+    data: { project: 'default', name: 'e2e scenario closed', spec: { scenario, count: 10, connections: 2 } },
+  });
+  expect(closed.status(), await closed.text()).toBe(201);
+  const { id: closedId } = (await closed.json()) as { id: string };
+  await expect
+    .poll(async () => ((await (await page.request.get(`/api/v1/runs/${closedId}`)).json()) as { status: string }).status, { timeout: 60_000 })
+    .toBe('completed');
+  await page.goto(`/compare?ids=${id},${closedId}`);
+  const steps = page.getByTestId('compare-steps');
+  await expect(steps.getByTestId('steps-iterations').getByRole('cell')).toHaveText([/20 started · 20 failed/, /10 started · 10 failed/]);
+  await expect(steps.getByTestId('step-login').getByRole('cell')).toHaveText([/20 requests · 0 errors/, /10 requests · 0 errors/]);
+  await expect(steps.getByTestId('step-create').getByRole('cell')).toHaveText([/20 requests · 20 errors/, /10 requests · 10 errors/]);
+  await expect(steps.getByTestId('step-create').getByRole('cell').nth(1)).toContainText(/\((=|[+−].+%)\)/);
 });

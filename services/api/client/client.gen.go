@@ -814,6 +814,9 @@ type ComparedRun struct {
 	Phases *RequestPhases `json:"phases,omitempty"`
 	Qps    *float64       `json:"qps,omitempty"`
 
+	// Scenario A scenario run's iterations and a row per step, merged over its shards (docs/scenarios.md); the run's own totals add up every step's requests. Absent for other runs.
+	Scenario *ScenarioResult `json:"scenario,omitempty"`
+
 	// Source import and sync runs come from Fortio documents: figures as the document gave them.
 	Source ComparedRunSource `json:"source"`
 

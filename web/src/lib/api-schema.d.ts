@@ -2570,6 +2570,7 @@ export interface components {
              */
             latency_kind?: "response" | "service";
             phases?: components["schemas"]["RequestPhases"];
+            scenario?: components["schemas"]["ScenarioResult"];
             change?: components["schemas"]["ComparedChange"];
         };
         /** @description A run's latency percentiles against the reference (the first run compared), each with a 95 % interval of the ratio from a block bootstrap over both runs' per-second histograms (pkg/verdict, docs/verdicts.md). Absent for the reference and for runs without a result. When the change cannot be estimated (imported runs, different protocols or rates, stages, a run not completed or degraded, under 10 measured seconds, or a comparison whose 10 s budget for estimates ran out before this run) `note` says why and `estimates` is empty. */

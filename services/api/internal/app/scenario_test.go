@@ -261,15 +261,26 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 				f.GetIterationsStarted(), len(f.GetSteps()), f.GetSteps()[0].GetCount(), f.GetCount())
 		}
 	}
-	checkClosedLoopRun(t, e)
+	closed := checkClosedLoopRun(t, e)
+
+	// The compare view gets each run's iterations and steps.
+	cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+id[1]+","+closed, e.AdminToken, nil))
+	if len(cmp.Items) != 2 || cmp.Items[0].Scenario == nil || cmp.Items[1].Scenario == nil {
+		t.Fatalf("compared %d runs, scenarios %v", len(cmp.Items), cmp.Items)
+	}
+	open, closedSc := cmp.Items[0].Scenario, cmp.Items[1].Scenario
+	if len(open.Steps) != 3 || open.Steps[2].Name != "create" || open.Steps[2].FailedChecks["created"] != 40 || open.Started != 40 ||
+		len(closedSc.Steps) != 1 || closedSc.Steps[0].Name != "numbered" || closedSc.Steps[0].Count != 30 || closedSc.Completed != 30 {
+		t.Errorf("compared scenarios: %+v and %+v", open, closedSc)
+	}
 }
 
 // checkClosedLoopRun runs a scenario without a rate on the two agents: a
 // closed loop of 4 virtual users, 2 a shard, for exactly 30 iterations.
 // The target records the {{.iteration}} each iteration sends: the shards
 // number theirs apart (shard 0 the even numbers, shard 1 the odd), so it
-// sees 0 to 29 once each.
-func checkClosedLoopRun(t *testing.T, e *apiEnv) {
+// sees 0 to 29 once each. It returns the run's id.
+func checkClosedLoopRun(t *testing.T, e *apiEnv) string {
 	t.Helper()
 	var mu sync.Mutex
 	seen := map[int]int{}
@@ -307,4 +318,5 @@ func checkClosedLoopRun(t *testing.T, e *apiEnv) {
 	if len(seen) != 30 {
 		t.Fatalf("iteration numbers sent %v: want 0 to 29 once each", seen)
 	}
+	return created.Id.String()
 }

@@ -385,6 +385,11 @@ func comparedOut(c *runs.Compared) (ComparedRun, error) {
 	if out.Phases, err = phasesOut(res.Phases); err != nil {
 		return ComparedRun{}, fmt.Errorf("result of run %s: %w", r.ID, err)
 	}
+	if res.Scenario != nil {
+		if out.Scenario, err = scenarioOut(r, res.Scenario); err != nil {
+			return ComparedRun{}, err
+		}
+	}
 	if ch := c.Change; ch != nil {
 		out.Change = changeOut(ch)
 	}

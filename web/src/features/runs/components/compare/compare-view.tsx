@@ -10,6 +10,7 @@ import { PhasesCompare } from './phases-compare';
 import { RunPicker } from './run-picker';
 import { SpecDiff } from './spec-diff';
 import { SpectrumCompare } from './spectrum-compare';
+import { StepsCompare } from './steps-compare';
 
 type Props = { ids: string[]; onIdsChange: (ids: string[]) => void };
 
@@ -40,7 +41,7 @@ function Comparison({ ids, onIdsChange }: Props) {
 
   // One layout for any number of runs: what differs, the largest changes,
   // every figure with its change and interval, the percentile spectra
-  // overlaid, then the request phases.
+  // overlaid, then the request phases and a scenario's steps.
   return (
     <div className="stack" data-testid="compare-layout">
       {missing.length > 0 && (
@@ -54,6 +55,7 @@ function Comparison({ ids, onIdsChange }: Props) {
       <CompareTable runs={runs} names={names} onRemove={remove} />
       <SpectrumCompare runs={runs} names={names} />
       <PhasesCompare runs={runs} names={names} />
+      <StepsCompare runs={runs} names={names} />
       <div>
         <button type="button" onClick={() => setAdding((a) => !a)} aria-expanded={adding}>
           {adding ? 'Hide the run list' : 'Add or reorder runs'}
