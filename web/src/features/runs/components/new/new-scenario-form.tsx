@@ -1,0 +1,194 @@
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useNavigate } from 'react-router';
+import { ApiError, type Schemas } from '@/lib/api-client';
+import { useProject } from '@/lib/project';
+import { useCreateRun } from '../../api/create-run';
+import { newIdempotencyKey } from '../../utils/idempotency-key';
+import {
+  defaultScenarioForm,
+  scenarioProblems,
+  toScenarioRequest,
+  type ScenarioErrors,
+  type ScenarioField,
+  type ScenarioFormState,
+} from '../../utils/scenario-form';
+import './run-form.css';
+
+const example = `name: login then read
+steps:
+  - name: login
+    method: POST
+    url: http://127.0.0.1:8088/login?header=X-Token:tok-{{.iteration}}
+    extract: [{var: token, header: X-Token}]
+    checks: [{name: login ok, status: [200]}]
+  - name: profile
+    url: http://127.0.0.1:8088/?t={{.token}}
+    checks: [{name: profile ok, status: [200]}]`;
+
+/** What the last submit got back that no input shows: the API's title and detail and its other field errors. */
+interface Summary {
+  title: string;
+  detail?: string;
+  items: Schemas['FieldError'][];
+}
+
+/**
+ * NewScenarioForm starts a multi-step scenario run (docs/scenarios.md): the
+ * scenario as YAML or JSON, the rate of iteration starts (or none, for a
+ * closed loop of virtual users), the connections, and a duration or a number
+ * of iterations. The API's problems inside the scenario are listed under it
+ * by path (steps[1].url, …); the others go next to their input.
+ */
+export function NewScenarioForm() {
+  const uid = useId();
+  const project = useProject();
+  const navigate = useNavigate();
+  const createRun = useCreateRun();
+  const [state, setState] = useState<ScenarioFormState>(defaultScenarioForm);
+  const [errors, setErrors] = useState<ScenarioErrors>({});
+  const [inScenario, setInScenario] = useState<Schemas['FieldError'][]>([]);
+  const [summary, setSummary] = useState<Summary>();
+  const [attempt, setAttempt] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+  // One Idempotency-Key per distinct body: a double submit makes one run.
+  const idem = useRef<{ body: string; key: string }>(undefined);
+
+  useEffect(() => {
+    if (attempt === 0) return;
+    const form = formRef.current;
+    (form?.querySelector<HTMLElement>('.error-summary') ?? form?.querySelector<HTMLElement>('[aria-invalid="true"]'))?.focus();
+  }, [attempt]);
+
+  const set = (name: ScenarioField, value: string) => {
+    setState((s) => ({ ...s, [name]: value }));
+    setErrors((e) => (e[name] ? { ...e, [name]: undefined } : e));
+    if (name === 'scenario') setInScenario([]);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (createRun.isPending) return;
+    const built = toScenarioRequest(state, project);
+    if (!built.ok) {
+      setErrors(built.errors);
+      setInScenario([]);
+      setSummary(undefined);
+      setAttempt((a) => a + 1);
+      return;
+    }
+    const json = JSON.stringify(built.body);
+    if (idem.current?.body !== json) idem.current = { body: json, key: newIdempotencyKey() };
+    try {
+      const run = await createRun.mutateAsync({ body: built.body, idempotencyKey: idem.current.key });
+      navigate(`/runs/${run.id}`);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const p = scenarioProblems(err.problem.errors ?? []);
+      setErrors(p.fields);
+      setInScenario(p.inScenario);
+      setSummary({ title: err.problem.title, detail: err.problem.detail, items: p.rest });
+      setAttempt((a) => a + 1);
+    }
+  };
+
+  const field = (name: ScenarioField, label: string, hint: ReactNode, input: Record<string, unknown> = {}) => {
+    const id = `${uid}-${name}`;
+    const describedBy = [`${id}-hint`, errors[name] ? `${id}-error` : ''].filter(Boolean).join(' ');
+    return (
+      <label className="field">
+        {label}
+        <input
+          id={id}
+          name={name}
+          value={state[name]}
+          onChange={(e) => set(name, e.target.value)}
+          aria-invalid={errors[name] ? true : undefined}
+          aria-describedby={describedBy}
+          {...input}
+        />
+        <span id={`${id}-hint`} className="hint">
+          {hint}
+        </span>
+        {errors[name] && (
+          <span id={`${id}-error`} className="field-error">
+            {errors[name]}
+          </span>
+        )}
+      </label>
+    );
+  };
+
+  const docId = `${uid}-scenario`;
+  const docInvalid = !!errors.scenario || inScenario.length > 0;
+  return (
+    <form ref={formRef} className="run-form" onSubmit={submit} noValidate aria-label="New scenario run">
+      {summary && (
+        <div className="card error-summary" role="alert" tabIndex={-1}>
+          <strong>{summary.title}</strong>
+          {summary.detail && <div>{summary.detail}</div>}
+          {summary.items.length > 0 && (
+            <ul>
+              {summary.items.map((it, i) => (
+                <li key={i}>
+                  <code>{it.field}</code>: {it.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <fieldset>
+        <legend>Scenario</legend>
+        <div className="form-grid">
+          {field('name', 'Name', 'optional; names the run in lists')}
+          <label className="field wide">
+            Scenario (YAML or JSON)
+            <textarea
+              id={docId}
+              name="scenario"
+              rows={14}
+              spellCheck={false}
+              placeholder={example}
+              value={state.scenario}
+              onChange={(e) => set('scenario', e.target.value)}
+              aria-invalid={docInvalid ? true : undefined}
+              aria-describedby={[`${docId}-hint`, docInvalid ? `${docId}-error` : ''].filter(Boolean).join(' ')}
+              className="mono"
+            />
+            <span id={`${docId}-hint`} className="hint">
+              Steps with their URL, headers, body, extract, checks and think time; <code>{'{{.var}}'}</code> for variables (docs/scenarios.md).
+            </span>
+            {docInvalid && (
+              <span id={`${docId}-error`} className="field-error" data-testid="scenario-errors">
+                {errors.scenario}
+                {inScenario.length > 0 && (
+                  <ul>
+                    {inScenario.map((it, i) => (
+                      <li key={i}>
+                        <code>{it.field.replace(/^spec\.scenario\.?/, '') || 'scenario'}</code>: {it.message}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </span>
+            )}
+          </label>
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Load</legend>
+        <div className="form-grid">
+          {field('rate', 'Iterations per second', 'iterations started each second, across the agents; empty: a closed loop', { inputMode: 'decimal' })}
+          {field('connections', 'Connections', 'the most iterations in flight; in a closed loop, the virtual users', { inputMode: 'numeric' })}
+          {field('duration', 'Duration', 'how long iterations start, e.g. 30s')}
+          {field('count', 'Iterations', 'optional: exactly this many, instead of the duration', { inputMode: 'numeric' })}
+        </div>
+      </fieldset>
+      <div className="actions">
+        <button type="submit" className="primary" data-testid="start-scenario" disabled={createRun.isPending}>
+          {createRun.isPending ? 'Starting…' : 'Start scenario run'}
+        </button>
+      </div>
+    </form>
+  );
+}

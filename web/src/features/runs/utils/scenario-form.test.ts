@@ -1,0 +1,58 @@
+import { defaultScenarioForm, scenarioProblems, toScenarioRequest } from './scenario-form';
+
+const yaml = `
+name: login then read
+steps:
+  - name: login
+    url: http://127.0.0.1:8088/login
+`;
+
+describe('toScenarioRequest', () => {
+  it('sends a YAML scenario as the spec object, open-loop at the rate for the duration', () => {
+    const r = toScenarioRequest({ ...defaultScenarioForm, name: ' nightly ', scenario: yaml, rate: '20' }, 'default');
+    expect(r).toEqual({
+      ok: true,
+      body: {
+        project: 'default',
+        name: 'nightly',
+        spec: {
+          scenario: { name: 'login then read', steps: [{ name: 'login', url: 'http://127.0.0.1:8088/login' }] },
+          connections: 8,
+          iterations_per_second: 20,
+          duration: '10s',
+        },
+      },
+    });
+  });
+
+  it('reads JSON too; no rate is a closed loop; a count bounds the run instead of the duration', () => {
+    const r = toScenarioRequest({ ...defaultScenarioForm, scenario: '{"name": "j", "steps": []}', rate: ' ', count: '40' }, 'p');
+    expect(r.ok && r.body.spec).toEqual({ scenario: { name: 'j', steps: [] }, connections: 8, count: 40 });
+  });
+
+  it('refuses what is not a scenario or a number, naming each input', () => {
+    const r = toScenarioRequest({ ...defaultScenarioForm, scenario: 'steps: [', rate: 'fast', connections: '2.5', count: '-1' }, 'p');
+    expect(r.ok).toBe(false);
+    const errors = r.ok ? {} : r.errors;
+    expect(errors.scenario).toMatch(/^Not YAML or JSON: /);
+    expect(Object.keys(errors).sort()).toEqual(['connections', 'count', 'rate', 'scenario']);
+    const list = toScenarioRequest({ ...defaultScenarioForm, scenario: '- a\n- b', duration: '' }, 'p');
+    expect(list.ok ? {} : list.errors).toEqual({
+      scenario: 'The scenario must be an object with a name and steps.',
+      duration: 'A duration such as 30s, or a number of iterations.',
+    });
+  });
+});
+
+describe('scenarioProblems', () => {
+  it('puts the API errors next to the inputs and under the document', () => {
+    const p = scenarioProblems([
+      { field: 'spec.scenario.steps[1].headers.Authorization', message: 'unknown variable "tokn"' },
+      { field: 'spec.iterations_per_second', message: 'must be greater than 0' },
+      { field: 'spec.qps', message: 'does not apply' },
+    ]);
+    expect(p.fields).toEqual({ rate: 'must be greater than 0' });
+    expect(p.inScenario.map((e) => e.field)).toEqual(['spec.scenario.steps[1].headers.Authorization']);
+    expect(p.rest.map((e) => e.field)).toEqual(['spec.qps']);
+  });
+});
