@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	spec "github.com/barrage-dev/barrage/pkg/scenario"
 	"github.com/barrage-dev/barrage/services/agent/internal/scenario"
 )
 
@@ -49,16 +50,23 @@ steps:
     url: http://ECHO/second
 `
 
+// startRecorder serves a recorder until the test ends and returns it with
+// the plan of twoSteps against it.
+func startRecorder(t *testing.T) (*recorder, *spec.Plan) {
+	t.Helper()
+	rc := &recorder{}
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	return rc, mustPlan(t, twoSteps, srv.Listener.Addr().String())
+}
+
 // TestClosedLoopRunsVirtualUsersBackToBack runs 3 virtual users for
 // exactly 30 iterations numbered as shard 1 of 3 numbers them: each number
 // 1, 4, … 88 is sent once, and so is each {seq} 2, 5, … 89 (numbers from 1
 // across the shards), and never more than 3 iterations are in flight.
 func TestClosedLoopRunsVirtualUsersBackToBack(t *testing.T) {
 	t.Parallel()
-	rc := &recorder{}
-	srv := httptest.NewServer(rc)
-	t.Cleanup(srv.Close)
-	plan := mustPlan(t, twoSteps, srv.Listener.Addr().String())
+	rc, plan := startRecorder(t)
 	res, err := scenario.Run(runCtx(t), scenario.Options{
 		Plan: plan, MaxIterations: 30, Concurrency: 3, IterationStart: 1, IterationStride: 3,
 	})
@@ -100,10 +108,7 @@ func TestClosedLoopRunsVirtualUsersBackToBack(t *testing.T) {
 // start, and every one started finishes.
 func TestClosedLoopStopsStartingAtTheDuration(t *testing.T) {
 	t.Parallel()
-	rc := &recorder{}
-	srv := httptest.NewServer(rc)
-	t.Cleanup(srv.Close)
-	plan := mustPlan(t, twoSteps, srv.Listener.Addr().String())
+	rc, plan := startRecorder(t)
 	res, err := scenario.Run(runCtx(t), scenario.Options{Plan: plan, Duration: 300 * time.Millisecond, Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)

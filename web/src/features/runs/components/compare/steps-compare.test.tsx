@@ -1,10 +1,7 @@
 import { render, screen, within } from '@testing-library/react';
 import type { Schemas } from '@/lib/api-client';
+import { latency as lat } from '@/testing/latency';
 import { StepsCompare, stepNames } from './steps-compare';
-
-const lat = (p50: number, p99: number): Schemas['LatencySummary'] => ({
-  count: 1, min_us: 1, avg_us: p50, stddev_us: 1, p50_us: p50, p75_us: p50, p90_us: p99, p99_us: p99, p999_us: p99, max_us: p99,
-});
 
 const step = (index: number, name: string, p99: number, errors = 0): Schemas['StepResult'] => ({
   index, name, count: 40, errors, skipped: 0, ret_codes: { '200': 40 }, failed_checks: {},

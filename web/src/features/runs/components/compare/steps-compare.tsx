@@ -16,6 +16,22 @@ function stepOf(r: Schemas['ComparedRun'], name: string): Schemas['StepResult'] 
   return r.scenario?.steps.find((s) => s.name === name);
 }
 
+/** FigureCell is one run's cell: two lines of figures, the second marked when bad, or none's text when top is undefined. */
+function FigureCell({ top, bottom, bad, none }: { top?: string; bottom?: string; bad: boolean; none: string }) {
+  return (
+    <td className="num">
+      {top === undefined ? (
+        <span className="no-result">{none}</span>
+      ) : (
+        <>
+          <div>{top}</div>
+          <div className={bad ? 'delta bad-figure' : 'delta'}>{bottom}</div>
+        </>
+      )}
+    </td>
+  );
+}
+
 /**
  * StepsCompare puts scenario runs' steps side by side (docs/scenarios.md):
  * the iterations, then one row per step name, one column per run with the
@@ -43,20 +59,13 @@ export function StepsCompare({ runs, names }: Props) {
               {runs.map((r) => {
                 const sc = r.scenario;
                 return (
-                  <td key={r.id} className="num">
-                    {sc ? (
-                      <>
-                        <div>
-                          p50 {formatDuration(sc.iteration.p50_us)} · p99 {formatDuration(sc.iteration.p99_us)}
-                        </div>
-                        <div className={sc.failed > 0 ? 'delta bad-figure' : 'delta'}>
-                          {formatCount(sc.started)} started · {formatCount(sc.failed)} failed
-                        </div>
-                      </>
-                    ) : (
-                      <span className="no-result">not a scenario</span>
-                    )}
-                  </td>
+                  <FigureCell
+                    key={r.id}
+                    top={sc && `p50 ${formatDuration(sc.iteration.p50_us)} · p99 ${formatDuration(sc.iteration.p99_us)}`}
+                    bottom={sc && `${formatCount(sc.started)} started · ${formatCount(sc.failed)} failed`}
+                    bad={(sc?.failed ?? 0) > 0}
+                    none="not a scenario"
+                  />
                 );
               })}
             </tr>
@@ -69,22 +78,15 @@ export function StepsCompare({ runs, names }: Props) {
                   </th>
                   {runs.map((r) => {
                     const s = stepOf(r, name);
+                    const change = s && ref && s !== ref ? ` (${formatDelta(ref.response.p99_us, s.response.p99_us)})` : '';
                     return (
-                      <td key={r.id} className="num">
-                        {s ? (
-                          <>
-                            <div>
-                              p50 {formatDuration(s.response.p50_us)} · p99 {formatDuration(s.response.p99_us)}
-                              {s !== ref && ref && <span className="delta"> ({formatDelta(ref.response.p99_us, s.response.p99_us)})</span>}
-                            </div>
-                            <div className={s.errors > 0 ? 'delta bad-figure' : 'delta'}>
-                              {formatCount(s.count)} requests · {formatCount(s.errors)} errors
-                            </div>
-                          </>
-                        ) : (
-                          <span className="no-result">no such step</span>
-                        )}
-                      </td>
+                      <FigureCell
+                        key={r.id}
+                        top={s && `p50 ${formatDuration(s.response.p50_us)} · p99 ${formatDuration(s.response.p99_us)}${change}`}
+                        bottom={s && `${formatCount(s.count)} requests · ${formatCount(s.errors)} errors`}
+                        bad={(s?.errors ?? 0) > 0}
+                        none="no such step"
+                      />
                     );
                   })}
                 </tr>

@@ -1,19 +1,7 @@
 import { render, screen, within } from '@testing-library/react';
 import type { Schemas } from '@/lib/api-client';
+import { latency as lat } from '@/testing/latency';
 import { StepsTable } from './steps-table';
-
-const lat = (p50: number, p99: number): Schemas['LatencySummary'] => ({
-  count: 1,
-  min_us: 10,
-  avg_us: p50,
-  stddev_us: 1,
-  p50_us: p50,
-  p75_us: p50,
-  p90_us: p99,
-  p99_us: p99,
-  p999_us: p99,
-  max_us: p99,
-});
 
 const step = (over: Partial<Schemas['StepResult']>): Schemas['StepResult'] => ({
   index: 0,
