@@ -9,8 +9,9 @@
 // Concurrency virtual users each start their next iteration when their
 // last one ended. It records per-step HDR histograms and counts.
 //
-// It is not the engine of single-request runs (internal/engine), and it
-// has no sinks, phases or distribution across agents yet.
+// It is not the engine of single-request runs (internal/engine); the
+// worker (services/agent/internal/worker/scenario.go) runs it for one shard
+// of a distributed run, draining its figures each second (live.go).
 package scenario
 
 import (
