@@ -262,6 +262,7 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 		}
 	}
 	closed := checkClosedLoopRun(t, e)
+	checkStoredScenarioTest(t, e, echo)
 
 	// The compare view gets each run's iterations and steps.
 	cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+id[1]+","+closed, e.AdminToken, nil))
@@ -319,4 +320,27 @@ func checkClosedLoopRun(t *testing.T, e *apiEnv) string {
 		t.Fatalf("iteration numbers sent %v: want 0 to 29 once each", seen)
 	}
 	return created.Id.String()
+}
+
+// checkStoredScenarioTest stores a test whose spec is a scenario, with a
+// threshold on one of its steps, and runs it: the run is the test's, runs
+// the scenario on the agents, and is judged on the step.
+func checkStoredScenarioTest(t *testing.T, e *apiEnv, echo string) {
+	t.Helper()
+	sc := loginScenario(echo)
+	sc["steps"] = sc["steps"].([]any)[:2] // login and profile: both pass
+	stored := decode[client.Test](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/tests", e.AdminToken, map[string]any{
+		"project": "default", "name": "stored login flow",
+		"spec":       map[string]any{"scenario": sc, "iterations_per_second": 20, "count": 10, "connections": 2},
+		"thresholds": []string{`step("profile").count == 10`, `checks("token sent") == 100%`},
+	}))
+	created := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{"test": stored.Id.String()}))
+	run := e.waitRun(t, created.Id.String(), 60*time.Second)
+	if run.Status != "completed" || run.TestId == nil || *run.TestId != stored.Id || run.Verdict == nil || *run.Verdict != client.Pass {
+		t.Fatalf("the stored test's run: %s, test %v, verdict %v", run.Status, run.TestId, run.Verdict)
+	}
+	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+created.Id.String()+"/result", e.AdminToken, nil))
+	if res.Scenario == nil || res.Scenario.Completed != 10 || len(res.Scenario.Steps) != 2 || res.Count != 20 {
+		t.Fatalf("the stored test's result: count %d, scenario %+v", res.Count, res.Scenario)
+	}
 }
