@@ -6,9 +6,11 @@ import { signIn } from './sign-in';
 // The New run page's scenario form against the real stack
 // (docs/scenarios.md): a document that is not YAML is refused in the
 // browser; one the API refuses (a variable no step sets) comes back as the
-// API's error under the document, with the step's path; fixed, it starts a
-// run of 10 iterations on the stack's agents, and the run page shows its
-// steps. The form passes axe.
+// API's error under the document, with the step's path; a threshold on a
+// step the scenario lacks comes back under the thresholds by line; fixed,
+// it starts a run of 10 iterations on the stack's agents, judged by a step
+// threshold and a check threshold, and the run page shows its steps and
+// verdict. The form passes axe.
 
 const echo = `http://127.0.0.1:${port + 1}/`;
 
@@ -49,10 +51,19 @@ test('the scenario form starts a scenario run and shows the API errors by step',
   expect(res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
   await doc.fill(scenario('token'));
+  const thresholds = form.locator('[name="thresholds"]');
+  await thresholds.fill('step("nope").count == 10');
+  await form.getByRole('button', { name: 'Start scenario run' }).click();
+  await expect(thresholds).toHaveAttribute('aria-invalid', 'true');
+  await expect(form).toContainText('line 1: the scenario has no step named "nope"');
+
+  await thresholds.fill('step("read").count == 10\nchecks("read ok") == 100%');
   await form.getByRole('button', { name: 'Start scenario run' }).click();
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('e2e scenario form');
   const region = page.getByRole('region', { name: 'Scenario steps' });
   await expect(region.getByTestId('scenario-iterations')).toContainText('10 iterations started, 10 completed, 0 failed', { timeout: 60_000 });
   await expect(region.getByRole('row')).toHaveCount(3);
+  await expect(page.getByTestId('run-verdict')).toHaveText('verdict: pass');
+  await expect(page.getByTestId('run-thresholds').getByTestId('threshold-outcome')).toHaveText(['pass', 'pass']);
 });

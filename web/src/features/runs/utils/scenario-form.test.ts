@@ -26,8 +26,12 @@ describe('toScenarioRequest', () => {
   });
 
   it('reads JSON too; no rate is a closed loop; a count bounds the run instead of the duration', () => {
-    const r = toScenarioRequest({ ...defaultScenarioForm, scenario: '{"name": "j", "steps": []}', rate: ' ', count: '40' }, 'p');
+    const r = toScenarioRequest(
+      { ...defaultScenarioForm, scenario: '{"name": "j", "steps": []}', rate: ' ', count: '40', thresholds: 'step("a").count == 40\n\n checks("ok") == 100% ' },
+      'p',
+    );
     expect(r.ok && r.body.spec).toEqual({ scenario: { name: 'j', steps: [] }, connections: 8, count: 40 });
+    expect(r.ok && r.body.thresholds).toEqual(['step("a").count == 40', 'checks("ok") == 100%']);
   });
 
   it('refuses what is not a scenario or a number, naming each input', () => {
@@ -50,8 +54,9 @@ describe('scenarioProblems', () => {
       { field: 'spec.scenario.steps[1].headers.Authorization', message: 'unknown variable "tokn"' },
       { field: 'spec.iterations_per_second', message: 'must be greater than 0' },
       { field: 'spec.qps', message: 'does not apply' },
+      { field: 'thresholds[1]', message: 'the scenario has no step named "x"' },
     ]);
-    expect(p.fields).toEqual({ rate: 'must be greater than 0' });
+    expect(p.fields).toEqual({ rate: 'must be greater than 0', thresholds: 'line 2: the scenario has no step named "x"' });
     expect(p.inScenario.map((e) => e.field)).toEqual(['spec.scenario.steps[1].headers.Authorization']);
     expect(p.rest.map((e) => e.field)).toEqual(['spec.qps']);
   });

@@ -15,6 +15,8 @@ export interface ScenarioFormState {
   duration: string;
   /** A number of iterations; when set it bounds the run instead of the duration. */
   count: string;
+  /** Thresholds, one a line: step("read").p(99) < 300ms, checks("ok") > 99%, … */
+  thresholds: string;
 }
 
 export type ScenarioField = keyof ScenarioFormState;
@@ -27,6 +29,7 @@ export const defaultScenarioForm: ScenarioFormState = {
   connections: '8',
   duration: '10s',
   count: '',
+  thresholds: '',
 };
 
 export type ScenarioRequest = { ok: true; body: Schemas['RunCreate'] } | { ok: false; errors: ScenarioErrors };
@@ -78,6 +81,8 @@ export function toScenarioRequest(s: ScenarioFormState, project: string): Scenar
   else spec.duration = s.duration.trim();
   const body = { project, spec } as Schemas['RunCreate'];
   if (s.name.trim() !== '') body.name = s.name.trim();
+  const thresholds = s.thresholds.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  if (thresholds.length > 0) body.thresholds = thresholds;
   return { ok: true, body };
 }
 
@@ -93,7 +98,8 @@ const apiFields: [string, ScenarioField][] = [
 
 /**
  * scenarioProblems sorts the API's field errors: those of an input go next
- * to it; those inside the scenario (spec.scenario.steps[1].url, …) are
+ * to it (a threshold's, thresholds[i], under the thresholds with its line
+ * number); those inside the scenario (spec.scenario.steps[1].url, …) are
  * listed under the document with their path; the rest stay for the summary.
  */
 export function scenarioProblems(items: Schemas['FieldError'][]): {
@@ -106,7 +112,9 @@ export function scenarioProblems(items: Schemas['FieldError'][]): {
   const rest: Schemas['FieldError'][] = [];
   for (const it of items) {
     const f = apiFields.find(([api]) => api === it.field)?.[1];
+    const line = /^thresholds\[(\d+)\]/.exec(it.field);
     if (f) fields[f] ??= it.message;
+    else if (line) fields.thresholds = [fields.thresholds, `line ${Number(line[1]) + 1}: ${it.message}`].filter(Boolean).join('; ');
     else if (it.field === 'spec.scenario' || it.field.startsWith('spec.scenario.')) inScenario.push(it);
     else rest.push(it);
   }

@@ -35,8 +35,8 @@ interface Summary {
 /**
  * NewScenarioForm starts a multi-step scenario run (docs/scenarios.md): the
  * scenario as YAML or JSON, the rate of iteration starts (or none, for a
- * closed loop of virtual users), the connections, and a duration or a number
- * of iterations. The API's problems inside the scenario are listed under it
+ * closed loop of virtual users), the connections, a duration or a number
+ * of iterations, and thresholds. The API's problems inside the scenario are listed under it
  * by path (steps[1].url, …); the others go next to their input.
  */
 export function NewScenarioForm() {
@@ -182,6 +182,34 @@ export function NewScenarioForm() {
           {field('connections', 'Connections', 'the most iterations in flight; in a closed loop, the virtual users', { inputMode: 'numeric' })}
           {field('duration', 'Duration', 'how long iterations start, e.g. 30s')}
           {field('count', 'Iterations', 'optional: exactly this many, instead of the duration', { inputMode: 'numeric' })}
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Thresholds</legend>
+        <div className="form-grid">
+          <label className="field wide">
+            Thresholds, one a line
+            <textarea
+              id={`${uid}-thresholds`}
+              name="thresholds"
+              rows={3}
+              spellCheck={false}
+              placeholder={'step("profile").p(99) < 300ms\nchecks("profile ok") > 99.9%'}
+              value={state.thresholds}
+              onChange={(e) => set('thresholds', e.target.value)}
+              aria-invalid={errors.thresholds ? true : undefined}
+              aria-describedby={[`${uid}-thresholds-hint`, errors.thresholds ? `${uid}-thresholds-error` : ''].filter(Boolean).join(' ')}
+              className="mono"
+            />
+            <span id={`${uid}-thresholds-hint`} className="hint">
+              optional; a step's figures with <code>step(&quot;NAME&quot;)</code>, a check's pass rate with <code>checks(&quot;NAME&quot;)</code>
+            </span>
+            {errors.thresholds && (
+              <span id={`${uid}-thresholds-error`} className="field-error">
+                {errors.thresholds}
+              </span>
+            )}
+          </label>
         </div>
       </fieldset>
       <div className="actions">
