@@ -17,10 +17,10 @@ import (
 // agents (open pacing), Connections being the most iterations in flight;
 // or, closed, Connections virtual users each start their next iteration
 // as their last one ends. Count is the exact number of iterations (or
-// Duration how long iterations start), Timeout bounds each request. URL is optional: it defaults to the origin
-// (scheme://host) of the first step, and names the run's target in lists;
-// every step's own URL is what is sent, and each is checked against the
-// project's target policy. The fields of single-request runs (qps, method,
+// Duration how long iterations start), Timeout bounds each request. URL is
+// optional: it defaults to the origin (scheme://host) of the first step,
+// and names the run's target in lists; every step's own URL is what is
+// sent, and each is checked against the project's target policy. The fields of single-request runs (qps, method,
 // headers, payload, requests, urls, protocol options) do not apply.
 
 // scenarioField is the JSON name of the scenario block.

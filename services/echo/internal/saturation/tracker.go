@@ -1,10 +1,10 @@
 // Package saturation is the echo server's load-dependent latency (the
 // saturate model of pkg/echofault): a Tracker keeps the time average of the
 // requests in flight on one listener and their arrival rate, and a Delayer
-// delays each request of a listener by one fixed saturation of either. The HTTP echo reads
-// its Tracker with each request's own saturate parameter; the gRPC, TCP
-// and UDP echoes share the Delayer of -saturate. It is not a rate limiter:
-// nothing is refused, requests only wait longer.
+// delays each request of a listener by one fixed saturation of either. The
+// HTTP echo reads its Tracker with each request's own saturate parameter;
+// the gRPC, TCP and UDP echoes share the Delayer of -saturate. It is not a
+// rate limiter: nothing is refused, requests only wait longer.
 package saturation
 
 import (
@@ -27,9 +27,9 @@ const RateWindow = time.Second
 // saturating request can read their time average over the last Window.
 // The integral to t is Σ departures + n·t − Σ arrivals (times since start,
 // n in flight now): two sums and a count, kept with atomics so the
-// requests that do not saturate pay three atomic adds. Tracking starts
-// with the first call to Average; a request counts when it arrived while
-// tracking was on.
+// requests that do not saturate pay four atomic adds (the fourth counts
+// the arrivals for Rate). Tracking starts with the first call to Average
+// or Rate; a request counts when it arrived while tracking was on.
 type Tracker struct {
 	start          time.Time
 	on             atomic.Bool
