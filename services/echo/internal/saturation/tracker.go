@@ -51,7 +51,7 @@ type rateSample struct {
 	arrivals int64
 }
 
-// NewTracker returns a Tracker that is off until the first Average.
+// NewTracker returns a Tracker that is off until the first Average or Rate.
 func NewTracker() *Tracker { return &Tracker{start: time.Now()} }
 
 // Arrive records an arrival at now and reports whether it is tracked.
