@@ -1,4 +1,4 @@
-import { isOkCode } from './ret-codes';
+import { countsText, isOkCode } from './ret-codes';
 
 describe('isOkCode', () => {
   it('takes HTTP 2xx, gRPC SERVING and TCP/UDP OK as success', () => {
@@ -7,5 +7,12 @@ describe('isOkCode', () => {
 
   it('takes every other code as a failure', () => {
     expect(['-1', '301', '404', '503', '2000', 'NOT_SERVING', 'ok'].filter(isOkCode)).toEqual([]);
+  });
+});
+
+describe('countsText', () => {
+  it('lists the counts largest first, ties by name', () => {
+    expect(countsText({ '503': 12, '200': 750, '429': 12 })).toBe('200 ×750, 429 ×12, 503 ×12');
+    expect(countsText(undefined)).toBe('');
   });
 });

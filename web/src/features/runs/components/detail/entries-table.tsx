@@ -1,15 +1,8 @@
 import type { Schemas } from '@/lib/api-client';
 import { formatCount, formatDuration, formatPercent, formatRate } from '@/lib/format';
+import { countsText } from '../../utils/ret-codes';
 
 type Entry = Schemas['EntryResult'];
-
-/** The entry's most frequent codes, "200 ×750, 503 ×12". */
-function codesText(e: Entry): string {
-  return Object.entries(e.ret_codes)
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([code, n]) => `${code} ×${formatCount(n)}`)
-    .join(', ');
-}
 
 /**
  * EntriesTable shows the sub-result of every entry of a run's request mix:
@@ -51,7 +44,7 @@ export function EntriesTable({ result }: { result: Schemas['RunResult'] }) {
                 <td className="num">{formatDuration(lat(e).p50_us)}</td>
                 <td className="num">{formatDuration(lat(e).p99_us)}</td>
                 <td className="num">{formatDuration(lat(e).max_us)}</td>
-                <td className="mono">{codesText(e)}</td>
+                <td className="mono">{countsText(e.ret_codes)}</td>
               </tr>
             ))}
           </tbody>

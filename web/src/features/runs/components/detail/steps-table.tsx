@@ -1,15 +1,8 @@
 import type { Schemas } from '@/lib/api-client';
 import { formatCount, formatDuration, formatPercent } from '@/lib/format';
+import { countsText } from '../../utils/ret-codes';
 
 type Step = Schemas['StepResult'];
-
-/** "a ×3, b ×1": a map's counts, largest first. */
-function countsText(m: Record<string, number> | undefined): string {
-  return Object.entries(m ?? {})
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-    .map(([k, n]) => `${k} ×${formatCount(n)}`)
-    .join(', ');
-}
 
 /** Why the step's requests failed: checks by name, extractions by variable, requests without a response. */
 function failures(s: Step): { label: string; text: string }[] {
