@@ -38,6 +38,17 @@ func (e *FieldError) Error() string {
 // fields and values of the wrong type are errors naming their field; so is
 // every field Compile rejects.
 func Parse(doc []byte) (*Plan, error) {
+	sc, err := Decode(doc)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(sc)
+}
+
+// Decode reads a scenario document, JSON or YAML, checking its shape as
+// Parse does, without compiling it: a caller may read its data file first
+// (ReadDataFile).
+func Decode(doc []byte) (*Scenario, error) {
 	tree, err := decode(doc)
 	if err != nil {
 		return nil, err
@@ -55,7 +66,7 @@ func Parse(doc []byte) (*Plan, error) {
 	if err := json.Unmarshal(j, &sc); err != nil { // the shape is checked: cannot fail
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	return Compile(&sc)
+	return &sc, nil
 }
 
 // decode reads JSON (a document starting with '{') or YAML into a tree of
@@ -103,13 +114,17 @@ func Compile(sc *Scenario) (*Plan, error) {
 		}
 		c.vars[name] = true
 	}
+	var data *Table
+	if sc.Data != nil {
+		data = c.data(sc.Data, sc.Vars)
+	}
 	switch {
 	case len(sc.Steps) == 0:
 		c.fail("steps", "at least one step is required")
 	case len(sc.Steps) > MaxSteps:
 		c.fail("steps", "at most %d steps, not %d", MaxSteps, len(sc.Steps))
 	}
-	p := &Plan{Name: sc.Name, Vars: sc.Vars}
+	p := &Plan{Name: sc.Name, Vars: sc.Vars, Data: data}
 	names := map[string]int{}
 	for i := range sc.Steps {
 		st := &sc.Steps[i]

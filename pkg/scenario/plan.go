@@ -24,6 +24,8 @@ type Plan struct {
 	Vars map[string]string
 	// Steps run in order.
 	Steps []*PlanStep
+	// Data is the data file's table, nil without one.
+	Data *Table
 }
 
 // OnceSteps is the number of once steps, which are the first steps.

@@ -22,6 +22,9 @@ type Scenario struct {
 	Vars map[string]string `json:"vars,omitempty"`
 	// Steps run in order in every iteration; at least one.
 	Steps []Step `json:"steps"`
+	// Data is a data file whose rows set variables, a row an iteration
+	// (data.go).
+	Data *Data `json:"data,omitempty"`
 }
 
 // Step is one HTTP request of an iteration.

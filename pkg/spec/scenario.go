@@ -73,6 +73,11 @@ func (s Spec) validateScenarioRun(p *problems) {
 		p.add(f, "does not apply to a scenario run (set it on the steps)")
 	}
 	addScenarioErrors(p, compileErr(s.Scenario))
+	if d := s.Scenario.Data; d != nil && d.Split && s.Agents != nil && s.Agents.Count > 1 {
+		if rows := scenario.DataRows(d); rows > 0 && rows < s.Agents.Count {
+			p.add(scenarioField+".data.split", "%d rows cannot give each of the %d agents rows of its own", rows, s.Agents.Count)
+		}
+	}
 	for i := range s.Scenario.Steps {
 		if _, _, err := StepTarget(s.Scenario.Steps[i].URL); err != nil {
 			p.add(index("scenario.steps", i)+".url", "%s", err.Error())
@@ -197,6 +202,10 @@ func cloneScenario(sc *scenario.Scenario) *scenario.Scenario {
 	c := *sc
 	c.Vars = maps.Clone(sc.Vars)
 	c.Steps = slices.Clone(sc.Steps)
+	if sc.Data != nil {
+		d := *sc.Data
+		c.Data = &d
+	}
 	for i := range c.Steps {
 		st := &c.Steps[i]
 		st.Headers = maps.Clone(st.Headers)
@@ -215,8 +224,8 @@ func cloneScenario(sc *scenario.Scenario) *scenario.Scenario {
 }
 
 // redactScenario redacts, in place, a cloned scenario's secrets: step URLs
-// as URL is, header values and variables with secret names, and bodies
-// as the run's payload.
+// as URL is, header values, variables and data columns with secret names,
+// and bodies as the run's payload.
 func (r Redactor) redactScenario(sc *scenario.Scenario) {
 	if sc == nil {
 		return
@@ -226,6 +235,7 @@ func (r Redactor) redactScenario(sc *scenario.Scenario) {
 			sc.Vars[k] = RedactedValue
 		}
 	}
+	sc.Data = scenario.RedactData(sc.Data, r.IsSecretName, RedactedValue)
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
 		st.URL = r.URL(st.URL)

@@ -124,3 +124,38 @@ func TestStepTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioDataInSpec: a data file's secret columns are redacted where
+// the spec is shown, its problems are 422s naming scenario.data fields, and
+// a split file needs a row for every agent asked for.
+func TestScenarioDataInSpec(t *testing.T) {
+	withData := func(data string) []byte {
+		return []byte(strings.Replace(loginScenario, `"iterations_per_second": 20`, `"iterations_per_second": 20, `+data, 1))
+	}
+	doc := strings.Replace(string(withData(`"agents": {"count": 2}`)), `"steps": [`,
+		`"data": {"content": "user,secret\nann,s3cr3t\nbob,pw2\n", "split": true}, "steps": [`, 1)
+	doc = strings.Replace(doc, `"vars": {"password": "hunter2"}, `, "", 1)
+	doc = strings.Replace(doc, `{{.password}}`, `{{.user}}`, 1)
+	s, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Redacted()
+	if got := r.Scenario.Data.Content; strings.Contains(got, "s3cr3t") || strings.Contains(got, "pw2") || !strings.Contains(got, "ann,"+RedactedValue) {
+		t.Fatalf("redacted data: %q", got)
+	}
+	if !strings.Contains(s.Scenario.Data.Content, "s3cr3t") {
+		t.Fatal("Redacted changed the spec's data")
+	}
+	for _, tc := range []struct{ from, to, field string }{
+		{`"agents": {"count": 2}`, `"agents": {"count": 3}`, "scenario.data.split"},
+		{`\nbob,pw2\n`, `\nbob\n`, "scenario.data.content"},
+		{`"split": true`, `"split": true, "file": "users.csv"`, "scenario.data.file"},
+		{`"split": true`, `"split": "yes"`, "scenario.data.split"},
+	} {
+		_, err := Parse([]byte(strings.Replace(doc, tc.from, tc.to, 1)))
+		if got := errorFields(t, err); !slices.Contains(got, tc.field) {
+			t.Fatalf("%s: fields %v, want %s (%v)", tc.to, got, tc.field, err)
+		}
+	}
+}

@@ -1628,9 +1628,29 @@ type RunTimeline struct {
 
 // Scenario A multi-step scenario (docs/scenarios.md): every iteration sends the steps in order, values flowing from one response into the next request through variables. A scenario run has no url of its own (it defaults to the first step's scheme and host) and takes none of the single-request fields (qps, method, headers, payload, requests, urls, protocol options); connections is the most iterations in flight, count the number of iterations. pkg/spec and pkg/scenario check it and name the field of every problem (`spec.scenario.steps[1].extract[0].json_path`).
 type Scenario struct {
+	// Data A data file whose rows set variables, a row an iteration (docs/scenarios.md, "Data files"): its columns are the variables. At most 524288 bytes and 100000 rows. Columns with secret names (password, token, ...) are redacted wherever the spec is shown, and the real spec is sealed at rest.
+	Data  *ScenarioData      `json:"data,omitempty"`
 	Name  *string            `json:"name,omitempty"`
 	Steps []ScenarioStep     `json:"steps"`
 	Vars  *map[string]string `json:"vars,omitempty"`
+}
+
+// ScenarioData A data file whose rows set variables, a row an iteration (docs/scenarios.md, "Data files"): its columns are the variables. At most 524288 bytes and 100000 rows. Columns with secret names (password, token, ...) are redacted wherever the spec is shown, and the real spec is sealed at rest.
+type ScenarioData struct {
+	// Content The data file's text.
+	Content *string `json:"content,omitempty"`
+
+	// File A path that `barrage run -spec`, `barrage tests apply` and `barrage-agent load -scenario` read into content; the API refuses it.
+	File *string `json:"file,omitempty"`
+
+	// Format csv (default): a header row names the columns; jsonl: one JSON object a line, its keys the columns.
+	Format *string `json:"format,omitempty"`
+
+	// Order sequential (default): rows in turn, round again after the last; random: a row drawn for each iteration.
+	Order *string `json:"order,omitempty"`
+
+	// Split Give each agent rows of its own (shard i of n: rows i, i+n, ...): no two agents use a row. Default: every agent reads every row.
+	Split *bool `json:"split,omitempty"`
 }
 
 // ScenarioResult A scenario run's iterations and a row per step, merged over its shards (docs/scenarios.md); the run's own totals add up every step's requests. Absent for other runs.
@@ -1672,6 +1692,9 @@ type ScenarioStep struct {
 	Headers *map[string]string `json:"headers,omitempty"`
 	Method  *string            `json:"method,omitempty"`
 	Name    string             `json:"name"`
+
+	// Once Run the step once per virtual user, before its first iteration (a login whose token later iterations reuse).
+	Once *bool `json:"once,omitempty"`
 
 	// Think The pause after the step: fixed (duration), uniform (min, max) or exponential (mean).
 	Think *struct {

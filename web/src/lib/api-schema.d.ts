@@ -1493,6 +1493,20 @@ export interface components {
                 [key: string]: string;
             };
             steps: components["schemas"]["ScenarioStep"][];
+            data?: components["schemas"]["ScenarioData"];
+        };
+        /** @description A data file whose rows set variables, a row an iteration (docs/scenarios.md, "Data files"): its columns are the variables. At most 524288 bytes and 100000 rows. Columns with secret names (password, token, ...) are redacted wherever the spec is shown, and the real spec is sealed at rest. */
+        ScenarioData: {
+            /** @description csv (default): a header row names the columns; jsonl: one JSON object a line, its keys the columns. */
+            format?: string;
+            /** @description A path that `barrage run -spec`, `barrage tests apply` and `barrage-agent load -scenario` read into content; the API refuses it. */
+            file?: string;
+            /** @description The data file's text. */
+            content?: string;
+            /** @description Give each agent rows of its own (shard i of n: rows i, i+n, ...): no two agents use a row. Default: every agent reads every row. */
+            split?: boolean;
+            /** @description sequential (default): rows in turn, round again after the last; random: a row drawn for each iteration. */
+            order?: string;
         };
         /** @description One request of an iteration; docs/scenarios.md has every field. */
         ScenarioStep: {
@@ -1531,6 +1545,8 @@ export interface components {
                 mean?: string;
             };
             continue_on_failure?: boolean;
+            /** @description Run the step once per virtual user, before its first iteration (a login whose token later iterations reuse). */
+            once?: boolean;
         };
         /** @description Pass/fail expressions a finished run is judged by, such as `p(99) < 250ms`, `error_rate < 0.1%`, `qps >= 495`, `status_5xx == 0`, `service.max < 2s` or `p(99) < baseline * 1.10` (the same metric on the last passing run of the same test). The grammar is documented in pkg/threshold; an expression that does not parse is a validation error naming `thresholds[i]` and the position. */
         Thresholds: string[];

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -135,7 +136,14 @@ func readScenario(name string) (*spec.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-scenario: %w", err)
 	}
-	plan, err := spec.Parse(doc)
+	sc, err := spec.Decode(doc)
+	if err == nil {
+		sc.Data, err = spec.ReadDataFile(sc.Data, filepath.Dir(name))
+	}
+	var plan *spec.Plan
+	if err == nil {
+		plan, err = spec.Compile(sc)
+	}
 	if err != nil {
 		// One problem a line, each naming its field.
 		return nil, fmt.Errorf("-scenario %s: %s", name, strings.ReplaceAll(err.Error(), "\n", "; "))

@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -63,6 +65,52 @@ steps:
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestLoadScenarioDataFile reads a JSON lines data file beside the
+// scenario: 8 iterations take its 4 rows in turn, twice each, a row's
+// values in the request; a malformed file names its field and line.
+func TestLoadScenarioDataFile(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Query().Get("sku")+"/"+r.URL.Query().Get("qty")]++
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	file := writeScenario(t, `
+name: buy
+data: {file: items.jsonl}
+steps:
+  - name: buy
+    url: `+srv.URL+`/buy?sku={{.sku}}&qty={{.qty}}
+    checks: [{name: ok, status: [200]}]
+`)
+	items := `{"sku":"a1","qty":1}` + "\n" + `{"sku":"b2","qty":2}` + "\n" + `{"sku":"c3","qty":3}` + "\n" + `{"sku":"d4","qty":4}` + "\n"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(file), "items.jsonl"), []byte(items), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := Main(context.Background(), []string{"barrage-agent", "load", "-scenario", file, "-iterations-per-second", "200",
+		"-n", "8", "-c", "2", "-quiet"}, nil, &stdout, &stderr)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := map[string]int{"a1/1": 2, "b2/2": 2, "c3/3": 2, "d4/4": 2}; !maps.Equal(seen, want) {
+		t.Fatalf("rows sent %v, want %v", seen, want)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(file), "items.jsonl"), []byte(items+"{\"sku\":\"e5\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	code = Main(context.Background(), []string{"barrage-agent", "load", "-scenario", file, "-n", "1"}, nil, io.Discard, &stderr)
+	if want := `data.content: line 5: key "qty" of the first line is missing`; code != ExitUsage || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), want)
 	}
 }
 

@@ -254,7 +254,8 @@ func (r *runner) newWorker() *worker {
 // iteration runs the steps of iteration n, scheduled at intended. Its
 // variables and cookie jar start afresh, from the scenario's variables or,
 // once the worker's once steps have run, from their variables and cookies
-// (and without them); its think times come from the stream (Seed, n).
+// (and without them), then the row it reads of the data file; its think
+// times (and a random row) come from the stream (Seed, n).
 func (w *worker) iteration(ctx context.Context, n int64, intended time.Time) {
 	plan := w.r.opts.Plan
 	once := plan.OnceSteps()
@@ -271,8 +272,14 @@ func (w *worker) iteration(ctx context.Context, n int64, intended time.Time) {
 		maps.Copy(w.vars, plan.Vars)
 		w.onceCookies = w.onceCookies[:0]
 	}
-	w.vars[spec.IterationVar] = strconv.FormatInt(w.r.opts.IterationStart+n*w.r.opts.IterationStride, 10)
+	global := w.r.opts.IterationStart + n*w.r.opts.IterationStride
+	w.vars[spec.IterationVar] = strconv.FormatInt(global, 10)
 	w.pcg.Seed(w.r.opts.Seed, uint64(n))
+	if t := plan.Data; t != nil { // a row of the data file, after the once steps' variables
+		for i, v := range t.Row(n, global, w.rng) {
+			w.vars[t.Columns[i]] = v
+		}
+	}
 	due, end := intended, intended
 	failed := false
 	for i := first; i < len(plan.Steps); i++ {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -88,6 +89,15 @@ func TestScenarioRunValidation(t *testing.T) {
 		{"closed with a rate", edit(func(_, sp map[string]any) { sp["pacing"] = "closed" }), "spec.iterations_per_second", "has no rate"},
 		{"a plain run's field", edit(func(_, sp map[string]any) { sp["qps"] = 100 }), "spec.qps", "does not apply to a scenario run"},
 		{"no steps", edit(func(sc, _ map[string]any) { sc["steps"] = []any{} }), "spec.scenario.steps", ""},
+		{"a malformed data file", edit(func(sc, _ map[string]any) { sc["data"] = map[string]any{"content": "user\nann\nbob,1\n"} }),
+			"spec.scenario.data.content", "line 3: wrong number of fields"},
+		{"a data file too large", edit(func(sc, _ map[string]any) {
+			sc["data"] = map[string]any{"content": "user\n" + strings.Repeat("a-user-name\n", 50_000)}
+		}), "spec.scenario.data.content", "600005 bytes, more than the 524288 a scenario may carry"},
+		{"a data file's path", edit(func(sc, _ map[string]any) { sc["data"] = map[string]any{"file": "users.csv"} }),
+			"spec.scenario.data.file", "give the file's text in content"},
+		{"a data column that is also a var", edit(func(sc, _ map[string]any) { sc["data"] = map[string]any{"content": "user\nbob\n"} }),
+			"spec.scenario.data.content", `column "user" is also in vars`},
 	}
 	refused := func(t *testing.T, body map[string]any, field, want string) {
 		t.Helper()
@@ -128,6 +138,7 @@ func TestScenarioRunValidation(t *testing.T) {
 		t.Parallel()
 		sc := loginScenario("http://127.0.0.1:8088")
 		sc["steps"].([]any)[1].(map[string]any)["headers"] = map[string]any{"Authorization": "Bearer s3cret-value"}
+		sc["data"] = map[string]any{"content": "order,password\n1,row-s3cret\n2,other-s3cret\n", "split": true}
 		run := decode[client.Run](t, e.mustDo(t, http.StatusCreated, http.MethodPost, "/runs", e.AdminToken, map[string]any{
 			"project": "default", "spec": map[string]any{"scenario": sc, "iterations_per_second": 10, "count": 20},
 		}))
@@ -138,7 +149,10 @@ func TestScenarioRunValidation(t *testing.T) {
 		if run.Spec.URL != "http://127.0.0.1:8088/" {
 			t.Errorf("url %q, want the first step's origin", run.Spec.URL)
 		}
-		if n := e.count(t, "SELECT count(*) FROM runs WHERE spec::text LIKE '%s3cret-value%'"); n != 0 {
+		if d := run.Spec.Scenario.Data; d == nil || d.Content != "order,password\n1,REDACTED\n2,REDACTED\n" {
+			t.Errorf("the run shows its data as %+v, want the password column redacted", d)
+		}
+		if n := e.count(t, "SELECT count(*) FROM runs WHERE spec::text LIKE '%s3cret%'"); n != 0 {
 			t.Errorf("%d runs store the secret in clear", n)
 		}
 	})
@@ -263,6 +277,7 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	}
 	closed := checkClosedLoopRun(t, e)
 	checkStoredScenarioTest(t, e, echo)
+	checkSplitDataFile(t, e)
 
 	// The compare view gets each run's iterations and steps.
 	cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+id[1]+","+closed, e.AdminToken, nil))
@@ -342,5 +357,63 @@ func checkStoredScenarioTest(t *testing.T, e *apiEnv, echo string) {
 	res := decode[client.RunResult](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+created.Id.String()+"/result", e.AdminToken, nil))
 	if res.Scenario == nil || res.Scenario.Completed != 10 || len(res.Scenario.Steps) != 2 || res.Count != 20 {
 		t.Fatalf("the stored test's result: count %d, scenario %+v", res.Count, res.Scenario)
+	}
+}
+
+// checkSplitDataFile runs, through `barrage run -spec`, a scenario whose
+// data file (users.csv beside the spec, read by the CLI) is split over the
+// two agents: 12 iterations, 6 a shard, over 3 rows. Shard 0 (the even
+// iterations) has rows 0 and 2, ann and cat, three times each; shard 1 (the
+// odd ones) row 1, bob, six times. Each request carries its row's real
+// password, while the stored spec shows it redacted.
+func checkSplitDataFile(t *testing.T, e *apiEnv) {
+	t.Helper()
+	var mu sync.Mutex
+	seen := map[string]int{} // "even ann pw-a"
+	target := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		parity := "odd"
+		if n, err := strconv.Atoi(q.Get("i")); err == nil && n%2 == 0 {
+			parity = "even"
+		}
+		mu.Lock()
+		seen[parity+" "+q.Get("user")+" "+r.Header.Get("X-Password")]++
+		mu.Unlock()
+	}))
+	t.Cleanup(target.Close)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte("user,password\nann,pw-a\nbob,pw-b\ncat,pw-c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	doc := "scenario:\n  name: users\n  data: {file: users.csv, split: true}\n  steps:\n" +
+		"    - name: sign in\n      url: " + target.URL + "/in?user={{.user}}&i={{.iteration}}\n" +
+		"      headers: {X-Password: '{{.password}}'}\n      checks: [{name: ok, status: [200]}]\n" +
+		"count: 12\nconnections: 2\n"
+	file := filepath.Join(dir, "users.yaml")
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, e.URL, e.AdminToken, "run", "-project", "default", "-spec", file)
+	id := regexp.MustCompile(`run ([0-9a-f-]{36}) completed`).FindStringSubmatch(r.stdout)
+	if r.code != 0 || id == nil {
+		t.Fatalf("barrage run exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	mu.Lock()
+	got := maps.Clone(seen)
+	mu.Unlock()
+	if want := map[string]int{"even ann pw-a": 3, "even cat pw-c": 3, "odd bob pw-b": 6}; !maps.Equal(got, want) {
+		t.Errorf("requests by iteration parity, user and password: %v, want %v", got, want)
+	}
+	run := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1], e.AdminToken, nil))
+	if d := run.Spec.Scenario.Data; d == nil || d.File != "" || d.Content != "user,password\nann,REDACTED\nbob,REDACTED\ncat,REDACTED\n" {
+		t.Errorf("the run's data: %+v, want the CLI's inlined file with the passwords redacted", d)
+	}
+	// A data file the CLI cannot read is its error, naming the field.
+	if err := os.WriteFile(file, []byte(strings.Replace(doc, "users.csv", "nope.csv", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, e.URL, e.AdminToken, "run", "-project", "default", "-spec", file)
+	if r.code != 2 || !strings.Contains(r.stderr, "scenario.data.file: stat "+filepath.Join(dir, "nope.csv")) {
+		t.Errorf("a missing data file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

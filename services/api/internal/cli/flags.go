@@ -157,6 +157,9 @@ func (f *runFlags) body(specData []byte, specName, testID string) (createBody, e
 		if err != nil {
 			return createBody{}, err
 		}
+		if err := inlineDataFile(sp, specName); err != nil {
+			return createBody{}, fmt.Errorf("--spec %s: %w", specName, err)
+		}
 		b.Spec = sp
 	case f.set["url"]:
 		b.Spec = map[string]any{"url": f.target}

@@ -119,6 +119,9 @@ func (e *env) testsApply(ctx context.Context, file, project string, dryRun bool)
 		return ExitUsage
 	}
 	docs, err := decodeTestDocs(data)
+	for i := 0; err == nil && i < len(docs); i++ {
+		err = inlineDataFile(docs[i].Spec, file)
+	}
 	if err != nil {
 		e.out.errorf("barrage tests apply: %s: %v", file, err)
 		return ExitUsage

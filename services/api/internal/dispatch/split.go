@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"github.com/barrage-dev/barrage/pkg/scenario"
 	"github.com/barrage-dev/barrage/pkg/spec"
 )
 
@@ -17,7 +18,8 @@ import (
 // request's own rate) are split in proportion to connections, so every
 // connection carries the same rate. Stages keep their lengths: every shard
 // starts at the run's one start_at, so all of them change stage at the
-// same instants.
+// same instants. A scenario's split data file gives each shard its own rows
+// (scenario.SplitData), so a run has no more shards than the file has rows.
 func split(s spec.Spec, agents int) []spec.Spec {
 	n := min(agents, s.Connections)
 	if n < 1 {
@@ -25,6 +27,9 @@ func split(s spec.Spec, agents int) []spec.Spec {
 	}
 	if s.Count > 0 && int64(n) > s.Count {
 		n = int(s.Count)
+	}
+	if s.Scenario != nil && s.Scenario.Data != nil && s.Scenario.Data.Split {
+		n = max(1, min(n, scenario.DataRows(s.Scenario.Data))) // a row or more for every shard
 	}
 	out := make([]spec.Spec, n)
 	for i := range out {
@@ -47,6 +52,9 @@ func split(s spec.Spec, agents int) []spec.Spec {
 		if s.Count > 0 {
 			sh.Count = spread(s.Count, n, i)
 		}
+		if sh.Scenario != nil {
+			sh.Scenario.Data = splitData(s.Scenario.Data, i, n)
+		}
 		sh.Agents = nil
 		out[i] = sh
 	}
@@ -60,4 +68,17 @@ func spread(total int64, n, i int) int64 {
 		return q + 1
 	}
 	return q
+}
+
+// splitData is shard i of n's part of a scenario's data file: its own rows
+// when the file is split, the whole file when it is shared. The spec was
+// validated at submit, so the file parses and has a row for every shard; a
+// file that somehow does not is sent whole, and the agent's compile of it
+// fails the shard with the file's own error.
+func splitData(d *scenario.Data, i, n int) *scenario.Data {
+	own, err := scenario.SplitData(d, i, n)
+	if err != nil {
+		return d
+	}
+	return own
 }
