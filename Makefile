@@ -30,7 +30,7 @@ COMPOSE_VERSION            := v2.40.3
 K8S_VERSION                := v1.34.2
 K8S_SCHEMAS                := $(ROOT)/.tools/k8s-schemas/$(K8S_VERSION)
 
-# Images (`make images`): <IMAGE_PREFIX>/barrage-{api,agent,echo}:<IMAGE_TAG>.
+# Images (`make images`): <IMAGE_PREFIX>/barrage-{api,agent,echo,cli}:<IMAGE_TAG>.
 IMAGE_PREFIX ?= barrage
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 IMAGE_TAG    ?= $(VERSION)

@@ -1,8 +1,9 @@
 # barrage-api: the control plane with the dashboard embedded.
 # Build from the repository root: docker build -f deploy/docker/api.Dockerfile -t barrage-api .
-# (`make images` builds all three.) Needs BuildKit (DOCKER_BUILDKIT=1 or buildx); no frontend
-# image is pulled (no syntax line). The base images are build arguments whose defaults are the
-# public images; CI passes local ones made from Debian's packages (scripts/ci-images).
+# `make images` builds all four images: api, agent, echo and cli. Needs BuildKit
+# (DOCKER_BUILDKIT=1 or buildx); no frontend image is pulled (no syntax line). The base images
+# are build arguments whose defaults are the public images; CI passes local ones made from
+# Debian's packages (scripts/ci-images).
 
 ARG GO_IMAGE=golang:1.26
 ARG NODE_IMAGE=node:20

@@ -1,9 +1,10 @@
 # barrage-cli: the `barrage` CLI alone, for CI jobs that run a container rather than fetch the
 # release archive (docs/ci.md): static, no shell, non-root.
 # Build from the repository root: docker build -f deploy/docker/cli.Dockerfile -t barrage-cli .
-# (`make images` builds all four.) Needs BuildKit (DOCKER_BUILDKIT=1 or buildx); no frontend
-# image is pulled (no syntax line). The base images are build arguments whose defaults are the
-# public images; CI passes local ones made from Debian's packages (scripts/ci-images).
+# `make images` builds all four images: api, agent, echo and cli. Needs BuildKit
+# (DOCKER_BUILDKIT=1 or buildx); no frontend image is pulled (no syntax line). The base images
+# are build arguments whose defaults are the public images; CI passes local ones made from
+# Debian's packages (scripts/ci-images).
 
 ARG GO_IMAGE=golang:1.26
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
