@@ -67,3 +67,46 @@ test('the scenario form starts a scenario run and shows the API errors by step',
   await expect(page.getByTestId('run-verdict')).toHaveText('verdict: pass');
   await expect(page.getByTestId('run-thresholds').getByTestId('threshold-outcome')).toHaveText(['pass', 'pass']);
 });
+
+// A data file attached to the form (docs/scenarios.md, "Data files"): a
+// malformed one comes back from the API next to the file input with its
+// line; a good one, split over the stack's two agents, sets each
+// iteration's {{.code}}, which the echo answers with, so the steps table
+// counts every row's code; the run carries the form's labels.
+test('the scenario form sends a data file and labels', async ({ page }) => {
+  await signIn(page);
+  await page.goto('/runs/new?kind=scenario');
+  const form = page.getByRole('form', { name: 'New scenario run' });
+  await form.locator('[name="scenario"]').fill(`name: e2e data rows
+steps:
+  - name: coded
+    url: ${echo}coded?status={{.code}}
+    checks: [{name: answered, status: [200, 201, 202, 203]}]
+`);
+  await form.locator('[name="name"]').fill('e2e scenario data');
+  await form.locator('[name="rate"]').fill('20');
+  await form.locator('[name="connections"]').fill('2');
+  await form.locator('[name="count"]').fill('8');
+  await form.locator('[name="labels"]').fill('suite=e2e-data');
+  const file = form.locator('[name="data"]');
+  await expect(form.locator('[name="data-split"]')).toBeDisabled();
+
+  await file.setInputFiles({ name: 'codes.csv', mimeType: 'text/csv', buffer: Buffer.from('code\n200\n201,x\n') });
+  await expect(form.getByTestId('data-file')).toHaveText(/^codes\.csv: CSV, 15 bytes/);
+  await form.getByRole('button', { name: 'Start scenario run' }).click();
+  await expect(file).toHaveAttribute('aria-invalid', 'true');
+  await expect(form).toContainText('line 3: wrong number of fields');
+  await expect(page).toHaveURL(/kind=scenario$/);
+
+  await file.setInputFiles({ name: 'codes.csv', mimeType: 'text/csv', buffer: Buffer.from('code\n200\n201\n202\n203\n') });
+  await form.locator('[name="data-split"]').check();
+  const res = await new AxeBuilder({ page }).include('form').analyze();
+  expect(res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await form.getByRole('button', { name: 'Start scenario run' }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('e2e scenario data');
+  await expect(page.getByText('suite=e2e-data')).toBeVisible();
+  const region = page.getByRole('region', { name: 'Scenario steps' });
+  await expect(region.getByTestId('scenario-iterations')).toContainText('8 iterations started, 8 completed, 0 failed', { timeout: 60_000 });
+  await expect(region.getByRole('row').nth(1)).toContainText('200 ×2, 201 ×2, 202 ×2, 203 ×2');
+});

@@ -1,4 +1,4 @@
-import { defaultScenarioForm, scenarioProblems, toScenarioRequest } from './scenario-form';
+import { dataFormat, defaultScenarioForm, maxDataBytes, scenarioProblems, toScenarioRequest } from './scenario-form';
 
 const yaml = `
 name: login then read
@@ -45,6 +45,44 @@ describe('toScenarioRequest', () => {
       scenario: 'The scenario must be an object with a name and steps.',
       duration: 'A duration such as 30s, or a number of iterations.',
     });
+  });
+});
+
+describe('toScenarioRequest with labels and a data file', () => {
+  const data = { name: 'users.csv', content: 'user\nann\nbob\n', split: true, random: false };
+
+  it('adds the file to the scenario as its data, and the labels to the run', () => {
+    const r = toScenarioRequest({ ...defaultScenarioForm, scenario: yaml, labels: 'team=pay\n\nbuild = 7', data }, 'p');
+    expect(r.ok && r.body.labels).toEqual({ team: 'pay', build: '7' });
+    expect(r.ok && r.body.spec?.scenario?.data).toEqual({ format: 'csv', content: 'user\nann\nbob\n', split: true });
+    const j = toScenarioRequest({ ...defaultScenarioForm, scenario: yaml, data: { ...data, name: 'u.NDJSON', split: false, random: true } }, 'p');
+    expect(j.ok && j.body.spec?.scenario?.data).toEqual({ format: 'jsonl', content: data.content, order: 'random' });
+    expect([dataFormat('a.jsonl'), dataFormat('a.csv'), dataFormat('a.txt')]).toEqual(['jsonl', 'csv', 'csv']);
+  });
+
+  it("refuses a file beside the scenario's own data, a file too large, and a label without =", () => {
+    const own = toScenarioRequest({ ...defaultScenarioForm, scenario: `${yaml}data: {content: "a\\n1"}\n`, data }, 'p');
+    expect(own.ok ? {} : own.errors).toEqual({ data: 'The scenario has data of its own: remove it from the scenario, or remove the file.' });
+    const big = toScenarioRequest({ ...defaultScenarioForm, scenario: yaml, labels: 'team', data: { ...data, content: 'x'.repeat(maxDataBytes + 1) } }, 'p');
+    expect(big.ok ? {} : big.errors).toEqual({
+      data: 'users.csv is larger than 524288 bytes, the most a scenario carries.',
+      labels: 'line 1: write it as “key=value”',
+    });
+  });
+
+  it("puts the data's errors next to the file when the form attached it, else under the document", () => {
+    const items = [
+      { field: 'spec.scenario.data.content', message: 'line 3: wrong number of fields' },
+      { field: 'spec.scenario.data.split', message: '2 rows cannot give each of the 3 agents rows of its own' },
+      { field: 'labels.team', message: 'too long' },
+    ];
+    const p = scenarioProblems(items, true);
+    expect(p.fields).toEqual({
+      data: 'line 3: wrong number of fields; split: 2 rows cannot give each of the 3 agents rows of its own',
+      labels: 'too long',
+    });
+    expect(p.inScenario).toEqual([]);
+    expect(scenarioProblems(items).inScenario.map((e) => e.field)).toEqual(['spec.scenario.data.content', 'spec.scenario.data.split']);
   });
 });
 

@@ -5,6 +5,21 @@
 // each problem's field.
 import { parse } from 'yaml';
 import type { Schemas } from '@/lib/api-client';
+import { codecs } from './run-form-codecs';
+
+/** The largest data file a scenario carries (pkg/scenario MaxDataBytes). */
+export const maxDataBytes = 512 * 1024;
+
+/** A data file attached to the form (docs/scenarios.md, "Data files"): its rows set variables, a row an iteration. */
+export interface ScenarioDataFile {
+  /** The file's name; .jsonl or .ndjson is JSON lines, anything else CSV. */
+  name: string;
+  content: string;
+  /** Each agent gets rows of its own. */
+  split: boolean;
+  /** A row drawn for each iteration, instead of in turn. */
+  random: boolean;
+}
 
 export interface ScenarioFormState {
   name: string;
@@ -17,10 +32,15 @@ export interface ScenarioFormState {
   count: string;
   /** Thresholds, one a line: step("read").p(99) < 300ms, checks("ok") > 99%, … */
   thresholds: string;
+  /** Labels, key=value a line. */
+  labels: string;
+  /** The data file, when one is attached. */
+  data?: ScenarioDataFile;
 }
 
-export type ScenarioField = keyof ScenarioFormState;
-export type ScenarioErrors = Partial<Record<ScenarioField, string>>;
+/** The form's text inputs. */
+export type ScenarioField = Exclude<keyof ScenarioFormState, 'data'>;
+export type ScenarioErrors = Partial<Record<ScenarioField | 'data', string>>;
 
 export const defaultScenarioForm: ScenarioFormState = {
   name: '',
@@ -30,7 +50,11 @@ export const defaultScenarioForm: ScenarioFormState = {
   duration: '10s',
   count: '',
   thresholds: '',
+  labels: '',
 };
+
+/** dataFormat is a data file's format by its name's extension. */
+export const dataFormat = (name: string): 'csv' | 'jsonl' => (/\.(jsonl|ndjson)$/i.test(name) ? 'jsonl' : 'csv');
 
 export type ScenarioRequest = { ok: true; body: Schemas['RunCreate'] } | { ok: false; errors: ScenarioErrors };
 
@@ -73,6 +97,18 @@ export function toScenarioRequest(s: ScenarioFormState, project: string): Scenar
   const count = positive(s.count);
   if (Number.isNaN(count) || (count !== undefined && !Number.isInteger(count))) errors.count = 'A whole number of iterations above 0, or empty.';
   if (count === undefined && s.duration.trim() === '') errors.duration = 'A duration such as 30s, or a number of iterations.';
+  const labels = codecs.pairLines.to(s.labels, (msg) => (errors.labels ??= msg));
+  if (s.data && !errors.scenario) {
+    const doc = scenario as Record<string, unknown>;
+    if ('data' in doc) errors.data = 'The scenario has data of its own: remove it from the scenario, or remove the file.';
+    else if (s.data.content.length > maxDataBytes) errors.data = `${s.data.name} is larger than ${maxDataBytes} bytes, the most a scenario carries.`;
+    else {
+      const data: Record<string, unknown> = { format: dataFormat(s.data.name), content: s.data.content };
+      if (s.data.split) data.split = true;
+      if (s.data.random) data.order = 'random';
+      scenario = { ...doc, data };
+    }
+  }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   const spec: Record<string, unknown> = { scenario, connections };
@@ -83,6 +119,7 @@ export function toScenarioRequest(s: ScenarioFormState, project: string): Scenar
   if (s.name.trim() !== '') body.name = s.name.trim();
   const thresholds = s.thresholds.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   if (thresholds.length > 0) body.thresholds = thresholds;
+  if (labels) body.labels = labels as Record<string, string>;
   return { ok: true, body };
 }
 
@@ -94,15 +131,21 @@ const apiFields: [string, ScenarioField][] = [
   ['spec.count', 'count'],
   ['spec.pacing', 'rate'],
   ['name', 'name'],
+  ['labels', 'labels'],
 ];
 
 /**
  * scenarioProblems sorts the API's field errors: those of an input go next
  * to it (a threshold's, thresholds[i], under the thresholds with its line
  * number); those inside the scenario (spec.scenario.steps[1].url, …) are
- * listed under the document with their path; the rest stay for the summary.
+ * listed under the document with their path, but those of its data next to
+ * the data file when the form attached it (dataFromFile); the rest stay for
+ * the summary.
  */
-export function scenarioProblems(items: Schemas['FieldError'][]): {
+export function scenarioProblems(
+  items: Schemas['FieldError'][],
+  dataFromFile = false,
+): {
   fields: ScenarioErrors;
   inScenario: Schemas['FieldError'][];
   rest: Schemas['FieldError'][];
@@ -110,11 +153,14 @@ export function scenarioProblems(items: Schemas['FieldError'][]): {
   const fields: ScenarioErrors = {};
   const inScenario: Schemas['FieldError'][] = [];
   const rest: Schemas['FieldError'][] = [];
+  const add = (f: keyof ScenarioErrors, msg: string) => (fields[f] = [fields[f], msg].filter(Boolean).join('; '));
   for (const it of items) {
-    const f = apiFields.find(([api]) => api === it.field)?.[1];
+    const f = apiFields.find(([api]) => api === it.field || it.field.startsWith(`${api}.`))?.[1];
     const line = /^thresholds\[(\d+)\]/.exec(it.field);
+    const data = /^spec\.scenario\.data(?:\.(\w+))?$/.exec(it.field);
     if (f) fields[f] ??= it.message;
-    else if (line) fields.thresholds = [fields.thresholds, `line ${Number(line[1]) + 1}: ${it.message}`].filter(Boolean).join('; ');
+    else if (line) add('thresholds', `line ${Number(line[1]) + 1}: ${it.message}`);
+    else if (data && dataFromFile) add('data', data[1] === 'content' || !data[1] ? it.message : `${data[1]}: ${it.message}`);
     else if (it.field === 'spec.scenario' || it.field.startsWith('spec.scenario.')) inScenario.push(it);
     else rest.push(it);
   }

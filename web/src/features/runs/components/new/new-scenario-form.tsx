@@ -5,9 +5,12 @@ import { useProject } from '@/lib/project';
 import { useCreateRun } from '../../api/create-run';
 import { newIdempotencyKey } from '../../utils/idempotency-key';
 import {
+  dataFormat,
   defaultScenarioForm,
+  maxDataBytes,
   scenarioProblems,
   toScenarioRequest,
+  type ScenarioDataFile,
   type ScenarioErrors,
   type ScenarioField,
   type ScenarioFormState,
@@ -65,6 +68,17 @@ export function NewScenarioForm() {
     if (name === 'scenario') setInScenario([]);
   };
 
+  const setData = (data: ScenarioDataFile | undefined, error?: string) => {
+    setState((s) => ({ ...s, data }));
+    setErrors((e) => ({ ...e, data: error }));
+  };
+
+  const attach = async (file: File | undefined) => {
+    if (!file) return setData(undefined);
+    if (file.size > maxDataBytes) return setData(undefined, `${file.name} is ${file.size} bytes: a data file may have at most ${maxDataBytes}.`);
+    setData({ name: file.name, content: await file.text(), split: state.data?.split ?? false, random: state.data?.random ?? false });
+  };
+
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (createRun.isPending) return;
@@ -83,7 +97,7 @@ export function NewScenarioForm() {
       navigate(`/runs/${run.id}`);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      const p = scenarioProblems(err.problem.errors ?? []);
+      const p = scenarioProblems(err.problem.errors ?? [], !!state.data);
       setErrors(p.fields);
       setInScenario(p.inScenario);
       setSummary({ title: err.problem.title, detail: err.problem.detail, items: p.rest });
@@ -176,6 +190,58 @@ export function NewScenarioForm() {
         </div>
       </fieldset>
       <fieldset>
+        <legend>Data file</legend>
+        <div className="form-grid">
+          <label className="field wide">
+            Data file (CSV or JSON lines)
+            <input
+              id={`${uid}-data`}
+              type="file"
+              name="data"
+              accept=".csv,.jsonl,.ndjson,.txt,text/csv"
+              onChange={(e) => void attach(e.target.files?.[0])}
+              aria-invalid={errors.data ? true : undefined}
+              aria-describedby={[`${uid}-data-hint`, errors.data ? `${uid}-data-error` : ''].filter(Boolean).join(' ')}
+            />
+            <span id={`${uid}-data-hint`} className="hint" data-testid="data-file">
+              {state.data
+                ? `${state.data.name}: ${dataFormat(state.data.name) === 'jsonl' ? 'JSON lines' : 'CSV'}, ${state.data.content.length} bytes; its columns are variables, a row an iteration`
+                : 'optional; its columns are variables ({{.user}}), a row an iteration: CSV with a header row, or a JSON object a line'}
+            </span>
+            {errors.data && (
+              <span id={`${uid}-data-error`} className="field-error">
+                {errors.data}
+              </span>
+            )}
+          </label>
+          <div className="field">
+            <span>Rows</span>
+            <div className="checks">
+              <label className="check">
+                <input
+                  type="checkbox"
+                  name="data-split"
+                  checked={state.data?.split ?? false}
+                  disabled={!state.data}
+                  onChange={(e) => state.data && setData({ ...state.data, split: e.target.checked })}
+                />
+                Give each agent rows of its own
+              </label>
+              <label className="check">
+                <input
+                  type="checkbox"
+                  name="data-random"
+                  checked={state.data?.random ?? false}
+                  disabled={!state.data}
+                  onChange={(e) => state.data && setData({ ...state.data, random: e.target.checked })}
+                />
+                A random row each iteration (else in turn)
+              </label>
+            </div>
+          </div>
+        </div>
+      </fieldset>
+      <fieldset>
         <legend>Load</legend>
         <div className="form-grid">
           {field('rate', 'Iterations per second', 'iterations started each second, across the agents; empty: a closed loop', { inputMode: 'decimal' })}
@@ -185,8 +251,31 @@ export function NewScenarioForm() {
         </div>
       </fieldset>
       <fieldset>
-        <legend>Thresholds</legend>
+        <legend>Labels and thresholds</legend>
         <div className="form-grid">
+          <label className="field wide">
+            Labels, key=value a line
+            <textarea
+              id={`${uid}-labels`}
+              name="labels"
+              rows={2}
+              spellCheck={false}
+              placeholder={'team=payments\nbuild=1234'}
+              value={state.labels}
+              onChange={(e) => set('labels', e.target.value)}
+              aria-invalid={errors.labels ? true : undefined}
+              aria-describedby={[`${uid}-labels-hint`, errors.labels ? `${uid}-labels-error` : ''].filter(Boolean).join(' ')}
+              className="mono"
+            />
+            <span id={`${uid}-labels-hint`} className="hint">
+              optional; to find and compare runs
+            </span>
+            {errors.labels && (
+              <span id={`${uid}-labels-error`} className="field-error">
+                {errors.labels}
+              </span>
+            )}
+          </label>
           <label className="field wide">
             Thresholds, one a line
             <textarea
