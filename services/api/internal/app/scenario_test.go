@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"maps"
 	"math"
@@ -239,6 +240,17 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 		fj.ErrorsDurationHistogram.Count != 40 || fj.RequestedQPS != "40" {
 		t.Errorf("fortio JSON: %s, %d calls, codes %v, %d errors, requested %s; want the 40 failed iterations at 40/s",
 			fj.RunType, fj.DurationHistogram.Count, fj.RetCodes, fj.ErrorsDurationHistogram.Count, fj.RequestedQPS)
+	}
+	// Fortio's -csv is the same histogram: 40 iterations, not 120 requests.
+	rows, err := csv.NewReader(strings.NewReader(string(e.mustDo(t, http.StatusOK, http.MethodGet,
+		"/runs/"+id[1]+"/result?format=fortio-csv", e.AdminToken, nil)))).ReadAll()
+	calls := int64(0)
+	for i := 1; err == nil && i < len(rows); i++ {
+		n, perr := strconv.ParseInt(rows[i][3], 10, 64)
+		calls, err = calls+n, perr
+	}
+	if err != nil || len(rows) < 2 || calls != 40 {
+		t.Errorf("fortio-csv: %d calls over %d rows (%v), want the 40 iterations", calls, len(rows)-1, err)
 	}
 	// Thresholds by step and by check judge the steps' own figures.
 	run := decode[client.Run](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1], e.AdminToken, nil))

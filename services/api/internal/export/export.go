@@ -230,9 +230,8 @@ func Render(run runs.Run, res runs.Result) ([]byte, error) {
 		Errors: res.Errors, RetCodes: res.RetCodes, BytesSent: res.BytesSent, BytesReceived: res.BytesReceived,
 		RunID: run.Seq,
 	}
-	enc := res.HeadlineHDR(run)
-	if sc := res.Scenario; sc != nil {
-		enc = sc.Iteration
+	enc := res.FortioHDR(run)
+	if res.Scenario != nil {
 		scenarioCalls(&f, run, res)
 	}
 	h := hist.New()

@@ -10,7 +10,8 @@ import (
 	"github.com/barrage-dev/barrage/services/api/internal/runs"
 )
 
-// csvOut (format=fortio-csv) renders a run's headline latency histogram as Fortio's -csv
+// csvOut (format=fortio-csv) renders a run's headline latency histogram (a
+// scenario run's iteration durations, as its Fortio JSON) as Fortio's -csv
 // output: StartMs,EndMs,Percent,Count, one row per non-empty bucket,
 // Percent cumulative.
 func csvOut(run runs.Run, res runs.Result) ([]byte, error) {
@@ -26,7 +27,7 @@ func csvOut(run runs.Run, res runs.Result) ([]byte, error) {
 			buckets = append(buckets, hist.FortioBucket{Start: b.StartUS / 1e6, End: b.EndUS / 1e6, Percent: pct, Count: b.Count})
 		}
 	} else {
-		if enc := res.HeadlineHDR(run); len(enc) > 0 {
+		if enc := res.FortioHDR(run); len(enc) > 0 {
 			h, err := hist.Decode(enc)
 			if err != nil {
 				return nil, fmt.Errorf("result of run %s: decode histogram: %w", run.ID, err)

@@ -39,3 +39,14 @@ type StepResult struct {
 	Service  []byte `json:"service"`
 	Lag      []byte `json:"lag"`
 }
+
+// FortioHDR returns the encoded histogram Fortio's formats (its result
+// JSON and its -csv) show as a run's calls: a scenario run's iteration
+// durations, since its calls are its iterations (docs/scenarios.md), and
+// any other run's headline latency.
+func (r Result) FortioHDR(run Run) []byte {
+	if r.Scenario != nil {
+		return r.Scenario.Iteration
+	}
+	return r.HeadlineHDR(run)
+}
