@@ -4,9 +4,10 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { port } from '../playwright.config';
 
 // Every chart card has a Download menu (components/ui/chart-download.tsx):
-// the chart as a PNG, its series as CSV. Against the real stack: the run
-// page's requests-per-second and spectrum charts and the compare page's
-// spectrum give a real PNG and a CSV whose rows are the API's figures; the
+// the chart as a PNG with its heading and legend, its series as CSV. Against
+// the real stack: the run page's requests-per-second, spectrum and request
+// timeline charts and the compare page's spectrum give a real PNG and a CSV
+// whose rows are the API's figures; the
 // menu works by keyboard; and the compare page's Copy link copies a
 // permalink that opens the same comparison.
 //
@@ -42,12 +43,12 @@ function expectPng(bytes: Buffer) {
 
 /**
  * linePixels draws the PNG in the page and counts its pixels of the colour
- * rgb (within 24 per channel): a line drawn in a CSS variable's colour is
- * there only if the export resolved the variable.
+ * rgb (within 24 per channel), from row fromRow down: a line drawn in a CSS
+ * variable's colour is there only if the export resolved the variable.
  */
-async function linePixels(page: Page, bytes: Buffer, rgb: [number, number, number]): Promise<number> {
+async function linePixels(page: Page, bytes: Buffer, rgb: [number, number, number], fromRow = 0): Promise<number> {
   return page.evaluate(
-    async ({ b64, rgb }) => {
+    async ({ b64, rgb, fromRow }) => {
       const img = new Image();
       img.src = `data:image/png;base64,${b64}`;
       await img.decode();
@@ -56,14 +57,14 @@ async function linePixels(page: Page, bytes: Buffer, rgb: [number, number, numbe
       c.height = img.naturalHeight;
       const ctx = c.getContext('2d')!;
       ctx.drawImage(img, 0, 0);
-      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      const d = ctx.getImageData(0, fromRow, c.width, c.height - fromRow).data;
       let n = 0;
       for (let i = 0; i < d.length; i += 4) {
         if (Math.abs(d[i]! - rgb[0]) < 24 && Math.abs(d[i + 1]! - rgb[1]) < 24 && Math.abs(d[i + 2]! - rgb[2]) < 24) n++;
       }
       return n;
     },
-    { b64: bytes.toString('base64'), rgb },
+    { b64: bytes.toString('base64'), rgb, fromRow },
   );
 }
 
@@ -113,6 +114,13 @@ test('charts download as PNG and CSV, and a comparison copies its permalink @own
   expectPng(qpsPng.bytes);
   // The achieved line, in --chart-1 (#c2410c, styles.css), drawn 2 px wide at 2x.
   expect(await linePixels(page, qpsPng.bytes, [0xc2, 0x41, 0x0c])).toBeGreaterThan(500);
+  // The card's heading above the chart (28 px) and its legend below (a row of 20 px and 8 of
+  // padding), at 2x: the PNG is taller than the chart by both, and the legend's achieved
+  // swatch is there in its colour, below the chart.
+  const box = (await qps.locator('.recharts-wrapper > svg').boundingBox())!;
+  const pngHeight = qpsPng.bytes.readUInt32BE(20);
+  expect(pngHeight).toBe(Math.round((box.height + 28 + 28) * 2));
+  expect(await linePixels(page, qpsPng.bytes, [0xc2, 0x41, 0x0c], Math.round((box.height + 28) * 2))).toBeGreaterThan(20);
   const qpsCsv = await download(page, qps, 'CSV data');
   expect(qpsCsv.name).toBe('requests-per-second.csv');
   const rows = csvRows(qpsCsv.bytes);
@@ -126,6 +134,17 @@ test('charts download as PNG and CSV, and a comparison copies its permalink @own
   expect(specCsv.name).toBe('percentile-spectrum-response-time.csv');
   const resA = await resultOf(a);
   expect(csvRows(specCsv.bytes)).toEqual([['percentile', 'response time (µs)'], ...spectrumWant(resA.response).map(([l, v]) => [l, String(v)])]);
+
+  // The request timeline: a PNG, and the API's timeline CSV, a row per sampled request.
+  const timeline = page.getByRole('region', { name: 'Request timeline' });
+  await expect(timeline.locator('.recharts-wrapper > svg')).toBeVisible();
+  expectPng((await download(page, timeline, 'PNG image')).bytes);
+  const tlCsv = await download(page, timeline, 'CSV data');
+  expect(tlCsv.name).toBe('request-timeline.csv');
+  const tlRows = tlCsv.bytes.toString('utf8').trimEnd().split(/\r?\n/).map((l) => l.split(','));
+  expect(tlRows[0]).toEqual(['intended_us', 'sent_us', 'latency_us', 'code', 'ok', 'entry']);
+  const sampled = Number(/^([\d,]+) of/.exec((await timeline.getByTestId('timeline-note').textContent()) ?? '')?.[1]?.replaceAll(',', ''));
+  expect(tlRows.length - 1).toBe(sampled);
 
   // Escape closes the menu and gives focus back; axe with the menu open.
   const menu = qps.getByRole('button', { name: 'Download Requests per second' });

@@ -1,20 +1,36 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { csvText, fileName, save, svgPng, type CsvTable } from './chart-export';
+import { csvText, fileName, save, saveUrl, svgPng, type CsvTable, type PngLegendItem } from './chart-export';
 
 interface Props {
   /** title names the chart, in the button's accessible name and the files' names. */
   title: string;
-  /** csv is the series the chart shows, read when asked for. */
-  csv: () => CsvTable;
+  /** csv is the series the chart shows, read when asked for; or csvHref, where the API serves it. */
+  csv?: () => CsvTable;
+  csvHref?: string;
+}
+
+/**
+ * cardLegend reads the HTML legend (chart-legend.tsx) of a chart card, each
+ * swatch's colour as the page resolved it, for the PNG.
+ */
+function cardLegend(card: Element): PngLegendItem[] {
+  return [...card.querySelectorAll('.run-legend li')].map((li) => {
+    const rect = li.querySelector('rect');
+    const line = li.querySelector('line');
+    const cs = rect ? getComputedStyle(rect) : line ? getComputedStyle(line) : undefined;
+    const color = (rect ? cs?.fill : cs?.stroke) ?? 'currentColor';
+    return { label: li.textContent?.trim() ?? '', color, area: !!rect, dashed: !!cs && cs.strokeDasharray !== 'none' && cs.strokeDasharray !== '' };
+  });
 }
 
 /**
  * ChartDownload is a chart card's Download menu: the chart as a PNG at twice
- * its size, or its series as CSV with a header row. The PNG is of the first
+ * its size, with the card's heading above it and its legend below, or its
+ * series as CSV with a header row. The PNG is of the first
  * recharts drawing in the menu's card (the element with class card around it). A disclosure button
  * opens two buttons (Tab moves between them; Escape closes and returns focus).
  */
-export function ChartDownload({ title, csv }: Props) {
+export function ChartDownload({ title, csv, csvHref }: Props) {
   const id = useId();
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string>();
@@ -46,8 +62,9 @@ export function ChartDownload({ title, csv }: Props) {
     const svg = card?.querySelector<SVGSVGElement>('.recharts-wrapper > svg');
     if (!card || !svg) return setError('No chart to save yet.');
     try {
-      const bg = getComputedStyle(card).backgroundColor;
-      save(await svgPng(svg, bg), `${base}.png`);
+      const cs = getComputedStyle(card);
+      const heading = card.querySelector('h2, h3')?.textContent?.trim();
+      save(await svgPng(svg, cs.backgroundColor, 2, { title: heading || title, legend: cardLegend(card), text: cs.color, font: cs.fontFamily }), `${base}.png`);
       setError(undefined);
     } catch (e) {
       setError(`Could not make the PNG: ${e instanceof Error ? e.message : String(e)}`);
@@ -55,7 +72,8 @@ export function ChartDownload({ title, csv }: Props) {
   };
   const data = () => {
     close();
-    save(new Blob([csvText(csv())], { type: 'text/csv' }), `${base}.csv`);
+    if (csvHref) saveUrl(csvHref, `${base}.csv`);
+    else if (csv) save(new Blob([csvText(csv())], { type: 'text/csv' }), `${base}.csv`);
   };
 
   return (

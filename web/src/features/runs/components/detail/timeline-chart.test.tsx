@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { fireEvent, render, screen, within } from '@testing-library/react';
 import type { Schemas } from '@/lib/api-client';
 import { TimelineScatter } from './timeline-chart';
 
@@ -9,7 +9,7 @@ function timeline(samples: Schemas['TimelineSample'][], seen = samples.length): 
 }
 
 describe('TimelineScatter', () => {
-  it('draws every sampled request, errors apart, and links the CSV', () => {
+  it('draws every sampled request, errors apart, and downloads the API\'s CSV', () => {
     const samples: Schemas['TimelineSample'][] = [];
     for (let i = 0; i < 40; i++) {
       const ok = i % 10 !== 0;
@@ -18,9 +18,15 @@ describe('TimelineScatter', () => {
     const { container } = render(<TimelineScatter runId={id} timeline={timeline(samples, 12_345)} size={{ width: 600, height: 300 }} />);
     const section = screen.getByRole('region', { name: 'Request timeline' });
     expect(within(section).getByTestId('timeline-note')).toHaveTextContent('40 of 12,345 requests sampled · 4 errors');
-    const link = within(section).getByRole('link', { name: 'Download CSV' });
-    expect(link).toHaveAttribute('href', `/api/v1/runs/${id}/timeline?format=csv`);
-    expect(link).toHaveAttribute('download', `barrage-${id}-timeline.csv`);
+    // The Download menu's CSV is the API's timeline CSV.
+    const clicked: { href: string; download: string }[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push({ href: this.getAttribute('href') ?? '', download: this.download });
+    });
+    fireEvent.click(within(section).getByRole('button', { name: /^Download ?Request timeline$/ }));
+    fireEvent.click(within(section).getByRole('button', { name: 'CSV data' }));
+    expect(clicked).toEqual([{ href: `/api/v1/runs/${id}/timeline?format=csv`, download: 'request-timeline.csv' }]);
+    click.mockRestore();
     // One symbol per request: 36 ok in the first series, 4 errors in the second.
     const series = container.querySelectorAll('.recharts-scatter');
     expect(series).toHaveLength(2);

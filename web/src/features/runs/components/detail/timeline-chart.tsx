@@ -1,5 +1,6 @@
 import { useMemo, type ReactNode } from 'react';
 import { CartesianGrid, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
@@ -62,9 +63,7 @@ export function TimelineScatter({ runId, timeline, size }: ScatterProps) {
           <span className="run-chart-note" data-testid="timeline-note">
             {formatCount(sampled)} of {formatCount(timeline.seen)} requests sampled · {formatCount(errors.length)} errors · service time
           </span>
-          <a href={runTimelineCsvUrl(runId)} download={`barrage-${runId}-timeline.csv`}>
-            Download CSV
-          </a>
+          {sampled > 0 && <ChartDownload title="Request timeline" csvHref={runTimelineCsvUrl(runId)} />}
         </span>
       </div>
       {body}
