@@ -2271,7 +2271,7 @@ type TrendPoint struct {
 	Count     *int64    `json:"count,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 
-	// Degraded A shard was lost: the run's figures lack its part.
+	// Degraded A shard was lost: the run's figures hold what it sent up to its last snapshot (docs/reliability.md §5), not what it would have sent after.
 	Degraded bool `json:"degraded"`
 
 	// ErrorRate errors / count; 0 when count is 0.

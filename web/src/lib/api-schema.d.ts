@@ -1686,7 +1686,7 @@ export interface components {
              * @description errors / count; 0 when count is 0.
              */
             error_rate: number;
-            /** @description A shard was lost: the run's figures lack its part. */
+            /** @description A shard was lost: the run's figures hold what it sent up to its last snapshot (docs/reliability.md §5), not what it would have sent after. */
             degraded: boolean;
         };
         /** @enum {string} */

@@ -55,7 +55,7 @@ export function LivePanel({ run, now }: Props) {
       )}
       {run.degraded && (
         <div className="run-notice warn" role="alert">
-          A shard was lost: the figures lack its part.
+          A shard was lost: its agent stopped answering. The figures keep what it sent up to its last snapshot; the other shards run on.
         </div>
       )}
     </section>

@@ -1,3 +1,4 @@
+import { MemoryRouter } from 'react-router';
 import { render, screen } from '@testing-library/react';
 import type { Schemas } from '@/lib/api-client';
 import { LivePanel } from './live-panel';
@@ -51,9 +52,14 @@ describe('ResultSummary', () => {
   });
 
   it('uses service time when that is primary, and warns of lost shards', () => {
-    render(<ResultSummary result={result({ primary: 'service', degraded: true, shards: 1, lost_shards: 1 })} />);
+    render(
+      <MemoryRouter>
+        <ResultSummary result={result({ primary: 'service', degraded: true, shards: 1, lost_shards: 1 })} />
+      </MemoryRouter>,
+    );
     expect(screen.getByTestId('result-p99')).toHaveTextContent('2.1 ms');
-    expect(screen.getByRole('alert')).toHaveTextContent('1 of 2 shards were lost');
+    expect(screen.getByRole('alert')).toHaveTextContent('1 of 2 shards were lost: their agent stopped answering mid-run.');
+    expect(screen.getByRole('link', { name: 'Agents' })).toHaveAttribute('href', '/agents');
   });
 });
 

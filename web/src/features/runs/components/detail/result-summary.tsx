@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import { Stat } from '@/components/ui/stat';
 import type { Schemas } from '@/lib/api-client';
 import { formatBytes, formatCount, formatDuration, formatPercent, formatRate, formatSeconds } from '@/lib/format';
@@ -18,8 +19,10 @@ export function ResultSummary({ result }: { result: Schemas['RunResult'] }) {
       {result.degraded && (
         <div className="run-notice warn" role="alert">
           <strong>Degraded result.</strong>
-          <div className="detail">
-            {result.lost_shards} of {result.shards + result.lost_shards} shards were lost; these figures lack their part.
+          <div className="detail" data-testid="degraded-detail">
+            {result.lost_shards} of {result.shards + result.lost_shards} shards were lost: their agent stopped answering mid-run. These figures hold
+            what a lost shard sent up to its last snapshot, and nothing after it, so the count falls short of what was asked. The Shards table
+            names each shard&apos;s agent: check it on the <Link to="/agents">Agents</Link> page, then run this again.
           </div>
         </div>
       )}
