@@ -28,36 +28,59 @@ function shardRow(s: number, k: number) {
   };
 }
 
+// The fake API's answers by URL, built on first use: the probe loads build them
+// all, so the timed loads measure the page and the transfer, not the bench's
+// own JSON building on the same cores (a real API reads a page of intervals
+// in a few ms: bench/results/control-plane-2026-11-27-quiet.md).
+const answers = new Map<string, Answer>();
+
 async function fakeApi(page: Page) {
-  const n = seconds;
   await page.route('**/api/v1/**', (route) => {
-    const url = new URL(route.request().url());
-    const p = url.pathname.replace('/api/v1', '');
-    if (p === '/me') {
-      return route.fulfill(json({
-        user: { id: '0190a1b2-c3d4-7e5f-8a9b-000000000009', email: 'bench@barrage.local', name: 'Bench', is_admin: true },
-        projects: [{ project: { id: '0190a1b2-c3d4-7e5f-8a9b-000000000001', slug: 'default', name: 'Default', description: '', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, role: 'admin' }],
-      }));
+    const key = route.request().url();
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = build(new URL(key));
+      answers.set(key, answer);
     }
-    if (p === `/runs/${runId}`) return route.fulfill(json({ ...run(n), shard_count: agents }));
-    const from = Number(url.searchParams.get('from') ?? 0);
-    const to = Math.min(n, from + Number(url.searchParams.get('limit') ?? 300));
-    if (p === `/runs/${runId}/intervals`) {
-      const items = [];
-      for (let s = from; s < to; s++) items.push(interval(s));
-      return route.fulfill(json(to < n ? { items, next_from: to } : { items }));
-    }
-    if (p === `/runs/${runId}/shards/intervals`) {
-      const items = [];
-      for (let s = from; s < to; s++) for (let k = 0; k < agents; k++) items.push(shardRow(s, k));
-      return route.fulfill(json(to < n ? { items, next_from: to } : { items }));
-    }
-    if (p === `/runs/${runId}/result`) return route.fulfill(json(url.searchParams.get('format') === 'fortio' ? fortio(n) : result(n)));
-    if (p === `/runs/${runId}/events`) {
-      return route.fulfill({ status: 200, contentType: 'text/event-stream', body: `id: ${n}.2\nevent: status\ndata: {"run_id":"${runId}","status":"completed"}\n\n` });
-    }
-    return route.fulfill(json({ type: 'https://barrage.dev/problems/not-found', title: 'Not found', status: 404 }, 404));
+    return route.fulfill(answer);
   });
+  await instrument(page);
+}
+
+type Answer = { status: number; contentType: string; body: string };
+
+/** build is the fake API's answer to url. */
+function build(url: URL): Answer {
+  const n = seconds;
+  const p = url.pathname.replace('/api/v1', '');
+  if (p === '/me') {
+    return json({
+      user: { id: '0190a1b2-c3d4-7e5f-8a9b-000000000009', email: 'bench@barrage.local', name: 'Bench', is_admin: true },
+      projects: [{ project: { id: '0190a1b2-c3d4-7e5f-8a9b-000000000001', slug: 'default', name: 'Default', description: '', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, role: 'admin' }],
+    });
+  }
+  if (p === `/runs/${runId}`) return json({ ...run(n), shard_count: agents });
+  const from = Number(url.searchParams.get('from') ?? 0);
+  const to = Math.min(n, from + Number(url.searchParams.get('limit') ?? 300));
+  if (p === `/runs/${runId}/intervals`) {
+    const items = [];
+    for (let s = from; s < to; s++) items.push(interval(s));
+    return json(to < n ? { items, next_from: to } : { items });
+  }
+  if (p === `/runs/${runId}/shards/intervals`) {
+    const items = [];
+    for (let s = from; s < to; s++) for (let k = 0; k < agents; k++) items.push(shardRow(s, k));
+    return json(to < n ? { items, next_from: to } : { items });
+  }
+  if (p === `/runs/${runId}/result`) return json(url.searchParams.get('format') === 'fortio' ? fortio(n) : result(n));
+  if (p === `/runs/${runId}/events`) {
+    return { status: 200, contentType: 'text/event-stream', body: `id: ${n}.2\nevent: status\ndata: {"run_id":"${runId}","status":"completed"}\n\n` };
+  }
+  return json({ type: 'https://barrage.dev/problems/not-found', title: 'Not found', status: 404 }, 404);
+}
+
+/** instrument records, in window.__dataDone, when the page last finished reading an API answer. */
+async function instrument(page: Page) {
   await page.addInitScript(() => {
     const w = window as unknown as { __dataDone: number; fetch: typeof fetch };
     w.__dataDone = 0;
