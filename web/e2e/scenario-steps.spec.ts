@@ -8,7 +8,8 @@ import { signIn } from './sign-in';
 // login's response carries a token in a header (the echo's header=
 // parameter), the read sends it back, and the create step's check wants a
 // 201 the echo does not send. The page shows the iterations and a row per
-// step with its exact counts and the failed check by name, and passes axe.
+// step with its exact counts and the failed check by name, and its
+// iterations per second adding up to the 20 started and failed; it passes axe.
 // A second run of the same scenario, closed-loop (2 virtual users, 10
 // iterations), is compared with it: the compare page matches the steps by
 // name and shows each run's counts and errors.
@@ -51,7 +52,16 @@ test('a scenario run shows its iterations and a row per step', async ({ page }) 
   expect((await cells(3)).slice(0, 4)).toEqual(['create', '20', '20', '0']);
   await expect(rows.nth(3)).toContainText('failed checks: created ×20');
   await expect(rows.nth(1)).toContainText('200 ×20');
-  const res = await new AxeBuilder({ page }).include('[aria-label="Scenario steps"]').analyze();
+  // Iterations per second: the chart's table adds up to the 20 started, all failed, none completed.
+  const perSecond = page.getByRole('region', { name: 'Iterations per second' });
+  await expect(perSecond.getByRole('heading', { name: 'Iterations per second' })).toBeVisible();
+  await expect(perSecond).toContainText('target 20 started/s');
+  await perSecond.getByText('Table view').click();
+  const sums = await perSecond.locator('table tbody tr').evaluateAll((trs) =>
+    [1, 2, 3].map((c) => trs.reduce((n, tr) => n + Number(tr.children[c]?.textContent ?? 'NaN'), 0)),
+  );
+  expect(sums).toEqual([20, 0, 20]);
+  const res = await new AxeBuilder({ page }).include('[aria-label="Scenario steps"]').include('[aria-label="Iterations per second"]').analyze();
   expect(res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
   const closed = await page.request.post('/api/v1/runs', {

@@ -1004,6 +1004,9 @@ type Interval struct {
 	// GeneratorLimited The load generator was the bottleneck in this second (generator_limited): for a snapshot merged into it, its agent used more than 90 % of the cores it may use, or the shard's send lag p99 exceeded 10 % of the interval between its sends (docs/observability.md, "Generator limited"). The second's figures then measure the agent rather than the target.
 	GeneratorLimited bool `json:"generator_limited"`
 
+	// Iterations A scenario run's iterations in this second, across its shards: those started, and those that ended in it, completed (every step passed) or failed. Absent for other runs and for seconds with none.
+	Iterations *IntervalIterations `json:"iterations,omitempty"`
+
 	// Lag Percentiles of one latency in one second, microseconds.
 	Lag IntervalLatency `json:"lag"`
 
@@ -1024,6 +1027,13 @@ type Interval struct {
 
 	// Snapshots Shard snapshots merged into this second so far.
 	Snapshots int `json:"snapshots"`
+}
+
+// IntervalIterations A scenario run's iterations in this second, across its shards: those started, and those that ended in it, completed (every step passed) or failed. Absent for other runs and for seconds with none.
+type IntervalIterations struct {
+	Completed int64 `json:"completed"`
+	Failed    int64 `json:"failed"`
+	Started   int64 `json:"started"`
 }
 
 // IntervalLatency Percentiles of one latency in one second, microseconds.

@@ -2037,6 +2037,16 @@ export interface components {
             snapshots: number;
             /** @description The load generator was the bottleneck in this second (generator_limited): for a snapshot merged into it, its agent used more than 90 % of the cores it may use, or the shard's send lag p99 exceeded 10 % of the interval between its sends (docs/observability.md, "Generator limited"). The second's figures then measure the agent rather than the target. */
             generator_limited: boolean;
+            iterations?: components["schemas"]["IntervalIterations"];
+        };
+        /** @description A scenario run's iterations in this second, across its shards: those started, and those that ended in it, completed (every step passed) or failed. Absent for other runs and for seconds with none. */
+        IntervalIterations: {
+            /** Format: int64 */
+            started: number;
+            /** Format: int64 */
+            completed: number;
+            /** Format: int64 */
+            failed: number;
         };
         IntervalPage: {
             items: components["schemas"]["Interval"][];

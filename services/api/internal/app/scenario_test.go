@@ -234,6 +234,19 @@ func TestScenarioRunOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	if len(sc.Steps[1].FailedChecks) != 0 || sc.Steps[1].Errors != 0 {
 		t.Errorf("profile failed %v: the token did not flow from login", sc.Steps[1].FailedChecks)
 	}
+	// Each second counts the iterations started and ended in it: over the run's seconds, the 40.
+	page := decode[client.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1]+"/intervals?limit=1000", e.AdminToken, nil))
+	var its client.IntervalIterations
+	for _, iv := range page.Items {
+		if iv.Iterations != nil {
+			its.Started += iv.Iterations.Started
+			its.Completed += iv.Iterations.Completed
+			its.Failed += iv.Iterations.Failed
+		}
+	}
+	if its.Started != 40 || its.Failed != 40 || its.Completed != 0 || len(page.Items) < 1 {
+		t.Errorf("iterations over %d seconds: %+v, want 40 started and failed", len(page.Items), its)
+	}
 	// Fortio's JSON counts iterations as its calls; the steps stay native.
 	fj := decode[fortiojson.Result](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id[1]+"/result?format=fortio", e.AdminToken, nil))
 	if fj.DurationHistogram.Count != 40 || fj.RunType != "Scenario 'login flow'" || len(fj.RetCodes) != 1 || fj.RetCodes["FAILED"] != 40 ||

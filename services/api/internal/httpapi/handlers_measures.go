@@ -196,6 +196,9 @@ func intervalOut(iv *runs.Interval) (Interval, error) {
 		Second: iv.Second, Count: iv.Count, Errors: iv.Errors, Qps: float64(iv.Count), RetCodes: codesOf(iv.RetCodes),
 		BytesSent: iv.BytesSent, BytesReceived: iv.BytesReceived, Snapshots: iv.Snapshots, GeneratorLimited: iv.GeneratorLimited,
 	}
+	if it := iv.Iterations; it != (runs.Iterations{}) {
+		out.Iterations = &IntervalIterations{Started: it.Started, Completed: it.Completed, Failed: it.Failed}
+	}
 	var err error
 	if out.Response, err = intervalLatency(iv.Response); err != nil {
 		return Interval{}, fmt.Errorf("second %d response: %w", iv.Second, err)

@@ -312,6 +312,11 @@ func mergeAll(cur runs.Interval, snaps []*snapshot) (runs.Interval, error) {
 		next.RetCodes = addCodes(next.RetCodes, s.retCodes)
 		next.Snapshots++
 		next.GeneratorLimited = next.GeneratorLimited || s.limited
+		if sc := s.scenario; sc != nil {
+			next.Iterations.Started += sc.started
+			next.Iterations.Completed += sc.completed
+			next.Iterations.Failed += sc.failed
+		}
 	}
 	q := resp.Percentiles([]float64{50, 90, 99})
 	next.P50US, next.P90US, next.P99US = micros(q[0].Value), micros(q[1].Value), micros(q[2].Value)

@@ -113,7 +113,15 @@ type Interval struct {
 	// GeneratorLimited is set when, for a snapshot of the second, its
 	// agent was the bottleneck (docs/observability.md, "Generator limited").
 	GeneratorLimited bool
-	UpdatedAt        time.Time
+	// Iterations are a scenario run's iterations in the second: started,
+	// and those that ended in it, completed or failed (zero for other runs).
+	Iterations Iterations
+	UpdatedAt  time.Time
+}
+
+// Iterations counts a scenario run's iterations.
+type Iterations struct {
+	Started, Completed, Failed int64
 }
 
 // IntervalBatch is a batch of interval snapshots being stored in one

@@ -32,6 +32,9 @@ type intervalRow struct {
 	MaxUS         float64   `gorm:"column:max_us"`
 	Snapshots     int       `gorm:"column:snapshots"`
 	Limited       bool      `gorm:"column:generator_limited"`
+	ItersStarted  int64     `gorm:"column:iterations_started"`
+	ItersDone     int64     `gorm:"column:iterations_completed"`
+	ItersFailed   int64     `gorm:"column:iterations_failed"`
 	UpdatedAt     time.Time `gorm:"column:updated_at"`
 }
 
@@ -50,6 +53,7 @@ func intervalFromRow(r *intervalRow) (runs.Interval, error) {
 		Response: r.HDR, Service: r.ServiceHDR, Lag: r.LagHDR,
 		P50US: r.P50US, P90US: r.P90US, P99US: r.P99US, MaxUS: r.MaxUS,
 		Snapshots: r.Snapshots, GeneratorLimited: r.Limited, UpdatedAt: r.UpdatedAt.UTC(),
+		Iterations: runs.Iterations{Started: r.ItersStarted, Completed: r.ItersDone, Failed: r.ItersFailed},
 	}, nil
 }
 
@@ -80,6 +84,8 @@ func writeInterval(tx *gorm.DB, runID uuid.UUID, second int, next runs.Interval)
 		"ret_codes": codesJSON(next.RetCodes), "bytes_sent": next.BytesSent, "bytes_received": next.BytesReceived,
 		"p50_us": next.P50US, "p90_us": next.P90US, "p99_us": next.P99US, "max_us": next.MaxUS,
 		"snapshots": next.Snapshots, "generator_limited": next.GeneratorLimited, "updated_at": gorm.Expr("now()"),
+		"iterations_started": next.Iterations.Started, "iterations_completed": next.Iterations.Completed,
+		"iterations_failed": next.Iterations.Failed,
 	}
 	if err := tx.Model(&intervalRow{}).Where("run_id = ? AND second = ?", runID, second).Updates(set).Error; err != nil {
 		return fmt.Errorf("update interval %d: %w", second, err)

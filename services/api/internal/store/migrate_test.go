@@ -113,6 +113,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "run_results", "scenario") {
 		t.Error("run_results.scenario of 00028 missing after up")
 	}
+	if !hasColumn(t, s, "run_intervals", "iterations_started") || !hasColumn(t, s, "run_intervals", "iterations_failed") {
+		t.Error("run_intervals.iterations_started or iterations_failed of 00029 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00029_interval_iterations.sql") || hasColumn(t, s, "run_intervals", "iterations_started") {
+		t.Errorf("down of 00029 printed %q, or run_intervals.iterations_started is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00028_result_scenario.sql") || hasColumn(t, s, "run_results", "scenario") {
 		t.Errorf("down of 00028 printed %q, or run_results.scenario is still there", out)
 	}

@@ -1,5 +1,5 @@
 import type { Interval } from './intervals';
-import { codeRows, latencyRows, limitedSpans, qpsRows, targetRate } from './series';
+import { codeRows, iterationRows, latencyRows, limitedSpans, qpsRows, targetRate } from './series';
 
 function iv(second: number, over: Partial<Interval> = {}): Interval {
   const lat = (base: number) => ({ p50_us: base, p90_us: base * 2, p99_us: base * 3, max_us: base * 4 });
@@ -101,5 +101,20 @@ describe('limitedSpans', () => {
 
   it('flags the limited seconds in the qps rows', () => {
     expect(qpsRows([iv(0, { generator_limited: true }), iv(1)]).map((r) => r.limited)).toEqual([1, 0]);
+  });
+});
+
+describe('iterationRows', () => {
+  it('takes each second\'s iterations, 0 where a second has none', () => {
+    const base = { count: 0, errors: 0, qps: 0, ret_codes: {}, bytes_sent: 0, bytes_received: 0, snapshots: 1, generator_limited: false };
+    const lat = { p50_us: 0, p90_us: 0, p99_us: 0, max_us: 0 };
+    const ivs = [
+      { ...base, second: 0, response: lat, service: lat, lag: lat, iterations: { started: 5, completed: 3, failed: 1 } },
+      { ...base, second: 1, response: lat, service: lat, lag: lat },
+    ];
+    expect(iterationRows(ivs)).toEqual([
+      { t: 0, started: 5, completed: 3, failed: 1 },
+      { t: 1, started: 0, completed: 0, failed: 0 },
+    ]);
   });
 });

@@ -46,6 +46,16 @@ export function qpsRows(intervals: readonly Interval[], target?: (second: number
   });
 }
 
+/** iterationRows shapes a scenario run's iterations per second: started, completed and failed (0 in a second without). */
+export function iterationRows(intervals: readonly Interval[]): Row[] {
+  return intervals.map((iv) => ({
+    t: iv.second,
+    started: iv.iterations?.started ?? 0,
+    completed: iv.iterations?.completed ?? 0,
+    failed: iv.iterations?.failed ?? 0,
+  }));
+}
+
 /** A run of consecutive seconds, from `from` to `to` inclusive. */
 export interface SecondSpan {
   from: number;

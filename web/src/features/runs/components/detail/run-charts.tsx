@@ -9,6 +9,7 @@ import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
 import { AgentCharts } from './agent-charts';
 import { CodesChart } from './codes-chart';
+import { IterationsChart } from './iterations-chart';
 import { LatencyChart } from './latency-chart';
 import { QpsChart } from './qps-chart';
 
@@ -56,6 +57,7 @@ export const RunCharts = memo(function RunCharts({ run, intervals, primary, live
               <LatencyChart key={primary} intervals={intervals} initial={primary} domain={domain} />
             </>
           )}
+          {run.spec.scenario && <IterationsChart intervals={intervals} target={run.spec.iterations_per_second} domain={domain} />}
           <CodesChart intervals={intervals} domain={domain} />
         </div>
       )}
