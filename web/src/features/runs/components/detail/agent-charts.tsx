@@ -1,13 +1,13 @@
+import { secondsAxes } from './seconds-axes';
 import { useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Line, LineChart, ResponsiveContainer } from 'recharts';
 import { ChartTable } from '@/components/ui/chart-table';
-import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import { formatDuration, formatRate } from '@/lib/format';
 import { useRunShardIntervals } from '../../api/list-run-shard-intervals';
 import { useViewParam } from '../../hooks/use-view-param';
 import { agentLines, agentRows, type AgentLine } from '../../utils/agent-series';
-import { clock, timeTicks } from '../../utils/chart-axis';
+import { clock } from '../../utils/chart-axis';
 import { downsample } from '../../utils/downsample';
 import type { LatencyKind } from '../../utils/series';
 import { viewParams } from '../../utils/view-params';
@@ -43,16 +43,7 @@ function AgentChart({ title, note, lines, rows, domain, format, testId }: ChartP
       <div className="chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={drawn} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid {...liveGridProps} />
-            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
-            <YAxis tickFormatter={(v: number) => (v === 0 ? '0' : format(v))} width={64} {...liveAxisProps} domain={[0, 'auto']} />
-            <Tooltip
-              contentStyle={tooltipStyle}
-              labelStyle={tooltipLabelStyle}
-              labelFormatter={(t) => `at ${clock(Number(t))}`}
-              formatter={(v) => format(Number(v))}
-              isAnimationActive={false}
-            />
+            {secondsAxes(domain, { format: format, width: 64 })}
             {lines.map((l, i) => (
               <Line
                 key={l.key}

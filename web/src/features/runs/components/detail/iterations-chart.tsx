@@ -1,10 +1,10 @@
+import { secondsAxes } from './seconds-axes';
 import { useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Line, LineChart, ResponsiveContainer } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
-import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatRate } from '@/lib/format';
-import { clock, timeTicks } from '../../utils/chart-axis';
+import { clock } from '../../utils/chart-axis';
 import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
 import { iterationRows } from '../../utils/series';
@@ -43,16 +43,7 @@ export function IterationsChart({ intervals, target, domain }: Props) {
       <div className="chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid {...liveGridProps} />
-            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
-            <YAxis tickFormatter={(v: number) => formatRate(v)} width={52} {...liveAxisProps} domain={[0, 'auto']} />
-            <Tooltip
-              contentStyle={tooltipStyle}
-              labelStyle={tooltipLabelStyle}
-              labelFormatter={(t) => `at ${clock(Number(t))}`}
-              formatter={(v) => formatRate(Number(v))}
-              isAnimationActive={false}
-            />
+            {secondsAxes(domain, { format: formatRate })}
             {series.map((s) => (
               <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} strokeWidth={s.key === 'started' ? 2 : 1.5} dot={false} isAnimationActive={false} type="linear" />
             ))}

@@ -1,10 +1,10 @@
+import { secondsAxes } from './seconds-axes';
 import { useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Line, LineChart, ResponsiveContainer } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
-import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatDuration } from '@/lib/format';
-import { clock, timeTicks } from '../../utils/chart-axis';
+import { clock } from '../../utils/chart-axis';
 import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
 import { latencyKeys, latencyRows, type LatencyKind } from '../../utils/series';
@@ -59,16 +59,7 @@ export function LatencyChart({ intervals, initial, domain }: Props) {
       <div className="chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid {...liveGridProps} />
-            <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
-            <YAxis tickFormatter={(v: number) => (v === 0 ? '0' : formatDuration(v))} width={64} {...liveAxisProps} domain={[0, 'auto']} />
-            <Tooltip
-              contentStyle={tooltipStyle}
-              labelStyle={tooltipLabelStyle}
-              labelFormatter={(t) => `at ${clock(Number(t))}`}
-              formatter={(v) => formatDuration(Number(v))}
-              isAnimationActive={false}
-            />
+            {secondsAxes(domain, { format: formatDuration, width: 64 })}
             {latencyKeys.map((k) => (
               <Line key={k} dataKey={k} name={k} stroke={colors[k]} strokeWidth={k === 'p99' ? 2 : 1.5} dot={false} isAnimationActive={false} type="linear" />
             ))}
