@@ -132,6 +132,36 @@ export function NewScenarioForm() {
     );
   };
 
+  /** area is a textarea of text a line, with its hint and its error. */
+  const area = (name: 'labels' | 'thresholds', label: string, rows: number, placeholder: string, hint: ReactNode) => {
+    const id = `${uid}-${name}`;
+    return (
+      <label className="field wide">
+        {label}
+        <textarea
+          id={id}
+          name={name}
+          rows={rows}
+          spellCheck={false}
+          placeholder={placeholder}
+          value={state[name]}
+          onChange={(e) => set(name, e.target.value)}
+          aria-invalid={errors[name] ? true : undefined}
+          aria-describedby={[`${id}-hint`, errors[name] ? `${id}-error` : ''].filter(Boolean).join(' ')}
+          className="mono"
+        />
+        <span id={`${id}-hint`} className="hint">
+          {hint}
+        </span>
+        {errors[name] && (
+          <span id={`${id}-error`} className="field-error">
+            {errors[name]}
+          </span>
+        )}
+      </label>
+    );
+  };
+
   const docId = `${uid}-scenario`;
   const docInvalid = !!errors.scenario || inScenario.length > 0;
   return (
@@ -253,52 +283,16 @@ export function NewScenarioForm() {
       <fieldset>
         <legend>Labels and thresholds</legend>
         <div className="form-grid">
-          <label className="field wide">
-            Labels, key=value a line
-            <textarea
-              id={`${uid}-labels`}
-              name="labels"
-              rows={2}
-              spellCheck={false}
-              placeholder={'team=payments\nbuild=1234'}
-              value={state.labels}
-              onChange={(e) => set('labels', e.target.value)}
-              aria-invalid={errors.labels ? true : undefined}
-              aria-describedby={[`${uid}-labels-hint`, errors.labels ? `${uid}-labels-error` : ''].filter(Boolean).join(' ')}
-              className="mono"
-            />
-            <span id={`${uid}-labels-hint`} className="hint">
-              optional; to find and compare runs
-            </span>
-            {errors.labels && (
-              <span id={`${uid}-labels-error`} className="field-error">
-                {errors.labels}
-              </span>
-            )}
-          </label>
-          <label className="field wide">
-            Thresholds, one a line
-            <textarea
-              id={`${uid}-thresholds`}
-              name="thresholds"
-              rows={3}
-              spellCheck={false}
-              placeholder={'step("profile").p(99) < 300ms\nchecks("profile ok") > 99.9%'}
-              value={state.thresholds}
-              onChange={(e) => set('thresholds', e.target.value)}
-              aria-invalid={errors.thresholds ? true : undefined}
-              aria-describedby={[`${uid}-thresholds-hint`, errors.thresholds ? `${uid}-thresholds-error` : ''].filter(Boolean).join(' ')}
-              className="mono"
-            />
-            <span id={`${uid}-thresholds-hint`} className="hint">
-              optional; a step's figures with <code>step(&quot;NAME&quot;)</code>, a check's pass rate with <code>checks(&quot;NAME&quot;)</code>
-            </span>
-            {errors.thresholds && (
-              <span id={`${uid}-thresholds-error`} className="field-error">
-                {errors.thresholds}
-              </span>
-            )}
-          </label>
+          {area('labels', 'Labels, key=value a line', 2, 'team=payments\nbuild=1234', 'optional; to find and compare runs')}
+          {area(
+            'thresholds',
+            'Thresholds, one a line',
+            3,
+            'step("profile").p(99) < 300ms\nchecks("profile ok") > 99.9%',
+            <>
+              optional; a step&apos;s figures with <code>step(&quot;NAME&quot;)</code>, a check&apos;s pass rate with <code>checks(&quot;NAME&quot;)</code>
+            </>,
+          )}
         </div>
       </fieldset>
       <div className="actions">
