@@ -295,30 +295,38 @@ func (t *Table) encode(format string) (string, error) {
 	return b.String(), nil
 }
 
-// SplitData returns the data of shard i of n when d is split: its rows i,
-// i+n, i+2n, …, in d's format. A shared file is returned as it is.
-func SplitData(d *Data, i, n int) (*Data, error) {
+// SplitData returns the data of each of n shards: when d is split, shard
+// i's rows i, i+n, i+2n, …, in d's format, read once for all of them; a
+// shared file (or nil) is every shard's as it is.
+func SplitData(d *Data, n int) ([]*Data, error) {
+	out := make([]*Data, max(n, 1))
 	if d == nil || !d.Split || n <= 1 {
-		return d, nil
+		for i := range out {
+			out[i] = d
+		}
+		return out, nil
 	}
 	t, err := ParseData(d)
 	if err != nil {
 		return nil, err
 	}
-	own := &Table{Columns: t.Columns}
-	for j := i; j < len(t.Rows); j += n {
-		own.Rows = append(own.Rows, t.Rows[j])
-	}
-	if len(own.Rows) == 0 {
+	if len(t.Rows) < n {
 		return nil, fmt.Errorf("data: %d rows cannot be split over %d shards", len(t.Rows), n)
 	}
-	content, err := own.encode(d.Format)
-	if err != nil {
-		return nil, err
+	for i := range out {
+		own := &Table{Columns: t.Columns}
+		for j := i; j < len(t.Rows); j += n {
+			own.Rows = append(own.Rows, t.Rows[j])
+		}
+		content, err := own.encode(d.Format)
+		if err != nil {
+			return nil, err
+		}
+		part := *d
+		part.Content = content
+		out[i] = &part
 	}
-	out := *d
-	out.Content = content
-	return &out, nil
+	return out, nil
 }
 
 // DataRows is the number of rows of d's content, 0 when it has none or

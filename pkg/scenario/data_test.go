@@ -159,15 +159,15 @@ func TestSplitDataGivesEachShardItsOwnRows(t *testing.T) {
 				`{"user":"cat","password":"c"}` + "\n" + `{"user":"dan","password":"d"}` + "\n" + `{"user":"eve","password":"e"}` + "\n"
 		}
 		d := &scenario.Data{Format: format, Content: content, Split: true}
+		parts, err := scenario.SplitData(d, 2)
+		if err != nil || len(parts) != 2 {
+			t.Fatalf("%s: %d parts, %v", format, len(parts), err)
+		}
 		var users []string
 		for i, want := range []string{"ann cat eve", "bob dan"} {
-			own, err := scenario.SplitData(d, i, 2)
+			tab, err := scenario.ParseData(parts[i])
 			if err != nil {
-				t.Fatal(err)
-			}
-			tab, err := scenario.ParseData(own)
-			if err != nil {
-				t.Fatalf("%s shard %d: %v\n%s", format, i, err, own.Content)
+				t.Fatalf("%s shard %d: %v\n%s", format, i, err, parts[i].Content)
 			}
 			var names []string
 			for _, r := range tab.Rows {
@@ -185,13 +185,13 @@ func TestSplitDataGivesEachShardItsOwnRows(t *testing.T) {
 		if strings.Join(users, " ") != "ann bob cat dan eve" {
 			t.Fatalf("%s: union %v", format, users)
 		}
-		if _, err := scenario.SplitData(d, 5, 6); err == nil || !strings.Contains(err.Error(), "5 rows cannot be split over 6 shards") {
+		if _, err := scenario.SplitData(d, 6); err == nil || !strings.Contains(err.Error(), "5 rows cannot be split over 6 shards") {
 			t.Fatalf("too few rows: %v", err)
 		}
 	}
 	shared := &scenario.Data{Content: "a\n1\n2\n"}
-	if got, _ := scenario.SplitData(shared, 1, 2); got != shared {
-		t.Fatalf("a shared file is sent whole: %+v", got)
+	if got, _ := scenario.SplitData(shared, 2); len(got) != 2 || got[0] != shared || got[1] != shared {
+		t.Fatalf("a shared file is sent whole to each shard: %+v", got)
 	}
 }
 

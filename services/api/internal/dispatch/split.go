@@ -32,6 +32,10 @@ func split(s spec.Spec, agents int) []spec.Spec {
 		n = max(1, min(n, scenario.DataRows(s.Scenario.Data))) // a row or more for every shard
 	}
 	out := make([]spec.Spec, n)
+	var data []*scenario.Data
+	if s.Scenario != nil {
+		data = splitData(s.Scenario.Data, n)
+	}
 	for i := range out {
 		conns := spread(int64(s.Connections), n, i)
 		frac := float64(conns) / float64(s.Connections)
@@ -53,7 +57,7 @@ func split(s spec.Spec, agents int) []spec.Spec {
 			sh.Count = spread(s.Count, n, i)
 		}
 		if sh.Scenario != nil {
-			sh.Scenario.Data = splitData(s.Scenario.Data, i, n)
+			sh.Scenario.Data = data[i]
 		}
 		sh.Agents = nil
 		out[i] = sh
@@ -70,15 +74,18 @@ func spread(total int64, n, i int) int64 {
 	return q
 }
 
-// splitData is shard i of n's part of a scenario's data file: its own rows
-// when the file is split, the whole file when it is shared. The spec was
-// validated at submit, so the file parses and has a row for every shard; a
-// file that somehow does not is sent whole, and the agent's compile of it
-// fails the shard with the file's own error.
-func splitData(d *scenario.Data, i, n int) *scenario.Data {
-	own, err := scenario.SplitData(d, i, n)
+// splitData is each of n shards' part of a scenario's data file: its own
+// rows when the file is split, the whole file when it is shared. The spec
+// was validated at submit, so the file parses and has a row for every
+// shard; a file that somehow does not is sent whole, and the agent's
+// compile of it fails the shard with the file's own error.
+func splitData(d *scenario.Data, n int) []*scenario.Data {
+	parts, err := scenario.SplitData(d, n)
 	if err != nil {
-		return d
+		parts = make([]*scenario.Data, n)
+		for i := range parts {
+			parts[i] = d
+		}
 	}
-	return own
+	return parts
 }
