@@ -132,11 +132,12 @@ func ParseData(d *Data) (*Table, error) {
 	}
 	var t *Table
 	var err error
+	content := strings.TrimPrefix(d.Content, "\ufeff") // a byte order mark, as spreadsheets write
 	switch d.Format {
 	case "", DataCSV:
-		t, err = parseCSV(d.Content)
+		t, err = parseCSV(content)
 	case DataJSONL:
-		t, err = parseJSONL(d.Content)
+		t, err = parseJSONL(content)
 	default:
 		return nil, &FieldError{Path: path + ".format", Msg: fmt.Sprintf("want csv or jsonl, not %q", d.Format)}
 	}

@@ -51,6 +51,16 @@ func TestDataCSVSetsVariablesFromItsColumns(t *testing.T) {
 	}
 }
 
+// TestDataCSVFromASpreadsheet: a byte order mark and CRLF line ends, as
+// spreadsheets export CSV, read as the plain file does.
+func TestDataCSVFromASpreadsheet(t *testing.T) {
+	t.Parallel()
+	tab, err := scenario.ParseData(&scenario.Data{Content: "\ufeffuser,password\r\nann,p1\r\nbob,p2\r\n"})
+	if err != nil || !slices.Equal(tab.Columns, []string{"user", "password"}) || len(tab.Rows) != 2 || tab.Rows[1][1] != "p2" {
+		t.Fatalf("table %+v, %v", tab, err)
+	}
+}
+
 func TestDataJSONLValuesAreStringsOrJSON(t *testing.T) {
 	t.Parallel()
 	p := mustParse(t, withData(`
