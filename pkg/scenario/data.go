@@ -188,7 +188,7 @@ func csvError(err error) error {
 
 func parseJSONL(content string) (*Table, error) {
 	t := &Table{}
-	var first map[string]bool
+	var pos map[string]int // the first line's keys and their columns
 	for i, line := range strings.Split(content, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -198,7 +198,7 @@ func parseJSONL(content string) (*Table, error) {
 		if err := json.Unmarshal([]byte(line), &obj); err != nil || obj == nil {
 			return nil, fmt.Errorf("line %d: not a JSON object", i+1)
 		}
-		if first == nil {
+		if pos == nil {
 			for k := range obj {
 				t.Columns = append(t.Columns, k)
 			}
@@ -206,9 +206,9 @@ func parseJSONL(content string) (*Table, error) {
 			if err := checkColumns(t.Columns); err != nil {
 				return nil, fmt.Errorf("line %d: %w", i+1, err)
 			}
-			first = make(map[string]bool, len(obj))
-			for _, k := range t.Columns {
-				first[k] = true
+			pos = make(map[string]int, len(obj))
+			for j, k := range t.Columns {
+				pos[k] = j
 			}
 		}
 		if len(t.Rows) == MaxDataRows {
@@ -216,10 +216,11 @@ func parseJSONL(content string) (*Table, error) {
 		}
 		row := make([]string, len(t.Columns))
 		for k, v := range obj {
-			if !first[k] {
+			j, ok := pos[k]
+			if !ok {
 				return nil, fmt.Errorf("line %d: key %q is not in the first line", i+1, k)
 			}
-			row[slices.Index(t.Columns, k)] = jsonValue(v)
+			row[j] = jsonValue(v)
 		}
 		if len(obj) != len(t.Columns) {
 			for _, k := range t.Columns {
