@@ -164,7 +164,10 @@ func (c *compiler) once(steps []Step) {
 }
 
 func (c *compiler) step(path string, i int, st *Step) *PlanStep {
-	ps := &PlanStep{Name: st.Name, Index: i, ContinueOnFailure: st.ContinueOnFailure, Once: st.Once}
+	ps := &PlanStep{Name: st.Name, Index: i, ContinueOnFailure: st.ContinueOnFailure, Once: st.Once, H2: st.Protocol == ProtocolH2}
+	if st.Protocol != "" && st.Protocol != ProtocolHTTP11 && st.Protocol != ProtocolH2 {
+		c.fail(path+".protocol", "%q is not a step protocol: want http/1.1 or h2", st.Protocol)
+	}
 	ps.method = strings.ToUpper(st.Method)
 	if ps.method == "" {
 		ps.method = "GET"

@@ -47,6 +47,8 @@ type PlanStep struct {
 	ContinueOnFailure bool
 	// Once is the step's once: it runs once per virtual user, first.
 	Once bool
+	// H2 is set when the step's protocol is h2.
+	H2 bool
 
 	method  string
 	url     *template.Template

@@ -35,6 +35,10 @@ type Step struct {
 	Method string `json:"method,omitempty"`
 	// URL is an absolute http:// or https:// URL template.
 	URL string `json:"url"`
+	// Protocol is the step's HTTP version: "http/1.1" (the default) or
+	// "h2", which is HTTP/2 over TLS (ALPN) for an https:// URL and HTTP/2
+	// with prior knowledge (h2c) for an http:// one.
+	Protocol string `json:"protocol,omitempty"`
 	// Headers are request header templates by name.
 	Headers map[string]string `json:"headers,omitempty"`
 	// Body is the request body template.
@@ -57,6 +61,12 @@ type Step struct {
 	// iteration (unless ContinueOnFailure) and runs again in the next.
 	Once bool `json:"once,omitempty"`
 }
+
+// Step protocols (Step.Protocol).
+const (
+	ProtocolHTTP11 = "http/1.1"
+	ProtocolH2     = "h2"
+)
 
 // Extraction sets variable Var from a response: exactly one of JSONPath,
 // Regex or Header is set.

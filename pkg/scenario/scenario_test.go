@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,8 @@ func TestParseErrors(t *testing.T) {
 			`steps[2].once: step "b" runs once, so it must come before step "a"`},
 		{"only once steps", `{"steps":[{"name":"login","url":"http://h/","once":true},{"name":"again","url":"http://h/","once":true}]}`,
 			`steps[1].once: every step is once (the last, "again", too)`},
+		{"unknown protocol", `{"steps":[{"name":"a","url":"http://h/","protocol":"h3"}]}`, `steps[0].protocol: "h3" is not a step protocol: want http/1.1 or h2`},
+		{"protocol in capitals", `{"steps":[{"name":"a","url":"http://h/","protocol":"H2"}]}`, `steps[0].protocol: "H2" is not a step protocol`},
 		{"once not a bool", `{"steps":[{"name":"a","url":"http://h/","once":"yes"}]}`, "steps[0].once: want"},
 	}
 	for _, tt := range tests {
@@ -195,5 +198,20 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("error %v; want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestStepProtocol(t *testing.T) {
+	t.Parallel()
+	p, err := scenario.Parse([]byte(`{"steps":[{"name":"a","url":"http://h/"},{"name":"b","url":"http://h/","protocol":"http/1.1"},{"name":"c","url":"https://h/","protocol":"h2"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bool
+	for _, st := range p.Steps {
+		got = append(got, st.H2)
+	}
+	if !slices.Equal(got, []bool{false, false, true}) {
+		t.Fatalf("H2 of the steps = %v; want only the third", got)
 	}
 }

@@ -21,7 +21,8 @@ import (
 // optional: it defaults to the origin (scheme://host) of the first step,
 // and names the run's target in lists; every step's own URL is what is
 // sent, and each is checked against the project's target policy. The fields of single-request runs (qps, method,
-// headers, payload, requests, urls, protocol options) do not apply.
+// headers, payload, requests, urls, protocol options) do not apply; insecure and tls (but for tls.alpn: a step
+// chooses its protocol) apply to every https:// step.
 
 // scenarioField is the JSON name of the scenario block.
 const scenarioField = "scenario"
@@ -73,6 +74,7 @@ func (s Spec) validateScenarioRun(p *problems) {
 		p.add(f, "does not apply to a scenario run (set it on the steps)")
 	}
 	addScenarioErrors(p, compileErr(s.Scenario))
+	s.validateScenarioTLS(p)
 	if d := s.Scenario.Data; d != nil && d.Split && s.Agents != nil && s.Agents.Count > 1 {
 		if rows := scenario.DataRows(d); rows > 0 && rows < s.Agents.Count {
 			p.add(scenarioField+".data.split", "%d rows cannot give each of the %d agents rows of its own", rows, s.Agents.Count)
@@ -104,8 +106,7 @@ func (s Spec) singleRequestFields() []string {
 		{"qps", s.QPS != 0}, {"urls", len(s.URLs) > 0}, {"url_order", s.URLOrder != ""}, {"requests", len(s.Requests) > 0},
 		{"ramp", s.Ramp != nil}, {"stages", len(s.Stages) > 0}, {"jitter", s.Jitter}, {"uniform", s.Uniform},
 		{"no_catchup", s.NoCatchUp}, {"method", s.Method != ""}, {"headers", len(s.Headers) > 0}, {"payload", s.Payload != ""},
-		{"payload_file", s.PayloadFile != ""}, {"content_type", s.ContentType != ""}, {"insecure", s.Insecure},
-		{"tls", s.TLSSettings != nil}, {"h2", s.H2}, {"h3", s.H3}, {"grpc", s.GRPC != nil}, {"abort_on", s.AbortOn != 0},
+		{"payload_file", s.PayloadFile != ""}, {"content_type", s.ContentType != ""}, {"h2", s.H2}, {"h3", s.H3}, {"grpc", s.GRPC != nil}, {"abort_on", s.AbortOn != 0},
 		{"latency_header", s.LatencyHeader != ""}, {"http10", s.HTTP10}, {"compression", s.Compression},
 		{"unix_socket", s.UnixSocket != ""}, {"max_requests_per_connection", s.MaxRequestsPerConnection != 0},
 		{"connection_reuse", s.ConnectionReuse != nil}, {"prefetch", s.Prefetch}, {"burst", s.Burst != 0},

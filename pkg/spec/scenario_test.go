@@ -159,3 +159,43 @@ func TestScenarioDataInSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioTLS: insecure and tls apply to a scenario's https:// steps,
+// the client key is redacted like a single-request run's, and tls on a
+// scenario without an https step, ALPN (a step chooses its protocol) and
+// h2 are refused, each naming its field.
+func TestScenarioTLS(t *testing.T) {
+	cert, key := tlsPEMs(t)
+	withTLS := func(steps string, tls map[string]any, extra string) string {
+		b, _ := json.Marshal(tls)
+		return `{"scenario": {"name": "s", "steps": ` + steps + `}, "iterations_per_second": 2, "count": 4, "insecure": true, "tls": ` +
+			string(b) + extra + `}`
+	}
+	https := `[{"name": "a", "url": "https://127.0.0.1:8443/", "protocol": "h2"}, {"name": "b", "url": "http://127.0.0.1:8088/"}]`
+	s, err := Parse([]byte(withTLS(https, map[string]any{"ca_cert": cert, "client_cert": cert, "client_key": key, "server_name": "echo.test", "min_version": "1.3"}, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Insecure || s.TLSSettings.ServerName != "echo.test" {
+		t.Fatalf("insecure %v tls %+v", s.Insecure, s.TLSSettings)
+	}
+	if r := s.Redacted(); r.TLSSettings.ClientKey != RedactedValue || r.TLSSettings.CACert != cert {
+		t.Fatalf("redacted tls %+v", r.TLSSettings)
+	}
+	for _, tc := range []struct {
+		name, doc, field string
+	}{
+		{"no https step", withTLS(`[{"name": "a", "url": "http://127.0.0.1:8088/"}]`, map[string]any{"server_name": "x"}, ""), "tls"},
+		{"alpn", withTLS(https, map[string]any{"alpn": "h2"}, ""), "tls.alpn"},
+		{"key without cert", withTLS(https, map[string]any{"client_key": key}, ""), "tls.client_cert"},
+		{"version", withTLS(https, map[string]any{"min_version": "2.0"}, ""), "tls.min_version"},
+		{"h2", withTLS(https, map[string]any{"server_name": "x"}, `, "h2": true`), "h2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.doc))
+			if got := errorFields(t, err); !slices.Contains(got, tc.field) {
+				t.Fatalf("fields %v, want %s (%v)", got, tc.field, err)
+			}
+		})
+	}
+}

@@ -76,16 +76,42 @@ func (s Spec) validateTLS(p *problems, u *url.URL) {
 	if u != nil && u.Scheme == "https" && s.FollowRedirects {
 		p.add("tls", "cannot be combined with follow_redirects")
 	}
+	s.validateALPN(p, t.ALPN, u != nil && u.Scheme == "grpcs")
+	validateTLSFields(p, t)
+}
+
+// validateScenarioTLS checks the tls of a scenario run, which applies to
+// its https:// steps; each step chooses its protocol, so ALPN is not set.
+func (s Spec) validateScenarioTLS(p *problems) {
+	t := s.TLSSettings
+	if t == nil {
+		return
+	}
+	https := false
+	for i := range s.Scenario.Steps {
+		scheme, _, err := StepTarget(s.Scenario.Steps[i].URL)
+		https = https || (err == nil && scheme == "https")
+	}
+	if !https {
+		p.add("tls", "applies to a scenario's https:// steps, and it has none")
+	}
+	if t.ALPN != "" {
+		p.add("tls.alpn", "a scenario's steps choose their protocol: set scenario.steps[i].protocol to h2 or http/1.1")
+	}
+	validateTLSFields(p, t)
+}
+
+// validateTLSFields checks the certificates, server name and version of t.
+func validateTLSFields(p *problems, t *TLSSettings) {
 	if t.CACert != "" && t.CACert != RedactedValue {
 		if !x509.NewCertPool().AppendCertsFromPEM([]byte(t.CACert)) {
 			p.add("tls.ca_cert", "holds no PEM certificate")
 		}
 	}
-	s.validateClientCert(p, t)
+	validateClientCert(p, t)
 	if len(t.ServerName) > 253 || strings.ContainsAny(t.ServerName, " /:\r\n\t") {
 		p.add("tls.server_name", "must be a host name of at most 253 characters")
 	}
-	s.validateALPN(p, t.ALPN, u != nil && u.Scheme == "grpcs")
 	if _, ok := TLSVersion(t.MinVersion); !ok {
 		p.add("tls.min_version", "must be 1.0, 1.1, 1.2 or 1.3")
 	}
@@ -113,7 +139,7 @@ func (s Spec) validateALPN(p *problems, alpn string, grpcs bool) {
 // validateClientCert checks that the client certificate and key come
 // together and match; redacted values pass, as a redacted spec stays valid
 // (the agent refuses to run them).
-func (s Spec) validateClientCert(p *problems, t *TLSSettings) {
+func validateClientCert(p *problems, t *TLSSettings) {
 	switch {
 	case t.ClientCert == "" && t.ClientKey == "":
 		return

@@ -1514,6 +1514,8 @@ export interface components {
             method?: string;
             /** @description http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not. */
             url: string;
+            /** @description http/1.1 (the default) or h2: HTTP/2 over TLS for an https:// URL, h2c (prior knowledge) for an http:// one. */
+            protocol?: string;
             /** @description Values with secret names are redacted and sealed at rest like the spec's headers. */
             headers?: {
                 [key: string]: string;

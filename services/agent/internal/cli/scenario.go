@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/netguard"
 	spec "github.com/barrage-dev/barrage/pkg/scenario"
+	pkgspec "github.com/barrage-dev/barrage/pkg/spec"
 	"github.com/barrage-dev/barrage/services/agent/internal/scenario"
+	"github.com/barrage-dev/barrage/services/agent/internal/tlsconf"
 )
 
 // scenarioFlags are the flags of `barrage-agent load -scenario FILE`.
@@ -26,6 +29,8 @@ type scenarioFlags struct {
 	timeout    time.Duration
 	nativeJSON string
 	quiet      bool
+	insecure   bool
+	tls        tlsFlags
 }
 
 // wantsScenario reports whether load's arguments name a scenario, which
@@ -53,6 +58,8 @@ func newScenarioFlagSet(f *scenarioFlags) *flag.FlagSet {
 	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "per-request timeout")
 	fs.StringVar(&f.nativeJSON, "native-json", "", `also write the per-step result JSON to this file ("-" = stdout only)`)
 	fs.BoolVar(&f.quiet, "quiet", false, "do not announce the run on stderr")
+	fs.BoolVar(&f.insecure, "k", false, "do not verify the TLS certificates of the https:// steps (verification is on by default)")
+	addTLSFlags(fs, &f.tls)
 	return fs
 }
 
@@ -74,13 +81,17 @@ func runScenarioLoad(ctx context.Context, args []string, stdout, stderr io.Write
 	if err == nil {
 		plan, err = readScenario(f.file)
 	}
+	var tlsCfg *tls.Config
+	if err == nil {
+		tlsCfg, err = f.tlsConfig()
+	}
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "barrage-agent load: %v\n", err)
 		return ExitUsage
 	}
 	opts := scenario.Options{
 		Plan: plan, IterationsPerSecond: f.rate, Duration: f.duration, MaxIterations: f.count,
-		Concurrency: f.conns, Timeout: f.timeout, DialContext: netguard.Unrestricted().DialContext,
+		Concurrency: f.conns, Timeout: f.timeout, DialContext: netguard.Unrestricted().DialContext, TLS: tlsCfg,
 	}
 	if f.count > 0 {
 		opts.Duration = 0
@@ -114,6 +125,27 @@ func runScenarioLoad(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 	}
 	return iterationsExit(res, stderr)
+}
+
+// tlsConfig is the https:// steps' TLS configuration from -k and the TLS
+// flags; -alpn is refused, as each step chooses its protocol.
+func (f *scenarioFlags) tlsConfig() (*tls.Config, error) {
+	if f.tls.alpn != "" {
+		return nil, errors.New("-alpn: a scenario's steps choose their protocol (steps[i].protocol: h2 or http/1.1)")
+	}
+	settings, err := f.tls.settings()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := tlsconf.Config(pkgspec.Spec{Insecure: f.insecure || f.tls.httpsInsecure, TLSSettings: settings})
+	if err != nil {
+		field, _, _ := strings.Cut(err.Error(), ":")
+		if name := tlsFlagName(field); name != "" {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // iterationsExit is the exit code of a scenario that ran: ExitIterationsFailed,

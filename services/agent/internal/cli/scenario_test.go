@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/pem"
 	"io"
 	"maps"
 	"net/http"
@@ -158,12 +159,72 @@ func TestLoadScenarioBadInput(t *testing.T) {
 		{[]string{"-scenario", bad, "http://h/"}, "unexpected argument"},
 		{[]string{"-scenario", writeScenario(t, `{"steps":[{"name":"a","url":"http://h/"}]}`), "-iterations-per-second", "-1"},
 			"must not be negative"},
+		{[]string{"-scenario", writeScenario(t, `{"steps":[{"name":"a","url":"https://h/"}]}`), "-alpn", "h2"},
+			"-alpn: a scenario's steps choose their protocol"},
+		{[]string{"-scenario", writeScenario(t, `{"steps":[{"name":"a","url":"https://h/"}]}`), "-tls-min", "2.0"},
+			"-tls-min: tls.min_version: unknown version"},
+		{[]string{"-scenario", writeScenario(t, `{"steps":[{"name":"a","url":"https://h/"}]}`), "-cacert", filepath.Join(t.TempDir(), "none.pem")},
+			"-cacert: open"},
 	}
 	for _, tt := range tests {
 		var stderr strings.Builder
 		code := Main(context.Background(), append([]string{"barrage-agent", "load"}, tt.args...), nil, io.Discard, &stderr)
 		if code != ExitUsage || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// TestLoadScenarioTLSFlags: an h2 step to an HTTPS server whose
+// certificate only -cacert trusts. Without it every iteration fails
+// verification; with it (or -k) every request arrives over HTTP/2.
+func TestLoadScenarioTLSFlags(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			w.WriteHeader(http.StatusHTTPVersionNotSupported)
+		}
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := writeScenario(t, `
+name: h2
+steps:
+  - name: get
+    protocol: h2
+    url: `+srv.URL+`/
+    checks: [{name: over h2, status: [200]}]
+`)
+	for _, tt := range []struct {
+		flags []string
+		code  int
+		want  string
+	}{
+		{nil, ExitIterationsFailed, "5 of 5 iterations failed"},
+		{[]string{"-cacert", ca}, ExitOK, ""},
+		{[]string{"-k"}, ExitOK, ""},
+	} {
+		native := filepath.Join(t.TempDir(), "native.json")
+		var stderr strings.Builder
+		args := append([]string{"barrage-agent", "load", "-scenario", file, "-iterations-per-second", "50", "-n", "5", "-c", "1",
+			"-native-json", native, "-quiet"}, tt.flags...)
+		code := Main(context.Background(), args, nil, io.Discard, &stderr)
+		if code != tt.code || !strings.Contains(stderr.String(), tt.want) {
+			t.Fatalf("%v: exit %d, stderr %q; want %d and %q", tt.flags, code, stderr.String(), tt.code, tt.want)
+		}
+		var res scenario.Result
+		mustReadJSON(t, native, &res)
+		st := res.Steps[0]
+		if tt.code == ExitOK && (st.RetCodes["200"] != 5 || st.Errors != 0) {
+			t.Fatalf("%v: codes %v errors %d", tt.flags, st.RetCodes, st.Errors)
+		}
+		if tt.code != ExitOK && st.TransportErrors["transport"] != 5 {
+			t.Fatalf("%v: transport errors %v", tt.flags, st.TransportErrors)
 		}
 	}
 }

@@ -27,6 +27,7 @@ import (
 // 1.06× now (bench/results/scenario-cpu-2026-11-27.md).
 type h1client struct {
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	tls     *tls.Config // the https:// connections', ALPN http/1.1
 	timeout time.Duration
 	conns   map[string]*h1conn
 
@@ -52,8 +53,15 @@ type h1conn struct {
 	used bool        // has carried a request before: may have been closed
 }
 
-func newH1Client(dial func(ctx context.Context, network, addr string) (net.Conn, error), timeout time.Duration) *h1client {
-	return &h1client{dial: dial, timeout: timeout, conns: map[string]*h1conn{}, header: http.Header{}, urls: map[int]*parsedURL{},
+// newH1Client returns a client that dials with dial and verifies servers
+// with base (nil: the system's roots, the URL's host).
+func newH1Client(dial func(ctx context.Context, network, addr string) (net.Conn, error), base *tls.Config, timeout time.Duration) *h1client {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	return &h1client{dial: dial, tls: cfg, timeout: timeout, conns: map[string]*h1conn{}, header: http.Header{}, urls: map[int]*parsedURL{},
 		body: make([]byte, 0, 4096)}
 }
 
@@ -137,7 +145,12 @@ func (h *h1client) conn(ctx context.Context, p *parsedURL, deadline time.Time) (
 		return nil, err
 	}
 	if p.u.Scheme == "https" {
-		tc := tls.Client(nc, &tls.Config{ServerName: p.u.Hostname(), NextProtos: []string{"http/1.1"}})
+		cfg := h.tls
+		if cfg.ServerName == "" {
+			cfg = cfg.Clone() // net/http's transport does the same per connection
+			cfg.ServerName = p.u.Hostname()
+		}
+		tc := tls.Client(nc, cfg)
 		if err := tc.HandshakeContext(dctx); err != nil {
 			_ = nc.Close()
 			return nil, err

@@ -36,7 +36,7 @@ func TestReadResponseFraming(t *testing.T) {
 		{"LF only", "HTTP/1.1 404 Not Found\nContent-Length: 1\nX-Trace: lf\n\nzNEXT", false, 404, "z", true, "lf", 0},
 	}
 	for _, c := range cases {
-		h := newH1Client(nil, 0)
+		h := newH1Client(nil, nil, 0)
 		br := bufio.NewReaderSize(strings.NewReader(c.wire), 16) // lines longer than the buffer too
 		resp, cookies, keepAlive, err := h.readResponse(br, c.head, []string{"x-trace"})
 		if err != nil {
@@ -60,12 +60,12 @@ func TestReadResponseFraming(t *testing.T) {
 		"HTTP/1.1 200 OK\r\nno colon\r\n\r\n",                                 // header
 		"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", // two lengths
 	} {
-		h := newH1Client(nil, 0)
+		h := newH1Client(nil, nil, 0)
 		if _, _, _, err := h.readResponse(bufio.NewReader(strings.NewReader(bad)), false, nil); err == nil || errors.Is(err, errNoResponse) {
 			t.Errorf("%q: err %v, want a parse error", bad, err)
 		}
 	}
-	h := newH1Client(nil, 0)
+	h := newH1Client(nil, nil, 0)
 	if _, _, _, err := h.readResponse(bufio.NewReader(strings.NewReader("")), false, nil); !errors.Is(err, errNoResponse) {
 		t.Errorf("closed before a response: %v, want errNoResponse (which sends again on a new connection)", err)
 	}

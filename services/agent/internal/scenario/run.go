@@ -16,6 +16,7 @@ package scenario
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"maps"
 	"math/rand/v2"
@@ -63,6 +64,10 @@ type Options struct {
 	Timeout time.Duration
 	// DialContext dials connections; nil = net.Dialer.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TLS is the base TLS configuration of the https:// steps (roots,
+	// client certificate, SNI, minimum version, session cache); each
+	// protocol sets its ALPN. Nil verifies with the system's roots.
+	TLS *tls.Config
 	// Percentiles are reported (default 50, 90, 99).
 	Percentiles []float64
 	// Seed seeds think times (iteration n uses the stream Seed, n).
@@ -153,7 +158,7 @@ func (r *runner) openLoop(ctx context.Context, start time.Time, wg *sync.WaitGro
 	for range opts.Concurrency {
 		w := r.newWorker()
 		wg.Go(func() {
-			defer w.client.close()
+			defer w.close()
 			for j := range jobs {
 				w.iteration(ctx, j.n, j.intended)
 			}
@@ -195,7 +200,7 @@ func (r *runner) closedLoop(ctx context.Context, start time.Time, wg *sync.WaitG
 	for range opts.Concurrency {
 		w := r.newWorker()
 		wg.Go(func() {
-			defer w.client.close()
+			defer w.close()
 			for ctx.Err() == nil {
 				now := time.Now()
 				if !end.IsZero() && !now.Before(end) {
@@ -217,6 +222,7 @@ func (r *runner) closedLoop(ctx context.Context, start time.Time, wg *sync.WaitG
 type worker struct {
 	r      *runner
 	client *h1client
+	h2     *h2client // the h2 steps'; nil until one runs
 	vars   map[string]string
 	req    spec.Rendered
 	gen    spec.Gen       // the placeholders' draws: its Rand is its own, not the think times'
@@ -245,7 +251,7 @@ func (r *runner) newWorker() *worker {
 	}
 	pcg := rand.NewPCG(0, 0)
 	return &worker{
-		r: r, client: newH1Client(dial, r.opts.Timeout), vars: make(map[string]string, len(r.opts.Plan.Vars)+4),
+		r: r, client: newH1Client(dial, r.opts.TLS, r.opts.Timeout), vars: make(map[string]string, len(r.opts.Plan.Vars)+4),
 		pcg: pcg, rng: rand.New(pcg), sl: delay.NewTimerSleeper(), //nolint:gosec // think times, not secrets
 		gen: spec.Gen{Rand: reqtemplate.NewRand()},
 	}
@@ -358,13 +364,28 @@ func (w *worker) setCookies(u *url.URL, cookies []*http.Cookie) {
 	w.jar.SetCookies(u, cookies)
 }
 
-// send sends the rendered request of st.
+// send sends the rendered request of st, over HTTP/2 when its protocol
+// is h2.
 func (w *worker) send(ctx context.Context, st *spec.PlanStep) (*spec.Response, []*http.Cookie, error) {
 	p, err := w.client.target(st.Index, w.req.URL)
 	if err != nil {
 		return nil, nil, err
 	}
+	if st.H2 {
+		if w.h2 == nil {
+			w.h2 = newH2Client(w.client.dial, w.r.opts.TLS, w.r.opts.Timeout)
+		}
+		return w.h2.do(ctx, p, &w.req, w.jar)
+	}
 	return w.client.do(ctx, p, &w.req, w.jar, st.HeaderExtractions())
+}
+
+// close closes the worker's connections.
+func (w *worker) close() {
+	w.client.close()
+	if w.h2 != nil {
+		w.h2.close()
+	}
 }
 
 func errorKind(err error) string {

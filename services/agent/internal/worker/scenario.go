@@ -13,6 +13,7 @@ import (
 	barragev1 "github.com/barrage-dev/barrage/proto/barrage/v1"
 	"github.com/barrage-dev/barrage/services/agent/internal/engine"
 	"github.com/barrage-dev/barrage/services/agent/internal/scenario"
+	"github.com/barrage-dev/barrage/services/agent/internal/tlsconf"
 )
 
 // A scenario shard (docs/scenarios.md) runs the scenario executor
@@ -58,11 +59,17 @@ func (w *Worker) runScenario(ctx context.Context, sh *shard, log *slog.Logger) {
 	log.Info("scenario shard starting", slog.Time("start_at", sh.startAt), slog.Time("deadline", sh.deadline),
 		slog.Float64("iterations_per_second", sh.spec.IterationsPerSecond), slog.Int64("iterations", sh.spec.Count),
 		slog.Int("steps", len(sh.plan.Steps)))
+	tlsCfg, err := tlsconf.Config(sh.spec) // the https:// steps' roots, client certificate, SNI, version
+	if err != nil {
+		log.Error("scenario shard cannot build its TLS configuration", slog.Any("error", err))
+		sink.publishFailed(err)
+		return
+	}
 	if !sleepUntil(ctx, sh.startAt) {
 		sink.publishFailed(nil)
 		return
 	}
-	opts := scenario.Options{
+	opts := scenario.Options{TLS: tlsCfg,
 		Plan: sh.plan, IterationsPerSecond: sh.spec.IterationsPerSecond, Duration: sh.spec.RunFor(), MaxIterations: sh.spec.Count,
 		Concurrency: sh.spec.Connections, Timeout: sh.spec.Timeout.Std(), Live: &scenario.Live{},
 		DialContext: w.cfg.Metrics.CountDials(sh.guard.DialContext), Seed: uint64(sh.key.shard),

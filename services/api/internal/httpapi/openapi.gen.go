@@ -1704,6 +1704,9 @@ type ScenarioStep struct {
 	// Once Run the step once per virtual user, before its first iteration (a login whose token later iterations reuse).
 	Once *bool `json:"once,omitempty"`
 
+	// Protocol http/1.1 (the default) or h2: HTTP/2 over TLS for an https:// URL, h2c (prior knowledge) for an http:// one.
+	Protocol *string `json:"protocol,omitempty"`
+
 	// Think The pause after the step: fixed (duration), uniform (min, max) or exponential (mean).
 	Think *struct {
 		Duration *string `json:"duration,omitempty"`
