@@ -168,10 +168,11 @@ func (c *compiler) step(path string, i int, st *Step) *PlanStep {
 	if st.Protocol != "" && st.Protocol != ProtocolHTTP11 && st.Protocol != ProtocolH2 {
 		c.fail(path+".protocol", "%q is not a step protocol: want http/1.1 or h2", st.Protocol)
 	}
+	ps.GRPC = c.grpcStep(path, st)
 	ps.method = strings.ToUpper(st.Method)
 	if ps.method == "" {
 		ps.method = "GET"
-		if st.Body != "" {
+		if st.Body != "" || ps.GRPC != nil {
 			ps.method = "POST"
 		}
 	}
@@ -181,9 +182,9 @@ func (c *compiler) step(path string, i int, st *Step) *PlanStep {
 	ps.url = c.template(path+".url", st.URL)
 	if st.URL == "" {
 		c.fail(path+".url", "required")
-	} else if !strings.Contains(st.URL, "{{") {
+	} else if !strings.Contains(st.URL, "{{") && ps.GRPC == nil {
 		if u, err := url.Parse(st.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			c.fail(path+".url", "want an absolute http:// or https:// URL")
+			c.fail(path+".url", "want an absolute http://, https://, grpc:// or grpcs:// URL")
 		}
 	}
 	for _, name := range sortedKeys(st.Headers) {
@@ -201,7 +202,7 @@ func (c *compiler) step(path string, i int, st *Step) *PlanStep {
 		ps.extract = append(ps.extract, c.extraction(fmt.Sprintf("%s.extract[%d]", path, j), &st.Extract[j]))
 	}
 	for j := range st.Checks {
-		ps.checks = append(ps.checks, c.check(fmt.Sprintf("%s.checks[%d]", path, j), &st.Checks[j]))
+		ps.checks = append(ps.checks, c.check(fmt.Sprintf("%s.checks[%d]", path, j), &st.Checks[j], ps.GRPC != nil))
 	}
 	if st.Think != nil {
 		ps.think = c.think(path+".think", st.Think)
@@ -247,7 +248,7 @@ func (c *compiler) extraction(path string, e *Extraction) extractor {
 	return x
 }
 
-func (c *compiler) check(path string, k *Check) checker {
+func (c *compiler) check(path string, k *Check, grpc bool) checker {
 	ch := checker{name: k.Name, contains: k.BodyContains}
 	if k.Name == "" {
 		c.fail(path+".name", "required")
@@ -257,7 +258,10 @@ func (c *compiler) check(path string, k *Check) checker {
 		c.fail(path, "set exactly one of status, body_contains, body_matches, json_path or latency_below (%d set)", n)
 	}
 	for j, s := range k.Status {
-		if s < 100 || s > 599 {
+		switch {
+		case grpc && (s < 0 || s > maxGRPCCode):
+			c.fail(fmt.Sprintf("%s.status[%d]", path, j), "%d is not a gRPC status code (0 OK to 16 Unauthenticated)", s)
+		case !grpc && (s < 100 || s > 599):
 			c.fail(fmt.Sprintf("%s.status[%d]", path, j), "%d is not an HTTP status", s)
 		}
 	}

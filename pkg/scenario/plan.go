@@ -49,6 +49,8 @@ type PlanStep struct {
 	Once bool
 	// H2 is set when the step's protocol is h2.
 	H2 bool
+	// GRPC is set for a gRPC step (grpc.go).
+	GRPC *GRPCStep
 
 	method  string
 	url     *template.Template

@@ -27,13 +27,14 @@ type Scenario struct {
 	Data *Data `json:"data,omitempty"`
 }
 
-// Step is one HTTP request of an iteration.
+// Step is one HTTP request or unary gRPC call (grpc.go) of an iteration.
 type Step struct {
 	// Name names the step in reports and errors; unique within the scenario.
 	Name string `json:"name"`
 	// Method is the HTTP method: GET by default, POST when Body is set.
 	Method string `json:"method,omitempty"`
-	// URL is an absolute http:// or https:// URL template.
+	// URL is an absolute http:// or https:// URL template, or a gRPC
+	// step's grpc://host:port/package.Service/Method (grpcs:// over TLS).
 	URL string `json:"url"`
 	// Protocol is the step's HTTP version: "http/1.1" (the default) or
 	// "h2", which is HTTP/2 over TLS (ALPN) for an https:// URL and HTTP/2

@@ -188,6 +188,13 @@ func TestParseErrors(t *testing.T) {
 			`steps[1].once: every step is once (the last, "again", too)`},
 		{"unknown protocol", `{"steps":[{"name":"a","url":"http://h/","protocol":"h3"}]}`, `steps[0].protocol: "h3" is not a step protocol: want http/1.1 or h2`},
 		{"protocol in capitals", `{"steps":[{"name":"a","url":"http://h/","protocol":"H2"}]}`, `steps[0].protocol: "H2" is not a step protocol`},
+		{"grpc url with a variable", `{"vars":{"m":"Ping"},"steps":[{"name":"a","url":"grpc://h:1/fgrpc.PingServer/{{.m}}"}]}`, "steps[0].url: a gRPC step's URL takes no variables"},
+		{"grpc url without a method", `{"steps":[{"name":"a","url":"grpc://h:1/fgrpc.PingServer"}]}`, "steps[0].url: want grpc://host:port/package.Service/Method: the path names"},
+		{"grpc url with a query", `{"steps":[{"name":"a","url":"grpcs://h:1/fgrpc.PingServer/Ping?x=1"}]}`, "steps[0].url: want grpc://host:port/package.Service/Method: the path names"},
+		{"grpc step with an http method", `{"steps":[{"name":"a","url":"grpc://h:1/a.B/C","method":"GET"}]}`, "steps[0].method: a gRPC step has no HTTP method"},
+		{"grpc step with a protocol", `{"steps":[{"name":"a","url":"grpc://h:1/a.B/C","protocol":"h2"}]}`, "steps[0].protocol: a gRPC step's protocol is gRPC"},
+		{"grpc status out of range", `{"steps":[{"name":"a","url":"grpc://h:1/a.B/C","checks":[{"name":"c","status":[200]}]}]}`, "steps[0].checks[0].status[0]: 200 is not a gRPC status code"},
+		{"http status below 100", `{"steps":[{"name":"a","url":"http://h/","checks":[{"name":"c","status":[0]}]}]}`, "steps[0].checks[0].status[0]: 0 is not an HTTP status"},
 		{"once not a bool", `{"steps":[{"name":"a","url":"http://h/","once":"yes"}]}`, "steps[0].once: want"},
 	}
 	for _, tt := range tests {
@@ -213,5 +220,20 @@ func TestStepProtocol(t *testing.T) {
 	}
 	if !slices.Equal(got, []bool{false, false, true}) {
 		t.Fatalf("H2 of the steps = %v; want only the third", got)
+	}
+}
+
+func TestGRPCStep(t *testing.T) {
+	t.Parallel()
+	p, err := scenario.Parse([]byte(`{"steps":[{"name":"a","url":"grpcs://[::1]/grpc.health.v1.Health/Check","body":"{\"service\": \"{{.iteration}}\"}",
+		"checks":[{"name":"ok","status":[0]}]},{"name":"b","url":"grpc://h:8079/fgrpc.PingServer/Ping"},{"name":"c","url":"http://h/"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*scenario.GRPCStep{{TLS: true, Addr: "[::1]:443", Method: "/grpc.health.v1.Health/Check"}, {Addr: "h:8079", Method: "/fgrpc.PingServer/Ping"}, nil}
+	for i, st := range p.Steps {
+		if (st.GRPC == nil) != (want[i] == nil) || (st.GRPC != nil && *st.GRPC != *want[i]) {
+			t.Fatalf("step %d: %+v, want %+v", i, st.GRPC, want[i])
+		}
 	}
 }

@@ -51,8 +51,8 @@ func (s *Spec) normalizeScenario() {
 // length, and that no single-request field is set.
 func (s Spec) validateScenarioRun(p *problems) {
 	if u := validateURL(p, s.URL); u != nil {
-		if proto, _ := schemeProtocol(u.Scheme); proto != ProtocolHTTP || strings.EqualFold(u.Scheme, "h2c") {
-			p.add("url", "a scenario run's url is http:// or https://")
+		if proto, _ := schemeProtocol(u.Scheme); (proto != ProtocolHTTP && proto != ProtocolGRPC) || strings.EqualFold(u.Scheme, "h2c") {
+			p.add("url", "a scenario run's url is http://, https://, grpc:// or grpcs://")
 		}
 	}
 	switch s.Pacing {
@@ -122,6 +122,9 @@ func (s Spec) singleRequestFields() []string {
 	return out
 }
 
+// stepURLWant says what a step's URL must be.
+const stepURLWant = "want an absolute http://, https://, grpc:// or grpcs:// URL"
+
 // StepTarget returns the network address ("host:port") a step URL
 // connects to, and its scheme. The scheme and host may not take variables:
 // the API checks every step's target against the project's policy before
@@ -129,7 +132,7 @@ func (s Spec) singleRequestFields() []string {
 func StepTarget(raw string) (scheme, addr string, err error) {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
-		return "", "", errors.New("want an absolute http:// or https:// URL")
+		return "", "", errors.New(stepURLWant)
 	}
 	authority := rest
 	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
@@ -140,18 +143,18 @@ func StepTarget(raw string) (scheme, addr string, err error) {
 	}
 	u, err := url.Parse(scheme + "://" + authority)
 	if err != nil || u.Hostname() == "" {
-		return "", "", errors.New("want an absolute http:// or https:// URL")
+		return "", "", errors.New(stepURLWant)
 	}
 	scheme = strings.ToLower(u.Scheme)
 	port := u.Port()
 	switch {
+	case scheme != "http" && scheme != "https" && scheme != "grpc" && scheme != "grpcs":
+		return "", "", errors.New(stepURLWant)
 	case port != "":
-	case scheme == "http":
+	case scheme == "http" || scheme == "grpc":
 		port = "80"
-	case scheme == "https":
+	default: // https, grpcs
 		port = "443"
-	default:
-		return "", "", errors.New("want an absolute http:// or https:// URL")
 	}
 	return scheme, net.JoinHostPort(u.Hostname(), port), nil
 }

@@ -199,3 +199,28 @@ func TestScenarioTLS(t *testing.T) {
 		})
 	}
 }
+
+// TestScenarioGRPCSteps: a scenario may start with a gRPC step (its origin
+// names the run), grpcs:// steps take tls, and a step's gRPC target is
+// checked like an HTTP one's.
+func TestScenarioGRPCSteps(t *testing.T) {
+	s, err := Parse([]byte(`{"scenario": {"name": "g", "steps": [{"name": "ping", "url": "grpcs://127.0.0.1:8079/fgrpc.PingServer/Ping"}]},
+		"iterations_per_second": 2, "count": 4, "tls": {"server_name": "echo.test"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.URL != "grpcs://127.0.0.1:8079/" {
+		t.Fatalf("url %q", s.URL)
+	}
+	for _, tc := range []struct{ url, scheme, addr string }{
+		{"grpc://h/a.B/C", "grpc", "h:80"}, {"grpcs://h/a.B/C", "grpcs", "h:443"}, {"GRPC://h:9/a.B/C", "grpc", "h:9"},
+	} {
+		scheme, addr, err := StepTarget(tc.url)
+		if err != nil || scheme != tc.scheme || addr != tc.addr {
+			t.Errorf("StepTarget(%q) = %q, %q, %v; want %q, %q", tc.url, scheme, addr, err, tc.scheme, tc.addr)
+		}
+	}
+	if _, _, err := StepTarget("tcp://h:1/"); err == nil || !strings.Contains(err.Error(), "grpcs://") {
+		t.Errorf("tcp step: %v", err)
+	}
+}

@@ -90,10 +90,10 @@ func (s Spec) validateScenarioTLS(p *problems) {
 	https := false
 	for i := range s.Scenario.Steps {
 		scheme, _, err := StepTarget(s.Scenario.Steps[i].URL)
-		https = https || (err == nil && scheme == "https")
+		https = https || (err == nil && (scheme == "https" || scheme == "grpcs"))
 	}
 	if !https {
-		p.add("tls", "applies to a scenario's https:// steps, and it has none")
+		p.add("tls", "applies to a scenario's https:// and grpcs:// steps, and it has none")
 	}
 	if t.ALPN != "" {
 		p.add("tls.alpn", "a scenario's steps choose their protocol: set scenario.steps[i].protocol to h2 or http/1.1")

@@ -1512,9 +1512,9 @@ export interface components {
         ScenarioStep: {
             name: string;
             method?: string;
-            /** @description http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not. */
+            /** @description http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not. A gRPC step's is grpc://host:port/package.Service/Method (grpcs:// over TLS), without variables. */
             url: string;
-            /** @description http/1.1 (the default) or h2: HTTP/2 over TLS for an https:// URL, h2c (prior knowledge) for an http:// one. */
+            /** @description http/1.1 (the default) or h2: HTTP/2 over TLS for an https:// URL, h2c (prior knowledge) for an http:// one. Not for gRPC steps. */
             protocol?: string;
             /** @description Values with secret names are redacted and sealed at rest like the spec's headers. */
             headers?: {

@@ -213,3 +213,15 @@ func reflectionError(err error) error {
 	}
 	return fmt.Errorf("server reflection: %w", err)
 }
+
+// Method looks method ("/package.Service/Method") up by server reflection
+// on cc and checks that it is unary, for callers that build their own
+// requests (the scenario executor's gRPC steps).
+func Method(ctx context.Context, cc grpc.ClientConnInterface, method string) (protoreflect.MethodDescriptor, error) {
+	svc, name, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	md, err := lookupMethod(ctx, cc, svc, name)
+	if err != nil {
+		return nil, fmt.Errorf("grpc method %s: %w", method, err)
+	}
+	return md, nil
+}

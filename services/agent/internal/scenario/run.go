@@ -105,10 +105,12 @@ func (o *Options) Normalize() error {
 
 // runner is one Run's state.
 type runner struct {
-	opts  *Options
-	steps []*stepStats
-	iter  iterStats
-	seq   *reqtemplate.Seq // {seq}: IterationStart + 1, in steps of IterationStride
+	opts    *Options
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	methods grpcMethods // the gRPC steps' methods
+	steps   []*stepStats
+	iter    iterStats
+	seq     *reqtemplate.Seq // {seq}: IterationStart + 1, in steps of IterationStride
 }
 
 // job is an iteration handed to a worker.
@@ -126,7 +128,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.Normalize(); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: &opts, seq: reqtemplate.NewSeq(uint64(opts.IterationStart)+1, uint64(opts.IterationStride))}
+	r := &runner{opts: &opts, seq: reqtemplate.NewSeq(uint64(opts.IterationStart)+1, uint64(opts.IterationStride)), dial: opts.DialContext}
+	if r.dial == nil {
+		r.dial = (&net.Dialer{}).DialContext
+	}
+	var err error
+	if r.methods, err = resolveGRPC(ctx, &opts, r.dial); err != nil {
+		return nil, err
+	}
 	for range opts.Plan.Steps {
 		r.steps = append(r.steps, newStepStats())
 	}
@@ -222,7 +231,8 @@ func (r *runner) closedLoop(ctx context.Context, start time.Time, wg *sync.WaitG
 type worker struct {
 	r      *runner
 	client *h1client
-	h2     *h2client // the h2 steps'; nil until one runs
+	h2     *h2client   // the h2 steps'; nil until one runs
+	grpc   *grpcClient // the gRPC steps'; nil until one runs
 	vars   map[string]string
 	req    spec.Rendered
 	gen    spec.Gen       // the placeholders' draws: its Rand is its own, not the think times'
@@ -245,13 +255,9 @@ type urlCookies struct {
 }
 
 func (r *runner) newWorker() *worker {
-	dial := r.opts.DialContext
-	if dial == nil {
-		dial = (&net.Dialer{}).DialContext
-	}
 	pcg := rand.NewPCG(0, 0)
 	return &worker{
-		r: r, client: newH1Client(dial, r.opts.TLS, r.opts.Timeout), vars: make(map[string]string, len(r.opts.Plan.Vars)+4),
+		r: r, client: newH1Client(r.dial, r.opts.TLS, r.opts.Timeout), vars: make(map[string]string, len(r.opts.Plan.Vars)+4),
 		pcg: pcg, rng: rand.New(pcg), sl: delay.NewTimerSleeper(), //nolint:gosec // think times, not secrets
 		gen: spec.Gen{Rand: reqtemplate.NewRand()},
 	}
@@ -367,6 +373,13 @@ func (w *worker) setCookies(u *url.URL, cookies []*http.Cookie) {
 // send sends the rendered request of st, over HTTP/2 when its protocol
 // is h2.
 func (w *worker) send(ctx context.Context, st *spec.PlanStep) (*spec.Response, []*http.Cookie, error) {
+	if st.GRPC != nil {
+		if w.grpc == nil {
+			w.grpc = newGRPCClient(w.r.dial, w.r.opts.TLS, w.r.opts.Timeout, w.r.methods)
+		}
+		resp, err := w.grpc.do(ctx, st, &w.req)
+		return resp, nil, err
+	}
 	p, err := w.client.target(st.Index, w.req.URL)
 	if err != nil {
 		return nil, nil, err
@@ -386,9 +399,15 @@ func (w *worker) close() {
 	if w.h2 != nil {
 		w.h2.close()
 	}
+	if w.grpc != nil {
+		w.grpc.close()
+	}
 }
 
 func errorKind(err error) string {
+	if errors.Is(err, errGRPCRequest) {
+		return "render"
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return "timeout"

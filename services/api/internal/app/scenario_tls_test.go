@@ -12,19 +12,20 @@ import (
 	echoserver "github.com/barrage-dev/barrage/services/echo/echo"
 )
 
-// TestScenarioOverH2AndMTLS runs a scenario through the API and a real
+// TestScenarioProtocolsOverMTLS runs a scenario through the API and a real
 // agent against the real echo serving TLS that requires a client
-// certificate: an h2 step whose token the next, HTTP/1.1, step sends.
-// With the spec's CA and client certificate every request of the 10
-// iterations is a 200 over the protocol its step asked for (the echo's
-// /debug names it); the client key is REDACTED in the API's answers and
-// found nowhere in the database.
-func TestScenarioOverH2AndMTLS(t *testing.T) { // serial: see heavyTests
+// certificate: an h2 step whose token the next, HTTP/1.1, step sends,
+// then a gRPC health check over TLS. With the spec's CA and client
+// certificate every HTTP request of the 10 iterations is a 200 over the
+// protocol its step asked for (the echo's /debug names it) and every
+// health check answers SERVING (code 0); the client key is REDACTED in
+// the API's answers and found nowhere in the database.
+func TestScenarioProtocolsOverMTLS(t *testing.T) { // serial: see heavyTests
 	certFile, keyFile, _ := testcert.Write(t)
 	certPEM, keyPEM := mustRead(t, certFile), mustRead(t, keyFile)
 	e := startAPI(t, "BARRAGE_DISPATCH_WAIT=10s", "BARRAGE_SECRET_KEY="+testSecretKey)
 	echo := startEchoApp(t, func(o *echoserver.Options) {
-		o.Debug, o.CertFile, o.KeyFile, o.ClientCAFile = true, certFile, keyFile, certFile
+		o.Debug, o.CertFile, o.KeyFile, o.ClientCAFile, o.GRPCAddr = true, certFile, keyFile, certFile, "127.0.0.1:0"
 	})
 	base := "https://" + echo.HTTPAddr()
 	startAgents(t, e.NATSURL, 1)
@@ -43,6 +44,10 @@ func TestScenarioOverH2AndMTLS(t *testing.T) { // serial: see heavyTests
 					map[string]any{"name": "token sent", "body_matches": `Authorization: Bearer tok-[0-9]+\n`},
 				},
 			},
+			map[string]any{
+				"name": "health", "url": "grpcs://" + echo.GRPCAddr() + "/grpc.health.v1.Health/Check",
+				"checks": []any{map[string]any{"name": "serving", "json_path": "$.status", "equals": "SERVING"}},
+			},
 		},
 	}
 	sp := map[string]any{"scenario": sc, "iterations_per_second": 20, "count": 10, "connections": 2,
@@ -58,13 +63,14 @@ func TestScenarioOverH2AndMTLS(t *testing.T) { // serial: see heavyTests
 	raw := e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/result", e.AdminToken, nil)
 	responses.Write(raw)
 	res := decode[client.RunResult](t, raw)
-	if res.Scenario == nil || res.Scenario.Started != 10 || res.Scenario.Completed != 10 {
+	if res.Scenario == nil || res.Scenario.Started != 10 || res.Scenario.Completed != 10 || len(res.Scenario.Steps) != 3 {
 		t.Fatalf("scenario result %+v, want 10 iterations completed", res.Scenario)
 	}
-	for _, st := range res.Scenario.Steps {
-		if st.Count != 10 || st.RetCodes["200"] != 10 || st.Errors != 0 || len(st.FailedChecks) != 0 {
-			t.Errorf("step %s: count %d codes %v errors %d failed checks %v; want 10 passing 200s", st.Name, st.Count, st.RetCodes, st.Errors,
-				st.FailedChecks)
+	for i, st := range res.Scenario.Steps {
+		code := map[bool]string{true: "0", false: "200"}[i == 2] // gRPC's OK, HTTP's
+		if st.Count != 10 || st.RetCodes[code] != 10 || st.Errors != 0 || len(st.FailedChecks) != 0 {
+			t.Errorf("step %s: count %d codes %v errors %d failed checks %v; want 10 passing %ss", st.Name, st.Count, st.RetCodes, st.Errors,
+				st.FailedChecks, code)
 		}
 	}
 	responses.Write(e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id, e.AdminToken, nil))

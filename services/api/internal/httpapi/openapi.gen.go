@@ -1704,7 +1704,7 @@ type ScenarioStep struct {
 	// Once Run the step once per virtual user, before its first iteration (a login whose token later iterations reuse).
 	Once *bool `json:"once,omitempty"`
 
-	// Protocol http/1.1 (the default) or h2: HTTP/2 over TLS for an https:// URL, h2c (prior knowledge) for an http:// one.
+	// Protocol http/1.1 (the default) or h2: HTTP/2 over TLS for an https:// URL, h2c (prior knowledge) for an http:// one. Not for gRPC steps.
 	Protocol *string `json:"protocol,omitempty"`
 
 	// Think The pause after the step: fixed (duration), uniform (min, max) or exponential (mean).
@@ -1716,7 +1716,7 @@ type ScenarioStep struct {
 		Min      *string `json:"min,omitempty"`
 	} `json:"think,omitempty"`
 
-	// Url http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not.
+	// Url http:// or https://; the path and query may take variables ({{.token}}), the scheme and host not. A gRPC step's is grpc://host:port/package.Service/Method (grpcs:// over TLS), without variables.
 	Url string `json:"url"`
 }
 
