@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { port } from '../playwright.config';
@@ -109,4 +110,58 @@ steps:
   const region = page.getByRole('region', { name: 'Scenario steps' });
   await expect(region.getByTestId('scenario-iterations')).toContainText('8 iterations started, 8 completed, 0 failed', { timeout: 60_000 });
   await expect(region.getByRole('row').nth(1)).toContainText('200 ×2, 201 ×2, 202 ×2, 203 ×2');
+});
+
+// The form's TLS fields reach the https:// steps: the stack's second echo
+// serves HTTPS on PORT+5 with a self-signed certificate (e2e/stack). A CA
+// that is not a certificate comes back from the API next to its input; -k
+// shows its warning; with the echo's certificate as the CA every
+// iteration's h2 step and HTTP/1.1 step answer 200 over TLS, and the run's
+// spec keeps the CA.
+test('the scenario form sends TLS settings to the https steps', async ({ page }) => {
+  const cert = readFileSync(`/tmp/barrage-e2e-${port}-tls/cert.pem`, 'utf8').trim();
+  const https = `https://127.0.0.1:${port + 5}/`;
+  await signIn(page);
+  await page.goto('/runs/new?kind=scenario');
+  const form = page.getByRole('form', { name: 'New scenario run' });
+  await form.locator('[name="scenario"]').fill(`name: e2e tls steps
+steps:
+  - name: over h2
+    protocol: h2
+    url: ${https}debug
+    checks: [{name: saw h2, body_matches: ' HTTP/2\\.0\\n'}]
+  - name: over http/1.1
+    url: ${https}read
+    checks: [{name: read ok, status: [200]}]
+`);
+  await form.locator('[name="name"]').fill('e2e scenario tls');
+  await form.locator('[name="rate"]').fill('20');
+  await form.locator('[name="connections"]').fill('2');
+  await form.locator('[name="count"]').fill('4');
+
+  const ca = form.locator('[name="caCert"]');
+  await ca.fill('not a certificate');
+  await form.getByRole('button', { name: 'Start scenario run' }).click();
+  await expect(ca).toHaveAttribute('aria-invalid', 'true');
+  await expect(form).toContainText('holds no PEM certificate');
+  await expect(page).toHaveURL(/kind=scenario$/);
+
+  const insecure = form.getByRole('checkbox', { name: 'Skip certificate verification (-k)' });
+  await insecure.check();
+  await expect(form.getByRole('note')).toContainText('Certificate verification is off (-k)');
+  const res = await new AxeBuilder({ page }).include('form').analyze();
+  expect(res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await insecure.uncheck();
+
+  await ca.fill(cert);
+  const created = page.waitForResponse((r) => r.url().endsWith('/api/v1/runs') && r.request().method() === 'POST');
+  await form.getByRole('button', { name: 'Start scenario run' }).click();
+  const run = (await (await created).json()) as { spec: { insecure?: boolean; tls?: { ca_cert?: string } } };
+  expect(run.spec.insecure).toBeUndefined();
+  expect(run.spec.tls?.ca_cert?.trim()).toBe(cert);
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  const region = page.getByRole('region', { name: 'Scenario steps' });
+  await expect(region.getByTestId('scenario-iterations')).toContainText('4 iterations started, 4 completed, 0 failed', { timeout: 60_000 });
+  await expect(region.getByRole('row').nth(1)).toContainText('200 ×4');
+  await expect(region.getByRole('row').nth(2)).toContainText('200 ×4');
 });

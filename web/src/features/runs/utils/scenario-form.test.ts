@@ -99,3 +99,31 @@ describe('scenarioProblems', () => {
     expect(p.rest.map((e) => e.field)).toEqual(['spec.qps']);
   });
 });
+
+describe('the TLS settings of the https:// and grpcs:// steps', () => {
+  it('sends insecure and the set tls fields only, trimmed', () => {
+    const none = toScenarioRequest({ ...defaultScenarioForm, scenario: yaml }, 'p');
+    expect(none.ok && Object.keys(none.body.spec ?? {}).sort()).toEqual(['connections', 'duration', 'iterations_per_second', 'scenario']);
+    const r = toScenarioRequest(
+      { ...defaultScenarioForm, scenario: yaml, insecure: true, caCert: ' CA PEM \n', clientCert: 'CERT', clientKey: 'KEY', serverName: ' localhost ' },
+      'p',
+    );
+    expect(r.ok && r.body.spec?.insecure).toBe(true);
+    expect(r.ok && r.body.spec?.tls).toEqual({ ca_cert: 'CA PEM', client_cert: 'CERT', client_key: 'KEY', server_name: 'localhost' });
+  });
+
+  it('puts the API errors of a tls field next to it, and those of tls as a whole above the fields', () => {
+    const p = scenarioProblems([
+      { field: 'spec.tls.ca_cert', message: 'holds no PEM certificate' },
+      { field: 'spec.tls.client_key', message: 'does not match tls.client_cert' },
+      { field: 'spec.tls', message: "applies to a scenario's https:// and grpcs:// steps, and it has none" },
+      { field: 'spec.tls.alpn', message: 'a scenario chooses' },
+    ]);
+    expect(p.fields).toEqual({
+      caCert: 'holds no PEM certificate',
+      clientKey: 'does not match tls.client_cert',
+      tls: "tls: applies to a scenario's https:// and grpcs:// steps, and it has none; tls.alpn: a scenario chooses",
+    });
+    expect(p.rest).toEqual([]);
+  });
+});

@@ -36,11 +36,19 @@ export interface ScenarioFormState {
   labels: string;
   /** The data file, when one is attached. */
   data?: ScenarioDataFile;
+  /** Skip certificate verification on the https:// and grpcs:// steps (-k). */
+  insecure: boolean;
+  /** The TLS settings of those steps (the spec's tls): PEM text, and the name sent in SNI. */
+  caCert: string;
+  clientCert: string;
+  clientKey: string;
+  serverName: string;
 }
 
 /** The form's text inputs. */
-export type ScenarioField = Exclude<keyof ScenarioFormState, 'data'>;
-export type ScenarioErrors = Partial<Record<ScenarioField | 'data', string>>;
+export type ScenarioField = Exclude<keyof ScenarioFormState, 'data' | 'insecure'>;
+/** Errors by input; tls holds those of the TLS settings as a whole (spec.tls, spec.insecure). */
+export type ScenarioErrors = Partial<Record<ScenarioField | 'data' | 'tls', string>>;
 
 export const defaultScenarioForm: ScenarioFormState = {
   name: '',
@@ -51,7 +59,24 @@ export const defaultScenarioForm: ScenarioFormState = {
   count: '',
   thresholds: '',
   labels: '',
+  insecure: false,
+  caCert: '',
+  clientCert: '',
+  clientKey: '',
+  serverName: '',
 };
+
+/** tlsSettings is the spec's tls from the form, undefined when no field is set. */
+function tlsSettings(s: ScenarioFormState): Record<string, string> | undefined {
+  const fields: [string, string][] = [
+    ['ca_cert', s.caCert],
+    ['client_cert', s.clientCert],
+    ['client_key', s.clientKey],
+    ['server_name', s.serverName],
+  ];
+  const set = fields.map(([k, v]) => [k, v.trim()]).filter(([, v]) => v !== '');
+  return set.length > 0 ? Object.fromEntries(set) : undefined;
+}
 
 /** dataFormat is a data file's format by its name's extension. */
 export const dataFormat = (name: string): 'csv' | 'jsonl' => (/\.(jsonl|ndjson)$/i.test(name) ? 'jsonl' : 'csv');
@@ -115,6 +140,9 @@ export function toScenarioRequest(s: ScenarioFormState, project: string): Scenar
   if (rate !== undefined) spec.iterations_per_second = rate;
   if (count !== undefined) spec.count = count;
   else spec.duration = s.duration.trim();
+  if (s.insecure) spec.insecure = true;
+  const tls = tlsSettings(s);
+  if (tls) spec.tls = tls;
   const body = { project, spec } as Schemas['RunCreate'];
   if (s.name.trim() !== '') body.name = s.name.trim();
   const thresholds = s.thresholds.split('\n').map((l) => l.trim()).filter((l) => l !== '');
@@ -132,6 +160,10 @@ const apiFields: [string, ScenarioField][] = [
   ['spec.pacing', 'rate'],
   ['name', 'name'],
   ['labels', 'labels'],
+  ['spec.tls.ca_cert', 'caCert'],
+  ['spec.tls.client_cert', 'clientCert'],
+  ['spec.tls.client_key', 'clientKey'],
+  ['spec.tls.server_name', 'serverName'],
 ];
 
 /**
@@ -159,6 +191,7 @@ export function scenarioProblems(
     const line = /^thresholds\[(\d+)\]/.exec(it.field);
     const data = /^spec\.scenario\.data(?:\.(\w+))?$/.exec(it.field);
     if (f) fields[f] ??= it.message;
+    else if (it.field === 'spec.insecure' || it.field === 'spec.tls' || it.field.startsWith('spec.tls.')) add('tls', `${it.field.replace(/^spec\./, '')}: ${it.message}`);
     else if (line) add('thresholds', `line ${Number(line[1]) + 1}: ${it.message}`);
     else if (data && dataFromFile) add('data', data[1] === 'content' || !data[1] ? it.message : `${data[1]}: ${it.message}`);
     else if (it.field === 'spec.scenario' || it.field.startsWith('spec.scenario.')) inScenario.push(it);

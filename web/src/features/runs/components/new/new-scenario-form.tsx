@@ -132,8 +132,13 @@ export function NewScenarioForm() {
     );
   };
 
+  const setInsecure = (insecure: boolean) => {
+    setState((s) => ({ ...s, insecure }));
+    setErrors((e) => (e.tls ? { ...e, tls: undefined } : e));
+  };
+
   /** area is a textarea of text a line, with its hint and its error. */
-  const area = (name: 'labels' | 'thresholds', label: string, rows: number, placeholder: string, hint: ReactNode) => {
+  const area = (name: 'labels' | 'thresholds' | 'caCert' | 'clientCert' | 'clientKey', label: string, rows: number, placeholder: string, hint: ReactNode) => {
     const id = `${uid}-${name}`;
     return (
       <label className="field wide">
@@ -278,6 +283,30 @@ export function NewScenarioForm() {
           {field('connections', 'Connections', 'the most iterations in flight; in a closed loop, the virtual users', { inputMode: 'numeric' })}
           {field('duration', 'Duration', 'how long iterations start, e.g. 30s')}
           {field('count', 'Iterations', 'optional: exactly this many, instead of the duration', { inputMode: 'numeric' })}
+        </div>
+      </fieldset>
+      <fieldset aria-describedby={errors.tls ? `${uid}-tls-error` : undefined}>
+        <legend>TLS, for the https:// and grpcs:// steps</legend>
+        <div className="form-grid">
+          {errors.tls && (
+            <p id={`${uid}-tls-error`} className="field-error wide">
+              {errors.tls}
+            </p>
+          )}
+          <label className="check wide">
+            <input type="checkbox" name="insecure" checked={state.insecure} onChange={(e) => setInsecure(e.target.checked)} />
+            Skip certificate verification (-k)
+          </label>
+          {state.insecure && (
+            <p className="insecure-warning wide" role="note">
+              Certificate verification is off (-k): any server certificate is accepted, so a machine in the path can stand in for the target. Use a CA
+              certificate below instead where you can.
+            </p>
+          )}
+          {area('caCert', 'CA certificate (PEM)', 3, '-----BEGIN CERTIFICATE-----', 'optional; verifies the servers instead of the system roots')}
+          {area('clientCert', 'Client certificate (PEM)', 3, '-----BEGIN CERTIFICATE-----', 'optional; sent for mTLS, with its key')}
+          {area('clientKey', 'Client key (PEM)', 3, '-----BEGIN PRIVATE KEY-----', 'a secret: sealed at rest and never shown again')}
+          {field('serverName', 'Server name (SNI)', 'optional; sent and verified instead of each URL\'s host')}
         </div>
       </fieldset>
       <fieldset>
