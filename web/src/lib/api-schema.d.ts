@@ -4052,7 +4052,7 @@ export interface operations {
             query?: {
                 /** @description The first second wanted (seconds since the run's start). */
                 from?: number;
-                /** @description The most seconds returned. */
+                /** @description The most seconds returned (at most an hour's). */
                 limit?: number;
             };
             header?: never;

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -29,6 +30,15 @@ func TestPerAgentSeriesOnTwoAgents(t *testing.T) { // serial: see heavyTests
 		t.Fatalf("run ended %s (error %q)", run.Status, derefS(run.Error))
 	}
 	merged := e.allIntervals(t, id)
+	// A page that holds the last stored second has no next_from, even when
+	// it is full; one that stops before it names the next stored second.
+	n := len(merged)
+	full := decode[client.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, fmt.Sprintf("/runs/%s/intervals?limit=%d", id, n), e.AdminToken, nil))
+	short := decode[client.IntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, fmt.Sprintf("/runs/%s/intervals?limit=%d", id, n-1), e.AdminToken, nil))
+	if len(full.Items) != n || full.NextFrom != nil || len(short.Items) != n-1 || short.NextFrom == nil || *short.NextFrom != merged[n-1].Second {
+		t.Errorf("a full last page of %d: %d items, next_from %v; one second short: %d items, next_from %v, want %d", n, len(full.Items),
+			full.NextFrom, len(short.Items), short.NextFrom, merged[n-1].Second)
+	}
 	page := decode[client.ShardIntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards/intervals", e.AdminToken, nil))
 	if page.NextFrom != nil {
 		t.Errorf("next_from %d on a %d-second run's only page", *page.NextFrom, len(merged))

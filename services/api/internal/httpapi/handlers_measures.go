@@ -24,7 +24,7 @@ func (s *server) ListRunIntervals(ctx context.Context, req ListRunIntervalsReque
 	if req.Params.Limit != nil {
 		limit = *req.Params.Limit
 	}
-	list, err := s.svc.Measures.Intervals(ctx, principal(ctx), req.Run, from, limit)
+	list, next, err := s.svc.Measures.IntervalPage(ctx, principal(ctx), req.Run, from, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -34,8 +34,7 @@ func (s *server) ListRunIntervals(ctx context.Context, req ListRunIntervalsReque
 			return nil, err
 		}
 	}
-	if len(list) == min(max(limit, 1), runs.MaxIntervals) && len(list) > 0 {
-		next := list[len(list)-1].Second + 1
+	if next >= 0 {
 		page.NextFrom = &next
 	}
 	return ListRunIntervals200JSONResponse(page), nil
@@ -199,6 +198,11 @@ func intervalOut(iv *runs.Interval) (Interval, error) {
 	if it := iv.Iterations; it != (runs.Iterations{}) {
 		out.Iterations = &IntervalIterations{Started: it.Started, Completed: it.Completed, Failed: it.Failed}
 	}
+	if iv.ServiceQ != nil && iv.LagQ != nil { // stored by ingest: nothing to decode
+		out.Response = quantilesOut(runs.Quantiles{P50US: iv.P50US, P90US: iv.P90US, P99US: iv.P99US, MaxUS: iv.MaxUS})
+		out.Service, out.Lag = quantilesOut(*iv.ServiceQ), quantilesOut(*iv.LagQ)
+		return out, nil
+	}
 	var err error
 	if out.Response, err = intervalLatency(iv.Response); err != nil {
 		return Interval{}, fmt.Errorf("second %d response: %w", iv.Second, err)
@@ -210,6 +214,10 @@ func intervalOut(iv *runs.Interval) (Interval, error) {
 		return Interval{}, fmt.Errorf("second %d lag: %w", iv.Second, err)
 	}
 	return out, nil
+}
+
+func quantilesOut(q runs.Quantiles) IntervalLatency {
+	return IntervalLatency{P50Us: q.P50US, P90Us: q.P90US, P99Us: q.P99US, MaxUs: q.MaxUS}
 }
 
 // codesOf never returns nil, so the wire always has an object.

@@ -2525,7 +2525,7 @@ type ListRunIntervalsParams struct {
 	// From The first second wanted (seconds since the run's start).
 	From *int `form:"from,omitempty" json:"from,omitempty"`
 
-	// Limit The most seconds returned.
+	// Limit The most seconds returned (at most an hour's).
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 

@@ -285,7 +285,7 @@ func (in *Ingester) recordIntervals(ctx context.Context, recs []runs.SnapshotRec
 func mergeAll(cur runs.Interval, snaps []*snapshot) (runs.Interval, error) {
 	next := cur
 	stored := [3]*[]byte{&next.Response, &next.Service, &next.Lag}
-	var resp *hist.Histogram
+	quantiles := [3]*runs.Quantiles{{}, {}, {}}
 	for i, b := range stored {
 		h, err := decodeHist(*b)
 		if err != nil {
@@ -299,10 +299,11 @@ func mergeAll(cur runs.Interval, snaps []*snapshot) (runs.Interval, error) {
 		if *b, err = h.Encode(); err != nil {
 			return runs.Interval{}, err
 		}
-		if i == response {
-			resp = h
-		}
+		*quantiles[i] = quantilesOf(h)
 	}
+	q := quantiles[response]
+	next.P50US, next.P90US, next.P99US, next.MaxUS = q.P50US, q.P90US, q.P99US, q.MaxUS
+	next.ServiceQ, next.LagQ = quantiles[service], quantiles[lag]
 	next.RetCodes = maps.Clone(cur.RetCodes)
 	for _, s := range snaps {
 		next.Count += s.rec.Count
@@ -318,10 +319,13 @@ func mergeAll(cur runs.Interval, snaps []*snapshot) (runs.Interval, error) {
 			next.Iterations.Failed += sc.failed
 		}
 	}
-	q := resp.Percentiles([]float64{50, 90, 99})
-	next.P50US, next.P90US, next.P99US = micros(q[0].Value), micros(q[1].Value), micros(q[2].Value)
-	next.MaxUS = micros(resp.Max())
 	return next, nil
+}
+
+// quantilesOf returns the p50, p90, p99 and max of h.
+func quantilesOf(h *hist.Histogram) runs.Quantiles {
+	q := h.Percentiles([]float64{50, 90, 99})
+	return runs.Quantiles{P50US: micros(q[0].Value), P90US: micros(q[1].Value), P99US: micros(q[2].Value), MaxUS: micros(h.Max())}
 }
 
 // addCodes adds the counts of add to dst, which may be nil, and returns it.

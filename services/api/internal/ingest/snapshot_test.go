@@ -168,6 +168,22 @@ func TestMergeInterval(t *testing.T) {
 	if cur.P50US != 330 || cur.P90US != 4403 || cur.P99US != 4403 || cur.MaxUS != 4403 {
 		t.Errorf("p50 %g p90 %g p99 %g max %g µs, want 330 4403 4403 4403", cur.P50US, cur.P90US, cur.P99US, cur.MaxUS)
 	}
+	// The service and lag figures stored beside the histograms are what a
+	// reader decoding them would compute (runs.LatencyOf): 100 200 300 900
+	// 4000 and 10 20 30 400 µs.
+	for name, c := range map[string]struct {
+		q   *runs.Quantiles
+		enc []byte
+		p50 float64
+	}{"service": {cur.ServiceQ, cur.Service, 300}, "lag": {cur.LagQ, cur.Lag, 20}} {
+		l, err := runs.LatencyOf(c.enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.q == nil || *c.q != (runs.Quantiles{P50US: l.P50US, P90US: l.P90US, P99US: l.P99US, MaxUS: l.MaxUS}) || c.q.P50US != c.p50 {
+			t.Errorf("%s: stored %+v, decoded p50 %g p90 %g p99 %g max %g, want p50 %g", name, c.q, l.P50US, l.P90US, l.P99US, l.MaxUS, c.p50)
+		}
+	}
 }
 
 func FuzzDecodeSnapshot(f *testing.F) {

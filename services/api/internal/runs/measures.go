@@ -15,8 +15,13 @@ import (
 
 // Limits of the measurement reads.
 const (
-	// MaxIntervals is the most seconds one read of a run's series returns.
-	MaxIntervals = 1000
+	// MaxIntervals is the most seconds one read of a run's series returns:
+	// an hour, so that the result page of an hour-long run reads its
+	// seconds in one request (issue 31).
+	MaxIntervals = 3600
+	// MaxShardSeconds is the most seconds one read of a run's per-shard
+	// series returns (a row per shard each).
+	MaxShardSeconds = 1000
 	// MinCompare and MaxCompare bound the runs of one comparison.
 	MinCompare = 2
 	MaxCompare = 20
@@ -29,6 +34,10 @@ type MeasureStore interface {
 	// RunIntervals returns up to limit seconds of a run from second from
 	// on, in order.
 	RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]Interval, error)
+	// RunIntervalSummaries is RunIntervals for a reader of the seconds'
+	// figures only: a second whose percentiles are stored (ServiceQ and
+	// LagQ set) comes without its histograms.
+	RunIntervalSummaries(ctx context.Context, runID uuid.UUID, from, limit int) ([]Interval, error)
 	// RunIntervalMarks is RunIntervals without the figures: each second's
 	// snapshot and request counts.
 	RunIntervalMarks(ctx context.Context, runID uuid.UUID, from, limit int) ([]IntervalMark, error)
@@ -155,6 +164,25 @@ func (m *Measures) Intervals(ctx context.Context, p *auth.Principal, id uuid.UUI
 		return nil, err
 	}
 	return w.Intervals(ctx, from, limit)
+}
+
+// IntervalPage returns up to limit (at most MaxIntervals) seconds from
+// second from on, for a run the caller can see, and the first second of
+// the next page: -1 when no later second is stored, so that a reader of
+// the last page asks for no empty one after it.
+func (m *Measures) IntervalPage(ctx context.Context, p *auth.Principal, id uuid.UUID, from, limit int) ([]Interval, int, error) {
+	if _, _, err := m.Watch(ctx, p, id); err != nil {
+		return nil, 0, err
+	}
+	limit = min(max(limit, 1), MaxIntervals)
+	ivs, err := m.store.RunIntervalSummaries(ctx, id, max(from, 0), limit+1)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read intervals: %w", err)
+	}
+	if len(ivs) <= limit {
+		return ivs, -1, nil
+	}
+	return ivs[:limit], ivs[limit].Second, nil
 }
 
 // Shards returns the shards of a run the caller can see, in index order.

@@ -86,6 +86,12 @@ func SecondOf(startAt, start time.Time) int {
 	return int(min(int64(d/time.Second), math.MaxInt32))
 }
 
+// Quantiles are the p50, p90, p99 and max of one latency in one second,
+// in microseconds.
+type Quantiles struct {
+	P50US, P90US, P99US, MaxUS float64
+}
+
 // Interval is the merged measurements of one second of a run, across its
 // shards.
 type Interval struct {
@@ -108,6 +114,10 @@ type Interval struct {
 	P90US float64
 	P99US float64
 	MaxUS float64
+	// ServiceQ and LagQ are the same four of Service and Lag, stored by
+	// ingest with the histograms; nil for a second stored without them
+	// (before migration 00030, or imported), whose histograms say.
+	ServiceQ, LagQ *Quantiles
 	// Snapshots is the number of shard snapshots merged into the second.
 	Snapshots int
 	// GeneratorLimited is set when, for a snapshot of the second, its

@@ -44,10 +44,10 @@ func (m *Measures) ShardSeconds(ctx context.Context, p *auth.Principal, id uuid.
 }
 
 // ShardSeconds returns the per-shard rows of up to limit (at most
-// MaxIntervals) stored seconds from second from on, and the next page's
+// MaxShardSeconds) stored seconds from second from on, and the next page's
 // from (-1 on the last page).
 func (w *Watch) ShardSeconds(ctx context.Context, from, limit int) ([]ShardSecond, int, error) {
-	rows, next, err := w.store.RunShardSeconds(ctx, w.id, max(from, 0), min(max(limit, 1), MaxIntervals))
+	rows, next, err := w.store.RunShardSeconds(ctx, w.id, max(from, 0), min(max(limit, 1), MaxShardSeconds))
 	if err != nil {
 		return nil, 0, fmt.Errorf("read shard seconds: %w", err)
 	}

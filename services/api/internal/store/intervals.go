@@ -30,6 +30,14 @@ type intervalRow struct {
 	P90US         float64   `gorm:"column:p90_us"`
 	P99US         float64   `gorm:"column:p99_us"`
 	MaxUS         float64   `gorm:"column:max_us"`
+	ServiceP50US  *float64  `gorm:"column:service_p50_us"`
+	ServiceP90US  *float64  `gorm:"column:service_p90_us"`
+	ServiceP99US  *float64  `gorm:"column:service_p99_us"`
+	ServiceMaxUS  *float64  `gorm:"column:service_max_us"`
+	LagP50US      *float64  `gorm:"column:lag_p50_us"`
+	LagP90US      *float64  `gorm:"column:lag_p90_us"`
+	LagP99US      *float64  `gorm:"column:lag_p99_us"`
+	LagMaxUS      *float64  `gorm:"column:lag_max_us"`
 	Snapshots     int       `gorm:"column:snapshots"`
 	Limited       bool      `gorm:"column:generator_limited"`
 	ItersStarted  int64     `gorm:"column:iterations_started"`
@@ -54,7 +62,30 @@ func intervalFromRow(r *intervalRow) (runs.Interval, error) {
 		P50US: r.P50US, P90US: r.P90US, P99US: r.P99US, MaxUS: r.MaxUS,
 		Snapshots: r.Snapshots, GeneratorLimited: r.Limited, UpdatedAt: r.UpdatedAt.UTC(),
 		Iterations: runs.Iterations{Started: r.ItersStarted, Completed: r.ItersDone, Failed: r.ItersFailed},
+		ServiceQ:   storedQuantiles(r.ServiceP50US, r.ServiceP90US, r.ServiceP99US, r.ServiceMaxUS),
+		LagQ:       storedQuantiles(r.LagP50US, r.LagP90US, r.LagP99US, r.LagMaxUS),
 	}, nil
+}
+
+// storedQuantiles returns the four stored figures of one latency, or nil
+// when the second was stored without them (before migration 00030).
+func storedQuantiles(p50, p90, p99, maxUS *float64) *runs.Quantiles {
+	if p50 == nil || p90 == nil || p99 == nil || maxUS == nil {
+		return nil
+	}
+	return &runs.Quantiles{P50US: *p50, P90US: *p90, P99US: *p99, MaxUS: *maxUS}
+}
+
+// quantileColumns sets the columns of q, prefix "service" or "lag", in
+// set; a nil q stores NULLs.
+func quantileColumns(set map[string]any, prefix string, q *runs.Quantiles) {
+	var v [4]any
+	if q != nil {
+		v = [4]any{q.P50US, q.P90US, q.P99US, q.MaxUS}
+	}
+	for i, name := range [4]string{"p50_us", "p90_us", "p99_us", "max_us"} {
+		set[prefix+"_"+name] = v[i]
+	}
 }
 
 // lockInterval returns a second of a run as stored, locked: it creates
@@ -87,6 +118,8 @@ func writeInterval(tx *gorm.DB, runID uuid.UUID, second int, next runs.Interval)
 		"iterations_started": next.Iterations.Started, "iterations_completed": next.Iterations.Completed,
 		"iterations_failed": next.Iterations.Failed,
 	}
+	quantileColumns(set, "service", next.ServiceQ)
+	quantileColumns(set, "lag", next.LagQ)
 	if err := tx.Model(&intervalRow{}).Where("run_id = ? AND second = ?", runID, second).Updates(set).Error; err != nil {
 		return fmt.Errorf("update interval %d: %w", second, err)
 	}
@@ -120,6 +153,28 @@ func intervalsFromRows(rows []intervalRow) ([]runs.Interval, error) {
 func (s *Store) RunIntervals(ctx context.Context, runID uuid.UUID, from, limit int) ([]runs.Interval, error) {
 	var rows []intervalRow
 	if err := s.conn(ctx).Where("run_id = ? AND second >= ?", runID, from).
+		Order("second").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read intervals of run %s: %w", runID, err)
+	}
+	return intervalsFromRows(rows)
+}
+
+// summaryColumns are the columns of run_intervals with the histograms
+// only where the percentiles are not stored (seconds from before
+// migration 00030): an hour of 20 shards' seconds holds 21 MB of them.
+const summaryColumns = `run_id, second, count, errors, ret_codes, bytes_sent, bytes_received, p50_us, p90_us, p99_us, max_us,
+	service_p50_us, service_p90_us, service_p99_us, service_max_us, lag_p50_us, lag_p90_us, lag_p99_us, lag_max_us,
+	snapshots, generator_limited, iterations_started, iterations_completed, iterations_failed, updated_at,
+	CASE WHEN service_max_us IS NULL OR lag_max_us IS NULL THEN hdr END AS hdr,
+	CASE WHEN service_max_us IS NULL OR lag_max_us IS NULL THEN service_hdr END AS service_hdr,
+	CASE WHEN service_max_us IS NULL OR lag_max_us IS NULL THEN lag_hdr END AS lag_hdr`
+
+// RunIntervalSummaries returns up to limit seconds of a run from second
+// from on, in order, as RunIntervals does but without the histograms of
+// the seconds whose percentiles are stored.
+func (s *Store) RunIntervalSummaries(ctx context.Context, runID uuid.UUID, from, limit int) ([]runs.Interval, error) {
+	var rows []intervalRow
+	if err := s.conn(ctx).Model(&intervalRow{}).Select(summaryColumns).Where("run_id = ? AND second >= ?", runID, from).
 		Order("second").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read intervals of run %s: %w", runID, err)
 	}

@@ -116,6 +116,12 @@ func TestMigrateUpDownUp(t *testing.T) {
 	if !hasColumn(t, s, "run_intervals", "iterations_started") || !hasColumn(t, s, "run_intervals", "iterations_failed") {
 		t.Error("run_intervals.iterations_started or iterations_failed of 00029 missing after up")
 	}
+	if !hasColumn(t, s, "run_intervals", "service_p50_us") || !hasColumn(t, s, "run_intervals", "lag_max_us") {
+		t.Error("run_intervals.service_p50_us or lag_max_us of 00030 missing after up")
+	}
+	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00030_interval_quantiles.sql") || hasColumn(t, s, "run_intervals", "service_p50_us") {
+		t.Errorf("down of 00030 printed %q, or run_intervals.service_p50_us is still there", out)
+	}
 	if out := run(MigrateCmdDown); !strings.Contains(out, "rolled back 00029_interval_iterations.sql") || hasColumn(t, s, "run_intervals", "iterations_started") {
 		t.Errorf("down of 00029 printed %q, or run_intervals.iterations_started is still there", out)
 	}

@@ -10,23 +10,23 @@ function iv(second: number): Interval {
 describe('listAllRunIntervals', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('pages with limit 1000 until there is no next_from', async () => {
+  it('pages with limit 3600 (an hour) until there is no next_from', async () => {
     const froms: unknown[] = [];
     vi.spyOn(api, 'GET').mockImplementation((async (_path: string, init: { params: { query: { from: number; limit: number } } }) => {
       const { from, limit } = init.params.query;
       froms.push([from, limit]);
-      const items = Array.from({ length: Math.min(limit, 2500 - from) }, (_, i) => iv(from + i));
-      const next = from + items.length < 2500 ? { next_from: from + items.length } : {};
+      const items = Array.from({ length: Math.min(limit, 8000 - from) }, (_, i) => iv(from + i));
+      const next = from + items.length < 8000 ? { next_from: from + items.length } : {};
       return { data: { items, ...next }, response: new Response(null, { status: 200 }) };
     }) as never);
     const all = await listAllRunIntervals('r');
     expect(froms).toEqual([
-      [0, 1000],
-      [1000, 1000],
-      [2000, 1000],
+      [0, 3600],
+      [3600, 3600],
+      [7200, 3600],
     ]);
-    expect(all).toHaveLength(2500);
-    expect(all[2499]!.second).toBe(2499);
+    expect(all).toHaveLength(8000);
+    expect(all[7999]!.second).toBe(7999);
   });
 
   it('stops after maxPages pages, and where next_from does not move on', async () => {

@@ -3,8 +3,8 @@ import { api, unwrap } from '@/lib/api-client';
 import { runKeys } from '@/lib/query-keys';
 import { mergeIntervals, type Interval } from '../utils/intervals';
 
-/** pageSize is the API's largest page of seconds. */
-const pageSize = 1000;
+/** pageSize is the API's largest page of seconds: an hour-long run is one request. */
+const pageSize = 3600;
 
 export async function listRunIntervals(runId: string, from: number, signal?: AbortSignal) {
   return unwrap(
@@ -42,8 +42,8 @@ export interface IntervalsQueryOptions {
  * The run's seconds, sorted. The live stream merges into the run page's
  * series (run-events.ts); the fetch merges with whatever the stream put there
  * meanwhile, so neither overwrites newer figures of the other. The compare
- * page's overlay reads at most maxPages pages (20: about 5.5 hours of
- * seconds, enough for an overlay) under a key of its own.
+ * page's overlay reads at most maxPages pages (an hour of seconds each)
+ * under a key of its own.
  */
 export const runIntervalsQuery = (runId: string, { poll = false, maxPages }: IntervalsQueryOptions = {}) =>
   queryOptions({
