@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { test, type Page } from '@playwright/test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { test, type Browser, type Page } from '@playwright/test';
 import { fortio, interval, result, run, runId } from './fake-run';
 
 // Times the result page of a 1-hour run on 20 agents: from navigation start
@@ -11,8 +11,16 @@ import { fortio, interval, result, run, runId } from './fake-run';
 
 const reps = Number(process.env.WEB_BENCH_REPS ?? 3);
 const out = process.env.WEB_BENCH_OUT ?? 'test-results/agents.json';
-const seconds = 3600;
-const agents = 20;
+
+// WEB_BENCH_API names the file that `ingestbench -scenario big-run -hold
+// FILE` writes (bench/web-big-run): the page is then timed against that real
+// barrage-api, serving the dashboard and a run seeded through its ingest,
+// instead of the fake API below.
+type Real = { base: string; run: string; email: string; password: string; seconds: number; shards: number };
+const real: Real | undefined = process.env.WEB_BENCH_API ? (JSON.parse(readFileSync(process.env.WEB_BENCH_API, 'utf8')) as Real) : undefined;
+const seconds = real?.seconds ?? 3600;
+const agents = real?.shards ?? 20;
+const runPath = `${real?.base ?? ''}/runs/${real?.run ?? runId}`;
 
 function json(body: unknown, status = 200) {
   return { status, contentType: status < 300 ? 'application/json' : 'application/problem+json', body: JSON.stringify(body) };
@@ -98,10 +106,30 @@ async function instrument(page: Page) {
   });
 }
 
+/** signedIn is the storage state of a session signed in to the real API, or undefined for the fake one. */
+async function signedIn(browser: Browser) {
+  if (!real) return undefined;
+  const page = await browser.newPage();
+  await page.goto(`${real.base}/sign-in`);
+  await page.getByLabel('Email').fill(real.email);
+  await page.getByLabel('Password').fill(real.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/runs$/);
+  const state = await page.context().storageState();
+  await page.close();
+  return state;
+}
+
+/** prepare makes page read the fake API, or only instruments it against the real one. */
+async function prepare(page: Page) {
+  if (real) await instrument(page);
+  else await fakeApi(page);
+}
+
 /** open loads the page and returns [ms from navigation start, ms from the last API answer] to all want lines drawn. */
 async function open(page: Page, query: string, want: number): Promise<[number, number]> {
-  await fakeApi(page);
-  await page.goto(`/runs/${runId}${query}`);
+  await prepare(page);
+  await page.goto(`${runPath}${query}`);
   await page.waitForFunction((k) => {
     const drawn = Array.from(document.querySelectorAll('path.recharts-curve.recharts-line-curve')).filter((p) => (p.getAttribute('d') ?? '').length > 0).length;
     return drawn >= k && (window as unknown as { __dataDone: number }).__dataDone > 0;
@@ -118,10 +146,11 @@ test('1-hour 20-agent result page open time', async ({ browser }) => {
   test.setTimeout(600_000);
   // How many lines each view draws, from one untimed load.
   const views: Record<string, { query: string; want: number }> = { merged: { query: '', want: 0 }, perAgent: { query: '?agents=on', want: 0 } };
+  const storageState = await signedIn(browser);
   for (const v of Object.values(views)) {
-    const probe = await browser.newPage();
-    await fakeApi(probe);
-    await probe.goto(`/runs/${runId}${v.query}`);
+    const probe = await browser.newPage({ storageState });
+    await prepare(probe);
+    await probe.goto(`${runPath}${v.query}`);
     await probe.waitForLoadState('networkidle');
     if (v.query) await probe.waitForFunction((k) => document.querySelectorAll('[data-testid="agent-latency-chart"] path.recharts-line-curve').length >= k, agents, { timeout: 120_000 });
     await probe.waitForTimeout(2000);
@@ -132,7 +161,7 @@ test('1-hour 20-agent result page open time', async ({ browser }) => {
   const figures: Record<string, { open: number[]; afterData: number[] }> = { merged: { open: [], afterData: [] }, perAgent: { open: [], afterData: [] } };
   for (let i = 0; i < reps; i++) {
     for (const [name, v] of Object.entries(views)) {
-      const page = await browser.newPage();
+      const page = await browser.newPage({ storageState });
       const [openMs, afterMs] = await open(page, v.query, v.want);
       figures[name]!.open.push(openMs);
       figures[name]!.afterData.push(afterMs);
@@ -143,6 +172,7 @@ test('1-hour 20-agent result page open time', async ({ browser }) => {
     open_ms: median(f.open), after_data_ms: median(f.afterData), open_all_ms: f.open.map(Math.round), after_data_all_ms: f.afterData.map(Math.round),
   }]));
   const lines = Object.fromEntries(Object.entries(views).map(([k, v]) => [k, v.want]));
-  writeFileSync(out, JSON.stringify({ reps, seconds, agents, lines, ...summary }, null, 2));
-  console.log(JSON.stringify({ reps, seconds, agents, lines, ...summary }));
+  const api = real ? 'real' : 'fake';
+  writeFileSync(out, JSON.stringify({ api, reps, seconds, agents, lines, ...summary }, null, 2));
+  console.log(JSON.stringify({ api, reps, seconds, agents, lines, ...summary }));
 });

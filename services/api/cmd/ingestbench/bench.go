@@ -75,24 +75,40 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (*report, error) {
 	if e.pool, err = newPool(cfg.values); err != nil {
 		return nil, err
 	}
-	if cfg.scenario == "control-plane" {
+	if err := e.runScenario(ctx, rep, logw); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// runScenario runs cfg.scenario on the environment and puts its figures in rep.
+func (e *env) runScenario(ctx context.Context, rep *report, logw io.Writer) error {
+	switch e.cfg.scenario {
+	case "control-plane":
 		res, err := e.controlPlane(ctx, logw)
 		if err != nil {
-			return nil, fmt.Errorf("control-plane scenario: %w", err)
+			return fmt.Errorf("control-plane scenario: %w", err)
 		}
 		progress(logw, "list p99 %v, compare p99 %v, SSE lag p99 %v, API %.2f cores, %d/%d stored",
 			percentile(res.list.lat, 99), percentile(res.compare.lat, 99), res.sseP99, res.apiCores, res.stored, res.published)
 		rep.cp = &res
-		return rep, nil
+		return nil
+	case "big-run":
+		res, err := e.bigRun(ctx, logw)
+		if err != nil {
+			return fmt.Errorf("big-run scenario: %w", err)
+		}
+		rep.big = &res
+		return nil
 	}
-	for _, n := range cfg.agents {
+	for _, n := range e.cfg.agents {
 		res, err := e.phase(ctx, n, logw)
 		if err != nil {
-			return nil, fmt.Errorf("phase of %d agents: %w", n, err)
+			return fmt.Errorf("phase of %d agents: %w", n, err)
 		}
 		progress(logw, "N=%d: SSE lag p50 %v p99 %v (%d reconnects, %d unseen), notify lag p50 %v p99 %v, API %.2f cores, %d/%d stored, run %s", n,
 			res.sseP50, res.sseP99, res.sse.reconnects, res.sse.unseen, res.lagP50, res.lagP99, res.apiCores, res.stored, res.published, res.status)
 		rep.phases = append(rep.phases, res)
 	}
-	return rep, nil
+	return nil
 }

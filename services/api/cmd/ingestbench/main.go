@@ -55,9 +55,10 @@ type config struct {
 	// "control-plane" (runs of agents[0] agents each at once, with SSE
 	// viewers and list and compare calls: cplane.go).
 	scenario string
-	runs     int // control-plane: concurrent runs
-	viewers  int // control-plane: SSE viewers, spread over the runs
-	reads    int // control-plane: list and compare calls a second
+	runs     int    // control-plane: concurrent runs
+	viewers  int    // control-plane: SSE viewers, spread over the runs
+	reads    int    // control-plane: list and compare calls a second
+	hold     string // big-run: write the API's address here and hold it until interrupted
 }
 
 // run is the whole command: it returns the exit code.
@@ -103,7 +104,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.values, "values", 1000, "values recorded in each interval histogram")
 	fs.StringVar(&cfg.out, "out", "", "write the Markdown report to this file too")
 	fs.StringVar(&cfg.note, "note", "", "a remark printed in the report header")
-	fs.StringVar(&cfg.scenario, "scenario", "ingest", "ingest (a phase per agent count) or control-plane (-runs runs of -agents agents at once, -viewers, -reads)")
+	fs.StringVar(&cfg.scenario, "scenario", "ingest", "ingest (a phase per agent count), control-plane (-runs runs of -agents agents at once, -viewers, -reads) "+
+		"or big-run (one run of -agents agents and -seconds seconds, published as fast as it is stored)")
+	fs.StringVar(&cfg.hold, "hold", "", "big-run: then write the API's address, the run and the admin's credentials to this JSON file and keep the API up until interrupted")
 	fs.IntVar(&cfg.runs, "runs", 50, "control-plane: runs at once")
 	fs.IntVar(&cfg.viewers, "viewers", 200, "control-plane: SSE viewers of the runs' events, spread over the runs")
 	fs.IntVar(&cfg.reads, "reads", 20, "control-plane: list and compare calls a second, alternating")
@@ -126,10 +129,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, errors.New("-values must be at least 1")
 	case cfg.apiBin == "":
 		return config{}, errors.New("-api-bin must not be empty")
-	case cfg.scenario != "ingest" && cfg.scenario != "control-plane":
-		return config{}, fmt.Errorf("-scenario %q: want ingest or control-plane", cfg.scenario)
-	case cfg.scenario == "control-plane" && len(cfg.agents) != 1:
-		return config{}, errors.New("-agents: the control-plane scenario takes one count, the agents of each run")
+	case cfg.scenario != "ingest" && cfg.scenario != "control-plane" && cfg.scenario != "big-run":
+		return config{}, fmt.Errorf("-scenario %q: want ingest, control-plane or big-run", cfg.scenario)
+	case cfg.scenario != "ingest" && len(cfg.agents) != 1:
+		return config{}, fmt.Errorf("-agents: the %s scenario takes one count, the agents of each run", cfg.scenario)
+	case cfg.hold != "" && cfg.scenario != "big-run":
+		return config{}, errors.New("-hold is for the big-run scenario")
 	case cfg.scenario == "control-plane" && (cfg.runs < 1 || cfg.runs > 200 || cfg.viewers < 0 || cfg.reads < 1 || cfg.reads > 1000):
 		return config{}, errors.New("-runs must be from 1 to 200, -viewers 0 or more, -reads from 1 to 1000")
 	}

@@ -22,13 +22,17 @@ type report struct {
 	started   time.Time
 	pgVersion string
 	phases    []phaseResult
-	cp        *cpResult // the control-plane scenario's, instead of phases
+	cp        *cpResult     // the control-plane scenario's, instead of phases
+	big       *bigRunResult // the big-run scenario's
 }
 
 // markdown renders the report.
 func (r *report) markdown() string {
 	if r.cp != nil {
 		return r.cpMarkdown()
+	}
+	if r.big != nil {
+		return r.bigRunMarkdown()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Ingest load — %s\n\n", r.started.Format("2006-01-02"))
