@@ -72,3 +72,14 @@ func write(tb testing.TB, notBefore, notAfter time.Time) (certFile, keyFile stri
 	pool.AddCert(cert)
 	return certFile, keyFile, pool
 }
+
+// Read returns the text of a PEM file Write wrote, for a spec's tls
+// fields, which take PEM text.
+func Read(tb testing.TB, name string) string {
+	tb.Helper()
+	b, err := os.ReadFile(name) //nolint:gosec // a file of this test's temporary directory
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,7 +39,7 @@ func startTLS(t *testing.T, edit func(*tls.Config)) *tlsServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &tlsServer{certPEM: readFile(t, certFile), keyPEM: readFile(t, keyFile)}
+	s := &tlsServer{certPEM: testcert.Read(t, certFile), keyPEM: testcert.Read(t, keyFile)}
 	cfg := &tls.Config{Certificates: []tls.Certificate{pair}, NextProtos: []string{"h2", "http/1.1"}, ClientCAs: pool}
 	if edit != nil {
 		edit(cfg)
@@ -91,15 +90,6 @@ func (s *tlsServer) serve(c *tls.Conn) {
 			return
 		}
 	}
-}
-
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // tlsFactory is a factory for srv whose TLS configuration comes from s's

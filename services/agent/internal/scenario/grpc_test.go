@@ -104,7 +104,7 @@ func TestGRPCSStepWithClientCertificate(t *testing.T) {
 	a := echoproc.Start(t, "-cert", cert, "-key", key, "-client-ca", cert)
 	plan := mustPlan(t, `{"steps":[{"name":"health","url":"grpcs://`+a.GRPC+`/grpc.health.v1.Health/Check",
 		"checks":[{"name":"serving","json_path":"$.status","equals":"SERVING"}]}]}`, "")
-	certPEM, keyPEM := readFile(t, cert), readFile(t, key)
+	certPEM, keyPEM := testcert.Read(t, cert), testcert.Read(t, key)
 	for _, tt := range []struct {
 		settings *pkgspec.TLSSettings
 		codes    map[string]int64

@@ -3,7 +3,6 @@ package scenario_test
 import (
 	"crypto/tls"
 	"maps"
-	"os"
 	"strings"
 	"testing"
 
@@ -60,7 +59,7 @@ func TestH2AndTLSStepsAgainstEcho(t *testing.T) {
 	plain := startEcho(t)
 	doc := strings.NewReplacer("TLS", secure, "PLAIN", plain).Replace(protocolFlow)
 	plan := mustPlan(t, doc, "")
-	certPEM, keyPEM := readFile(t, cert), readFile(t, key)
+	certPEM, keyPEM := testcert.Read(t, cert), testcert.Read(t, key)
 	const n = 6
 	tests := []struct {
 		name     string
@@ -125,13 +124,4 @@ steps:
 	if st := res.Steps[0]; st.RetCodes["200"] != 4 || !maps.Equal(st.FailedChecks, map[string]int64{"saw h2": 4}) {
 		t.Fatalf("codes %v failed checks %v", st.RetCodes, st.FailedChecks)
 	}
-}
-
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
