@@ -57,10 +57,10 @@ test('a scenario run shows its iterations and a row per step', async ({ page }) 
   await expect(perSecond.getByRole('heading', { name: 'Iterations per second' })).toBeVisible();
   await expect(perSecond).toContainText('target 20 started/s');
   await perSecond.getByText('Table view').click();
-  const sums = await perSecond.locator('table tbody tr').evaluateAll((trs) =>
-    [1, 2, 3].map((c) => trs.reduce((n, tr) => n + Number(tr.children[c]?.textContent ?? 'NaN'), 0)),
-  );
-  expect(sums).toEqual([20, 0, 20]);
+  // Polled: the table is drawn (empty) before the run's seconds have arrived.
+  const sums = () =>
+    perSecond.locator('table tbody tr').evaluateAll((trs) => [1, 2, 3].map((c) => trs.reduce((n, tr) => n + Number(tr.children[c]?.textContent ?? 'NaN'), 0)));
+  await expect.poll(sums).toEqual([20, 0, 20]);
   const res = await new AxeBuilder({ page }).include('[aria-label="Scenario steps"]').include('[aria-label="Iterations per second"]').analyze();
   expect(res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
