@@ -36,11 +36,7 @@ func grpcCreds(g *spec.GRPCStep, base *tls.Config) credentials.TransportCredenti
 	if !g.TLS {
 		return insecure.NewCredentials()
 	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if base != nil {
-		cfg = base.Clone()
-	}
-	return credentials.NewTLS(cfg)
+	return credentials.NewTLS(clientTLS(base))
 }
 
 // newGRPCConn returns a connection (made on its first call) to a gRPC
@@ -128,9 +124,8 @@ var errGRPCRequest = errors.New("the body is not the method's request message in
 // do calls st's method with the rendered body (protobuf JSON) as the
 // request and the rendered headers as metadata. The response's status is
 // the gRPC code, its body the reply in protobuf JSON with every field
-// (empty unless OK),
-// its headers the header and trailer metadata. A call the server did not
-// answer (Unavailable, or the deadline) is an error.
+// (empty unless OK), its headers the header and trailer metadata. A call
+// the server did not answer (Unavailable, or the deadline) is an error.
 func (c *grpcClient) do(ctx context.Context, st *spec.PlanStep, req *spec.Rendered) (*spec.Response, error) {
 	md := c.methods[st.Index]
 	if md == nil {

@@ -53,13 +53,20 @@ type h1conn struct {
 	used bool        // has carried a request before: may have been closed
 }
 
+// clientTLS returns a copy of base, the run's TLS settings, for one
+// client to set its ALPN in; nil gives verification with the system's
+// roots and TLS 1.2 at least.
+func clientTLS(base *tls.Config) *tls.Config {
+	if base == nil {
+		return &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	return base.Clone()
+}
+
 // newH1Client returns a client that dials with dial and verifies servers
 // with base (nil: the system's roots, the URL's host).
 func newH1Client(dial func(ctx context.Context, network, addr string) (net.Conn, error), base *tls.Config, timeout time.Duration) *h1client {
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if base != nil {
-		cfg = base.Clone()
-	}
+	cfg := clientTLS(base)
 	cfg.NextProtos = []string{"http/1.1"}
 	return &h1client{dial: dial, tls: cfg, timeout: timeout, conns: map[string]*h1conn{}, header: http.Header{}, urls: map[int]*parsedURL{},
 		body: make([]byte, 0, 4096)}

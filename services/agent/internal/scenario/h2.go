@@ -32,15 +32,11 @@ func newH2Client(dial func(ctx context.Context, network, addr string) (net.Conn,
 	var p http.Protocols
 	p.SetHTTP2(true)
 	p.SetUnencryptedHTTP2(true)
-	var cfg *tls.Config
-	if base != nil {
-		cfg = base.Clone()
-	}
 	return &h2client{
 		rt: &http.Transport{
 			Protocols:          &p,
 			DialContext:        dial,
-			TLSClientConfig:    cfg,
+			TLSClientConfig:    clientTLS(base),
 			DisableCompression: true, // as h1client: no Accept-Encoding, the body as sent
 			MaxConnsPerHost:    1,
 			IdleConnTimeout:    90 * time.Second,

@@ -187,7 +187,7 @@ func intervalLatency(enc []byte) (IntervalLatency, error) {
 	if err != nil {
 		return IntervalLatency{}, err
 	}
-	return IntervalLatency{P50Us: l.P50US, P90Us: l.P90US, P99Us: l.P99US, MaxUs: l.MaxUS}, nil
+	return quantilesOut(runs.Quantiles{P50US: l.P50US, P90US: l.P90US, P99US: l.P99US, MaxUS: l.MaxUS}), nil
 }
 
 func intervalOut(iv *runs.Interval) (Interval, error) {
