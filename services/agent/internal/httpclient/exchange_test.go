@@ -167,12 +167,19 @@ func TestStaleConnectionAfterLingeringClose(t *testing.T) {
 // TestDeadlineRefreshedAfterAPause: a keep-alive request after a pause gets
 // the whole timeout again, though requests in quick succession share one
 // deadline (refreshDeadline).
+//
+// The pause and the slow answer add up to more than the timeout, so the
+// first request's deadline would cut the second short: sleeps never end
+// early, so that holds on any machine. The second answer comes half the
+// timeout before its own deadline: that is the room left for a busy CI
+// host (-race, parallel packages, 2 cores) to run the server late. A 300 ms
+// timeout with 100 ms of room once failed there.
 func TestDeadlineRefreshedAfterAPause(t *testing.T) {
 	t.Parallel()
-	const timeout = 300 * time.Millisecond
+	const timeout = time.Second
 	srv := startRaw(t, func(i int) (string, bool) {
 		if i == 1 {
-			time.Sleep(timeout * 2 / 3) // slow, but within the timeout
+			time.Sleep(timeout / 2) // slow, but within the timeout
 		}
 		return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", false
 	})
@@ -180,7 +187,7 @@ func TestDeadlineRefreshedAfterAPause(t *testing.T) {
 	if res := c.Do(context.Background()); res.Code != 200 {
 		t.Fatalf("first request: %+v", res)
 	}
-	time.Sleep(timeout / 2) // the first deadline now falls within the slow answer
+	time.Sleep(timeout * 6 / 10) // the first deadline now falls within the slow answer
 	if res := c.Do(context.Background()); res.Code != 200 {
 		t.Fatalf("slow request after a pause: %+v, want 200 within its own timeout", res)
 	}
