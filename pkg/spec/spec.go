@@ -405,6 +405,7 @@ func (s Spec) Clone() Spec {
 	}
 	if s.TLSSettings != nil {
 		t := *s.TLSSettings
+		t.Curves = slices.Clone(t.Curves)
 		c.TLSSettings = &t
 	}
 	c.Stages = slices.Clone(s.Stages)

@@ -4,7 +4,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +39,33 @@ type TLSSettings struct {
 	// NoResumption turns TLS session resumption off, so every new
 	// connection makes a full handshake; it is on by default.
 	NoResumption bool `json:"no_resumption,omitempty"`
+	// Curves are the key exchange groups offered, most preferred first
+	// (TLSCurve names them; curl's --curves, openssl's -groups). Empty
+	// offers Go's defaults, which lead with the hybrid post-quantum
+	// X25519MLKEM768 as browsers do; fortio's releases offer X25519 and
+	// the NIST curves only, and a new connection then costs less CPU.
+	Curves []string `json:"curves,omitempty"`
+}
+
+// tlsCurves are the names of TLSSettings.Curves: IANA's TLS group names,
+// with the NIST curves as curl and openssl spell them.
+var tlsCurves = map[string]tls.CurveID{
+	"X25519MLKEM768":     tls.X25519MLKEM768,
+	"SecP256r1MLKEM768":  tls.SecP256r1MLKEM768,
+	"SecP384r1MLKEM1024": tls.SecP384r1MLKEM1024,
+	"X25519":             tls.X25519,
+	"P-256":              tls.CurveP256,
+	"P-384":              tls.CurveP384,
+	"P-521":              tls.CurveP521,
+}
+
+// TLSCurveNames lists the names TLSCurve accepts, in Go's order of preference.
+var TLSCurveNames = []string{"X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024", "X25519", "P-256", "P-384", "P-521"}
+
+// TLSCurve returns the crypto/tls identifier of a TLSSettings.Curves name.
+func TLSCurve(name string) (tls.CurveID, bool) {
+	id, ok := tlsCurves[name]
+	return id, ok
 }
 
 // ALPN protocols of TLSSettings.ALPN.
@@ -114,6 +143,23 @@ func validateTLSFields(p *problems, t *TLSSettings) {
 	}
 	if _, ok := TLSVersion(t.MinVersion); !ok {
 		p.add("tls.min_version", "must be 1.0, 1.1, 1.2 or 1.3")
+	}
+	validateCurves(p, t.Curves)
+}
+
+// validateCurves checks tls.curves: known names, each once.
+func validateCurves(p *problems, curves []string) {
+	if len(curves) > len(TLSCurveNames) {
+		p.add("tls.curves", "lists %d groups; there are %d", len(curves), len(TLSCurveNames))
+		return
+	}
+	for i, c := range curves {
+		field := fmt.Sprintf("tls.curves[%d]", i)
+		if _, ok := TLSCurve(c); !ok {
+			p.add(field, "%q is not a key exchange group: want one of %s", c, strings.Join(TLSCurveNames, ", "))
+		} else if slices.Contains(curves[:i], c) {
+			p.add(field, "%q is listed twice", c)
+		}
 	}
 }
 

@@ -71,7 +71,16 @@ test('TLS fields: CA, SNI, client certificate and key, minimum version; the key 
   await expect(page).toHaveURL(/\/runs\/new$/);
   expect(await seriousAxe(page), 'axe on the TLS section with an error').toEqual([]);
 
+  // An unknown key exchange group is refused beside its input.
   await keyInput.fill(key);
+  const curves = page.locator('[name="tls.curves"]');
+  await curves.fill('P-256, x448');
+  await page.getByTestId('start-run').click();
+  await expect(curves).toHaveAttribute('aria-invalid', 'true');
+  await expect(curves).toHaveAccessibleDescription(/“x448”: value is not one of the allowed values/);
+  await expect(page).toHaveURL(/\/runs\/new$/);
+
+  await curves.fill('X25519, P-256');
   await page.getByTestId('start-run').click();
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
   const id = page.url().split('/').pop()!;
@@ -91,6 +100,7 @@ test('TLS fields: CA, SNI, client certificate and key, minimum version; the key 
     server_name: 'localhost',
     alpn: 'http/1.1',
     min_version: '1.3',
+    curves: ['X25519', 'P-256'],
   });
   expect(text).not.toContain('PRIVATE KEY');
   expect(text).not.toContain(key.split('\n')[1]);

@@ -1421,6 +1421,8 @@ export interface components {
                 min_version?: "1.0" | "1.1" | "1.2" | "1.3";
                 /** @description Turn TLS session resumption off: every new connection makes a full handshake. */
                 no_resumption?: boolean;
+                /** @description Key exchange groups offered, most preferred first. Default Go's, led by the hybrid post-quantum X25519MLKEM768 as browsers do; fortio offers X25519 and the NIST curves, whose handshakes cost the client less CPU. */
+                curves?: ("X25519MLKEM768" | "SecP256r1MLKEM768" | "SecP384r1MLKEM1024" | "X25519" | "P-256" | "P-384" | "P-521")[];
             };
             grpc?: {
                 /**

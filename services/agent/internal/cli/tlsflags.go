@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
 )
@@ -16,6 +17,7 @@ import (
 type tlsFlags struct {
 	caCert, cert, key string
 	sni, alpn, minVer string
+	curves            string
 	noResumption      bool
 	httpsInsecure     bool
 }
@@ -30,6 +32,8 @@ func addTLSFlags(fs *flag.FlagSet, t *tlsFlags) {
 	fs.StringVar(&t.alpn, "alpn", "", "protocol offered over TLS: http/1.1 (default) or h2 (the same as -h2)")
 	fs.StringVar(&t.minVer, "tls-min", "", "lowest TLS version accepted: 1.0, 1.1, 1.2 (default) or 1.3")
 	fs.BoolVar(&t.noResumption, "no-tls-resumption", false, "turn TLS session resumption off: every new connection makes a full handshake")
+	fs.StringVar(&t.curves, "curves", "", "key exchange groups to offer, comma-separated, most preferred first: "+strings.Join(spec.TLSCurveNames, ", ")+
+		" (default Go's, led by X25519MLKEM768; fortio offers X25519 and the NIST curves)")
 }
 
 // settings reads the files named by the flags into the spec's TLS
@@ -39,6 +43,9 @@ func (t *tlsFlags) settings() (*spec.TLSSettings, error) {
 		return nil, nil
 	}
 	s := &spec.TLSSettings{ServerName: t.sni, ALPN: t.alpn, MinVersion: t.minVer, NoResumption: t.noResumption}
+	if t.curves != "" {
+		s.Curves = strings.Split(t.curves, ",")
+	}
 	for _, file := range []struct {
 		flag, name string
 		into       *string
@@ -64,7 +71,8 @@ func withTLSFlags(err error) error {
 	}
 	out := &spec.ValidationError{Errors: slices.Clone(ve.Errors)}
 	for i, fe := range out.Errors {
-		if name := tlsFlagName(fe.Field); name != "" {
+		base, _, _ := strings.Cut(fe.Field, "[") // tls.curves[1] is -curves
+		if name := tlsFlagName(base); name != "" {
 			out.Errors[i].Field = fe.Field + " (" + name + ")"
 		}
 	}
@@ -76,7 +84,7 @@ func withTLSFlags(err error) error {
 func tlsFlagName(field string) string {
 	switch field {
 	case "tls":
-		return "-cacert/-cert/-key/-sni/-alpn/-tls-min/-no-tls-resumption"
+		return "-cacert/-cert/-key/-sni/-alpn/-tls-min/-no-tls-resumption/-curves"
 	case "tls.ca_cert":
 		return "-cacert"
 	case "tls.client_cert":
@@ -89,6 +97,8 @@ func tlsFlagName(field string) string {
 		return "-alpn"
 	case "tls.min_version":
 		return "-tls-min"
+	case "tls.curves":
+		return "-curves"
 	case "connection_reuse":
 		return "-connection-reuse"
 	}

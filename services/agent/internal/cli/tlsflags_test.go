@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestTLSFlagsToSpec(t *testing.T) {
 	t.Parallel()
 	cert, key, _ := testcert.Write(t)
 	_, s, _, err := parseLoad([]string{"-cacert", cert, "-cert", cert, "-key", key, "-sni", "example.test",
-		"-alpn", "h2", "-tls-min", "1.3", "-no-tls-resumption", "-https-insecure", "https://h/"}, io.Discard)
+		"-alpn", "h2", "-tls-min", "1.3", "-no-tls-resumption", "-https-insecure", "-curves", "X25519,P-256", "https://h/"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,6 +26,7 @@ func TestTLSFlagsToSpec(t *testing.T) {
 	keyPEM, _ := os.ReadFile(key)
 	if ts == nil || ts.CACert != string(pem) || ts.ClientCert != string(pem) || ts.ClientKey != string(keyPEM) ||
 		ts.ServerName != "example.test" || ts.ALPN != "h2" || ts.MinVersion != "1.3" || !ts.NoResumption ||
+		!slices.Equal(ts.Curves, []string{"X25519", "P-256"}) ||
 		!s.Insecure || !s.HTTP2() {
 		t.Fatalf("%+v insecure %v h2 %v", ts, s.Insecure, s.HTTP2())
 	}
@@ -60,6 +62,8 @@ func TestTLSFlagsRejected(t *testing.T) {
 		{[]string{"-cert", otherCert, "-key", key, "https://h/"}, "tls.client_key (-key): does not match tls.client_cert"},
 		{[]string{"-cert", junk, "-key", key, "https://h/"}, "tls.client_cert (-cert): holds no PEM certificate"},
 		{[]string{"-tls-min", "1.4", "https://h/"}, "tls.min_version (-tls-min): must be 1.0, 1.1, 1.2 or 1.3"},
+		{[]string{"-curves", "X25519,x448", "https://h/"}, `tls.curves[1] (-curves): "x448" is not a key exchange group: want one of X25519MLKEM768,`},
+		{[]string{"-curves", "P-256,P-256", "https://h/"}, `tls.curves[1] (-curves): "P-256" is listed twice`},
 		{[]string{"-alpn", "spdy", "https://h/"}, "tls.alpn (-alpn): must be h2 or http/1.1"},
 		{[]string{"-alpn", "http/1.1", "-h2", "https://h/"}, "tls.alpn (-alpn): is http/1.1 but h2 is set"},
 		{[]string{"-sni", "a b", "https://h/"}, "tls.server_name (-sni)"},

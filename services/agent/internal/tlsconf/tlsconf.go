@@ -1,7 +1,7 @@
 // Package tlsconf builds the TLS client configuration of an https:// or
 // grpcs:// run from its spec (Insecure and spec.TLSSettings): the roots
 // that verify the server, the client certificate for mTLS, SNI, the
-// minimum version and the session cache. The protocol clients (httpclient,
+// minimum version, the key exchange groups and the session cache. The protocol clients (httpclient,
 // h2client for h2 and HTTP/3, grpcclient) add their ALPN protocol to it;
 // HTTP/3 raises the minimum to TLS 1.3.
 package tlsconf
@@ -38,6 +38,13 @@ func Config(s spec.Spec) (*tls.Config, error) {
 	}
 	cfg.MinVersion = v
 	cfg.ServerName = t.ServerName
+	for _, name := range t.Curves {
+		id, ok := spec.TLSCurve(name)
+		if !ok {
+			return nil, fmt.Errorf("tls.curves: unknown key exchange group %q", name)
+		}
+		cfg.CurvePreferences = append(cfg.CurvePreferences, id)
+	}
 	if t.NoResumption {
 		cfg.ClientSessionCache = nil
 		cfg.SessionTicketsDisabled = true

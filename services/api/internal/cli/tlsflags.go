@@ -22,12 +22,13 @@ type tlsFlags struct {
 	httpsInsecure     bool
 	caCert, cert, key string
 	sni, alpn, minVer string
+	curves            string
 	noResumption      bool
 }
 
 // tlsFlagNames returns the flag names register defines.
 func tlsFlagNames() []string {
-	return []string{"https-insecure", "cacert", "cert", "key", "sni", "alpn", "tls-min", "no-tls-resumption"}
+	return []string{"https-insecure", "cacert", "cert", "key", "sni", "alpn", "tls-min", "no-tls-resumption", "curves"}
 }
 
 func (t *tlsFlags) register(fs *flag.FlagSet) {
@@ -39,6 +40,7 @@ func (t *tlsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.alpn, "alpn", "", "protocol offered over TLS: http/1.1 (default) or h2 (the same as -h2); not for gRPC")
 	fs.StringVar(&t.minVer, "tls-min", "", "lowest TLS version accepted: 1.0, 1.1, 1.2 (default) or 1.3")
 	fs.BoolVar(&t.noResumption, "no-tls-resumption", false, "turn TLS session resumption off: every new connection makes a full handshake")
+	fs.StringVar(&t.curves, "curves", "", "key exchange groups to offer, comma-separated, most preferred first: "+strings.Join(spec.TLSCurveNames, ", ")+" (default Go's)")
 }
 
 // check refuses, before any file is read, what the flags alone say is
@@ -53,6 +55,13 @@ func (t *tlsFlags) check(set map[string]bool, grpc, h2 bool) error {
 	if set["tls-min"] {
 		if _, ok := spec.TLSVersion(t.minVer); !ok || t.minVer == "" {
 			return fmt.Errorf("-tls-min %q: want 1.0, 1.1, 1.2 or 1.3", t.minVer)
+		}
+	}
+	if set["curves"] {
+		for c := range strings.SplitSeq(t.curves, ",") {
+			if _, ok := spec.TLSCurve(c); !ok {
+				return fmt.Errorf("-curves: %q is not a key exchange group: want one of %s", c, strings.Join(spec.TLSCurveNames, ", "))
+			}
 		}
 	}
 	if set["alpn"] {
@@ -103,6 +112,9 @@ func (t *tlsFlags) apply(sp map[string]any, set map[string]bool) error {
 	}
 	if set["no-tls-resumption"] {
 		fields["no_resumption"] = t.noResumption
+	}
+	if set["curves"] {
+		fields["curves"] = strings.Split(t.curves, ",")
 	}
 	if len(fields) == 0 {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestTLSFlagsToSpec(t *testing.T) {
 	cert, key, _ := testcert.Write(t)
 	certPEM, keyPEM := readTestFile(t, cert), readTestFile(t, key)
 	f, err := parseRunFlags([]string{"--url", "https://t/", "-cacert", cert, "-cert", cert, "-key", key, "-sni", "example.test",
-		"-alpn", "h2", "-tls-min", "1.3", "-no-tls-resumption", "-https-insecure"}, &bytes.Buffer{})
+		"-alpn", "h2", "-tls-min", "1.3", "-no-tls-resumption", "-https-insecure", "-curves", "X25519,P-256"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +31,10 @@ func TestTLSFlagsToSpec(t *testing.T) {
 	tl, _ := b.Spec["tls"].(map[string]any)
 	want := map[string]any{"ca_cert": certPEM, "client_cert": certPEM, "client_key": keyPEM, "server_name": "example.test",
 		"alpn": "h2", "min_version": "1.3", "no_resumption": true}
+	if c, _ := tl["curves"].([]string); !slices.Equal(c, []string{"X25519", "P-256"}) {
+		t.Errorf("tls.curves = %#v, want X25519, P-256", tl["curves"])
+	}
+	delete(tl, "curves")
 	if len(tl) != len(want) {
 		t.Errorf("tls %v, want the %d fields %v", tl, len(want), want)
 	}
@@ -103,6 +108,7 @@ func TestTLSFlagsRejected(t *testing.T) {
 		{[]string{"-cert", junk, "-key", key}, "-cert " + junk + ": holds no PEM certificate"},
 		{[]string{"-cert", cert, "-key", cert}, "-key " + cert + ": holds no PEM private key"},
 		{[]string{"-tls-min", "1.4"}, `-tls-min "1.4": want 1.0, 1.1, 1.2 or 1.3`},
+		{[]string{"-curves", "X25519,,P-256"}, `-curves: "" is not a key exchange group: want one of X25519MLKEM768,`},
 		{[]string{"-tls-min", ""}, `-tls-min "": want 1.0, 1.1, 1.2 or 1.3`},
 		{[]string{"-alpn", "spdy/3"}, `-alpn "spdy/3": want h2 or http/1.1`},
 		{[]string{"-alpn", "http/1.1", "-h2"}, "-alpn http/1.1 and -h2 exclude each other"},

@@ -86,6 +86,8 @@ describe('mapProblemFields', () => {
   it('names a list item by position when the sent body is unknown', () => {
     expect(mapProblemFields([{ field: 'thresholds[2]', message: 'is empty' }]).fields).toEqual({ thresholds: 'item 3: is empty' });
     expect(mapProblemFields([{ field: 'thresholds[0]', message: 'too long' }], 'run', { thresholds: ['x'] }).fields).toEqual({ thresholds: '“x”: too long' });
+    const curves = mapProblemFields([{ field: 'spec.tls.curves[1]', message: 'is not allowed' }], 'run', { spec: { tls: { curves: ['P-256', 'x448'] as never } } });
+    expect(curves.fields).toEqual({ 'tls.curves': '“x448”: is not allowed' });
   });
 
   it('maps the name of a test body to the test name', () => {

@@ -64,16 +64,21 @@ export function mapProblemFields(errors: readonly FieldError[], body: 'run' | 't
 
 /** The parts of the sent body whose list items an error may point at. */
 export interface SentBody {
-  spec?: Pick<RunSpec, 'headers' | 'percentiles'>;
+  spec?: Pick<RunSpec, 'headers' | 'percentiles' | 'tls'>;
   thresholds?: string[];
 }
 
 /** itemOf names the list item or map key a path ends in: `“X-Id: 1”: `, `team: `. */
 function itemOf(path: string, sent?: SentBody): string {
-  const idx = /^spec\.(headers|percentiles)\[(\d+)\]$/.exec(path) ?? /^(thresholds)\[(\d+)\]$/.exec(path);
+  const idx = /^spec\.(headers|percentiles|tls\.curves)\[(\d+)\]$/.exec(path) ?? /^(thresholds)\[(\d+)\]$/.exec(path);
   if (idx) {
-    const list: readonly unknown[] | undefined =
-      idx[1] === 'thresholds' ? sent?.thresholds : idx[1] === 'headers' ? sent?.spec?.headers : sent?.spec?.percentiles;
+    const lists: Record<string, readonly unknown[] | undefined> = {
+      thresholds: sent?.thresholds,
+      headers: sent?.spec?.headers,
+      percentiles: sent?.spec?.percentiles,
+      'tls.curves': sent?.spec?.tls?.curves,
+    };
+    const list = lists[idx[1]!];
     const i = Number(idx[2]);
     const item = list?.[i];
     return item !== undefined ? `“${String(item)}”: ` : `item ${i + 1}: `;

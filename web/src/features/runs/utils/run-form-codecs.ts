@@ -112,6 +112,14 @@ export const codecs = {
     },
     from: (v) => list(v).join('\n'),
   } satisfies Codec<string>,
+  /** Comma- or space-separated words, in order; none is left out. */
+  wordList: {
+    to: (raw) => {
+      const words = raw.split(/[\s,]+/).filter(Boolean);
+      return words.length > 0 ? words : undefined;
+    },
+    from: (v) => list(v).join(', '),
+  } satisfies Codec<string>,
   /** "Name: value" per line. */
   headerLines: {
     to: (raw, fail) => {

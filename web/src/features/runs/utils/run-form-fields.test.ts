@@ -37,7 +37,7 @@ describe('the New run form field table', () => {
         'max_requests_per_connection',
         'unix_socket',
       ],
-      tls: ['insecure', 'tls.ca_cert', 'tls.client_cert', 'tls.client_key', 'tls.server_name', 'tls.alpn', 'tls.min_version', 'tls.no_resumption'],
+      tls: ['insecure', 'tls.ca_cert', 'tls.client_cert', 'tls.client_key', 'tls.server_name', 'tls.alpn', 'tls.min_version', 'tls.no_resumption', 'tls.curves'],
       more: ['more'],
     });
   });

@@ -28,7 +28,7 @@ export const runFormSections = {
   tls: {
     title: 'TLS',
     collapsed: true,
-    opensWhenSet: ['insecure', 'tls.ca_cert', 'tls.client_cert', 'tls.client_key', 'tls.server_name', 'tls.alpn', 'tls.min_version', 'tls.no_resumption'],
+    opensWhenSet: ['insecure', 'tls.ca_cert', 'tls.client_cert', 'tls.client_key', 'tls.server_name', 'tls.alpn', 'tls.min_version', 'tls.no_resumption', 'tls.curves'],
   },
   grpc: { title: 'gRPC', collapsed: false, opensWhenSet: [] },
   distribution: { title: 'Distribution', collapsed: false, opensWhenSet: [] },
@@ -238,6 +238,12 @@ export const runFormFields = [
     hint: 'Lowest version accepted (-tls-min); HTTP/3 is always 1.3',
   },
   { ...check('tls.no_resumption', 'tls', 'No session resumption', 'Handshakes', 'Every new connection makes a full handshake (-no-tls-resumption)'), placement: 'tls' as const },
+  text('tls.curves', 'tls', 'Key exchange groups', {
+    codec: codecs.wordList,
+    placement: 'tls',
+    hint: 'Offered in this order (-curves), e.g. X25519, P-256 as fortio does; default Go’s, led by X25519MLKEM768',
+    props: { placeholder: 'X25519MLKEM768, X25519, P-256', autoComplete: 'off', spellCheck: false },
+  }),
   select(
     'grpc.mode',
     'grpc',

@@ -297,9 +297,19 @@ describe('the TLS inputs', () => {
       'tls.alpn': 'h2',
       'tls.min_version': '1.3',
       'tls.no_resumption': true,
+      'tls.curves': ' X25519,P-256  P-384 ',
     }).run.spec;
     expect(spec.insecure).toBe(true);
-    expect(spec.tls).toEqual({ ca_cert: ca, client_cert: ca, client_key: key, server_name: 'sni.example.test', alpn: 'h2', min_version: '1.3', no_resumption: true });
+    expect(spec.tls).toEqual({
+      ca_cert: ca,
+      client_cert: ca,
+      client_key: key,
+      server_name: 'sni.example.test',
+      alpn: 'h2',
+      min_version: '1.3',
+      no_resumption: true,
+      curves: ['X25519', 'P-256', 'P-384'],
+    });
   });
 
   it('leave out ALPN where the protocol sets it (gRPC, HTTP/3)', () => {
@@ -314,14 +324,14 @@ describe('the TLS inputs', () => {
       project_id: 'p',
       name: 'mtls',
       description: '',
-      spec: { url: 'https://example.test/', qps: 10, tls: { ca_cert: ca, client_cert: redactedValue, client_key: redactedValue, min_version: '1.3' } },
+      spec: { url: 'https://example.test/', qps: 10, tls: { ca_cert: ca, client_cert: redactedValue, client_key: redactedValue, min_version: '1.3', curves: ['X25519', 'P-256'] } },
       thresholds: [],
       labels: {},
       created_at: '2025-01-01T00:00:00Z',
       updated_at: '2025-01-01T00:00:00Z',
     };
     const state = formFromTest(test);
-    expect(state).toMatchObject({ 'tls.ca_cert': ca, 'tls.client_cert': redactedValue, 'tls.client_key': redactedValue, 'tls.min_version': '1.3', more: '' });
+    expect(state).toMatchObject({ 'tls.ca_cert': ca, 'tls.client_cert': redactedValue, 'tls.client_key': redactedValue, 'tls.min_version': '1.3', 'tls.curves': 'X25519, P-256', more: '' });
     const same = toRunRequest(state, 'default');
     if (!same.ok) throw new Error('unexpected errors');
     expect(asStoredTestRun(same.run, test)).toEqual({ project: 'default', test: test.id, source: 'ui' });
