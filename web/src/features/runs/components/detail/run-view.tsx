@@ -7,10 +7,9 @@ import type { Schemas } from '@/lib/api-client';
 import { isTerminal } from '@/lib/run-status';
 import { useNow } from '@/lib/use-now';
 import { useRun } from '../../api/get-run';
-import { runFortioHistogramQuery } from '../../api/get-run-fortio-result';
 import { useRunResult } from '../../api/get-run-result';
-import { runTimelineQuery } from '../../api/get-run-timeline';
 import { useRunIntervals } from '../../api/list-run-intervals';
+import { prefetchEndedRun } from '../../api/prefetch-run';
 import { useRunEvents } from '../../api/run-events';
 import { failureAdvice } from '../../utils/failure';
 import { isImported } from '../../utils/imported';
@@ -80,15 +79,13 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
   const intervals = useRunIntervals(runId, live === 'unavailable' && !ended, !imported);
   const result = useRunResult(runId, ended);
   const now = useNow(1_000, !ended);
-  // A native run's histogram and timeline are asked for as soon as its result is there, not
-  // once the charts above them have drawn the seconds (on an hour-long run, 150 ms later).
+  // A native run's histogram and timeline are asked for as soon as it has ended (here for a
+  // run that ends while watched; the route's loader asks for one that had ended already).
   const qc = useQueryClient();
-  const known = !!run.data;
+  const source = run.data?.source;
   useEffect(() => {
-    if (!known || !ended || imported) return;
-    void qc.prefetchQuery(runFortioHistogramQuery(runId));
-    void qc.prefetchQuery(runTimelineQuery(runId, true));
-  }, [qc, runId, known, ended, imported]);
+    if (source !== undefined && status !== undefined) prefetchEndedRun(qc, { id: runId, status, source });
+  }, [qc, runId, status, source]);
 
   if (run.isPending) return <Loading />;
   if (run.error) return <ErrorState error={run.error} retry={() => run.refetch()} />;

@@ -1,0 +1,71 @@
+import { QueryClient } from '@tanstack/react-query';
+import { api } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
+import { prefetchRunPage } from './prefetch-run';
+
+type Init = { params: { path: { run: string }; query?: Record<string, unknown> } };
+
+/** stubApi answers each path after the given delay (ms), recording when each read began. */
+function stubApi(status: string, source = 'run', delays: Record<string, number> = {}) {
+  const began: string[] = [];
+  vi.spyOn(api, 'GET').mockImplementation((async (path: string, init: Init) => {
+    const format = init.params.query?.format;
+    began.push(path === '/runs/{run}/result' ? `${path}?${String(format)}` : path);
+    await new Promise((r) => setTimeout(r, delays[path] ?? 0));
+    const ok = (data: unknown) => ({ data, response: new Response(null, { status: 200 }) });
+    switch (path) {
+      case '/runs/{run}':
+        return ok({ id: init.params.path.run, status, source, spec: {} });
+      case '/runs/{run}/intervals':
+      case '/runs/{run}/shards/intervals':
+        return ok({ items: [] });
+      default:
+        return ok({ path });
+    }
+  }) as never);
+  return began;
+}
+
+async function settle(qc: QueryClient) {
+  for (let i = 0; i < 20 && qc.isFetching() > 0; i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+describe('prefetchRunPage', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('reads the run and its seconds at once, then an ended run’s result, histogram and timeline', async () => {
+    const began = stubApi('completed', 'run', { '/runs/{run}': 20 });
+    const qc = new QueryClient();
+    prefetchRunPage(qc, 'r1', new URLSearchParams());
+    // Before the run answers, its seconds are already asked for, and nothing that needs the run is.
+    expect(began).toEqual(['/runs/{run}/intervals', '/runs/{run}']);
+    await settle(qc);
+    expect(began.slice(2).sort()).toEqual(['/runs/{run}/result?barrage', '/runs/{run}/result?fortio', '/runs/{run}/timeline']);
+    expect(qc.getQueryData(runKeys.detail('r1'))).toMatchObject({ id: 'r1', status: 'completed' });
+    expect(qc.getQueryData(runKeys.intervals('r1'))).toEqual([]);
+    expect(qc.getQueryData(runKeys.result('r1'))).toEqual({ path: '/runs/{run}/result' });
+  });
+
+  it('reads no result of a running run, and no histogram of an imported one', async () => {
+    let began = stubApi('running');
+    let qc = new QueryClient();
+    prefetchRunPage(qc, 'r2', new URLSearchParams());
+    await settle(qc);
+    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/intervals']);
+    vi.restoreAllMocks();
+    began = stubApi('completed', 'import');
+    qc = new QueryClient();
+    prefetchRunPage(qc, 'r3', new URLSearchParams());
+    await settle(qc);
+    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/intervals', '/runs/{run}/result?barrage']);
+  });
+
+  it('reads the per-shard seconds only when the link has the per-agent lines on', async () => {
+    const began = stubApi('running');
+    const qc = new QueryClient();
+    prefetchRunPage(qc, 'r4', new URLSearchParams('agents=on'));
+    await settle(qc);
+    expect(began).toContain('/runs/{run}/shards/intervals');
+    expect(qc.getQueryData(runKeys.shardIntervals('r4'))).toEqual([]);
+  });
+});

@@ -1,0 +1,44 @@
+import type { QueryClient } from '@tanstack/react-query';
+import type { Schemas } from '@/lib/api-client';
+import { isTerminal } from '@/lib/run-status';
+import { isImported } from '../utils/imported';
+import { readParam, viewParams } from '../utils/view-params';
+import { runQuery } from './get-run';
+import { runFortioHistogramQuery } from './get-run-fortio-result';
+import { runResultQuery } from './get-run-result';
+import { runTimelineQuery } from './get-run-timeline';
+import { runIntervalsQuery } from './list-run-intervals';
+import { runShardIntervalsQuery } from './list-run-shard-intervals';
+
+/**
+ * prefetchEndedRun asks for what an ended native run's page shows below its
+ * charts (the histogram and the request timeline) as soon as the run is
+ * known to have ended, not once the charts above them have drawn.
+ */
+export function prefetchEndedRun(qc: QueryClient, run: Pick<Schemas['Run'], 'id' | 'status' | 'source'>): void {
+  if (!isTerminal(run.status) || isImported(run)) return;
+  void qc.prefetchQuery(runFortioHistogramQuery(run.id));
+  void qc.prefetchQuery(runTimelineQuery(run.id, true));
+}
+
+/**
+ * prefetchRunPage starts the run page's reads at navigation (the route's
+ * loader in app/router.tsx), beside the sign-in check and the page's own
+ * code rather than after both: the run and its seconds at once, then, when
+ * the run has ended, its result and what prefetchEndedRun reads; the
+ * per-shard seconds too when the link has the per-agent lines on. The page's
+ * queries find them in the cache under the same keys. Errors are left to the
+ * page, which asks again and shows them.
+ */
+export function prefetchRunPage(qc: QueryClient, runId: string, search: URLSearchParams): void {
+  void qc.prefetchQuery(runIntervalsQuery(runId));
+  if (readParam(search, viewParams.agents, ['on', 'off'] as const) === 'on') void qc.prefetchQuery(runShardIntervalsQuery(runId));
+  void qc
+    .fetchQuery(runQuery(runId, true))
+    .then((run) => {
+      if (!isTerminal(run.status)) return;
+      void qc.prefetchQuery(runResultQuery(runId, true));
+      prefetchEndedRun(qc, run);
+    })
+    .catch(() => undefined);
+}
