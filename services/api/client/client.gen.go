@@ -2550,8 +2550,11 @@ type ListRunShardIntervalsParams struct {
 	// From The first second wanted (seconds since the run's start).
 	From *int `form:"from,omitempty" json:"from,omitempty"`
 
-	// Limit The most seconds returned (each with one row per shard that reported it).
+	// Limit The most seconds returned (each with one row per shard that reported it); with `step` above 1, the most windows.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Step Seconds per row, for a long run's overview: each shard's seconds in the window [second, second + step), the windows aligned to multiples of step, become one row whose `second` is the window's start. Counts and errors are the window's sums; qps and cpu_used their mean over the seconds the shard reported; the percentiles and cpu_cores their largest second's, so a peak stays visible. A page then covers `limit` × `step` seconds from `from` rounded down to a window's start. 1 (the default) gives every second.
+	Step *int `form:"step,omitempty" json:"step,omitempty"`
 }
 
 // GetRunTimelineParams defines parameters for GetRunTimeline.
@@ -7399,6 +7402,18 @@ func NewListRunShardIntervalsRequest(server string, run RunPath, params *ListRun
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Step != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "step", *params.Step, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -4085,8 +4085,10 @@ export interface operations {
             query?: {
                 /** @description The first second wanted (seconds since the run's start). */
                 from?: number;
-                /** @description The most seconds returned (each with one row per shard that reported it). */
+                /** @description The most seconds returned (each with one row per shard that reported it); with `step` above 1, the most windows. */
                 limit?: number;
+                /** @description Seconds per row, for a long run's overview: each shard's seconds in the window [second, second + step), the windows aligned to multiples of step, become one row whose `second` is the window's start. Counts and errors are the window's sums; qps and cpu_used their mean over the seconds the shard reported; the percentiles and cpu_cores their largest second's, so a peak stays visible. A page then covers `limit` × `step` seconds from `from` rounded down to a window's start. 1 (the default) gives every second. */
+                step?: number;
             };
             header?: never;
             path: {
@@ -4096,7 +4098,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The rows of up to `limit` seconds from `from` on. */
+            /** @description The rows of up to `limit` seconds (or windows) from `from` on. */
             200: {
                 headers: {
                     [name: string]: unknown;

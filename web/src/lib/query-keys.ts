@@ -36,7 +36,9 @@ export const runKeys = {
   timeline: (id: string) => [...runKeys.detail(id), 'timeline'] as const,
   shards: (id: string) => [...runKeys.detail(id), 'shards'] as const,
   /** A run's per-shard seconds (GET /runs/{run}/shards/intervals), which the live stream also writes. */
-  shardIntervals: (id: string) => [...runKeys.detail(id), 'shard-intervals'] as const,
+  /** A step above 1 keys an ended run's overview in windows apart from the live per-second rows. */
+  shardIntervals: (id: string, step = 1) =>
+    step > 1 ? ([...runKeys.detail(id), 'shard-intervals', step] as const) : ([...runKeys.detail(id), 'shard-intervals'] as const),
   /**
    * A run's seconds. The run page's full series, which the live stream also
    * writes, is intervals(id); a read capped at maxPages pages (the compare

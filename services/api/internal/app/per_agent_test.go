@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -77,6 +78,10 @@ func TestPerAgentSeriesOnTwoAgents(t *testing.T) { // serial: see heavyTests
 		t.Errorf("limit=1 page: %d rows, next_from %v; want second %d's rows and next %d", len(one.Items), one.NextFrom, merged[0].Second, merged[1].Second)
 	}
 
+	// Windows of 2 seconds fold each shard's seconds: counts add up, the
+	// rate is their mean, the p99 their largest.
+	checkShardWindows(t, e, id, page.Items)
+
 	// The live stream replays each second with its shards.
 	stream, err := e.readEvents(context.Background(), id, "", 20*time.Second, nil)
 	if err != nil {
@@ -108,7 +113,61 @@ func TestPerAgentSeriesOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	if status, _, raw := e.do(t, http.MethodGet, "/runs/"+id+"/shards/intervals", other, nil); status != http.StatusNotFound {
 		t.Errorf("another project's admin got %d %s, want 404", status, raw)
 	}
-	if status, _, raw := e.do(t, http.MethodGet, "/runs/"+id+"/shards/intervals?limit=0", e.AdminToken, nil); status != http.StatusUnprocessableEntity {
-		t.Errorf("limit=0 got %d %s, want 422", status, raw)
+	for _, q := range []string{"limit=0", "step=0", "step=3601"} {
+		if status, _, raw := e.do(t, http.MethodGet, "/runs/"+id+"/shards/intervals?"+q, e.AdminToken, nil); status != http.StatusUnprocessableEntity {
+			t.Errorf("%s got %d %s, want 422", q, status, raw)
+		}
 	}
+}
+
+// checkShardWindows reads the run's shard series in windows of 2 seconds and
+// checks each row against the per-second rows secs it folds.
+func checkShardWindows(t *testing.T, e *apiEnv, id string, secs []client.ShardInterval) {
+	t.Helper()
+	type key struct{ window, shard int }
+	want := map[key]client.ShardInterval{}
+	seconds := map[key]int{}
+	for _, r := range secs {
+		k := key{r.Second / 2 * 2, r.Shard}
+		w := want[k]
+		w.Second, w.Shard, w.AgentName = k.window, k.shard, r.AgentName
+		w.Count += r.Count
+		w.Errors += r.Errors
+		w.Qps += r.Qps
+		w.ServiceP99Us = max(w.ServiceP99Us, r.ServiceP99Us)
+		w.LagP99Us = max(w.LagP99Us, r.LagP99Us)
+		w.CpuCores = max(w.CpuCores, r.CpuCores)
+		want[k] = w
+		seconds[k]++
+	}
+	got := decode[client.ShardIntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards/intervals?step=2", e.AdminToken, nil))
+	if len(got.Items) != len(want) || got.NextFrom != nil {
+		t.Fatalf("step=2: %d rows, next_from %v; want %d (one per shard and window) and none", len(got.Items), got.NextFrom, len(want))
+	}
+	for _, r := range got.Items {
+		k := key{r.Second, r.Shard}
+		w, ok := want[k]
+		switch {
+		case !ok || r.Second%2 != 0:
+			t.Errorf("step=2: row of second %d shard %d is no window of the seconds", r.Second, r.Shard)
+		case r.Count != w.Count || r.Errors != w.Errors || r.AgentName != w.AgentName:
+			t.Errorf("window %d shard %d: count %d errors %d agent %q, want %d, %d, %q", r.Second, r.Shard, r.Count, r.Errors, r.AgentName, w.Count, w.Errors, w.AgentName)
+		case math.Abs(r.Qps-w.Qps/float64(seconds[k])) > 1e-6 || r.ServiceP99Us != w.ServiceP99Us || r.LagP99Us != w.LagP99Us || r.CpuCores != w.CpuCores:
+			t.Errorf("window %d shard %d: qps %.3f p99 %.0f lag p99 %.0f cores %v; want the mean %.3f and the largest %.0f, %.0f, %v",
+				r.Second, r.Shard, r.Qps, r.ServiceP99Us, r.LagP99Us, r.CpuCores, w.Qps/float64(seconds[k]), w.ServiceP99Us, w.LagP99Us, w.CpuCores)
+		}
+	}
+	// A page of one window from an odd second starts at its window and names the next.
+	one := decode[client.ShardIntervalPage](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/"+id+"/shards/intervals?step=2&limit=1&from=1", e.AdminToken, nil))
+	if one.NextFrom == nil || *one.NextFrom != 2 || len(one.Items) == 0 || one.Items[0].Second != 0 || one.Items[len(one.Items)-1].Second != 0 {
+		t.Errorf("step=2 limit=1 from=1: %d rows from second %v, next_from %v; want window 0's rows and next 2", len(one.Items), firstSecond(one.Items), one.NextFrom)
+	}
+}
+
+// firstSecond is the second of the first row, or -1 without rows.
+func firstSecond(rows []client.ShardInterval) int {
+	if len(rows) == 0 {
+		return -1
+	}
+	return rows[0].Second
 }

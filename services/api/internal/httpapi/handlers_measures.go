@@ -47,7 +47,11 @@ func (s *server) ListRunShardIntervals(ctx context.Context, req ListRunShardInte
 	if req.Params.Limit != nil {
 		limit = *req.Params.Limit
 	}
-	list, next, err := s.svc.Measures.ShardSeconds(ctx, principal(ctx), req.Run, deref(req.Params.From), limit)
+	step := 1
+	if req.Params.Step != nil {
+		step = *req.Params.Step
+	}
+	list, next, err := s.svc.Measures.ShardSeconds(ctx, principal(ctx), req.Run, deref(req.Params.From), limit, step)
 	if err != nil {
 		return nil, err
 	}

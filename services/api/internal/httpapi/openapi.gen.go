@@ -2548,8 +2548,11 @@ type ListRunShardIntervalsParams struct {
 	// From The first second wanted (seconds since the run's start).
 	From *int `form:"from,omitempty" json:"from,omitempty"`
 
-	// Limit The most seconds returned (each with one row per shard that reported it).
+	// Limit The most seconds returned (each with one row per shard that reported it); with `step` above 1, the most windows.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Step Seconds per row, for a long run's overview: each shard's seconds in the window [second, second + step), the windows aligned to multiples of step, become one row whose `second` is the window's start. Counts and errors are the window's sums; qps and cpu_used their mean over the seconds the shard reported; the percentiles and cpu_cores their largest second's, so a peak stays visible. A page then covers `limit` × `step` seconds from `from` rounded down to a window's start. 1 (the default) gives every second.
+	Step *int `form:"step,omitempty" json:"step,omitempty"`
 }
 
 // GetRunTimelineParams defines parameters for GetRunTimeline.
@@ -4330,6 +4333,14 @@ func (siw *ServerInterfaceWrapper) ListRunShardIntervals(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "step" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "step", c.Request.URL.Query(), &params.Step, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter step: %w", err), http.StatusBadRequest)
 		return
 	}
 

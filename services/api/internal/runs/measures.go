@@ -45,6 +45,10 @@ type MeasureStore interface {
 	// seconds of a run from second from on, by second then shard, and the
 	// next page's from (-1 when none is stored after them).
 	RunShardSeconds(ctx context.Context, runID uuid.UUID, from, limit int) ([]ShardSecond, int, error)
+	// RunShardWindows returns a row per shard and window of step seconds
+	// (Watch.ShardWindows) for the seconds in [from, to), and whether any
+	// second is stored from to on.
+	RunShardWindows(ctx context.Context, runID uuid.UUID, from, to, step int) ([]ShardSecond, bool, error)
 	// RunResult returns a run's merged result; NotFound until it has one.
 	RunResult(ctx context.Context, runID uuid.UUID) (Result, error)
 	// RunTimeline returns a run's merged timeline; NotFound when it has none.

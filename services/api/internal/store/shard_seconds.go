@@ -54,6 +54,11 @@ func (s *Store) RunShardSeconds(ctx context.Context, runID uuid.UUID, from, limi
 	if err != nil {
 		return nil, 0, fmt.Errorf("read shard seconds of run %s: %w", runID, err)
 	}
+	return shardSecondsOut(rows), next, nil
+}
+
+// shardSecondsOut turns the rows read into the runs package's type.
+func shardSecondsOut(rows []shardSecondRow) []runs.ShardSecond {
 	out := make([]runs.ShardSecond, len(rows))
 	for i, r := range rows {
 		out[i] = runs.ShardSecond{Second: r.Second, Shard: r.Shard, AgentName: r.AgentName, ShardFigures: runs.ShardFigures{
@@ -61,5 +66,34 @@ func (s *Store) RunShardSeconds(ctx context.Context, runID uuid.UUID, from, limi
 			ResponseP99US: r.ResponseP99US, LagP99US: r.LagP99US, CPUUsed: r.CPUUsed, CPUCores: r.CPUCores,
 		}}
 	}
-	return out, next, nil
+	return out
+}
+
+// RunShardWindows implements runs.Store: the per-(second, shard) figures of
+// RunShardSeconds, folded into windows of step seconds.
+func (s *Store) RunShardWindows(ctx context.Context, runID uuid.UUID, from, to, step int) ([]runs.ShardSecond, bool, error) {
+	var rows []shardSecondRow
+	err := s.conn(ctx).Raw(`WITH secs AS (
+		SELECT p.second, p.shard, sum(p.count) AS count, sum(p.errors) AS errors, sum(p.qps) AS qps,
+			max(p.service_p50_us) AS service_p50_us, max(p.service_p99_us) AS service_p99_us,
+			max(p.response_p99_us) AS response_p99_us, max(p.lag_p99_us) AS lag_p99_us,
+			max(p.cpu_used) AS cpu_used, max(p.cpu_cores) AS cpu_cores
+		FROM run_snapshots p WHERE p.run_id = ? AND p.second >= ? AND p.second < ?
+		GROUP BY p.second, p.shard)
+		SELECT w.second / ? * ? AS second, w.shard, COALESCE(max(h.agent_name), '') AS agent_name,
+			sum(w.count) AS count, sum(w.errors) AS errors, avg(w.qps) AS qps,
+			max(w.service_p50_us) AS service_p50_us, max(w.service_p99_us) AS service_p99_us,
+			max(w.response_p99_us) AS response_p99_us, max(w.lag_p99_us) AS lag_p99_us,
+			avg(w.cpu_used) AS cpu_used, max(w.cpu_cores) AS cpu_cores
+		FROM secs w LEFT JOIN run_shards h ON h.run_id = ? AND h.shard = w.shard
+		GROUP BY 1, w.shard ORDER BY 1, w.shard`, runID, from, to, step, step, runID).Scan(&rows).Error
+	if err != nil {
+		return nil, false, fmt.Errorf("read shard windows of run %s: %w", runID, err)
+	}
+	var later []int
+	if err := s.conn(ctx).Raw(`SELECT second FROM run_intervals WHERE run_id = ? AND second >= ? ORDER BY second LIMIT 1`,
+		runID, to).Scan(&later).Error; err != nil {
+		return nil, false, fmt.Errorf("read shard windows of run %s: %w", runID, err)
+	}
+	return shardSecondsOut(rows), len(later) == 1, nil
 }

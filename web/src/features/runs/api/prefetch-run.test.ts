@@ -6,16 +6,17 @@ import { prefetchRunPage } from './prefetch-run';
 type Init = { params: { path: { run: string }; query?: Record<string, unknown> } };
 
 /** stubApi answers each path after the given delay (ms), recording when each read began. */
-function stubApi(status: string, source = 'run', delays: Record<string, number> = {}) {
+function stubApi(status: string, source = 'run', delays: Record<string, number> = {}, times: Record<string, string> = {}) {
   const began: string[] = [];
   vi.spyOn(api, 'GET').mockImplementation((async (path: string, init: Init) => {
     const format = init.params.query?.format;
-    began.push(path === '/runs/{run}/result' ? `${path}?${String(format)}` : path);
+    const step = init.params.query?.step;
+    began.push(path === '/runs/{run}/result' ? `${path}?${String(format)}` : step !== undefined ? `${path}?step=${String(step)}` : path);
     await new Promise((r) => setTimeout(r, delays[path] ?? 0));
     const ok = (data: unknown) => ({ data, response: new Response(null, { status: 200 }) });
     switch (path) {
       case '/runs/{run}':
-        return ok({ id: init.params.path.run, status, source, spec: {} });
+        return ok({ id: init.params.path.run, status, source, spec: {}, ...times });
       case '/runs/{run}/intervals':
       case '/runs/{run}/shards/intervals':
         return ok({ items: [] });
@@ -67,5 +68,16 @@ describe('prefetchRunPage', () => {
     await settle(qc);
     expect(began).toContain('/runs/{run}/shards/intervals');
     expect(qc.getQueryData(runKeys.shardIntervals('r4'))).toEqual([]);
+  });
+
+  it('reads an ended hour-long run’s per-shard rows in windows of 6 s, under their own key', async () => {
+    const began = stubApi('completed', 'run', {}, { started_at: '2026-11-28T08:00:00Z', ended_at: '2026-11-28T09:00:00Z' });
+    const qc = new QueryClient();
+    prefetchRunPage(qc, 'r5', new URLSearchParams('agents=on'));
+    await settle(qc);
+    expect(began).toContain('/runs/{run}/shards/intervals?step=6');
+    expect(began).not.toContain('/runs/{run}/shards/intervals');
+    expect(qc.getQueryData(runKeys.shardIntervals('r5', 6))).toEqual([]);
+    expect(qc.getQueryData(runKeys.shardIntervals('r5'))).toBeUndefined();
   });
 });

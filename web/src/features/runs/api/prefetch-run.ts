@@ -8,7 +8,7 @@ import { runFortioHistogramQuery } from './get-run-fortio-result';
 import { runResultQuery } from './get-run-result';
 import { runTimelineQuery } from './get-run-timeline';
 import { runIntervalsQuery } from './list-run-intervals';
-import { runShardIntervalsQuery } from './list-run-shard-intervals';
+import { runShardIntervalsQuery, shardStep } from './list-run-shard-intervals';
 
 /**
  * prefetchEndedRun asks for what an ended native run's page shows below its
@@ -26,16 +26,18 @@ export function prefetchEndedRun(qc: QueryClient, run: Pick<Schemas['Run'], 'id'
  * loader in app/router.tsx), beside the sign-in check and the page's own
  * code rather than after both: the run and its seconds at once, then, when
  * the run has ended, its result and what prefetchEndedRun reads; the
- * per-shard seconds too when the link has the per-agent lines on. The page's
+ * per-shard seconds too, once the run says how wide their rows are
+ * (shardStep), when the link has the per-agent lines on. The page's
  * queries find them in the cache under the same keys. Errors are left to the
  * page, which asks again and shows them.
  */
 export function prefetchRunPage(qc: QueryClient, runId: string, search: URLSearchParams): void {
   void qc.prefetchQuery(runIntervalsQuery(runId));
-  if (readParam(search, viewParams.agents, ['on', 'off'] as const) === 'on') void qc.prefetchQuery(runShardIntervalsQuery(runId));
+  const perAgent = readParam(search, viewParams.agents, ['on', 'off'] as const) === 'on';
   void qc
     .fetchQuery(runQuery(runId, true))
     .then((run) => {
+      if (perAgent) void qc.prefetchQuery(runShardIntervalsQuery(runId, shardStep(run)));
       if (!isTerminal(run.status)) return;
       void qc.prefetchQuery(runResultQuery(runId, true));
       prefetchEndedRun(qc, run);

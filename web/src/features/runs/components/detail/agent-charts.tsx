@@ -77,6 +77,8 @@ function AgentChart({ title, note, lines, rows, domain, format, testId }: ChartP
 
 interface Props {
   runId: string;
+  /** step is the seconds per row read (shardStep): 1 live, wider for an ended long run. */
+  step?: number;
   domain: [number, number];
   /** primary is the latency shown when the URL names none (the run's headline one). */
   primary: LatencyKind;
@@ -87,9 +89,11 @@ interface Props {
  * (shard), from the per-shard seconds (GET /runs/{run}/shards/intervals,
  * kept current by the live stream's shards events). The latency chart draws
  * each agent's p99 of the latency the merged chart shows (its URL toggle).
+ * An ended long run is read in windows of step seconds: each agent's mean
+ * rate and largest p99 of the window.
  */
-export function AgentCharts({ runId, domain, primary }: Props) {
-  const shardRows = useRunShardIntervals(runId, true);
+export function AgentCharts({ runId, step = 1, domain, primary }: Props) {
+  const shardRows = useRunShardIntervals(runId, true, step);
   const [kind] = useViewParam<LatencyKind>(viewParams.latency, latencyKinds, primary);
   const data = shardRows.data;
   const lines = useMemo(() => agentLines(data ?? []), [data]);
@@ -100,8 +104,8 @@ export function AgentCharts({ runId, domain, primary }: Props) {
   if (lines.length === 0) return <Empty>No per-agent figures were recorded for this run.</Empty>;
   return (
     <>
-      <AgentChart title="Requests per second, per agent" note={`${lines.length} agent${lines.length === 1 ? '' : 's'}`} lines={lines} rows={qps} domain={domain} format={formatRate} testId="agent-qps-chart" />
-      <AgentChart title={`Latency p99 per agent, ${kind} time`} note="p99 of each agent's second" lines={lines} rows={p99} domain={domain} format={formatDuration} testId="agent-latency-chart" />
+      <AgentChart title="Requests per second, per agent" note={`${lines.length} agent${lines.length === 1 ? '' : 's'}${step > 1 ? `, mean of ${step}-second windows` : ''}`} lines={lines} rows={qps} domain={domain} format={formatRate} testId="agent-qps-chart" />
+      <AgentChart title={`Latency p99 per agent, ${kind} time`} note={step > 1 ? `largest p99 of each agent's ${step}-second window` : "p99 of each agent's second"} lines={lines} rows={p99} domain={domain} format={formatDuration} testId="agent-latency-chart" />
     </>
   );
 }

@@ -7,6 +7,7 @@ import type { Interval } from '../../utils/intervals';
 import { targetRate, type LatencyKind } from '../../utils/series';
 import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
+import { shardStep } from '../../api/list-run-shard-intervals';
 import { AgentCharts } from './agent-charts';
 import { CodesChart } from './codes-chart';
 import { IterationsChart } from './iterations-chart';
@@ -50,7 +51,7 @@ export const RunCharts = memo(function RunCharts({ run, intervals, primary, live
       ) : (
         <div className="grid-2">
           {agents === 'on' ? (
-            <AgentCharts runId={run.id} domain={domain} primary={primary} />
+            <AgentCharts runId={run.id} step={live ? 1 : shardStep(run)} domain={domain} primary={primary} />
           ) : (
             <>
               <QpsChart intervals={intervals} target={target} domain={domain} />
