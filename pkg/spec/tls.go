@@ -47,25 +47,32 @@ type TLSSettings struct {
 	Curves []string `json:"curves,omitempty"`
 }
 
-// tlsCurves are the names of TLSSettings.Curves: IANA's TLS group names,
-// with the NIST curves as curl and openssl spell them.
-var tlsCurves = map[string]tls.CurveID{
-	"X25519MLKEM768":     tls.X25519MLKEM768,
-	"SecP256r1MLKEM768":  tls.SecP256r1MLKEM768,
-	"SecP384r1MLKEM1024": tls.SecP384r1MLKEM1024,
-	"X25519":             tls.X25519,
-	"P-256":              tls.CurveP256,
-	"P-384":              tls.CurveP384,
-	"P-521":              tls.CurveP521,
+// TLSCurveNames lists the names of TLSSettings.Curves, in Go's order of
+// preference: IANA's TLS group names, with the NIST curves as curl and
+// openssl spell them.
+func TLSCurveNames() []string {
+	return []string{"X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024", "X25519", "P-256", "P-384", "P-521"}
 }
-
-// TLSCurveNames lists the names TLSCurve accepts, in Go's order of preference.
-var TLSCurveNames = []string{"X25519MLKEM768", "SecP256r1MLKEM768", "SecP384r1MLKEM1024", "X25519", "P-256", "P-384", "P-521"}
 
 // TLSCurve returns the crypto/tls identifier of a TLSSettings.Curves name.
 func TLSCurve(name string) (tls.CurveID, bool) {
-	id, ok := tlsCurves[name]
-	return id, ok
+	switch name {
+	case "X25519MLKEM768":
+		return tls.X25519MLKEM768, true
+	case "SecP256r1MLKEM768":
+		return tls.SecP256r1MLKEM768, true
+	case "SecP384r1MLKEM1024":
+		return tls.SecP384r1MLKEM1024, true
+	case "X25519":
+		return tls.X25519, true
+	case "P-256":
+		return tls.CurveP256, true
+	case "P-384":
+		return tls.CurveP384, true
+	case "P-521":
+		return tls.CurveP521, true
+	}
+	return 0, false
 }
 
 // ALPN protocols of TLSSettings.ALPN.
@@ -149,14 +156,15 @@ func validateTLSFields(p *problems, t *TLSSettings) {
 
 // validateCurves checks tls.curves: known names, each once.
 func validateCurves(p *problems, curves []string) {
-	if len(curves) > len(TLSCurveNames) {
-		p.add("tls.curves", "lists %d groups; there are %d", len(curves), len(TLSCurveNames))
+	names := TLSCurveNames()
+	if len(curves) > len(names) {
+		p.add("tls.curves", "lists %d groups; there are %d", len(curves), len(names))
 		return
 	}
 	for i, c := range curves {
 		field := fmt.Sprintf("tls.curves[%d]", i)
 		if _, ok := TLSCurve(c); !ok {
-			p.add(field, "%q is not a key exchange group: want one of %s", c, strings.Join(TLSCurveNames, ", "))
+			p.add(field, "%q is not a key exchange group: want one of %s", c, strings.Join(names, ", "))
 		} else if slices.Contains(curves[:i], c) {
 			p.add(field, "%q is listed twice", c)
 		}

@@ -32,7 +32,7 @@ func addTLSFlags(fs *flag.FlagSet, t *tlsFlags) {
 	fs.StringVar(&t.alpn, "alpn", "", "protocol offered over TLS: http/1.1 (default) or h2 (the same as -h2)")
 	fs.StringVar(&t.minVer, "tls-min", "", "lowest TLS version accepted: 1.0, 1.1, 1.2 (default) or 1.3")
 	fs.BoolVar(&t.noResumption, "no-tls-resumption", false, "turn TLS session resumption off: every new connection makes a full handshake")
-	fs.StringVar(&t.curves, "curves", "", "key exchange groups to offer, comma-separated, most preferred first: "+strings.Join(spec.TLSCurveNames, ", ")+
+	fs.StringVar(&t.curves, "curves", "", "key exchange groups to offer, comma-separated, most preferred first: "+strings.Join(spec.TLSCurveNames(), ", ")+
 		" (default Go's, led by X25519MLKEM768; fortio offers X25519 and the NIST curves)")
 }
 

@@ -40,7 +40,7 @@ func (t *tlsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.alpn, "alpn", "", "protocol offered over TLS: http/1.1 (default) or h2 (the same as -h2); not for gRPC")
 	fs.StringVar(&t.minVer, "tls-min", "", "lowest TLS version accepted: 1.0, 1.1, 1.2 (default) or 1.3")
 	fs.BoolVar(&t.noResumption, "no-tls-resumption", false, "turn TLS session resumption off: every new connection makes a full handshake")
-	fs.StringVar(&t.curves, "curves", "", "key exchange groups to offer, comma-separated, most preferred first: "+strings.Join(spec.TLSCurveNames, ", ")+" (default Go's)")
+	fs.StringVar(&t.curves, "curves", "", "key exchange groups to offer, comma-separated, most preferred first: "+strings.Join(spec.TLSCurveNames(), ", ")+" (default Go's)")
 }
 
 // check refuses, before any file is read, what the flags alone say is
@@ -60,7 +60,7 @@ func (t *tlsFlags) check(set map[string]bool, grpc, h2 bool) error {
 	if set["curves"] {
 		for c := range strings.SplitSeq(t.curves, ",") {
 			if _, ok := spec.TLSCurve(c); !ok {
-				return fmt.Errorf("-curves: %q is not a key exchange group: want one of %s", c, strings.Join(spec.TLSCurveNames, ", "))
+				return fmt.Errorf("-curves: %q is not a key exchange group: want one of %s", c, strings.Join(spec.TLSCurveNames(), ", "))
 			}
 		}
 	}
