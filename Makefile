@@ -131,8 +131,20 @@ lint: fmt-check vet staticcheck ## gofmt, vet, staticcheck and golangci-lint.
 	done
 
 .PHONY: unit
-unit: ## go test -race over every module (the app package, the longest, listed first so that it starts first; about 15 min on a 2.5 GHz Xeon, over 25 on a 2.1 GHz EPYC beside the fault suite).
-	go test -race -count=1 -timeout 40m ./services/api/internal/app/ $(GO_PKGS)
+# TIMED_TESTS are the app tests that judge rates and latencies measured on this
+# machine: capacity searches against the echo's saturation model, and per-second
+# counts of a stepped run. make test runs them alone (unit-timed), after the lane
+# that runs the unit tests beside the fault suite and the image builds: that load
+# starved their load generator in two clean-clone runs on a 2.1 GHz EPYC (24 qps
+# steps achieving 0 to 18.5 qps), while alone they passed in 2 min.
+TIMED_TESTS := ^(TestSearchFindsTheKnee|TestSearchFindsTheKneeOverEachProtocol|TestStepsAcrossTwoAgents)$$
+
+unit: ## go test -race over every module but TIMED_TESTS (the app package, the longest, listed first so that it starts first; about 15 min on a 2.5 GHz Xeon, over 23 on a 2.1 GHz EPYC beside the fault suite).
+	go test -race -count=1 -timeout 40m -skip '$(TIMED_TESTS)' ./services/api/internal/app/ $(GO_PKGS)
+
+.PHONY: unit-timed
+unit-timed: ## The app tests of TIMED_TESTS, alone on the machine (part of make test, after unit-and-faults).
+	go test -race -count=1 -timeout 10m -run '$(TIMED_TESTS)' ./services/api/internal/app/
 
 .PHONY: accuracy
 accuracy: ## Agent accuracy tests against the real barrage-echo (serial, no -race).
@@ -246,7 +258,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults accuracy e2e release-and-compose ## Everything CI runs.
+test: tools lint proto-check api-check api-lint doc-check web-check deploy-check unit-and-faults unit-timed accuracy e2e release-and-compose ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 15 min on a quiet machine); figures go to bench/results/.
