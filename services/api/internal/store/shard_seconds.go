@@ -27,11 +27,18 @@ type shardSecondRow struct {
 	CPUCores      float64 `gorm:"column:cpu_cores"`
 }
 
+// shardSecondFigures are the columns of one shard's second, over its
+// run_snapshots rows p grouped by second and shard: a shard that sent two
+// snapshots for one second (a late interval) has its counts and rates
+// summed and its percentiles and CPU at their highest.
+const shardSecondFigures = `sum(p.count) AS count, sum(p.errors) AS errors, sum(p.qps) AS qps,
+		max(p.service_p50_us) AS service_p50_us, max(p.service_p99_us) AS service_p99_us,
+		max(p.response_p99_us) AS response_p99_us, max(p.lag_p99_us) AS lag_p99_us,
+		max(p.cpu_used) AS cpu_used, max(p.cpu_cores) AS cpu_cores`
+
 // RunShardSeconds returns the per-shard rows of up to limit stored
 // seconds of a run from second from on, by second then shard, and the
 // second after them (the next page's from) when more are stored, else -1.
-// A shard that sent two snapshots for one second (a late interval) has its
-// counts and rates summed and its percentiles and CPU at their highest.
 func (s *Store) RunShardSeconds(ctx context.Context, runID uuid.UUID, from, limit int) ([]runs.ShardSecond, int, error) {
 	var bound []int // the (limit+1)-th stored second from from on, if any
 	if err := s.conn(ctx).Raw(`SELECT second FROM run_intervals WHERE run_id = ? AND second >= ? ORDER BY second OFFSET ? LIMIT 1`,
@@ -43,11 +50,7 @@ func (s *Store) RunShardSeconds(ctx context.Context, runID uuid.UUID, from, limi
 		next, to = bound[0], bound[0]
 	}
 	var rows []shardSecondRow
-	err := s.conn(ctx).Raw(`SELECT p.second, p.shard, COALESCE(max(h.agent_name), '') AS agent_name,
-		sum(p.count) AS count, sum(p.errors) AS errors, sum(p.qps) AS qps,
-		max(p.service_p50_us) AS service_p50_us, max(p.service_p99_us) AS service_p99_us,
-		max(p.response_p99_us) AS response_p99_us, max(p.lag_p99_us) AS lag_p99_us,
-		max(p.cpu_used) AS cpu_used, max(p.cpu_cores) AS cpu_cores
+	err := s.conn(ctx).Raw(`SELECT p.second, p.shard, COALESCE(max(h.agent_name), '') AS agent_name, `+shardSecondFigures+`
 		FROM run_snapshots p LEFT JOIN run_shards h ON h.run_id = p.run_id AND h.shard = p.shard
 		WHERE p.run_id = ? AND p.second >= ? AND p.second < ?
 		GROUP BY p.second, p.shard ORDER BY p.second, p.shard`, runID, from, to).Scan(&rows).Error
@@ -74,10 +77,7 @@ func shardSecondsOut(rows []shardSecondRow) []runs.ShardSecond {
 func (s *Store) RunShardWindows(ctx context.Context, runID uuid.UUID, from, to, step int) ([]runs.ShardSecond, bool, error) {
 	var rows []shardSecondRow
 	err := s.conn(ctx).Raw(`WITH secs AS (
-		SELECT p.second, p.shard, sum(p.count) AS count, sum(p.errors) AS errors, sum(p.qps) AS qps,
-			max(p.service_p50_us) AS service_p50_us, max(p.service_p99_us) AS service_p99_us,
-			max(p.response_p99_us) AS response_p99_us, max(p.lag_p99_us) AS lag_p99_us,
-			max(p.cpu_used) AS cpu_used, max(p.cpu_cores) AS cpu_cores
+		SELECT p.second, p.shard, `+shardSecondFigures+`
 		FROM run_snapshots p WHERE p.run_id = ? AND p.second >= ? AND p.second < ?
 		GROUP BY p.second, p.shard)
 		SELECT w.second / ? * ? AS second, w.shard, COALESCE(max(h.agent_name), '') AS agent_name,
