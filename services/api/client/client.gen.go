@@ -1010,7 +1010,7 @@ type Interval struct {
 	// Lag Percentiles of one latency in one second, microseconds.
 	Lag IntervalLatency `json:"lag"`
 
-	// Qps Requests completed per second in this second.
+	// Qps Requests completed per second in this second (in a window, the mean over its seconds).
 	Qps float64 `json:"qps"`
 
 	// Response Percentiles of one latency in one second, microseconds.
@@ -1021,6 +1021,9 @@ type Interval struct {
 
 	// Second Seconds since the run's start_at.
 	Second int `json:"second"`
+
+	// Seconds Only in a window of `/runs/{run}/intervals?step=N`: the stored seconds it folds. Its counts are their sums, so a count per second is count ÷ seconds.
+	Seconds *int `json:"seconds,omitempty"`
 
 	// Service Percentiles of one latency in one second, microseconds.
 	Service IntervalLatency `json:"service"`
@@ -2527,8 +2530,11 @@ type ListRunIntervalsParams struct {
 	// From The first second wanted (seconds since the run's start).
 	From *int `form:"from,omitempty" json:"from,omitempty"`
 
-	// Limit The most seconds returned (at most an hour's).
+	// Limit The most seconds returned (at most an hour's); with `step` above 1, the most windows.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Step Seconds per item, for a long run's overview: the seconds in the window [second, second + step), the windows aligned to multiples of step, become one item whose `second` is the window's start and `seconds` the stored seconds in it. Counts, errors, codes, bytes, snapshots and iterations are the window's sums; qps is count over `seconds`; generator_limited is set when any second was; each latency's percentiles are its largest second's, so a peak stays visible. A page covers at most `limit` × `step` seconds, and at most 36,000, from `from` rounded down to a window's start. 1 (the default) gives every second.
+	Step *int `form:"step,omitempty" json:"step,omitempty"`
 }
 
 // GetRunResultParams defines parameters for GetRunResult.
@@ -7166,6 +7172,18 @@ func NewListRunIntervalsRequest(server string, run RunPath, params *ListRunInter
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Step != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "step", *params.Step, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

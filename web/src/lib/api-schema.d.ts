@@ -2026,7 +2026,7 @@ export interface components {
             errors: number;
             /**
              * Format: double
-             * @description Requests completed per second in this second.
+             * @description Requests completed per second in this second (in a window, the mean over its seconds).
              */
             qps: number;
             response: components["schemas"]["IntervalLatency"];
@@ -2042,6 +2042,8 @@ export interface components {
             /** @description The load generator was the bottleneck in this second (generator_limited): for a snapshot merged into it, its agent used more than 90 % of the cores it may use, or the shard's send lag p99 exceeded 10 % of the interval between its sends (docs/observability.md, "Generator limited"). The second's figures then measure the agent rather than the target. */
             generator_limited: boolean;
             iterations?: components["schemas"]["IntervalIterations"];
+            /** @description Only in a window of `/runs/{run}/intervals?step=N`: the stored seconds it folds. Its counts are their sums, so a count per second is count ÷ seconds. */
+            seconds?: number;
         };
         /** @description A scenario run's iterations in this second, across its shards: those started, and those that ended in it, completed (every step passed) or failed. Absent for other runs and for seconds with none. */
         IntervalIterations: {
@@ -4054,8 +4056,10 @@ export interface operations {
             query?: {
                 /** @description The first second wanted (seconds since the run's start). */
                 from?: number;
-                /** @description The most seconds returned (at most an hour's). */
+                /** @description The most seconds returned (at most an hour's); with `step` above 1, the most windows. */
                 limit?: number;
+                /** @description Seconds per item, for a long run's overview: the seconds in the window [second, second + step), the windows aligned to multiples of step, become one item whose `second` is the window's start and `seconds` the stored seconds in it. Counts, errors, codes, bytes, snapshots and iterations are the window's sums; qps is count over `seconds`; generator_limited is set when any second was; each latency's percentiles are its largest second's, so a peak stays visible. A page covers at most `limit` × `step` seconds, and at most 36,000, from `from` rounded down to a window's start. 1 (the default) gives every second. */
+                step?: number;
             };
             header?: never;
             path: {
@@ -4065,7 +4069,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Up to `limit` seconds from `from` on. */
+            /** @description Up to `limit` seconds (or windows) from `from` on. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -81,6 +81,8 @@ func TestPerAgentSeriesOnTwoAgents(t *testing.T) { // serial: see heavyTests
 	// Windows of 2 seconds fold each shard's seconds: counts add up, the
 	// rate is their mean, the p99 their largest.
 	checkShardWindows(t, e, id, page.Items)
+	// The merged seconds fold the same way.
+	checkIntervalWindows(t, e, id, merged)
 
 	// The live stream replays each second with its shards.
 	stream, err := e.readEvents(context.Background(), id, "", 20*time.Second, nil)

@@ -24,7 +24,14 @@ func (s *server) ListRunIntervals(ctx context.Context, req ListRunIntervalsReque
 	if req.Params.Limit != nil {
 		limit = *req.Params.Limit
 	}
-	list, next, err := s.svc.Measures.IntervalPage(ctx, principal(ctx), req.Run, from, limit)
+	var list []runs.Interval
+	var next int
+	var err error
+	if step := deref(req.Params.Step); step > 1 {
+		list, next, err = s.svc.Measures.IntervalWindowPage(ctx, principal(ctx), req.Run, from, limit, step)
+	} else {
+		list, next, err = s.svc.Measures.IntervalPage(ctx, principal(ctx), req.Run, from, limit)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -191,13 +198,17 @@ func intervalLatency(enc []byte) (IntervalLatency, error) {
 	if err != nil {
 		return IntervalLatency{}, err
 	}
-	return quantilesOut(runs.Quantiles{P50US: l.P50US, P90US: l.P90US, P99US: l.P99US, MaxUS: l.MaxUS}), nil
+	return quantilesOut(l.Quantiles()), nil
 }
 
 func intervalOut(iv *runs.Interval) (Interval, error) {
 	out := Interval{
 		Second: iv.Second, Count: iv.Count, Errors: iv.Errors, Qps: float64(iv.Count), RetCodes: codesOf(iv.RetCodes),
 		BytesSent: iv.BytesSent, BytesReceived: iv.BytesReceived, Snapshots: iv.Snapshots, GeneratorLimited: iv.GeneratorLimited,
+	}
+	if iv.Seconds > 0 { // a window of seconds: its rate is the mean over them
+		out.Seconds = &iv.Seconds
+		out.Qps = float64(iv.Count) / float64(iv.Seconds)
 	}
 	if it := iv.Iterations; it != (runs.Iterations{}) {
 		out.Iterations = &IntervalIterations{Started: it.Started, Completed: it.Completed, Failed: it.Failed}

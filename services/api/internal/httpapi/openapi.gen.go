@@ -1008,7 +1008,7 @@ type Interval struct {
 	// Lag Percentiles of one latency in one second, microseconds.
 	Lag IntervalLatency `json:"lag"`
 
-	// Qps Requests completed per second in this second.
+	// Qps Requests completed per second in this second (in a window, the mean over its seconds).
 	Qps float64 `json:"qps"`
 
 	// Response Percentiles of one latency in one second, microseconds.
@@ -1019,6 +1019,9 @@ type Interval struct {
 
 	// Second Seconds since the run's start_at.
 	Second int `json:"second"`
+
+	// Seconds Only in a window of `/runs/{run}/intervals?step=N`: the stored seconds it folds. Its counts are their sums, so a count per second is count ÷ seconds.
+	Seconds *int `json:"seconds,omitempty"`
 
 	// Service Percentiles of one latency in one second, microseconds.
 	Service IntervalLatency `json:"service"`
@@ -2525,8 +2528,11 @@ type ListRunIntervalsParams struct {
 	// From The first second wanted (seconds since the run's start).
 	From *int `form:"from,omitempty" json:"from,omitempty"`
 
-	// Limit The most seconds returned (at most an hour's).
+	// Limit The most seconds returned (at most an hour's); with `step` above 1, the most windows.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Step Seconds per item, for a long run's overview: the seconds in the window [second, second + step), the windows aligned to multiples of step, become one item whose `second` is the window's start and `seconds` the stored seconds in it. Counts, errors, codes, bytes, snapshots and iterations are the window's sums; qps is count over `seconds`; generator_limited is set when any second was; each latency's percentiles are its largest second's, so a peak stays visible. A page covers at most `limit` × `step` seconds, and at most 36,000, from `from` rounded down to a window's start. 1 (the default) gives every second.
+	Step *int `form:"step,omitempty" json:"step,omitempty"`
 }
 
 // GetRunResultParams defines parameters for GetRunResult.
@@ -4178,6 +4184,14 @@ func (siw *ServerInterfaceWrapper) ListRunIntervals(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", c.Request.URL.Query(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter limit: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "step" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "step", c.Request.URL.Query(), &params.Step, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter step: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -269,6 +269,11 @@ func LatencyOf(enc []byte) (Latency, error) {
 	}, nil
 }
 
+// Quantiles returns the four figures of l a second of a run keeps.
+func (l Latency) Quantiles() Quantiles {
+	return Quantiles{P50US: l.P50US, P90US: l.P90US, P99US: l.P99US, MaxUS: l.MaxUS}
+}
+
 // micros converts a duration to microseconds.
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 

@@ -126,7 +126,10 @@ type Interval struct {
 	// Iterations are a scenario run's iterations in the second: started,
 	// and those that ended in it, completed or failed (zero for other runs).
 	Iterations Iterations
-	UpdatedAt  time.Time
+	// Seconds is the number of stored seconds a window of FoldIntervals
+	// holds; 0 for a plain second.
+	Seconds   int
+	UpdatedAt time.Time
 }
 
 // Iterations counts a scenario run's iterations.
