@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { test, type Browser, type Page } from '@playwright/test';
-import { fortio, interval, result, run, runId } from './fake-run';
+import { fortio, interval, intervalPage, result, run, runId } from './fake-run';
 
 // Times the result page of a 1-hour run on 20 agents: from navigation start
 // to the frame in which every chart line is drawn, with the merged charts
@@ -70,11 +70,7 @@ function build(url: URL): Answer {
   if (p === `/runs/${runId}`) return json({ ...run(n), shard_count: agents });
   const from = Number(url.searchParams.get('from') ?? 0);
   const to = Math.min(n, from + Number(url.searchParams.get('limit') ?? 300));
-  if (p === `/runs/${runId}/intervals`) {
-    const items = [];
-    for (let s = from; s < to; s++) items.push(interval(s));
-    return json(to < n ? { items, next_from: to } : { items });
-  }
+  if (p === `/runs/${runId}/intervals`) return json(intervalPage(n, url.searchParams));
   if (p === `/runs/${runId}/shards/intervals`) {
     const items = [];
     for (let s = from; s < to; s++) for (let k = 0; k < agents; k++) items.push(shardRow(s, k));

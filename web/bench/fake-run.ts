@@ -131,3 +131,39 @@ export function fortio(n: number) {
     RetCodes: { '200': count },
   };
 }
+
+/**
+ * intervalPage is the fake API's GET /runs/{run}/intervals over a run of n
+ * seconds: every second, or with ?step= windows folded as the API folds them
+ * (counts and codes summed, qps their mean, percentiles the largest).
+ */
+export function intervalPage(n: number, query: URLSearchParams) {
+  const step = Number(query.get('step') ?? 1);
+  const limit = Number(query.get('limit') ?? 300);
+  const from = Math.floor(Number(query.get('from') ?? 0) / step) * step;
+  const to = Math.min(n, from + limit * step);
+  const items = [];
+  for (let w = from; w < to; w += step) {
+    const secs = [];
+    for (let s = w; s < Math.min(to, w + step); s++) secs.push(interval(s));
+    items.push(step > 1 ? fold(w, secs) : secs[0]!);
+  }
+  return to < n ? { items, next_from: to } : { items };
+}
+
+/** fold is one window of seconds, starting at second. */
+function fold(second: number, secs: ReturnType<typeof interval>[]) {
+  const sum = (f: (iv: ReturnType<typeof interval>) => number) => secs.reduce((a, iv) => a + f(iv), 0);
+  const top = (k: 'response' | 'service' | 'lag') => {
+    const l = secs.map((iv) => iv[k]);
+    return { p50_us: Math.max(...l.map((x) => x.p50_us)), p90_us: Math.max(...l.map((x) => x.p90_us)), p99_us: Math.max(...l.map((x) => x.p99_us)), max_us: Math.max(...l.map((x) => x.max_us)) };
+  };
+  const codes: Record<string, number> = {};
+  for (const iv of secs) for (const [c, k] of Object.entries(iv.ret_codes)) codes[c] = (codes[c] ?? 0) + (k ?? 0);
+  const count = sum((iv) => iv.count);
+  return {
+    second, seconds: secs.length, count, errors: sum((iv) => iv.errors), qps: count / secs.length,
+    response: top('response'), service: top('service'), lag: top('lag'), ret_codes: codes,
+    bytes_sent: sum((iv) => iv.bytes_sent), bytes_received: sum((iv) => iv.bytes_received), snapshots: sum((iv) => iv.snapshots),
+  };
+}

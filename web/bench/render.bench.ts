@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { fortio, interval, result, run, runId } from './fake-run';
+import { fortio, intervalPage, result, run, runId } from './fake-run';
 
 // Times the run page's charts for a short run and for a 1-hour run (3,600
 // seconds × 4 series): from the moment the last of the run's API answers
@@ -26,14 +26,7 @@ async function fakeApi(page: Page, n: number) {
       }));
     }
     if (p === `/runs/${runId}`) return route.fulfill(json(run(n)));
-    if (p === `/runs/${runId}/intervals`) {
-      const from = Number(url.searchParams.get('from') ?? 0);
-      const limit = Number(url.searchParams.get('limit') ?? 300);
-      const to = Math.min(n, from + limit);
-      const items = [];
-      for (let s = from; s < to; s++) items.push(interval(s));
-      return route.fulfill(json(to < n ? { items, next_from: to } : { items }));
-    }
+    if (p === `/runs/${runId}/intervals`) return route.fulfill(json(intervalPage(n, url.searchParams)));
     if (p === `/runs/${runId}/result`) {
       return route.fulfill(json(url.searchParams.get('format') === 'fortio' ? fortio(n) : result(n)));
     }

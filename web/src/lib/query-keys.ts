@@ -42,10 +42,13 @@ export const runKeys = {
   /**
    * A run's seconds. The run page's full series, which the live stream also
    * writes, is intervals(id); a read capped at maxPages pages (the compare
-   * page's overlay) has a key of its own under it.
+   * page's overlay), or in windows of step seconds (an ended long run's
+   * overview), has a key of its own under it.
    */
-  intervals: (id: string, maxPages?: number) =>
-    maxPages === undefined ? ([...runKeys.detail(id), 'intervals'] as const) : ([...runKeys.detail(id), 'intervals', { maxPages }] as const),
+  intervals: (id: string, maxPages?: number, step = 1) =>
+    maxPages === undefined && step === 1
+      ? ([...runKeys.detail(id), 'intervals'] as const)
+      : ([...runKeys.detail(id), 'intervals', { maxPages, step }] as const),
 };
 
 /**

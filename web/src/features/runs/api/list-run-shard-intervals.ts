@@ -1,9 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '@/lib/api-client';
+import { api, unwrap } from '@/lib/api-client';
 import { runKeys } from '@/lib/query-keys';
-import { isTerminal } from '@/lib/run-status';
 import { mergeShardIntervals, type ShardInterval } from '../utils/agent-series';
-import { maxChartPoints } from '../utils/downsample';
 
 /** pageSize is the API's largest page of seconds (or windows). */
 const pageSize = 1000;
@@ -16,24 +14,6 @@ export async function listRunShardIntervals(runId: string, from: number, signal?
       signal,
     }),
   );
-}
-
-/**
- * shardStep is the seconds per row the per-agent charts read: 1 while the
- * run is live (the stream adds each second), else as many as keep an ended
- * run to about maxChartPoints rows a shard, the most a chart draws: an hour
- * over 20 agents is 12,000 rows in windows of 6 s, not 72,000. An ended
- * run's length is the longer of its start to end and its count over its
- * rate (the seconds its requests span, also for a run whose data came
- * faster than it was measured, as when it is imported or seeded).
- */
-export function shardStep(run: Pick<Schemas['Run'], 'status' | 'started_at' | 'ended_at' | 'summary'>): number {
-  if (!isTerminal(run.status)) return 1;
-  const wall = run.started_at && run.ended_at ? (Date.parse(run.ended_at) - Date.parse(run.started_at)) / 1000 : 0;
-  const { count = 0, qps = 0 } = run.summary ?? {};
-  const measured = qps > 0 ? count / qps : 0;
-  const seconds = Math.max(Number.isFinite(wall) ? wall : 0, measured);
-  return Math.max(1, Math.ceil(seconds / maxChartPoints));
 }
 
 /** listAllRunShardIntervals pages through a run's per-shard seconds (windows of step seconds). */

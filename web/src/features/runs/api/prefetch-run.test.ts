@@ -34,20 +34,20 @@ async function settle(qc: QueryClient) {
 describe('prefetchRunPage', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('reads the run and its seconds at once, then an ended run’s result, histogram and timeline', async () => {
+  it('reads the run, then its seconds and an ended run’s result, histogram and timeline', async () => {
     const began = stubApi('completed', 'run', { '/runs/{run}': 20 });
     const qc = new QueryClient();
     prefetchRunPage(qc, 'r1', new URLSearchParams());
-    // Before the run answers, its seconds are already asked for, and nothing that needs the run is.
-    expect(began).toEqual(['/runs/{run}/intervals', '/runs/{run}']);
+    // Until the run answers, nothing that needs it (how wide its seconds' rows are) is asked for.
+    expect(began).toEqual(['/runs/{run}']);
     await settle(qc);
-    expect(began.slice(2).sort()).toEqual(['/runs/{run}/result?barrage', '/runs/{run}/result?fortio', '/runs/{run}/timeline']);
+    expect(began.slice(1).sort()).toEqual(['/runs/{run}/intervals', '/runs/{run}/result?barrage', '/runs/{run}/result?fortio', '/runs/{run}/timeline']);
     expect(qc.getQueryData(runKeys.detail('r1'))).toMatchObject({ id: 'r1', status: 'completed' });
     expect(qc.getQueryData(runKeys.intervals('r1'))).toEqual([]);
     expect(qc.getQueryData(runKeys.result('r1'))).toEqual({ path: '/runs/{run}/result' });
   });
 
-  it('reads no result of a running run, and no histogram of an imported one', async () => {
+  it('reads no result of a running run, and no seconds or histogram of an imported one', async () => {
     let began = stubApi('running');
     let qc = new QueryClient();
     prefetchRunPage(qc, 'r2', new URLSearchParams());
@@ -58,7 +58,7 @@ describe('prefetchRunPage', () => {
     qc = new QueryClient();
     prefetchRunPage(qc, 'r3', new URLSearchParams());
     await settle(qc);
-    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/intervals', '/runs/{run}/result?barrage']);
+    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/result?barrage']);
   });
 
   it('reads the per-shard seconds only when the link has the per-agent lines on', async () => {
@@ -70,14 +70,18 @@ describe('prefetchRunPage', () => {
     expect(qc.getQueryData(runKeys.shardIntervals('r4'))).toEqual([]);
   });
 
-  it('reads an ended hour-long run’s per-shard rows in windows of 6 s, under their own key', async () => {
+  it('reads an ended hour-long run’s merged and per-shard rows in windows of 6 s, under their own keys', async () => {
     const began = stubApi('completed', 'run', {}, { started_at: '2026-11-28T08:00:00Z', ended_at: '2026-11-28T09:00:00Z' });
     const qc = new QueryClient();
     prefetchRunPage(qc, 'r5', new URLSearchParams('agents=on'));
     await settle(qc);
     expect(began).toContain('/runs/{run}/shards/intervals?step=6');
+    expect(began).toContain('/runs/{run}/intervals?step=6');
     expect(began).not.toContain('/runs/{run}/shards/intervals');
+    expect(began).not.toContain('/runs/{run}/intervals');
     expect(qc.getQueryData(runKeys.shardIntervals('r5', 6))).toEqual([]);
     expect(qc.getQueryData(runKeys.shardIntervals('r5'))).toBeUndefined();
+    expect(qc.getQueryData(runKeys.intervals('r5', undefined, 6))).toEqual([]);
+    expect(qc.getQueryData(runKeys.intervals('r5'))).toBeUndefined();
   });
 });

@@ -8,7 +8,8 @@ import { runFortioHistogramQuery } from './get-run-fortio-result';
 import { runResultQuery } from './get-run-result';
 import { runTimelineQuery } from './get-run-timeline';
 import { runIntervalsQuery } from './list-run-intervals';
-import { runShardIntervalsQuery, shardStep } from './list-run-shard-intervals';
+import { runShardIntervalsQuery } from './list-run-shard-intervals';
+import { seriesStep } from '../utils/series-step';
 
 /**
  * prefetchEndedRun asks for what an ended native run's page shows below its
@@ -24,20 +25,21 @@ export function prefetchEndedRun(qc: QueryClient, run: Pick<Schemas['Run'], 'id'
 /**
  * prefetchRunPage starts the run page's reads at navigation (the route's
  * loader in app/router.tsx), beside the sign-in check and the page's own
- * code rather than after both: the run and its seconds at once, then, when
- * the run has ended, its result and what prefetchEndedRun reads; the
- * per-shard seconds too, once the run says how wide their rows are
- * (shardStep), when the link has the per-agent lines on. The page's
+ * code rather than after both: the run, then its seconds, as wide as the run
+ * says its rows are (seriesStep), and the per-shard seconds too when the link
+ * has the per-agent lines on; when the run has ended, its result and what
+ * prefetchEndedRun reads. The page's
  * queries find them in the cache under the same keys. Errors are left to the
  * page, which asks again and shows them.
  */
 export function prefetchRunPage(qc: QueryClient, runId: string, search: URLSearchParams): void {
-  void qc.prefetchQuery(runIntervalsQuery(runId));
   const perAgent = readParam(search, viewParams.agents, ['on', 'off'] as const) === 'on';
   void qc
     .fetchQuery(runQuery(runId, true))
     .then((run) => {
-      if (perAgent) void qc.prefetchQuery(runShardIntervalsQuery(runId, shardStep(run)));
+      const step = seriesStep(run);
+      if (!isImported(run)) void qc.prefetchQuery(runIntervalsQuery(runId, { step }));
+      if (perAgent) void qc.prefetchQuery(runShardIntervalsQuery(runId, step));
       if (!isTerminal(run.status)) return;
       void qc.prefetchQuery(runResultQuery(runId, true));
       prefetchEndedRun(qc, run);

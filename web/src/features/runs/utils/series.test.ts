@@ -1,5 +1,5 @@
 import type { Interval } from './intervals';
-import { codeRows, iterationRows, latencyRows, limitedSpans, qpsRows, targetRate } from './series';
+import { codeRows, iterationRows, latencyRows, limitedSpans, qpsRows, storedSeconds, targetRate } from './series';
 
 function iv(second: number, over: Partial<Interval> = {}): Interval {
   const lat = (base: number) => ({ p50_us: base, p90_us: base * 2, p99_us: base * 3, max_us: base * 4 });
@@ -83,6 +83,21 @@ describe('chart rows', () => {
     expect(rows[0]).toEqual({ t: 0, errors: 10, code_503: 10, 'code_-1': 0, code_200: 90 });
     expect(rows[2]).toEqual({ t: 2, errors: 0, code_503: 0, 'code_-1': 0, code_200: 100 });
   });
+
+  it('draws a window of seconds per second: its counts over its stored seconds', () => {
+    const windows = [iv(0, { seconds: 6, count: 600, ret_codes: { '200': 594, '503': 6 }, errors: 6 }), iv(6, { seconds: 4, ret_codes: { '200': 100 } })];
+    const { rows, codes } = codeRows(windows);
+    expect(codes.map((c) => [c.code, c.total])).toEqual([
+      ['503', 6],
+      ['200', 694],
+    ]);
+    expect(rows).toEqual([
+      { t: 0, errors: 1, code_503: 1, code_200: 99 },
+      { t: 6, errors: 0, code_503: 0, code_200: 25 },
+    ]);
+    expect(storedSeconds(windows)).toBe(10);
+    expect(storedSeconds([iv(0), iv(1), iv(3)])).toBe(3);
+  });
 });
 
 describe('limitedSpans', () => {
@@ -92,6 +107,14 @@ describe('limitedSpans', () => {
       { from: 0, to: 2 },
       { from: 5, to: 5 },
       { from: 8, to: 8 },
+    ]);
+  });
+
+  it('spans each window of step seconds', () => {
+    const windows = [0, 6, 12, 24].map((s) => iv(s, { seconds: 6, generator_limited: s !== 12 }));
+    expect(limitedSpans(windows, 6)).toEqual([
+      { from: 0, to: 11 },
+      { from: 24, to: 29 },
     ]);
   });
 
@@ -116,5 +139,7 @@ describe('iterationRows', () => {
       { t: 0, started: 5, completed: 3, failed: 1 },
       { t: 1, started: 0, completed: 0, failed: 0 },
     ]);
+    // A window of 5 stored seconds: its iterations per second.
+    expect(iterationRows([{ ...ivs[0]!, seconds: 5 }])).toEqual([{ t: 0, started: 1, completed: 0.6, failed: 0.2 }]);
   });
 });

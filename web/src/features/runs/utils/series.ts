@@ -46,14 +46,27 @@ export function qpsRows(intervals: readonly Interval[], target?: (second: number
   });
 }
 
-/** iterationRows shapes a scenario run's iterations per second: started, completed and failed (0 in a second without). */
+/** perSecond is how many seconds a row's counts span: 1, or a window's stored seconds (GET /runs/{run}/intervals?step=N). */
+function perSecond(iv: Interval): number {
+  return iv.seconds ?? 1;
+}
+
+/**
+ * iterationRows shapes a scenario run's iterations per second: started, completed and failed (0 in a second
+ * without), a window's counts divided by its seconds.
+ */
 export function iterationRows(intervals: readonly Interval[]): Row[] {
   return intervals.map((iv) => ({
     t: iv.second,
-    started: iv.iterations?.started ?? 0,
-    completed: iv.iterations?.completed ?? 0,
-    failed: iv.iterations?.failed ?? 0,
+    started: (iv.iterations?.started ?? 0) / perSecond(iv),
+    completed: (iv.iterations?.completed ?? 0) / perSecond(iv),
+    failed: (iv.iterations?.failed ?? 0) / perSecond(iv),
   }));
+}
+
+/** storedSeconds counts the seconds intervals hold: each plain second, and each window's stored seconds. */
+export function storedSeconds(intervals: readonly Interval[]): number {
+  return intervals.reduce((n, iv) => n + perSecond(iv), 0);
 }
 
 /** A run of consecutive seconds, from `from` to `to` inclusive. */
@@ -64,15 +77,17 @@ export interface SecondSpan {
 
 /**
  * limitedSpans returns the generator-limited seconds of intervals (sorted by second) as runs of consecutive
- * seconds, in order: what a chart shades and its text names.
+ * seconds, in order: what a chart shades and its text names. With step above 1 each row is a window of step
+ * seconds from its second on.
  */
-export function limitedSpans(intervals: readonly Interval[]): SecondSpan[] {
+export function limitedSpans(intervals: readonly Interval[], step = 1): SecondSpan[] {
   const out: SecondSpan[] = [];
   for (const iv of intervals) {
     if (!iv.generator_limited) continue;
     const last = out[out.length - 1];
-    if (last && iv.second === last.to + 1) last.to = iv.second;
-    else out.push({ from: iv.second, to: iv.second });
+    const to = iv.second + step - 1;
+    if (last && iv.second === last.to + 1) last.to = to;
+    else out.push({ from: iv.second, to });
   }
   return out;
 }
@@ -97,7 +112,8 @@ export interface CodeSeries {
 
 /**
  * codeRows shapes results per second by code: one series per code seen
- * (failures first, then by total, largest first) and the errors line.
+ * (failures first, then by total, largest first) and the errors line, a
+ * window's counts divided by its seconds.
  * A code missing from a second counts 0 there, so the stack stays whole.
  */
 export function codeRows(intervals: readonly Interval[]): { rows: Row[]; codes: CodeSeries[] } {
@@ -109,8 +125,8 @@ export function codeRows(intervals: readonly Interval[]): { rows: Row[]; codes: 
     .map(([code, total]) => ({ key: `code_${code}`, code, ok: isOkCode(code), total }))
     .sort((a, b) => Number(a.ok) - Number(b.ok) || b.total - a.total || a.code.localeCompare(b.code));
   const rows = intervals.map((iv) => {
-    const r: Row = { t: iv.second, errors: iv.errors };
-    for (const c of codes) r[c.key] = iv.ret_codes[c.code] ?? 0;
+    const r: Row = { t: iv.second, errors: iv.errors / perSecond(iv) };
+    for (const c of codes) r[c.key] = (iv.ret_codes[c.code] ?? 0) / perSecond(iv);
     return r;
   });
   return { rows, codes };

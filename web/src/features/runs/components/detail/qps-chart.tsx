@@ -12,6 +12,8 @@ import { ChartLegend } from './chart-legend';
 
 interface Props {
   intervals: readonly Interval[];
+  /** step is the seconds each row spans (seriesStep): 1, or an ended long run's windows. */
+  step?: number;
   target?: (second: number) => number;
   domain: [number, number];
 }
@@ -25,9 +27,9 @@ function spanText(spans: readonly SecondSpan[]): string {
  * QpsChart draws achieved qps per second against the requested rate, and shades the seconds in which the
  * load generator was the bottleneck (generator_limited), which a line of text and the table view also name.
  */
-export function QpsChart({ intervals, target, domain }: Props) {
+export function QpsChart({ intervals, step = 1, target, domain }: Props) {
   const rows = useMemo(() => downsample(qpsRows(intervals, target), ['qps', 'target', 'limited']), [intervals, target]);
-  const limited = useMemo(() => limitedSpans(intervals), [intervals]);
+  const limited = useMemo(() => limitedSpans(intervals, step), [intervals, step]);
   return (
     <section className="card" aria-label="Requests per second">
       <div className="run-chart-head">

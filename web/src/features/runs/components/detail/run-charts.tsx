@@ -4,10 +4,10 @@ import type { Schemas } from '@/lib/api-client';
 import { timeDomain } from '../../utils/chart-axis';
 import { plannedSeconds } from '../../utils/duration';
 import type { Interval } from '../../utils/intervals';
-import { targetRate, type LatencyKind } from '../../utils/series';
+import { storedSeconds, targetRate, type LatencyKind } from '../../utils/series';
 import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
-import { shardStep } from '../../api/list-run-shard-intervals';
+import { seriesStep } from '../../utils/series-step';
 import { AgentCharts } from './agent-charts';
 import { CodesChart } from './codes-chart';
 import { IterationsChart } from './iterations-chart';
@@ -17,6 +17,8 @@ import { QpsChart } from './qps-chart';
 interface Props {
   run: Schemas['Run'];
   intervals: readonly Interval[];
+  /** step is the seconds each of intervals spans: 1, or an ended long run's windows (seriesStep). */
+  step: number;
   primary: LatencyKind;
   /** live stretches the time axis over the whole planned run. */
   live: boolean;
@@ -27,9 +29,12 @@ interface Props {
  * ended. Memoized: the page ticks every second for its clock, and the charts
  * need to redraw only when their seconds change.
  */
-export const RunCharts = memo(function RunCharts({ run, intervals, primary, live }: Props) {
+export const RunCharts = memo(function RunCharts({ run, intervals, step, primary, live }: Props) {
   const target = useMemo(() => targetRate(run.spec, run.qps_requested), [run.spec, run.qps_requested]);
-  const last = intervals[intervals.length - 1]?.second;
+  const lastRow = intervals[intervals.length - 1];
+  // A window's last second is about its start plus its stored seconds.
+  const last = lastRow && lastRow.second + (lastRow.seconds ?? 1) - 1;
+  const received = useMemo(() => storedSeconds(intervals), [intervals]);
   const domain = useMemo(() => timeDomain(last, live ? plannedSeconds(run.spec) : undefined), [last, live, run.spec]);
   // Per agent: the rate and latency charts draw one line per shard instead of the merged series.
   const [agents, setAgents] = useViewParam<'on' | 'off'>(viewParams.agents, ['on', 'off'], 'off');
@@ -38,7 +43,7 @@ export const RunCharts = memo(function RunCharts({ run, intervals, primary, live
       <div className="spread">
         <h2 style={{ margin: 0 }}>Per second</h2>
         <span className="run-chart-note" data-testid="live-points">
-          {intervals.length} second{intervals.length === 1 ? '' : 's'} received
+          {received} second{received === 1 ? '' : 's'} received{step > 1 ? `, drawn in windows of ${step} s` : ''}
         </span>
         <div className="run-seg" role="group" aria-label="Lines shown">
           <button type="button" aria-pressed={agents === 'on'} onClick={() => setAgents(agents === 'on' ? 'off' : 'on')} title="One line per agent (shard)">
@@ -51,10 +56,10 @@ export const RunCharts = memo(function RunCharts({ run, intervals, primary, live
       ) : (
         <div className="grid-2">
           {agents === 'on' ? (
-            <AgentCharts runId={run.id} step={live ? 1 : shardStep(run)} domain={domain} primary={primary} />
+            <AgentCharts runId={run.id} step={live ? 1 : seriesStep(run)} domain={domain} primary={primary} />
           ) : (
             <>
-              <QpsChart intervals={intervals} target={target} domain={domain} />
+              <QpsChart intervals={intervals} step={step} target={target} domain={domain} />
               <LatencyChart key={primary} intervals={intervals} initial={primary} domain={domain} />
             </>
           )}

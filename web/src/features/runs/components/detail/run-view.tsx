@@ -9,6 +9,7 @@ import { useNow } from '@/lib/use-now';
 import { useRun } from '../../api/get-run';
 import { useRunResult } from '../../api/get-run-result';
 import { useRunIntervals } from '../../api/list-run-intervals';
+import { seriesStep } from '../../utils/series-step';
 import { prefetchEndedRun } from '../../api/prefetch-run';
 import { useRunEvents } from '../../api/run-events';
 import { failureAdvice } from '../../utils/failure';
@@ -76,7 +77,9 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
   const live = useRunEvents(runId, status);
   // Imported runs (known by their source) have no seconds; native runs ask alongside the run.
   const imported = run.data ? isImported(run.data) : false;
-  const intervals = useRunIntervals(runId, live === 'unavailable' && !ended, !imported);
+  // An ended run's seconds come in windows of step seconds (seriesStep), once the run says how long it was.
+  const step = run.data ? seriesStep(run.data) : 1;
+  const intervals = useRunIntervals(runId, { poll: live === 'unavailable' && !ended, enabled: !!run.data && !imported, step });
   const result = useRunResult(runId, ended);
   const now = useNow(1_000, !ended);
   // A native run's histogram and timeline are asked for as soon as it has ended (here for a
@@ -135,7 +138,7 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
       ) : intervals.error ? (
         <ErrorState error={intervals.error} retry={() => intervals.refetch()} />
       ) : (
-        <RunCharts run={r} intervals={intervals.data} primary={primary} live={!ended} />
+        <RunCharts run={r} intervals={intervals.data} step={intervals.isPlaceholderData ? 1 : step} primary={primary} live={!ended} />
       )}
       {res && !fromDocument && <TimelineChart runId={runId} />}
       {!fromDocument && <ShardsTable runId={runId} status={status} now={now} />}
