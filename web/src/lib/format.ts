@@ -1,6 +1,11 @@
 // Display formatting for durations, rates, counts and times: the one place
 // the dashboard turns numbers into text.
 
+// One formatter of each kind, made once: toLocaleString builds a new one on
+// every call, which a page of charts and tables pays thousands of times.
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+let dateTime: Intl.DateTimeFormat | undefined;
+
 /** formatDuration shows microseconds in µs, ms or s, as magnitude needs, with 3 significant digits. */
 export function formatDuration(us: number | null | undefined): string {
   if (us === null || us === undefined || !Number.isFinite(us)) return '–';
@@ -28,14 +33,14 @@ export function formatRate(qps: number | null | undefined): string {
   if (qps === null || qps === undefined || !Number.isFinite(qps)) return '–';
   if (qps >= 1_000_000) return `${sig(qps / 1_000_000)}M`;
   if (qps >= 10_000) return `${sig(qps / 1_000)}k`;
-  if (qps >= 100) return Math.round(qps).toLocaleString('en-US');
+  if (qps >= 100) return grouped.format(Math.round(qps));
   return sig(qps);
 }
 
 /** formatCount shows an integer with thousands separators. */
 export function formatCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
-  return Math.round(n).toLocaleString('en-US');
+  return grouped.format(Math.round(n));
 }
 
 /** formatPercent shows a share in [0, 1] as a percentage. */
@@ -74,7 +79,8 @@ export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '–';
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  dateTime ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return dateTime.format(d);
 }
 
 /** formatAgo shows how long before now an ISO timestamp is: 3 s ago, 5 min ago. */
