@@ -13,9 +13,11 @@ describe('runKeys', () => {
     expect(runKeys.fortioResult('r')).toEqual(['runs', 'r', 'result', 'fortio']);
   });
 
-  it('keys a capped read of the seconds apart from the full series', () => {
+  it('keys a capped read of the seconds, and their windows, apart from the full series', () => {
     expect(runKeys.intervals('r')).toEqual(['runs', 'r', 'intervals']);
-    expect(runKeys.intervals('r', 20)).toEqual(['runs', 'r', 'intervals', { maxPages: 20 }]);
+    expect(runKeys.intervals('r', 20)).toEqual(['runs', 'r', 'intervals', { maxPages: 20, step: 1 }]);
+    expect(runKeys.intervals('r', undefined, 6)).toEqual(['runs', 'r', 'intervals', { maxPages: undefined, step: 6 }]);
+    expect(runKeys.intervals('r', undefined, 1)).toEqual(runKeys.intervals('r'));
   });
 
   it('puts the paged list and the picker under lists()', () => {

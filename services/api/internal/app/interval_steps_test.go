@@ -16,7 +16,8 @@ func checkIntervalWindows(t *testing.T, e *apiEnv, id string, secs []client.Inte
 	t.Helper()
 	want := map[int]*client.Interval{}
 	seconds := map[int]int{}
-	for _, s := range secs {
+	for i := range secs {
+		s := &secs[i]
 		k := s.Second / 2 * 2
 		w := want[k]
 		if w == nil {
@@ -39,7 +40,8 @@ func checkIntervalWindows(t *testing.T, e *apiEnv, id string, secs []client.Inte
 	if len(got.Items) != len(want) || got.NextFrom != nil {
 		t.Fatalf("step=2: %d windows, next_from %v; want %d and none", len(got.Items), got.NextFrom, len(want))
 	}
-	for _, g := range got.Items {
+	for i := range got.Items {
+		g := &got.Items[i]
 		w, n := want[g.Second], seconds[g.Second]
 		switch {
 		case w == nil:
