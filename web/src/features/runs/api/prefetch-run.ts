@@ -28,9 +28,8 @@ export function prefetchEndedRun(qc: QueryClient, run: Pick<Schemas['Run'], 'id'
  * code rather than after both: the run, then its seconds, as wide as the run
  * says its rows are (seriesStep), and the per-shard seconds too when the link
  * has the per-agent lines on; when the run has ended, its result and what
- * prefetchEndedRun reads. The page's
- * queries find them in the cache under the same keys. Errors are left to the
- * page, which asks again and shows them.
+ * prefetchEndedRun reads. The page's queries find them in the cache under the
+ * same keys. Errors are left to the page, which asks again and shows them.
  */
 export function prefetchRunPage(qc: QueryClient, runId: string, search: URLSearchParams): void {
   const perAgent = readParam(search, viewParams.agents, ['on', 'off'] as const) === 'on';

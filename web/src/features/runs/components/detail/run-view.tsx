@@ -75,9 +75,9 @@ export function RunView({ runId, currentUserId, roleOf }: Props) {
   const status = run.data?.status;
   const ended = isTerminal(status);
   const live = useRunEvents(runId, status);
-  // Imported runs (known by their source) have no seconds; native runs ask alongside the run.
+  // Imported runs (known by their source) have no seconds; native runs ask once the run says how long
+  // it was: an ended run's seconds come in windows of step seconds (seriesStep).
   const imported = run.data ? isImported(run.data) : false;
-  // An ended run's seconds come in windows of step seconds (seriesStep), once the run says how long it was.
   const step = run.data ? seriesStep(run.data) : 1;
   const intervals = useRunIntervals(runId, { poll: live === 'unavailable' && !ended, enabled: !!run.data && !imported, step });
   const result = useRunResult(runId, ended);
