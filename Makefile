@@ -229,14 +229,14 @@ unit-and-faults: ## make unit with faults-and-images beside it (part of make tes
 	scripts/beside faults-and-images -- $(MAKE) --no-print-directory unit
 
 .PHONY: faults-and-images
-faults-and-images: ## make faults with images-checks-and-fuzz beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built, the static checks, then the short fuzz sweep).
-	scripts/beside --nice images-checks-and-fuzz -- $(MAKE) --no-print-directory faults
+faults-and-images: ## make faults with images-and-fuzz beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built, then the short fuzz sweep).
+	scripts/beside --nice images-and-fuzz -- $(MAKE) --no-print-directory faults
 
-.PHONY: images-checks-and-fuzz
-images-checks-and-fuzz: compose-images checks fuzz-short ## compose-images, checks, then fuzz-short (the nice lane of faults-and-images).
+.PHONY: images-and-fuzz
+images-and-fuzz: compose-images fuzz-short ## compose-images, then fuzz-short (the nice lane of faults-and-images).
 
 .PHONY: checks
-checks: lint proto-check api-check api-lint doc-check web-check deploy-check ## The static checks of make test: lint, generated code fresh, API lint, docs, the dashboard's tsc, eslint and Vitest, the Helm chart.
+checks: lint proto-check api-check api-lint doc-check web-check deploy-check ## The static checks make test runs first: lint, generated code fresh, API lint, docs, the dashboard's tsc, eslint and Vitest, the Helm chart.
 
 .PHONY: release-and-compose
 release-and-compose: ## make compose-smoke with release-check beside it (part of make test, RELEASE_SCOPE=ci): the smoke waits on containers while goreleaser's cross builds use the CPU.
@@ -261,7 +261,7 @@ doc-check: ## Fail when a doc quotes a figure its linked bench/results file does
 	scripts/check-doc-paths
 
 .PHONY: test
-test: tools unit-and-faults unit-timed accuracy e2e release-and-compose ## Everything CI runs (the static checks in the nice lane of unit-and-faults).
+test: tools checks unit-and-faults unit-timed accuracy e2e release-and-compose ## Everything CI runs.
 
 .PHONY: bench
 bench: build ## Benchmarks against fortio (about 15 min on a quiet machine); figures go to bench/results/.
