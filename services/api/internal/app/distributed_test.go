@@ -248,9 +248,7 @@ func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
 	count := run.Summary.Count
 	t.Logf("merged: count %d, qps %.1f, p50 %.0f µs, p99 %.0f µs, max %.0f µs", count, deref(run.Summary.Qps),
 		deref(run.Summary.P50Us), deref(run.Summary.P99Us), deref(run.Summary.MaxUs))
-	if math.Abs(float64(count)-1500) > 30 {
-		t.Errorf("merged count %d, want 1500 ± 2%%", count)
-	}
+	checkPacedCount(t, count, 1500, 300, e.shardFinals(t, id))
 	if got := echoRequests(t, echo) - before; got != count {
 		t.Errorf("echo answered %d requests, the run counted %d", got, count)
 	}
@@ -302,6 +300,39 @@ func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
 		t.Errorf("%d shards done, want 3", n)
 	}
 	checkShardsEndpoint(t, e, id, count)
+}
+
+// checkPacedCount checks a paced run's count against want (qps × duration)
+// within 2 %. A generator that falls behind leaves the requests still due at
+// the end unsent, so a shortfall is allowed only as far as the lag the
+// shards measured explains it: at most qps × their largest lag, in seconds.
+// In a clean-clone CI beside the fault suite the agents lagged by over
+// 0.5 s and counted 1461 of 1500.
+func checkPacedCount(t *testing.T, count, want int64, qps float64, finals []*barragev1.Snapshot) {
+	t.Helper()
+	slack := float64(want) * 0.02
+	if float64(count) > float64(want)+slack {
+		t.Errorf("count %d, want %d ± 2%%: more than the pacing allows", count, want)
+		return
+	}
+	if float64(count) >= float64(want)-slack {
+		return
+	}
+	lag := hist.New()
+	for _, f := range finals {
+		h, err := hist.Decode(f.GetLagHdr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lag.Merge(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	explained := qps * lag.Max().Seconds()
+	t.Logf("count %d of %d; the largest lag, %v, explains %.0f requests left unsent", count, want, lag.Max(), explained)
+	if float64(want-count) > slack+explained {
+		t.Errorf("count %d, want %d ± 2%% (or short by at most qps × the largest lag, %.0f)", count, want, explained)
+	}
 }
 
 // checkAgentsHoldShards checks GET /agents while the 300 qps run on three
