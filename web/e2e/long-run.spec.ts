@@ -44,7 +44,12 @@ async function until<T>(what: string, get: () => T | undefined, timeoutMs: numbe
 test('a 1,300-second run: the page reads and draws its seconds in windows of 3 s', async ({ browser }) => {
   test.setTimeout(240_000);
   data = mkdtempSync(join(tmpdir(), 'barrage-e2e-long-'));
-  execFileSync('go', ['build', '-o', join(data, 'ingestbench'), './services/api/cmd/ingestbench'], { cwd: root, stdio: 'inherit' });
+  // The flags of make build (pkg/gobuild), so that the packages it shares with barrage-api come from the build cache.
+  execFileSync('go', ['build', '-trimpath', '-o', join(data, 'ingestbench'), './services/api/cmd/ingestbench'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, CGO_ENABLED: '0' },
+  });
   const hold = join(data, 'hold.json');
   const log = openSync(join(data, 'seed.log'), 'a');
   seeder = spawn(

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/barrage-dev/barrage/pkg/gobuild"
 )
 
 // Addrs are the addresses a barrage-echo process bound.
@@ -28,19 +30,11 @@ var build = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "barrage-echo")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/barrage-dev/barrage/services/echo/cmd/barrage-echo").CombinedOutput()
-	if err != nil {
-		return "", &buildError{out: string(out), err: err}
+	if err := gobuild.Build(bin, "github.com/barrage-dev/barrage/services/echo/cmd/barrage-echo"); err != nil {
+		return "", err
 	}
 	return bin, nil
 })
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
 // Start runs barrage-echo with its HTTP, gRPC, TCP and UDP servers on free
 // loopback ports, and extra flags, until the test ends, and returns the

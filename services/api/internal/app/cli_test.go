@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/barrage-dev/barrage/pkg/gobuild"
 	"github.com/barrage-dev/barrage/pkg/threshold"
 	"github.com/barrage-dev/barrage/services/api/client"
 )
@@ -27,9 +27,8 @@ var cliBin = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "barrage")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/barrage-dev/barrage/services/api/cmd/barrage").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build barrage: %w: %s", err, out)
+	if err := gobuild.Build(bin, "github.com/barrage-dev/barrage/services/api/cmd/barrage"); err != nil {
+		return "", err
 	}
 	return bin, nil
 })

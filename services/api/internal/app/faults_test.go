@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/barrage-dev/barrage/pkg/gobuild"
 	"github.com/barrage-dev/barrage/pkg/natsembed"
 	"github.com/barrage-dev/barrage/pkg/wire"
 	"github.com/barrage-dev/barrage/services/api/client"
@@ -35,9 +36,8 @@ var agentBin = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "barrage-agent")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/barrage-dev/barrage/services/agent/cmd/barrage-agent").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build barrage-agent: %w: %s", err, out)
+	if err := gobuild.Build(bin, "github.com/barrage-dev/barrage/services/agent/cmd/barrage-agent"); err != nil {
+		return "", err
 	}
 	return bin, nil
 })

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/barrage-dev/barrage/pkg/gobuild"
 	"github.com/barrage-dev/barrage/pkg/natsauth"
 	"github.com/barrage-dev/barrage/services/api/client"
 	"github.com/barrage-dev/barrage/services/api/internal/app"
@@ -47,10 +48,8 @@ func startStack(t *testing.T) *stack {
 	dir := t.TempDir()
 	s.nats, s.keys, s.agentsDir = startOperatorNATS(t, dir)
 	s.agentBin = filepath.Join(dir, "barrage-agent")
-	out, err := exec.Command("go", "build", "-o", s.agentBin,
-		"github.com/barrage-dev/barrage/services/agent/cmd/barrage-agent").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build barrage-agent: %v: %s", err, out)
+	if err := gobuild.Build(s.agentBin, "github.com/barrage-dev/barrage/services/agent/cmd/barrage-agent"); err != nil {
+		t.Fatal(err)
 	}
 	environ := []string{
 		"DATABASE_URL=" + pgtest.NewDatabase(t), "NATS_URL=nats://" + s.nats.addr,

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/barrage-dev/barrage/pkg/gobuild"
 )
 
 // bins holds the binaries TestMain builds. nats is nats-server at the
@@ -39,8 +41,8 @@ func TestMain(m *testing.M) {
 		bins.echo:  "github.com/barrage-dev/barrage/services/echo/cmd/barrage-echo",
 		bins.nats:  "github.com/nats-io/nats-server/v2",
 	} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+		if err := gobuild.Build(out, pkg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
