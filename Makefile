@@ -182,7 +182,7 @@ fuzz: ## Every fuzz target for FUZZTIME each (default 60s).
 	scripts/fuzz-all $(FUZZTIME) $(GO_MODULES)
 
 .PHONY: fuzz-short
-fuzz-short: ## Every fuzz target for FUZZTIME_CI each (default 3s); part of make test.
+fuzz-short: ## Every fuzz target for FUZZTIME_CI each (default 3s); not in make test, whose unit tests run every target's seed corpus.
 	scripts/fuzz-all $(FUZZTIME_CI) $(GO_MODULES)
 
 .PHONY: web-check
@@ -240,11 +240,8 @@ unit-and-faults: ## make unit with faults-and-images beside it (part of make tes
 	scripts/beside faults-and-images -- $(MAKE) --no-print-directory unit
 
 .PHONY: faults-and-images
-faults-and-images: ## make faults with images-and-fuzz beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built, then the short fuzz sweep).
-	scripts/beside --nice images-and-fuzz -- $(MAKE) --no-print-directory faults
-
-.PHONY: images-and-fuzz
-images-and-fuzz: compose-images fuzz-short ## compose-images, then fuzz-short (the nice lane of faults-and-images).
+faults-and-images: ## make faults with compose-images beside it at nice 19 (the Compose plugin, the base images and the four images that compose-smoke then finds built).
+	scripts/beside --nice compose-images -- $(MAKE) --no-print-directory faults
 
 .PHONY: checks
 checks: lint proto-check api-check api-lint doc-check web-check deploy-check ## The static checks make test runs first: lint, generated code fresh, API lint, docs, the dashboard's tsc, eslint and Vitest, the Helm chart.
