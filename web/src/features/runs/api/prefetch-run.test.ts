@@ -70,18 +70,18 @@ describe('prefetchRunPage', () => {
     expect(qc.getQueryData(runKeys.shardIntervals('r4'))).toEqual([]);
   });
 
-  it('reads an ended hour-long run’s merged and per-shard rows in windows of 6 s, under their own keys', async () => {
+  it('reads an ended hour-long run’s merged and per-shard rows in windows of 12 s, under their own keys', async () => {
     const began = stubApi('completed', 'run', {}, { started_at: '2026-11-28T08:00:00Z', ended_at: '2026-11-28T09:00:00Z' });
     const qc = new QueryClient();
     prefetchRunPage(qc, 'r5', new URLSearchParams('agents=on'));
     await settle(qc);
-    expect(began).toContain('/runs/{run}/shards/intervals?step=6');
-    expect(began).toContain('/runs/{run}/intervals?step=6');
+    expect(began).toContain('/runs/{run}/shards/intervals?step=12');
+    expect(began).toContain('/runs/{run}/intervals?step=12');
     expect(began).not.toContain('/runs/{run}/shards/intervals');
     expect(began).not.toContain('/runs/{run}/intervals');
-    expect(qc.getQueryData(runKeys.shardIntervals('r5', 6))).toEqual([]);
+    expect(qc.getQueryData(runKeys.shardIntervals('r5', 12))).toEqual([]);
     expect(qc.getQueryData(runKeys.shardIntervals('r5'))).toBeUndefined();
-    expect(qc.getQueryData(runKeys.intervals('r5', undefined, 6))).toEqual([]);
+    expect(qc.getQueryData(runKeys.intervals('r5', undefined, 12))).toEqual([]);
     expect(qc.getQueryData(runKeys.intervals('r5'))).toBeUndefined();
   });
 });

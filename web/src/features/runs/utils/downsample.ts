@@ -1,8 +1,13 @@
 /** A chart row: an x value and numeric series, a series possibly absent in a row. */
 export type Row = { t: number } & Record<string, number | undefined>;
 
-/** maxChartPoints is the most rows a time-series chart draws. */
-export const maxChartPoints = 600;
+/**
+ * maxChartPoints is the most rows a time-series chart draws: about one per
+ * 2 px of a chart half the page wide, as Grafana draws about one per pixel.
+ * 300 rather than 600 opened the per-agent view of an hour on 20 agents 16 %
+ * sooner (bench/results/web-big-run-2026-11-28-300-points.md).
+ */
+export const maxChartPoints = 300;
 
 /**
  * downsample shrinks rows (sorted by t) to at most maxPoints rows for

@@ -6,8 +6,8 @@ import { maxChartPoints } from './downsample';
  * seriesStep is the seconds per row the run page's time-series read, merged
  * (GET /runs/{run}/intervals) and per agent (/shards/intervals): 1 while the
  * run is live (the stream adds each second), else as many as keep an ended
- * run to about maxChartPoints rows, the most a chart draws: an hour is 600
- * windows of 6 s, not 3,600 seconds (72,000 rows over 20 agents). An ended
+ * run to about maxChartPoints rows, the most a chart draws: an hour is 300
+ * windows of 12 s, not 3,600 seconds (72,000 rows over 20 agents). An ended
  * run's length is the longer of its start to end and its count over its rate
  * (the seconds its requests span, also for a run whose data came faster than
  * it was measured, as when it is imported or seeded).
