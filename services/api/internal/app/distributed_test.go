@@ -214,9 +214,15 @@ func (e *apiEnv) shards(t *testing.T, id string) []client.RunShard {
 // mergedResponse merges the response histograms of snapshots.
 func mergedResponse(t *testing.T, snaps []*barragev1.Snapshot) *hist.Histogram {
 	t.Helper()
+	return mergedHist(t, snaps, (*barragev1.Snapshot).GetResponseHdr)
+}
+
+// mergedHist merges one histogram of each of snapshots, hdr picking it.
+func mergedHist(t *testing.T, snaps []*barragev1.Snapshot, hdr func(*barragev1.Snapshot) []byte) *hist.Histogram {
+	t.Helper()
 	m := hist.New()
 	for _, s := range snaps {
-		h, err := hist.Decode(s.GetResponseHdr())
+		h, err := hist.Decode(hdr(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,16 +324,7 @@ func checkPacedCount(t *testing.T, count, want int64, qps float64, finals []*bar
 	if float64(count) >= float64(want)-slack {
 		return
 	}
-	lag := hist.New()
-	for _, f := range finals {
-		h, err := hist.Decode(f.GetLagHdr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := lag.Merge(h); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lag := mergedHist(t, finals, (*barragev1.Snapshot).GetLagHdr)
 	explained := qps * lag.Max().Seconds()
 	t.Logf("count %d of %d; the largest lag, %v, explains %.0f requests left unsent", count, want, lag.Max(), explained)
 	if float64(want-count) > slack+explained {
