@@ -312,8 +312,8 @@ func TestDistributedRunOnThreeAgents(t *testing.T) { // serial: see heavyTests
 // within 2 %. A generator that falls behind leaves the requests still due at
 // the end unsent, so a shortfall is allowed only as far as the lag the
 // shards measured explains it: at most qps × their largest lag, in seconds.
-// In a clean-clone CI beside the fault suite the agents lagged by over
-// 0.5 s and counted 1461 of 1500.
+// In one CI run beside the fault suite the agents lagged by over 0.5 s and
+// counted 1461 of 1500.
 func checkPacedCount(t *testing.T, count, want int64, qps float64, finals []*barragev1.Snapshot) {
 	t.Helper()
 	slack := float64(want) * 0.02

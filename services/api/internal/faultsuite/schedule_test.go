@@ -26,8 +26,8 @@ const scheduleTicks = 4
 // one run, started by one replica (the advisory lock's holder), and once
 // the leader is killed the other replica takes over. The schedule fires
 // once a year, on January 1st, so that only the ticks the test makes are
-// due: with "* * * * *" a minute's boundary falling while a tick's run went
-// on started one run more, on a slow machine.
+// due: with "* * * * *" a minute's boundary falling between two ticks could
+// start one run more, which the test counts as a double fire.
 func TestSchedulerFiresOnceWithTwoReplicas(t *testing.T) {
 	s := startStackWith(t, stackConfig{replicas: 2, agents: 1, apiEnv: []string{"BARRAGE_SCHEDULE_TICK=500ms"}})
 	var test client.Test
