@@ -108,6 +108,7 @@ test('charts download as PNG and CSV, and a comparison copies its permalink @own
 
   // Requests per second: a row per second the API holds, its qps as the API gives it.
   const qps = page.getByRole('region', { name: 'Requests per second' });
+  await qps.scrollIntoViewIfNeeded(); // the chart is drawn once on screen (chart-area.tsx)
   await expect(qps.locator('.recharts-wrapper > svg')).toBeVisible();
   const qpsPng = await download(page, qps, 'PNG image');
   expect(qpsPng.name).toBe('requests-per-second.png');
@@ -129,6 +130,8 @@ test('charts download as PNG and CSV, and a comparison copies its permalink @own
 
   // The spectrum: the result's response percentiles.
   const spectrum = page.getByRole('region', { name: 'Percentile spectrum', exact: true });
+  await spectrum.scrollIntoViewIfNeeded();
+  await expect(spectrum.locator('.recharts-wrapper > svg')).toBeVisible();
   expectPng((await download(page, spectrum, 'PNG image')).bytes);
   const specCsv = await download(page, spectrum, 'CSV data');
   expect(specCsv.name).toBe('percentile-spectrum-response-time.csv');
@@ -137,6 +140,7 @@ test('charts download as PNG and CSV, and a comparison copies its permalink @own
 
   // The request timeline: a PNG, and the API's timeline CSV, a row per sampled request.
   const timeline = page.getByRole('region', { name: 'Request timeline' });
+  await timeline.scrollIntoViewIfNeeded();
   await expect(timeline.locator('.recharts-wrapper > svg')).toBeVisible();
   expectPng((await download(page, timeline, 'PNG image')).bytes);
   const tlCsv = await download(page, timeline, 'CSV data');

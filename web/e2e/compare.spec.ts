@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { drawCharts } from './charts';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { formatCount, formatDuration } from '../src/lib/format';
 import { port } from '../playwright.config';
@@ -89,6 +90,7 @@ async function checkSpectrum(page: Page, items: Compared[]) {
   const spectrum = page.getByRole('region', { name: 'Percentile spectrum', exact: true });
   const toggle = spectrum.getByRole('radiogroup', { name: 'Latency of the spectrum' });
   await expect(toggle.getByRole('radio', { name: 'Response' })).toBeChecked();
+  await spectrum.scrollIntoViewIfNeeded();
   await expect(spectrum.locator('svg .recharts-line-curve')).toHaveCount(items.length);
   const strokes = await spectrum.locator('svg .recharts-line-curve').evaluateAll((els) => els.map((e) => e.getAttribute('stroke')));
   expect(strokes).toEqual(items.map((_, i) => `var(--chart-${i + 1})`));
@@ -202,6 +204,7 @@ test('compare 2 and 3 runs: one layout, the API numbers, the spec diff and the p
   await expect(diff.getByTestId('spec-diff-url')).toContainText('delay=4ms');
   await expect(diff.getByTestId('spec-diff-qps')).toHaveCount(0);
   await expect(diff).not.toContainText('different rates');
+  await drawCharts(page);
   await page.screenshot({ path: `${shots}/compare-2.png`, fullPage: true });
 
   // Three runs, one at twice the rate: the diff names qps first and warns.
@@ -212,6 +215,7 @@ test('compare 2 and 3 runs: one layout, the API numbers, the spec diff and the p
   await expect(diff.getByTestId('spec-diff-qps').getByRole('cell')).toHaveText(['50 qps', '50 qps', '100 qps']);
   await expect(diff.getByRole('rowheader').first()).toHaveText('qps');
   await expect(diff.getByRole('note')).toContainText('different rates');
+  await drawCharts(page);
   await page.screenshot({ path: `${shots}/compare-3.png`, fullPage: true });
 
   // The same sections, in the same order, for 2 runs as for 3.

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { drawCharts } from './charts';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { formatCount } from '../src/lib/format';
 import { port } from '../playwright.config';
@@ -16,6 +17,7 @@ mkdirSync(shots, { recursive: true });
 test.describe.configure({ mode: 'serial' });
 
 async function shot(page: Page, name: string) {
+  await drawCharts(page);
   await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
 }
 

@@ -67,6 +67,7 @@ test('generator limited: the run page warns that the figures measure the agent',
   await expect(chart.getByTestId('generator-limited-seconds')).toHaveText(
     `Generator limited (shaded) at ${spans(flagged)}: the load generator, not the target, was the bottleneck.`,
   );
+  await chart.scrollIntoViewIfNeeded(); // drawn once on screen (chart-area.tsx)
   await expect(chart.locator('.recharts-reference-area')).toHaveCount(spans(flagged).split(', ').length);
   await chart.getByText('Table view').click();
   const table = chart.getByRole('region', { name: 'Requests per second, table view' });

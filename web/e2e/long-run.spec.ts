@@ -79,6 +79,16 @@ test('a 1,300-second run: the page reads and draws its seconds in windows of 5 s
   await page.goto(`/runs/${h.run}`);
   await expect(page.getByTestId('live-points')).toHaveText(`${seconds} seconds received, drawn in windows of ${step} s`);
   const qps = page.getByRole('region', { name: 'Requests per second' });
+  // The page opens at the cost of its first screen (web/src/components/ui/chart-area.tsx): the
+  // histogram there is drawn; the per-second charts further down wait until a scroll brings them near.
+  const histogram = page.getByRole('region', { name: 'Latency histogram' });
+  await expect(histogram.locator('.chart')).toHaveAttribute('data-drawn', 'yes');
+  await expect(histogram.locator('.recharts-wrapper > svg')).toHaveCount(1);
+  await expect(qps.locator('.chart')).toHaveAttribute('data-drawn', 'later');
+  await expect(qps.locator('.recharts-wrapper')).toHaveCount(0);
+  await qps.scrollIntoViewIfNeeded();
+  await expect(qps.locator('.chart')).toHaveAttribute('data-drawn', 'yes');
+  await expect(qps.locator('path.recharts-line-curve').first()).toHaveAttribute('d', /^M.+L/);
   await qps.getByText('Table view').click();
   await expect(qps.getByRole('region', { name: 'Requests per second, table view' }).locator('caption')).toHaveText(`Requests per second: ${windows} rows`);
   expect(asked).toEqual([`/intervals?step=${step}`]);

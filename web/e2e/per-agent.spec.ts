@@ -63,6 +63,7 @@ test('per-agent lines: live agents, one line per agent, table rows match the API
     .toBe('completed');
   await page.reload();
   await expect(page.getByRole('region', { name: 'Result summary' })).toBeVisible();
+  await qpsChart.scrollIntoViewIfNeeded(); // below the first screen: drawn once scrolled to (chart-area.tsx)
   await expect(qpsChart.locator('.recharts-line')).toHaveCount(2);
   await expect(page.getByTestId('agent-latency-chart').locator('.recharts-line')).toHaveCount(2);
 

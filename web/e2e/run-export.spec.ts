@@ -113,6 +113,7 @@ test('per-second CSV, result JSON and permalinks of the run and compare views @o
   await page.goto(`/compare?ids=${id},${other}&spectrum=service`);
   const overlay = page.getByRole('region', { name: 'Percentile spectrum', exact: true });
   await expect(overlay.getByRole('radio', { name: 'Service' })).toBeChecked();
+  await overlay.scrollIntoViewIfNeeded();
   await expect(overlay.locator('svg .recharts-line-curve')).toHaveCount(2);
   await overlay.getByRole('radio', { name: 'Lag' }).check();
   await expect(page).toHaveURL(new RegExp(`/compare\\?ids=${id}(%2C|,)${other}&spectrum=lag$`));

@@ -43,6 +43,7 @@ test('percentile spectrum with its latency toggle, and the density histogram', a
   const values = spectrum.getByRole('table');
   const rows = values.locator('tbody').getByRole('row');
   // The 1/(1−p) axis is labelled in percentiles.
+  await spectrum.scrollIntoViewIfNeeded();
   await expect(spectrum.locator('svg').getByText('99%', { exact: true })).toBeVisible();
 
   const want = (s: Summary) => [

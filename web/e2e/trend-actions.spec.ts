@@ -80,7 +80,7 @@ test('trend: verdict markers, a point\'s menu opens the run and its compare, the
   await expect(menu).toHaveAttribute('data-run', runs[2]!);
   await expect(menu.getByTestId('trend-menu-verdict')).toHaveText(/failed/);
   await expect(menu.getByRole('link', { name: 'Open run' })).toBeFocused();
-  await page.screenshot({ path: `${shots}/test-trend.png`, fullPage: true });
+  await page.screenshot({ path: `${shots}/test-trend.png`, fullPage: true }); // the menu open on its point: the charts are on the first screen
   const scan = await new AxeBuilder({ page }).analyze();
   const bad = scan.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));

@@ -3,6 +3,7 @@ import { ChartTable } from '@/components/ui/chart-table';
 import { axisProps, gridProps, legendStyle, legendText, tooltipStyle } from '@/components/ui/chart-style';
 import { formatDuration, formatPercent, formatRate } from '@/lib/format';
 import type { StepPoint } from '../utils/steps';
+import { ChartArea } from '@/components/ui/chart-area';
 
 /**
  * StepChart plots a search's steps by target rate: p50 and p99 response time on
@@ -16,7 +17,7 @@ export function StepChart({ points, best }: { points: StepPoint[]; best?: number
   const failed = points.filter((p) => !p.passed);
   return (
     <>
-      <div className="chart" data-testid="search-step-chart">
+      <ChartArea testId="search-step-chart">
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...gridProps} />
@@ -43,7 +44,7 @@ export function StepChart({ points, best }: { points: StepPoint[]; best?: number
             )}
           </ComposedChart>
         </ResponsiveContainer>
-      </div>
+      </ChartArea>
       <ChartTable
         title="Steps by rate"
         rows={points}

@@ -11,6 +11,7 @@ import { markLabel, previousRow, timeTick, trendDomain, type TrendChange, type T
 import { TrendPointMenu } from './trend-point-menu';
 import { LimitLabel, TrendPoint, type TrendChart } from './trend-point';
 import { VerdictLegend } from './verdict-mark';
+import { ChartArea } from '@/components/ui/chart-area';
 
 /** changeColor is the colour of a change's marker: its metric's line, p90 (not charted) neutral. */
 function changeColor(metric: TrendChange['metric']): string {
@@ -132,7 +133,7 @@ export function TestTrend({ rows, changes = [], limits = [], kind }: {
         <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
           <h3 style={{ margin: 0 }}>Latency ({kind} time)</h3>
           <ChartDownload title={`Trend latency, ${kind} time`} csv={() => trendCsv(rows, kind)} />
-          <div className="chart trend-chart">
+          <ChartArea className="trend-chart">
             <ResponsiveContainer width="100%" height="100%">
               <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
                 <CartesianGrid {...gridProps} />
@@ -152,7 +153,7 @@ export function TestTrend({ rows, changes = [], limits = [], kind }: {
               </LineChart>
             </ResponsiveContainer>
             {menu('latency')}
-          </div>
+          </ChartArea>
           {changes.length > 0 && (
             <ul className="trend-changes" aria-label="Latency changes">
               {changes.map((c) => (
@@ -167,7 +168,7 @@ export function TestTrend({ rows, changes = [], limits = [], kind }: {
         <section className="card" style={{ display: 'flex', flexDirection: 'column', gap: 8 }}>
           <h3 style={{ margin: 0 }}>Throughput and errors</h3>
           <ChartDownload title="Trend throughput and errors" csv={() => trendCsv(rows, kind)} />
-          <div className="chart trend-chart">
+          <ChartArea className="trend-chart">
             <ResponsiveContainer width="100%" height="100%">
               <ComposedChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                 <CartesianGrid {...gridProps} />
@@ -189,7 +190,7 @@ export function TestTrend({ rows, changes = [], limits = [], kind }: {
               </ComposedChart>
             </ResponsiveContainer>
             {menu('qps')}
-          </div>
+          </ChartArea>
         </section>
         <ChartTable
           title="Trend of the test's runs"

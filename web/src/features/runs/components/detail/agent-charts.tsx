@@ -12,6 +12,7 @@ import { downsample } from '../../utils/downsample';
 import type { LatencyKind } from '../../utils/series';
 import { viewParams } from '../../utils/view-params';
 import { ChartLegend } from './chart-legend';
+import { ChartArea } from '@/components/ui/chart-area';
 
 const latencyKinds: readonly LatencyKind[] = ['response', 'service', 'lag'];
 
@@ -40,7 +41,7 @@ function AgentChart({ title, note, lines, rows, domain, format, testId }: ChartP
         <h2>{title}</h2>
         <span className="run-chart-note">{note}</span>
       </div>
-      <div className="chart">
+      <ChartArea>
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={drawn} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
             {secondsAxes(domain, { format: format, width: 64 })}
@@ -60,7 +61,7 @@ function AgentChart({ title, note, lines, rows, domain, format, testId }: ChartP
             ))}
           </LineChart>
         </ResponsiveContainer>
-      </div>
+      </ChartArea>
       <ChartLegend items={lines.map((l, i) => ({ label: l.label, color: lineColor(i).stroke, dashed: !!lineColor(i).dash }))} />
       <ChartTable
         title={title}

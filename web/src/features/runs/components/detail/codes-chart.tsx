@@ -11,6 +11,7 @@ import { codeRows } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
 import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
+import { ChartArea } from '@/components/ui/chart-area';
 
 const codeViews = ['failures', 'all'] as const;
 
@@ -64,7 +65,7 @@ export function CodesChart({ intervals, domain }: Props) {
         <div className="run-chart-empty">{intervals.length === 0 ? 'No seconds yet.' : 'No errors.'}</div>
       ) : (
         <>
-          <div className="chart">
+          <ChartArea>
             <ResponsiveContainer width="100%" height="100%">
               <ComposedChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
                 <CartesianGrid {...liveGridProps} />
@@ -94,7 +95,7 @@ export function CodesChart({ intervals, domain }: Props) {
                 <Line dataKey="errors" name="errors" stroke="var(--text)" strokeDasharray="4 3" dot={false} isAnimationActive={false} type="linear" />
               </ComposedChart>
             </ResponsiveContainer>
-          </div>
+          </ChartArea>
           <ChartLegend
             items={[
               ...shown.map((c) => ({ label: codeName(c.code), color: c.color, area: true })),

@@ -6,6 +6,7 @@ import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/compone
 import type { Schemas } from '@/lib/api-client';
 import { formatCount } from '@/lib/format';
 import { bucketRows } from '../../utils/imported';
+import { ChartArea } from '@/components/ui/chart-area';
 
 /**
  * ImportedBuckets draws an imported document's histogram, count per bucket:
@@ -31,7 +32,7 @@ export const ImportedBuckets = memo(function ImportedBuckets({ buckets }: { buck
       {rows.length === 0 ? (
         <div className="run-chart-empty">The document has no histogram buckets.</div>
       ) : (
-        <div className="chart" style={{ height: 320 }}>
+        <ChartArea style={{ height: 320 }}>
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
               <CartesianGrid {...gridProps} vertical={false} />
@@ -46,7 +47,7 @@ export const ImportedBuckets = memo(function ImportedBuckets({ buckets }: { buck
               <Bar dataKey="count" name="requests" fill="var(--chart-2)" fillOpacity={0.8} isAnimationActive={false} />
             </BarChart>
           </ResponsiveContainer>
-        </div>
+        </ChartArea>
       )}
       {rows.length > 0 && (
         <ChartTable

@@ -9,6 +9,7 @@ import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
 import { iterationRows } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
+import { ChartArea } from '@/components/ui/chart-area';
 
 interface Props {
   intervals: readonly Interval[];
@@ -40,7 +41,7 @@ export function IterationsChart({ intervals, target, domain }: Props) {
           csv={() => ({ header: ['second', 'started', 'completed', 'failed'], rows: rows.map((r) => [r.t, r.started, r.completed, r.failed]) })}
         />
       </div>
-      <div className="chart">
+      <ChartArea>
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
             {secondsAxes(domain, { format: formatRate })}
@@ -49,7 +50,7 @@ export function IterationsChart({ intervals, target, domain }: Props) {
             ))}
           </LineChart>
         </ResponsiveContainer>
-      </div>
+      </ChartArea>
       <ChartLegend items={series.map((s) => ({ label: s.label, color: s.color }))} />
       <ChartTable
         title="Iterations per second"

@@ -11,6 +11,7 @@ import { latencyKeys, latencyRows, type LatencyKind } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
 import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
+import { ChartArea } from '@/components/ui/chart-area';
 
 const kinds: { kind: LatencyKind; label: string; hint: string }[] = [
   { kind: 'response', label: 'response', hint: 'intended send to response done (includes waiting)' },
@@ -56,7 +57,7 @@ export function LatencyChart({ intervals, initial, domain }: Props) {
           })}
         />
       </div>
-      <div className="chart">
+      <ChartArea>
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
             {secondsAxes(domain, { format: formatDuration, width: 64 })}
@@ -65,7 +66,7 @@ export function LatencyChart({ intervals, initial, domain }: Props) {
             ))}
           </LineChart>
         </ResponsiveContainer>
-      </div>
+      </ChartArea>
       <ChartLegend items={latencyKeys.map((k) => ({ label: k, color: colors[k] }))} />
       <ChartTable
         title={`Latency per second, ${kind} time`}

@@ -19,6 +19,7 @@ import { useRunFortioHistogram } from '../../api/get-run-fortio-result';
 import { histogramRows, linearTicks, logTicks, type HistogramRow } from '../../utils/histogram';
 import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
+import { ChartArea } from '@/components/ui/chart-area';
 
 /**
  * Bars draws each bucket from its start to its end on the x axis: buckets
@@ -81,7 +82,7 @@ export function LatencyHistogram({ runId, primary }: Props) {
   else {
     const maxDensity = Math.max(...rows.map((r) => r.density));
     body = (
-      <div className="chart" style={{ height: 320 }}>
+      <ChartArea style={{ height: 320 }}>
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 20, left: 16 }}>
             <CartesianGrid {...liveGridProps} />
@@ -124,7 +125,7 @@ export function LatencyHistogram({ runId, primary }: Props) {
             />
           </ComposedChart>
         </ResponsiveContainer>
-      </div>
+      </ChartArea>
     );
   }
   const table = rows.length > 0 && (

@@ -9,6 +9,7 @@ import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
 import { limitedSpans, qpsRows, type SecondSpan } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
+import { ChartArea } from '@/components/ui/chart-area';
 
 interface Props {
   intervals: readonly Interval[];
@@ -43,7 +44,7 @@ export function QpsChart({ intervals, step = 1, target, domain }: Props) {
           })}
         />
       </div>
-      <div className="chart" data-testid="live-chart">
+      <ChartArea testId="live-chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
             {secondsAxes(domain, { format: formatRate })}
@@ -65,7 +66,7 @@ export function QpsChart({ intervals, step = 1, target, domain }: Props) {
             <Line dataKey="qps" name="achieved" stroke="var(--chart-1)" strokeWidth={2} dot={false} isAnimationActive={false} type="linear" />
           </LineChart>
         </ResponsiveContainer>
-      </div>
+      </ChartArea>
       <ChartLegend
         items={[
           { label: 'achieved', color: 'var(--chart-1)' },

@@ -10,6 +10,7 @@ import { runTimelineCsvUrl, useRunTimeline } from '../../api/get-run-timeline';
 import { clock, timeTicks } from '../../utils/chart-axis';
 import { timelinePoints } from '../../utils/timeline';
 import { ChartLegend } from './chart-legend';
+import { ChartArea } from '@/components/ui/chart-area';
 
 const okColor = 'var(--chart-2)';
 const errorColor = 'var(--bad)';
@@ -50,9 +51,9 @@ export function TimelineScatter({ runId, timeline, size }: ScatterProps) {
       </ScatterChart>
     );
     body = (
-      <div className="chart" style={{ height: 320 }}>
+      <ChartArea style={{ height: 320 }}>
         {size ? chart : <ResponsiveContainer width="100%" height="100%">{chart}</ResponsiveContainer>}
-      </div>
+      </ChartArea>
     );
   }
   return (

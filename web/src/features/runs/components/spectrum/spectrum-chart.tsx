@@ -8,6 +8,7 @@ import type { LatencyKind } from '../../utils/series';
 import { overlayRows, percentileLabel, percentileTicks, spectrumTable, type SpectrumPoint, type SpectrumRow } from '../../utils/spectrum';
 import { ChartLegend } from '../detail/chart-legend';
 import '../detail/run.css';
+import { ChartArea } from '@/components/ui/chart-area';
 
 /** The latencies a spectrum can show, in the toggle's order. */
 export const spectrumKinds: readonly LatencyKind[] = ['response', 'service', 'lag'];
@@ -70,7 +71,7 @@ export function SpectrumChart({ kind, kinds, onKindChange, series, note }: Props
       {drawn === 0 ? (
         <div className="run-chart-empty">Too few requests for a spectrum.</div>
       ) : (
-        <div className="chart" style={{ height: 300 }}>
+        <ChartArea style={{ height: 300 }}>
           <ResponsiveContainer width="100%" height="100%">
             <LineChart data={rows} margin={{ top: 8, right: 28, bottom: 20, left: 16 }}>
               <CartesianGrid {...liveGridProps} />
@@ -91,7 +92,7 @@ export function SpectrumChart({ kind, kinds, onKindChange, series, note }: Props
                 formatter={(v) => formatDuration(Number(v))} />
             </LineChart>
           </ResponsiveContainer>
-        </div>
+        </ChartArea>
       )}
       {!one && <ChartLegend items={series.map((s) => ({ label: s.name, color: s.color }))} />}
       {note && <p className="run-chart-note" style={{ margin: '4px 0 0' }}>{note}</p>}
