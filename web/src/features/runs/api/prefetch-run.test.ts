@@ -14,6 +14,10 @@ function stubApi(status: string, source = 'run', delays: Record<string, number> 
     began.push(path === '/runs/{run}/result' ? `${path}?${String(format)}` : step !== undefined ? `${path}?step=${String(step)}` : path);
     await new Promise((r) => setTimeout(r, delays[path] ?? 0));
     const ok = (data: unknown) => ({ data, response: new Response(null, { status: 200 }) });
+    // A run that has not ended has no result yet: the API answers 409.
+    if (path === '/runs/{run}/result' && !['completed', 'failed', 'canceled'].includes(status)) {
+      return { error: { type: 'about:blank', title: 'Conflict', status: 409 }, response: new Response(null, { status: 409 }) };
+    }
     switch (path) {
       case '/runs/{run}':
         return ok({ id: init.params.path.run, status, source, spec: {}, ...times });
@@ -34,31 +38,36 @@ async function settle(qc: QueryClient) {
 describe('prefetchRunPage', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('reads the run, then its seconds and an ended run’s result, histogram and timeline', async () => {
+  it('reads the run beside its result and histogram, then its seconds and timeline', async () => {
     const began = stubApi('completed', 'run', { '/runs/{run}': 20 });
     const qc = new QueryClient();
     prefetchRunPage(qc, 'r1', new URLSearchParams());
-    // Until the run answers, nothing that needs it (how wide its seconds' rows are) is asked for.
-    expect(began).toEqual(['/runs/{run}']);
+    // Until the run answers, only what needs nothing of it is asked for: the first screen's reads.
+    expect([...began].sort()).toEqual(['/runs/{run}', '/runs/{run}/result?barrage', '/runs/{run}/result?fortio']);
     await settle(qc);
-    expect(began.slice(1).sort()).toEqual(['/runs/{run}/intervals', '/runs/{run}/result?barrage', '/runs/{run}/result?fortio', '/runs/{run}/timeline']);
+    expect(began.slice(3).sort()).toEqual(['/runs/{run}/intervals', '/runs/{run}/timeline']);
     expect(qc.getQueryData(runKeys.detail('r1'))).toMatchObject({ id: 'r1', status: 'completed' });
     expect(qc.getQueryData(runKeys.intervals('r1'))).toEqual([]);
     expect(qc.getQueryData(runKeys.result('r1'))).toEqual({ path: '/runs/{run}/result' });
+    expect(qc.getQueryData(runKeys.fortioResult('r1'))).toEqual({ path: '/runs/{run}/result' });
   });
 
-  it('reads no result of a running run, and no seconds or histogram of an imported one', async () => {
+  it('keeps nothing of a running run’s 409s, and reads no seconds or timeline of an imported run', async () => {
     let began = stubApi('running');
     let qc = new QueryClient();
     prefetchRunPage(qc, 'r2', new URLSearchParams());
     await settle(qc);
-    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/intervals']);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/intervals', '/runs/{run}/result?barrage', '/runs/{run}/result?fortio']);
+    // Once the run has ended, the page's queries find no answer cached and ask again.
+    expect(qc.getQueryState(runKeys.result('r2'))).toBeUndefined();
+    expect(qc.getQueryState(runKeys.fortioResult('r2'))).toBeUndefined();
     vi.restoreAllMocks();
     began = stubApi('completed', 'import');
     qc = new QueryClient();
     prefetchRunPage(qc, 'r3', new URLSearchParams());
     await settle(qc);
-    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/result?barrage']);
+    expect(began.sort()).toEqual(['/runs/{run}', '/runs/{run}/result?barrage', '/runs/{run}/result?fortio']);
   });
 
   it('reads the per-shard seconds only when the link has the per-agent lines on', async () => {

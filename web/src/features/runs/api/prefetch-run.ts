@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { Schemas } from '@/lib/api-client';
+import { runKeys } from '@/lib/query-keys';
 import { isTerminal } from '@/lib/run-status';
 import { isImported } from '../utils/imported';
 import { readParam, viewParams } from '../utils/view-params';
@@ -25,23 +26,36 @@ export function prefetchEndedRun(qc: QueryClient, run: Pick<Schemas['Run'], 'id'
 /**
  * prefetchRunPage starts the run page's reads at navigation (the route's
  * loader in app/router.tsx), beside the sign-in check and the page's own
- * code rather than after both: the run, then its seconds, as wide as the run
- * says its rows are (seriesStep), and the per-shard seconds too when the link
- * has the per-agent lines on; when the run has ended, its result and what
- * prefetchEndedRun reads. The page's queries find them in the cache under the
- * same keys. Errors are left to the page, which asks again and shows them.
+ * code rather than after both. The run's result and histogram, on its first
+ * screen, are asked for beside the run itself, before it says whether it has
+ * ended: a run that has not answers 409 to both, and what they left in the
+ * cache is dropped once the run says so, so that the page asks again when it
+ * ends. Then its seconds, as wide as the run says its rows are (seriesStep),
+ * the per-shard seconds too when the link has the per-agent lines on, and
+ * what prefetchEndedRun reads. The page's queries find them in the cache
+ * under the same keys. Errors are left to the page, which asks again and
+ * shows them.
  */
 export function prefetchRunPage(qc: QueryClient, runId: string, search: URLSearchParams): void {
   const perAgent = readParam(search, viewParams.agents, ['on', 'off'] as const) === 'on';
+  const early = Promise.allSettled([
+    qc.prefetchQuery(runResultQuery(runId, true)),
+    qc.prefetchQuery({ ...runFortioHistogramQuery(runId), retry: false }),
+  ]);
   void qc
     .fetchQuery(runQuery(runId, true))
     .then((run) => {
       const step = seriesStep(run);
       if (!isImported(run)) void qc.prefetchQuery(runIntervalsQuery(runId, { step }));
       if (perAgent) void qc.prefetchQuery(runShardIntervalsQuery(runId, step));
-      if (!isTerminal(run.status)) return;
-      void qc.prefetchQuery(runResultQuery(runId, true));
-      prefetchEndedRun(qc, run);
+      if (isTerminal(run.status)) {
+        prefetchEndedRun(qc, run);
+        return;
+      }
+      void early.then(() => {
+        qc.removeQueries({ queryKey: runKeys.result(runId), exact: true });
+        qc.removeQueries({ queryKey: runKeys.fortioResult(runId), exact: true });
+      });
     })
     .catch(() => undefined);
 }
