@@ -106,7 +106,7 @@ test('axe finds no serious or critical violation on any page @own-stack', async 
 
   await visit(page, `/runs/${unnamed.id}`, (p) => p.getByTestId('run-status').filter({ hasText: 'completed' }));
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(unnamedName);
-  await expect(page.getByRole('region', { name: 'Latency histogram' }).locator('.recharts-surface').first()).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Latency histogram' }).locator('svg.chart-svg')).toBeVisible();
 
   await visit(page, `/runs/${named.id}`, (p) => p.getByTestId('run-verdict'));
 
@@ -122,7 +122,11 @@ test('axe finds no serious or critical violation on any page @own-stack', async 
   expect.soft(await scan(page), 'axe violations with a table view open').toEqual([]);
 
   await visit(page, '/runs/new', (p) => p.getByTestId('start-run'));
-  await visit(page, `/compare?ids=${named.id},${unnamed.id}`, (p) => p.getByTestId('spectrum').locator('.recharts-line-curve').nth(1));
+  await visit(page, `/compare?ids=${named.id},${unnamed.id}`, async (p) => {
+    // Below the first screen, the spectrum is drawn once scrolled to (chart-area.tsx).
+    await p.getByTestId('spectrum').scrollIntoViewIfNeeded();
+    await expect(p.getByTestId('spectrum').locator('.recharts-line-curve').nth(1)).toBeVisible();
+  });
   await visit(page, '/compare', h1('Compare runs'));
   await visit(page, '/tests', (p) => p.getByRole('link', { name: 'a11y smoke' }));
   await visit(page, '/tests?new=1', (p) => p.getByRole('button', { name: /create/i }));

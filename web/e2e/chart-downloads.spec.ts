@@ -5,8 +5,8 @@ import { port } from '../playwright.config';
 
 // Every chart card has a Download menu (components/ui/chart-download.tsx):
 // the chart as a PNG with its heading and legend, its series as CSV. Against
-// the real stack: the run page's requests-per-second, spectrum and request
-// timeline charts and the compare page's spectrum give a real PNG and a CSV
+// the real stack: the run page's latency histogram, requests-per-second,
+// spectrum and request timeline charts and the compare page's spectrum give a real PNG and a CSV
 // whose rows are the API's figures; the
 // menu works by keyboard; and the compare page's Copy link copies a
 // permalink that opens the same comparison.
@@ -105,6 +105,25 @@ test('charts download as PNG and CSV, and a comparison copies its permalink @own
 
   await page.goto(`/runs/${a}`);
   await expect(page.getByTestId('run-status')).toHaveText('completed');
+
+  // The latency histogram, drawn by hand (histogram-plot.tsx): a bar per bucket of the run's Fortio
+  // histogram that holds a request, a pointer over a bar shows that bucket's count, and its PNG
+  // has the cumulative line in --chart-1.
+  const fortio = (await (await page.request.get(`/api/v1/runs/${a}/result?format=fortio`)).json()) as {
+    DurationHistogram: { Data: { Start: number; End: number; Count: number }[] };
+  };
+  const buckets = fortio.DurationHistogram.Data.filter((d) => d.Count > 0).sort((x, y) => x.Start - y.Start);
+  expect(buckets.length).toBeGreaterThan(0);
+  const histogram = page.getByRole('region', { name: 'Latency histogram' });
+  const bars = histogram.locator('.run-histogram-bars rect');
+  await expect(bars).toHaveCount(buckets.length);
+  const fullest = buckets.reduce((best, d, i) => (d.Count > buckets[best]!.Count ? i : best), 0);
+  await bars.nth(fullest).hover();
+  await expect(histogram.locator('.histogram-tip')).toContainText(`requests in bucket: ${buckets[fullest]!.Count.toLocaleString('en-US')}`);
+  const histPng = await download(page, histogram, 'PNG image');
+  expect(histPng.name).toBe('latency-histogram-response-time.png');
+  expectPng(histPng.bytes);
+  expect(await linePixels(page, histPng.bytes, [0xc2, 0x41, 0x0c])).toBeGreaterThan(200);
 
   // Requests per second: a row per second the API holds, its qps as the API gives it.
   const qps = page.getByRole('region', { name: 'Requests per second' });

@@ -113,7 +113,7 @@ test('sign in, start a run, watch it live, read the result, compare two runs', a
   await expect(page.getByTestId('run-status')).toHaveText(/completed/i);
   await expect(page.getByTestId('result-count')).toHaveText(formatCount(results[1]!.count));
   const histogram = page.getByRole('region', { name: 'Latency histogram' });
-  await expect(histogram.locator('.recharts-surface').first()).toBeVisible();
+  await expect(histogram.locator('svg.chart-svg')).toBeVisible();
   await expect(histogram).not.toContainText('No latencies recorded');
   await page.goBack();
   await expect(page).toHaveURL(/\/runs$/);

@@ -10,12 +10,14 @@ function onScreen(el: Element): boolean {
 }
 
 /**
- * useDrawn reports whether the element behind ref has come within reach of
- * the screen once; it then stays true. An element on the screen is known
- * before the first paint, so a chart there is drawn in the same frame as its
- * card. One within reach below is drawn by the observer's first report, in a
- * task after that frame. Without IntersectionObserver (jsdom) everything is
- * drawn.
+ * useDrawn reports whether the element behind ref has been wanted on the
+ * screen once; it then stays true. An element on the screen is known before
+ * the first paint, so a chart there is drawn in the same frame as its card.
+ * One further down is drawn when it comes on the screen, or, once the page
+ * has been scrolled, when it comes within reach: a page's opening draws its
+ * first screen alone, and a scroll draws what it is heading for a little
+ * ahead. Everything is drawn before the page is printed. Without
+ * IntersectionObserver (jsdom) everything is drawn.
  */
 function useDrawn(ref: RefObject<HTMLElement | null>): boolean {
   const [drawn, setDrawn] = useState(() => typeof IntersectionObserver === 'undefined');
@@ -26,14 +28,25 @@ function useDrawn(ref: RefObject<HTMLElement | null>): boolean {
       setDrawn(true);
       return;
     }
-    const io = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        setDrawn(true);
-        io.disconnect();
-      }
-    }, { rootMargin: `${reach}px 0px` });
-    io.observe(el);
-    return () => io.disconnect();
+    const draw = () => setDrawn(true);
+    const seen = (entries: IntersectionObserverEntry[]) => {
+      if (entries.some((e) => e.isIntersecting)) draw();
+    };
+    const now = new IntersectionObserver(seen);
+    now.observe(el);
+    let near: IntersectionObserver | undefined;
+    const scrolled = () => {
+      near = new IntersectionObserver(seen, { rootMargin: `${reach}px 0px` });
+      near.observe(el);
+    };
+    window.addEventListener('scroll', scrolled, { once: true, passive: true });
+    window.addEventListener('beforeprint', draw);
+    return () => {
+      now.disconnect();
+      near?.disconnect();
+      window.removeEventListener('scroll', scrolled);
+      window.removeEventListener('beforeprint', draw);
+    };
   }, [drawn, ref]);
   return drawn;
 }
@@ -47,10 +60,10 @@ interface Props {
 
 /**
  * ChartArea is the box a chart card draws its chart in (class chart, 260 px
- * high unless styled). The chart inside is built only once the box comes
- * within reach of the screen, as a dashboard's panels are: a long page, such
- * as an hour-long run's result, opens at the cost of its first screen, and
- * each chart further down is drawn as a scroll brings it near. The card
+ * high unless styled). The chart inside is built only once the box is
+ * wanted on the screen (useDrawn), as a dashboard's panels are: a long page,
+ * such as an hour-long run's result, opens at the cost of its first screen,
+ * and each chart further down is drawn as a scroll brings it near. The card
  * around it (heading, toggles, legend, table view) is always there, so
  * keyboard and screen-reader users lose nothing.
  */

@@ -27,7 +27,7 @@ function cardLegend(card: Element): PngLegendItem[] {
  * ChartDownload is a chart card's Download menu: the chart as a PNG at twice
  * its size, with the card's heading above it and its legend below, or its
  * series as CSV with a header row. The PNG is of the first
- * recharts drawing in the menu's card (the element with class card around it). A disclosure button
+ * chart drawing in the menu's card (the element with class card around it). A disclosure button
  * opens two buttons (Tab moves between them; Escape closes and returns focus).
  */
 export function ChartDownload({ title, csv, csvHref }: Props) {
@@ -58,8 +58,8 @@ export function ChartDownload({ title, csv, csvHref }: Props) {
   const png = async () => {
     close();
     const card = root.current?.closest('.card');
-    // The wrapper's own svg: the legend's icons are svgs too.
-    const svg = card?.querySelector<SVGSVGElement>('.recharts-wrapper > svg');
+    // The chart library's own svg, or a hand-drawn one (class chart-svg): the legend's icons are svgs too.
+    const svg = card?.querySelector<SVGSVGElement>('.recharts-wrapper > svg, svg.chart-svg');
     if (!card || !svg) return setError('No chart to save yet.');
     try {
       const cs = getComputedStyle(card);
