@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './api-schema';
+import { takeEarly } from './early-reads';
 
 export type Schemas = components['schemas'];
 export type Problem = Schemas['Problem'];
@@ -24,8 +25,15 @@ export class ApiError extends Error {
   }
 }
 
-/** The session cookie travels with every same-origin call. */
-export const api = createClient<paths>({ baseUrl: '/api/v1', credentials: 'same-origin' });
+/**
+ * The session cookie travels with every same-origin call. A GET that the
+ * page asked for early (early-reads.ts) takes that answer instead.
+ */
+export const api = createClient<paths>({
+  baseUrl: '/api/v1',
+  credentials: 'same-origin',
+  fetch: (req: Request, init?: RequestInit) => takeEarly(req) ?? globalThis.fetch(req, init),
+});
 
 const onUnauthenticated = new Set<() => void>();
 
