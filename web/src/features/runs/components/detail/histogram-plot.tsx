@@ -1,11 +1,12 @@
 import { useLayoutEffect, useRef, useState, type PointerEvent } from 'react';
+import { axisProps, gridProps } from '@/components/ui/chart-style';
 import { formatCount, formatDuration, formatRate } from '@/lib/format';
 import { linearTicks, logTicks, type HistogramRow } from '../../utils/histogram';
 
 // The plot's frame: room for the density ticks and title on the left, the
 // cumulative ticks and title on the right, the time ticks and title below.
 const margin = { top: 10, right: 58, bottom: 42, left: 74 };
-const text = { fill: 'var(--muted)', fontSize: 12 } as const;
+const text = axisProps.tick;
 // Below this many px per x tick, every other label is left out.
 const labelRoom = 56;
 // About the width of the pointer's figures, to keep them inside the plot.
@@ -90,7 +91,7 @@ export function HistogramPlot({ rows, log, kind, height }: Props) {
         onPointerMove={onMove}
         onPointerLeave={() => setHover(undefined)}
       >
-        <g stroke="var(--grid)" strokeDasharray="3 3">
+        <g {...gridProps}>
           {yTicks.map((v) => (
             <line key={v} x1={left} x2={right} y1={y(v)} y2={y(v)} />
           ))}
