@@ -179,15 +179,35 @@ func (p *proc) jsonLines(msg string) []map[string]any {
 	return out
 }
 
-// freePort returns a loopback port free now.
+// handedOut holds every port freePort has returned in this process.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// freePort returns a loopback port free now and never returned before in
+// this process. The kernel may hand a port it just gave out and saw closed
+// out again; two ports picked before either is bound (a NATS node's client
+// and route ports) would then be the same, and the node fails to start.
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		_ = ln.Close()
+		handedOut.Lock()
+		fresh := !handedOut.ports[port]
+		handedOut.ports[port] = true
+		handedOut.Unlock()
+		if fresh {
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("freePort: no port not handed out before in 100 tries")
+	return 0
 }
 
 // waitFor polls fn every 100 ms until it returns nil or within passes.
