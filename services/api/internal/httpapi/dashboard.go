@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 )
@@ -20,8 +21,10 @@ const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'u
 // index.html (never cached) for any other extension-less path, so a client
 // route survives a reload. It answers false when the request is not its to
 // serve: not GET or HEAD, under a reserved prefix, or a missing file with an
-// extension.
+// extension. index.html's head announces what the route's first screen
+// needs (first_screen.go).
 func dashboard(files fs.FS) func(c *gin.Context) bool {
+	screens := sync.OnceValue(func() *firstScreens { return loadFirstScreens(files) })
 	return func(c *gin.Context) bool {
 		r := c.Request
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -52,7 +55,7 @@ func dashboard(files fs.FS) func(c *gin.Context) bool {
 		}
 		if name == "index.html" {
 			// ServeFileFS would redirect a request for index.html to "./".
-			serveIndex(c, files)
+			serveIndex(c, files, screens().links(clean))
 			return true
 		}
 		http.ServeFileFS(c.Writer, r, files, name)
@@ -75,12 +78,12 @@ func reserved(p string) bool {
 	return false
 }
 
-// serveIndex writes index.html for any client route.
-func serveIndex(c *gin.Context, files fs.FS) {
+// serveIndex writes index.html for any client route, links in its head.
+func serveIndex(c *gin.Context, files fs.FS, links []byte) {
 	body, err := fs.ReadFile(files, "index.html")
 	if err != nil {
 		c.Status(http.StatusInternalServerError)
 		return
 	}
-	c.Data(http.StatusOK, "text/html; charset=utf-8", body)
+	c.Data(http.StatusOK, "text/html; charset=utf-8", withLinks(body, links))
 }
