@@ -58,6 +58,15 @@ describe('formatRate', () => {
 
 describe('other formats', () => {
   it('counts with separators', () => expect(formatCount(1234567)).toBe('1,234,567'));
+  it('groups digits as en-US does', () => {
+    const en = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+    for (const n of [0, 7, 99, 100, 999, 1000, 12_345, 999_999, 1_000_000, 72_000_000, 123_456_789_012, 2 ** 53, -1, -1234, -987_654_321, 1234.5, -0.4]) {
+      expect(formatCount(n)).toBe(en.format(Math.round(n)).replace(/^-0$/, '0'));
+    }
+    expect(formatCount(1e22)).toBe('1e+22');
+    expect(formatRate(123_456.7)).toBe('123k');
+    expect(formatRate(4_321.4)).toBe('4,321');
+  });
   it('percentages', () => {
     expect(formatPercent(0)).toBe('0%');
     expect(formatPercent(0.5)).toBe('50%');

@@ -1,9 +1,8 @@
 // Display formatting for durations, rates, counts and times: the one place
 // the dashboard turns numbers into text.
 
-// One formatter of each kind, made once: toLocaleString builds a new one on
-// every call, which a page of charts and tables pays thousands of times.
-const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+// The date formatter is made once, on first use: toLocaleString builds a new
+// one on every call, which a page of charts and tables pays thousands of times.
 let dateTime: Intl.DateTimeFormat | undefined;
 
 /** formatDuration shows microseconds in µs, ms or s, as magnitude needs, with 3 significant digits. */
@@ -33,14 +32,14 @@ export function formatRate(qps: number | null | undefined): string {
   if (qps === null || qps === undefined || !Number.isFinite(qps)) return '–';
   if (qps >= 1_000_000) return `${sig(qps / 1_000_000)}M`;
   if (qps >= 10_000) return `${sig(qps / 1_000)}k`;
-  if (qps >= 100) return grouped.format(Math.round(qps));
+  if (qps >= 100) return grouped(Math.round(qps));
   return sig(qps);
 }
 
 /** formatCount shows an integer with thousands separators. */
 export function formatCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
-  return grouped.format(Math.round(n));
+  return grouped(Math.round(n));
 }
 
 /** formatPercent shows a share in [0, 1] as a percentage. */
@@ -79,8 +78,20 @@ export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '–';
-  dateTime ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-  return dateTime.format(d);
+  return dateFormat().format(d);
+}
+
+function dateFormat(): Intl.DateTimeFormat {
+  return (dateTime ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }));
+}
+
+/**
+ * warmDateFormat makes the date formatter ahead of its first use. Making it
+ * loads the browser's locale data, tens of ms; src/boot.ts has that done
+ * while the page waits for its code and reads, not in its first render.
+ */
+export function warmDateFormat(): void {
+  dateFormat();
 }
 
 /** formatAgo shows how long before now an ISO timestamp is: 3 s ago, 5 min ago. */
@@ -115,6 +126,19 @@ export function runSeconds(startedAt?: string, endedAt?: string, now: number = D
   const end = endedAt ? new Date(endedAt).getTime() : now;
   if (Number.isNaN(start) || Number.isNaN(end)) return undefined;
   return Math.max(0, (end - start) / 1000);
+}
+
+/**
+ * grouped writes an integer with a comma every three digits, as en-US does:
+ * 1,234,567. Written out rather than with Intl.NumberFormat, whose first use
+ * loads the browser's locale data: tens of ms of a page's first screen.
+ */
+function grouped(n: number): string {
+  const digits = String(Math.abs(n));
+  if (!/^\d+$/.test(digits)) return String(n); // past 1e21, in exponent form
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return n < 0 ? `-${out}` : out;
 }
 
 /** sig rounds to 3 significant digits and drops trailing zeros. */
