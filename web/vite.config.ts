@@ -12,15 +12,16 @@ const api = process.env.BARRAGE_API ?? 'http://127.0.0.1:8080';
  * in a page's index.html what its first screen needs
  * (services/api/internal/httpapi/first_screen.go). For each page of
  * src/first-screen.json: its path pattern; its API reads, the shell's
- * included; and its route's chunk with every chunk that one imports, less
- * those the main bundle loads already.
+ * included; its route's chunk with every chunk that one imports, less those
+ * the main bundle loads already; and the stylesheets of those chunks.
  */
 function firstScreens(): Plugin {
   return {
     name: 'barrage-first-screens',
     apply: 'build',
     generateBundle(_, bundle) {
-      const chunks = new Map<string, { imports: string[]; isEntry: boolean; facadeModuleId: string | null }>();
+      type Chunk = { imports: string[]; isEntry: boolean; facadeModuleId: string | null; viteMetadata?: { importedCss: Set<string> } };
+      const chunks = new Map<string, Chunk>();
       for (const [file, out] of Object.entries(bundle)) if (out.type === 'chunk') chunks.set(file, out);
       const closure = (file: string, into = new Set<string>()) => {
         if (!into.has(file)) {
@@ -36,8 +37,10 @@ function firstScreens(): Plugin {
         const route = [...chunks].find(([, c]) => c.facadeModuleId === id)?.[0];
         if (!route) this.error(`src/first-screen.json: ${page.route} is no route chunk of the build`);
         const reads = [...(page.shell === false ? [] : firstScreen.shellReads), ...page.reads];
-        const modules = [...closure(route)].filter((f) => !loaded.has(f)).map((f) => `/${f}`);
-        return { path: page.path, reads, modules };
+        const needed = [...closure(route)].filter((f) => !loaded.has(f));
+        const modules = needed.map((f) => `/${f}`);
+        const styles = [...new Set(needed.flatMap((f) => [...(chunks.get(f)?.viteMetadata?.importedCss ?? [])]))].map((f) => `/${f}`);
+        return { path: page.path, reads, modules, styles };
       });
       const source = JSON.stringify({ shellReads: firstScreen.shellReads, pages });
       this.emitFile({ type: 'asset', fileName: 'first-screen.json', source });

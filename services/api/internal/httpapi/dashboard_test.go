@@ -80,7 +80,7 @@ func TestDashboardAnnouncesFirstScreen(t *testing.T) {
 			{"path":"/sign-in","reads":["/api/v1/auth/methods"],"modules":["/assets/sign-in-1.js"]},
 			{"path":"/runs/new","reads":["/api/v1/me"],"modules":["/assets/new-run-2.js"]},
 			{"path":"/runs/:runId","reads":["/api/v1/me","/api/v1/runs/:runId","/api/v1/runs/:runId/result?format=fortio"],
-			 "modules":["/assets/run-3.js","/assets/chart-4.js"]}]}`)},
+			 "modules":["/assets/run-3.js","/assets/chart-4.js"],"styles":["/assets/run-5.css"]}]}`)},
 	}
 	h, err := NewRouter(Options{Log: slog.New(slog.DiscardHandler), Dashboard: files})
 	if err != nil {
@@ -99,11 +99,12 @@ func TestDashboardAnnouncesFirstScreen(t *testing.T) {
 	}
 	preload := func(href string) string { return `<link rel="preload" as="fetch" crossorigin href="` + href + "\">\n" }
 	module := func(href string) string { return `<link rel="modulepreload" crossorigin href="` + href + "\">\n" }
+	style := `<link rel="preload" as="style" crossorigin href="/assets/run-5.css">` + "\n"
 
 	cases := []struct{ path, want string }{
-		{"/runs/" + run, module("/assets/run-3.js") + module("/assets/chart-4.js") +
+		{"/runs/" + run, module("/assets/run-3.js") + module("/assets/chart-4.js") + style +
 			preload("/api/v1/me") + preload("/api/v1/runs/"+run) + preload("/api/v1/runs/"+run+"/result?format=fortio")},
-		{"/runs/" + run + "/", module("/assets/run-3.js") + module("/assets/chart-4.js") +
+		{"/runs/" + run + "/", module("/assets/run-3.js") + module("/assets/chart-4.js") + style +
 			preload("/api/v1/me") + preload("/api/v1/runs/"+run) + preload("/api/v1/runs/"+run+"/result?format=fortio")},
 		{"/runs/new", module("/assets/new-run-2.js") + preload("/api/v1/me")},
 		{"/sign-in", module("/assets/sign-in-1.js") + preload("/api/v1/auth/methods")},

@@ -12,7 +12,7 @@ import (
 // firstScreens is dist/first-screen.json, which the dashboard's build writes
 // (web/vite.config.ts) from web/src/first-screen.json: for each page, its
 // path pattern, the route chunk and the chunks it imports beyond the main
-// bundle, and the API reads of its first screen.
+// bundle, their stylesheets, and the API reads of its first screen.
 type firstScreens struct {
 	ShellReads []string          `json:"shellReads"`
 	Pages      []firstScreenPage `json:"pages"`
@@ -22,6 +22,7 @@ type firstScreenPage struct {
 	Path    string   `json:"path"`
 	Reads   []string `json:"reads"`
 	Modules []string `json:"modules"`
+	Styles  []string `json:"styles"`
 }
 
 var (
@@ -45,7 +46,9 @@ func loadFirstScreens(files fs.FS) *firstScreens {
 
 // links are the <link> elements that announce, in index.html's head, what the
 // page at path needs first: its route's chunks as modulepreload, fetched and
-// compiled beside the main bundle instead of after it has run, and its first
+// compiled beside the main bundle instead of after it has run; their
+// stylesheets as style preloads, loaded by the time the route's import adds
+// and waits for them (Vite's import adds the stylesheets); and its first
 // API reads as fetch preloads, which web/src/lib/early-reads.ts then asks for
 // again and gets from the preload. The pattern match is early-reads.ts's: a
 // ":name" segment matches a UUID only; a path no page matches gets the
@@ -54,9 +57,9 @@ func (fsc *firstScreens) links(path string) []byte {
 	if fsc == nil {
 		return nil
 	}
-	reads, modules := fsc.ShellReads, []string(nil)
+	reads, modules, styles := fsc.ShellReads, []string(nil), []string(nil)
 	if page, params := fsc.match(path); page != nil {
-		modules = page.Modules
+		modules, styles = page.Modules, page.Styles
 		reads = make([]string, 0, len(page.Reads))
 		for _, r := range page.Reads {
 			reads = append(reads, readParam.ReplaceAllStringFunc(r, func(name string) string { return params[name] }))
@@ -65,6 +68,9 @@ func (fsc *firstScreens) links(path string) []byte {
 	var b bytes.Buffer
 	for _, m := range modules {
 		b.WriteString(`<link rel="modulepreload" crossorigin href="` + html.EscapeString(m) + "\">\n")
+	}
+	for _, s := range styles {
+		b.WriteString(`<link rel="preload" as="style" crossorigin href="` + html.EscapeString(s) + "\">\n")
 	}
 	for _, r := range reads {
 		b.WriteString(`<link rel="preload" as="fetch" crossorigin href="` + html.EscapeString(r) + "\">\n")
