@@ -7,7 +7,8 @@ import { adminEmail, adminPassword } from './sign-in';
 // the route's chunks as modulepreload and its first API reads as fetch
 // preloads, so that both load beside the main bundle. The page's own early
 // reads (src/lib/early-reads.ts) must then be answered from those preloads:
-// the API serves each read once, as its request counter shows.
+// the API serves each read once, as its request counter shows. The runs
+// list then loads the run page's code before any run is clicked.
 //
 // Tagged @own-stack: it adds a run to the default project, which other specs
 // count from empty, so make e2e runs it on a stack of its own.
@@ -27,7 +28,7 @@ async function served(req: APIRequestContext): Promise<Map<string, number>> {
   return counts;
 }
 
-test("a run's page: its chunks and reads are announced in index.html, and each read is served once @own-stack", async ({ page }) => {
+test("a run's page: its chunks and reads are announced in index.html, and each read is served once @own-stack", async ({ page, browser }) => {
   test.setTimeout(90_000);
   const req = page.request;
   expect((await req.post('/api/v1/auth/login', { data: { email: adminEmail, password: adminPassword } })).status()).toBe(200);
@@ -71,4 +72,16 @@ test("a run's page: its chunks and reads are announced in index.html, and each r
   expect(delta('/api/v1/runs/:run/result')).toBe(2); // the result and its Fortio histogram
   // Every announced chunk was loaded, each once.
   for (const m of modules) expect(chunks.filter((c) => c === m)).toHaveLength(1);
+
+  // The runs list loads the run page's code once it is up, before any click.
+  const run = modules.find((m) => /^\/assets\/run-[\w-]+\.js$/.test(m))!;
+  // A fresh context: nothing of the dashboard cached.
+  const fresh = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, storageState: await page.context().storageState() });
+  const list = await fresh.newPage();
+  const asked: string[] = [];
+  list.on('request', (r) => asked.push(new URL(r.url()).pathname));
+  await list.goto('/runs');
+  await expect(list.getByRole('link', { name: 'first screen' })).toBeVisible();
+  await expect.poll(() => asked.includes(run)).toBe(true);
+  await fresh.close();
 });
