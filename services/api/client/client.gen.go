@@ -2522,6 +2522,8 @@ type DeleteRunParams struct {
 
 // StreamRunEventsParams defines parameters for StreamRunEvents.
 type StreamRunEventsParams struct {
+	// After An event id, `<second>.<n>`: the last second the client holds and how many shard snapshots it merged (an Interval's `second` and `snapshots`). The stream starts as if it had been sent as `Last-Event-ID`, which wins when both are sent (a reconnect).
+	After       *string `form:"after,omitempty" json:"after,omitempty"`
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
 }
 
@@ -3385,7 +3387,12 @@ type ClientInterface interface {
 	// seconds before that second on (a late shard can still change them), so
 	// a second may arrive again; keep the latest. A comment line
 	// (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-	// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+	// disconnected; it reconnects with `Last-Event-ID`. A client that has
+	// read the run's seconds from `/runs/{run}/intervals` before it connects
+	// passes the last of them as `after`, which starts the stream as
+	// `Last-Event-ID` would: a browser's first `EventSource` cannot send the
+	// header, and the replay of an hour of seconds it already holds would
+	// keep it from live seconds for as long as the replay takes. A user (or, on a
 	// read-only server, an anonymous client address) and a run may each hold
 	// a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
 	// BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
@@ -4591,7 +4598,12 @@ func (c *Client) GetRun(ctx context.Context, run RunPath, reqEditors ...RequestE
 // seconds before that second on (a late shard can still change them), so
 // a second may arrive again; keep the latest. A comment line
 // (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+// disconnected; it reconnects with `Last-Event-ID`. A client that has
+// read the run's seconds from `/runs/{run}/intervals` before it connects
+// passes the last of them as `after`, which starts the stream as
+// `Last-Event-ID` would: a browser's first `EventSource` cannot send the
+// header, and the replay of an hour of seconds it already holds would
+// keep it from live seconds for as long as the replay takes. A user (or, on a
 // read-only server, an anonymous client address) and a run may each hold
 // a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
 // BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
@@ -7099,6 +7111,33 @@ func NewStreamRunEventsRequest(server string, run RunPath, params *StreamRunEven
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -9282,7 +9321,12 @@ type ClientWithResponsesInterface interface {
 	// seconds before that second on (a late shard can still change them), so
 	// a second may arrive again; keep the latest. A comment line
 	// (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-	// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+	// disconnected; it reconnects with `Last-Event-ID`. A client that has
+	// read the run's seconds from `/runs/{run}/intervals` before it connects
+	// passes the last of them as `after`, which starts the stream as
+	// `Last-Event-ID` would: a browser's first `EventSource` cannot send the
+	// header, and the replay of an hour of seconds it already holds would
+	// keep it from live seconds for as long as the replay takes. A user (or, on a
 	// read-only server, an anonymous client address) and a run may each hold
 	// a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
 	// BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
@@ -15687,7 +15731,12 @@ func (c *ClientWithResponses) GetRunWithResponse(ctx context.Context, run RunPat
 // seconds before that second on (a late shard can still change them), so
 // a second may arrive again; keep the latest. A comment line
 // (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-// disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+// disconnected; it reconnects with `Last-Event-ID`. A client that has
+// read the run's seconds from `/runs/{run}/intervals` before it connects
+// passes the last of them as `after`, which starts the stream as
+// `Last-Event-ID` would: a browser's first `EventSource` cannot send the
+// header, and the replay of an hour of seconds it already holds would
+// keep it from live seconds for as long as the replay takes. A user (or, on a
 // read-only server, an anonymous client address) and a run may each hold
 // a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
 // BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.

@@ -706,7 +706,12 @@ export interface paths {
          *     seconds before that second on (a late shard can still change them), so
          *     a second may arrive again; keep the latest. A comment line
          *     (`: heartbeat`) is sent every 15 s. A client that reads too slowly is
-         *     disconnected; it reconnects with `Last-Event-ID`. A user (or, on a
+         *     disconnected; it reconnects with `Last-Event-ID`. A client that has
+         *     read the run's seconds from `/runs/{run}/intervals` before it connects
+         *     passes the last of them as `after`, which starts the stream as
+         *     `Last-Event-ID` would: a browser's first `EventSource` cannot send the
+         *     header, and the replay of an hour of seconds it already holds would
+         *     keep it from live seconds for as long as the replay takes. A user (or, on a
          *     read-only server, an anonymous client address) and a run may each hold
          *     a bounded number of streams open at once (BARRAGE_STREAMS_PER_CALLER,
          *     BARRAGE_STREAMS_PER_RUN); beyond that the answer is 429 with Retry-After.
@@ -4204,7 +4209,10 @@ export interface operations {
     };
     streamRunEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An event id, `<second>.<n>`: the last second the client holds and how many shard snapshots it merged (an Interval's `second` and `snapshots`). The stream starts as if it had been sent as `Last-Event-ID`, which wins when both are sent (a reconnect). */
+                after?: string;
+            };
             header?: {
                 "Last-Event-ID"?: string;
             };

@@ -379,7 +379,13 @@ func TestRunMeasuresAccessAndErrors(t *testing.T) {
 		}
 	}
 	status, header, raw = e.do(t, http.MethodGet, "/runs/"+id+"/events", viewer, nil, "Last-Event-ID", "garbage")
-	wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")
+	if got := problemFields(wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")); !slices.Equal(got, []string{"Last-Event-ID"}) {
+		t.Errorf("events with a bad Last-Event-ID: fields %v", got)
+	}
+	status, header, raw = e.do(t, http.MethodGet, "/runs/"+id+"/events?after=12", viewer, nil)
+	if got := problemFields(wantProblem(t, status, header, raw, http.StatusUnprocessableEntity, "validation")); !slices.Equal(got, []string{"after"}) {
+		t.Errorf("events with a bad after: fields %v", got)
+	}
 	// A queued run without results compares with its status and no figures.
 	other := e.mustRun(t, e.AdminToken, "default", "queued too", map[string]string{"k": "v"})
 	cmp := decode[client.RunComparison](t, e.mustDo(t, http.StatusOK, http.MethodGet, "/runs/compare?ids="+id+","+other.Id.String(), viewer, nil))

@@ -26,13 +26,9 @@ import (
 func (s *server) StreamRunEvents(ctx context.Context, req StreamRunEventsRequestObject) (StreamRunEventsResponseObject, error) {
 	c := ginContext(ctx)
 	ctx = requestContext(ctx)
-	resume := live.Cursor{}
-	if v := deref(req.Params.LastEventID); v != "" {
-		c, ok := live.ParseCursor(v)
-		if !ok {
-			return nil, apperr.Invalidf("Last-Event-ID", "must be an event id of this stream, <second>.<n>")
-		}
-		resume = c
+	resume, err := resumeCursor(req.Params)
+	if err != nil {
+		return nil, err
 	}
 	var sub *live.Subscription
 	if s.svc.Live != nil {
@@ -58,6 +54,25 @@ func (s *server) StreamRunEvents(ctx context.Context, req StreamRunEventsRequest
 		Source: w, Run: run, Sub: sub, Resume: resume, Renders: s.renders, Encoder: streamEncoder{}, Log: s.log,
 		WriteTimeout: s.streamWriteTimeout,
 	})}, nil
+}
+
+// resumeCursor is where a stream starts: a reconnect's Last-Event-ID, else
+// the after parameter of a client that read the run's seconds before it
+// connected (a browser's first EventSource cannot send the header), else the
+// run's first second.
+func resumeCursor(p StreamRunEventsParams) (live.Cursor, error) {
+	field, v := "Last-Event-ID", deref(p.LastEventID)
+	if v == "" {
+		field, v = "after", deref(p.After)
+	}
+	if v == "" {
+		return live.Cursor{}, nil
+	}
+	c, ok := live.ParseCursor(v)
+	if !ok {
+		return live.Cursor{}, apperr.Invalidf(field, "must be an event id of this stream, <second>.<n>")
+	}
+	return c, nil
 }
 
 // streamRetryAfter is the Retry-After of a stream refused for the caps.

@@ -2520,6 +2520,8 @@ type DeleteRunParams struct {
 
 // StreamRunEventsParams defines parameters for StreamRunEvents.
 type StreamRunEventsParams struct {
+	// After An event id, `<second>.<n>`: the last second the client holds and how many shard snapshots it merged (an Interval's `second` and `snapshots`). The stream starts as if it had been sent as `Last-Event-ID`, which wins when both are sent (a reconnect).
+	After       *string `form:"after,omitempty" json:"after,omitempty"`
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
 }
 
@@ -4121,6 +4123,14 @@ func (siw *ServerInterfaceWrapper) StreamRunEvents(c *gin.Context) {
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params StreamRunEventsParams
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", c.Request.URL.Query(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter after: %w", err), http.StatusBadRequest)
+		return
+	}
 
 	headers := c.Request.Header
 
