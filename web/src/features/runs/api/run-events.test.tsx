@@ -5,7 +5,7 @@ import type { Schemas } from '@/lib/api-client';
 import { runKeys } from '@/lib/query-keys';
 import type { ShardInterval } from '../utils/agent-series';
 import type { Interval } from '../utils/intervals';
-import { createRunEventHandler, parseIntervalEvent, parseStatusEvent, useRunEvents } from './run-events';
+import { batchMs, createRunEventHandler, parseIntervalEvent, parseStatusEvent, useRunEvents } from './run-events';
 
 const id = '0b7e7f0e-55a3-4c4b-9a53-6d3c1c6f0a11';
 
@@ -87,6 +87,7 @@ describe('createRunEventHandler', () => {
     h.interval(msg('interval', iv(0, 200, 2), '1.1')); // the second shard adds to second 0
     h.interval(msg('interval', iv(0, 100, 1), '1.1')); // a replay after reconnecting
     h.interval(msg('interval', 'garbage'));
+    h.flush();
     const data = qc.getQueryData<Interval[]>(runKeys.intervals(id))!;
     expect(data.map((i) => [i.second, i.count])).toEqual([
       [0, 200],
@@ -104,12 +105,44 @@ describe('createRunEventHandler', () => {
     h.shards(msg('shards', { second: 1, items: [sh(1, 0, 80)] }));
     h.shards(msg('shards', { second: 2, items: [{ shard: 'x' }] }));
     h.shards(msg('shards', 'garbage'));
+    h.flush();
     const data = qc.getQueryData<ShardInterval[]>(runKeys.shardIntervals(id))!;
     expect(data.map((r) => [r.second, r.shard, r.count])).toEqual([
       [0, 0, 100],
       [0, 1, 90],
       [1, 0, 80],
     ]);
+  });
+
+  it('writes a replay of an hour of seconds into the cache at once, not a second at a time', () => {
+    vi.useFakeTimers();
+    try {
+      const h = createRunEventHandler(qc, id);
+      const writes = vi.spyOn(qc, 'setQueryData');
+      for (let s = 0; s < 3600; s++) h.interval(msg('interval', iv(s, 100, 1), `${s}.1`));
+      expect(writes).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(batchMs);
+      expect(writes).toHaveBeenCalledTimes(1);
+      expect(qc.getQueryData<Interval[]>(runKeys.intervals(id))).toHaveLength(3600);
+      // The next second, as a live stream sends it: one more write.
+      h.interval(msg('interval', iv(3600, 100, 1), '3600.1'));
+      vi.advanceTimersByTime(batchMs);
+      expect(writes).toHaveBeenCalledTimes(2);
+      expect(qc.getQueryData<Interval[]>(runKeys.intervals(id))?.at(-1)?.second).toBe(3600);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('writes the seconds it holds before a status change and before the result', () => {
+    qc.setQueryData(runKeys.detail(id), run('running'));
+    const h = createRunEventHandler(qc, id);
+    h.interval(msg('interval', iv(0, 100, 1), '0.1'));
+    h.status(msg('status', { run_id: id, status: 'stopping' }));
+    expect(qc.getQueryData<Interval[]>(runKeys.intervals(id))).toHaveLength(1);
+    h.interval(msg('interval', iv(1, 100, 1), '1.1'));
+    h.result(msg('result', result()));
+    expect(qc.getQueryData<Interval[]>(runKeys.intervals(id))).toHaveLength(2);
   });
 
   it('patches the status of the cached run and marks the end', () => {
@@ -148,12 +181,14 @@ class FakeEventSource {
   static OPEN = 1;
   static CLOSED = 2;
   static last: FakeEventSource | undefined;
+  static instances = 0;
   readyState = FakeEventSource.CONNECTING;
   onopen: (() => void) | null = null;
   onerror: (() => void) | null = null;
   listeners = new Map<string, (e: MessageEvent) => void>();
   constructor(readonly url: string) {
     FakeEventSource.last = this;
+    FakeEventSource.instances++;
   }
   addEventListener(type: string, fn: (e: MessageEvent) => void) {
     this.listeners.set(type, fn);
@@ -169,13 +204,18 @@ class FakeEventSource {
 describe('useRunEvents', () => {
   beforeEach(() => {
     FakeEventSource.last = undefined;
+    FakeEventSource.instances = 0;
     vi.stubGlobal('EventSource', FakeEventSource);
   });
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
 
-  function setup(status: Schemas['RunStatus']) {
+  function setup(status: Schemas['RunStatus'], held: Interval[] | null = []) {
     const qc = new QueryClient();
     qc.setQueryData(runKeys.detail(id), run(status));
+    if (held) qc.setQueryData(runKeys.intervals(id), held);
     const wrapper = ({ children }: { children: ReactNode }) => createElement(QueryClientProvider, { client: qc }, children);
     const hook = renderHook(({ s }) => useRunEvents(id, s), { wrapper, initialProps: { s: status } });
     return { qc, hook };
@@ -188,6 +228,7 @@ describe('useRunEvents', () => {
   });
 
   it('follows a running run into the cache and closes on the result', () => {
+    vi.useFakeTimers();
     const { qc, hook } = setup('running');
     const es = FakeEventSource.last!;
     expect(es.url).toBe(`/api/v1/runs/${id}/events`);
@@ -198,6 +239,8 @@ describe('useRunEvents', () => {
     });
     expect(hook.result.current).toBe('live');
     act(() => es.fire('interval', iv(0, 200, 2)));
+    expect(qc.getQueryData<Interval[]>(runKeys.intervals(id))).toHaveLength(0); // gathering for batchMs
+    act(() => vi.advanceTimersByTime(batchMs));
     expect(qc.getQueryData<Interval[]>(runKeys.intervals(id))).toHaveLength(1);
 
     act(() => {
@@ -213,6 +256,21 @@ describe('useRunEvents', () => {
     expect(es.readyState).toBe(FakeEventSource.CLOSED);
     expect(hook.result.current).toBe('ended');
     expect(qc.getQueryData<Schemas['RunResult']>(runKeys.result(id))?.count).toBe(400);
+  });
+
+  it('opens once the seconds are read, after the last of them', () => {
+    const { qc } = setup('running', null);
+    expect(FakeEventSource.last).toBeUndefined(); // the page's read of the seconds has not answered
+    act(() => qc.setQueryData(runKeys.intervals(id), [iv(0, 100, 2), iv(41, 90, 2)]));
+    expect(FakeEventSource.last?.url).toBe(`/api/v1/runs/${id}/events?after=41.2`);
+    act(() => qc.setQueryData(runKeys.intervals(id), [iv(0, 100, 2), iv(42, 90, 2)]));
+    expect(FakeEventSource.instances).toBe(1); // opened once
+  });
+
+  it('opens from the start when the seconds could not be read', async () => {
+    const { qc } = setup('running', null);
+    await qc.prefetchQuery({ queryKey: runKeys.intervals(id), queryFn: () => Promise.reject(new Error('down')) });
+    expect(FakeEventSource.last?.url).toBe(`/api/v1/runs/${id}/events`);
   });
 
   it('stops when the stream ends after a terminal status without a result', () => {

@@ -52,23 +52,53 @@ export interface RunEventHandler {
   /** shards takes a second's per-shard figures (sent after its interval). */
   shards(e: MessageEvent): void;
   result(e: MessageEvent): void;
+  /** flush writes the seconds taken since the last write into the cache now (the stream's end, the page's). */
+  flush(): void;
   /** ended is true once the stream told of the run's end (a terminal status or the result). */
   readonly ended: boolean;
 }
 
 /**
+ * batchMs is how long seconds gather before they are written into the cache
+ * together: a tenth of the stream's one-second beat. A stream that replays
+ * an hour's seconds on connecting (the server sends every second the client
+ * has not acknowledged with Last-Event-ID, which a first EventSource cannot
+ * send) then costs ten renders a second, not one a second replayed.
+ */
+export const batchMs = 100;
+
+/**
  * createRunEventHandler writes a run's stream into the query cache: seconds into the intervals list, status into the run, the result
- * into the result query. Every view of the run reads the same numbers.
+ * into the result query. Every view of the run reads the same numbers. Seconds are written batchMs after the first of them arrives,
+ * together, and at once before a status or the result.
  */
 export function createRunEventHandler(qc: QueryClient, runId: string): RunEventHandler {
   let ended = false;
+  let seconds: Interval[] = [];
+  let shardRows: ShardInterval[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const ivs = seconds;
+    const rows = shardRows;
+    seconds = [];
+    shardRows = [];
+    if (ivs.length > 0) qc.setQueryData<Interval[]>(runKeys.intervals(runId), (old) => mergeIntervals(old ?? [], ivs));
+    if (rows.length > 0) qc.setQueryData<ShardInterval[]>(runKeys.shardIntervals(runId), (old) => mergeShardIntervals(old ?? [], rows));
+  };
+  const later = () => {
+    timer ??= setTimeout(flush, batchMs);
+  };
   return {
     get ended() {
       return ended;
     },
+    flush,
     status(e) {
       const status = parseStatusEvent(e);
       if (!status) return;
+      flush(); // the seconds before a status change come before it
       const before = qc.getQueryData<Schemas['Run']>(runKeys.detail(runId));
       if (isTerminal(status)) ended = true;
       if (!before || before.status === status) return;
@@ -80,19 +110,35 @@ export function createRunEventHandler(qc: QueryClient, runId: string): RunEventH
     interval(e) {
       const iv = parseIntervalEvent(e);
       if (!iv) return;
-      qc.setQueryData<Interval[]>(runKeys.intervals(runId), (old) => mergeIntervals(old ?? [], [iv]));
+      seconds.push(iv);
+      later();
     },
     shards(e) {
       const rows = parseShardsEvent(e);
       if (!rows || rows.length === 0) return;
-      qc.setQueryData<ShardInterval[]>(runKeys.shardIntervals(runId), (old) => mergeShardIntervals(old ?? [], rows));
+      shardRows.push(...rows);
+      later();
     },
     result(e) {
       const r = parseResultEvent(e);
       ended = true;
+      flush();
       if (r) qc.setQueryData(runKeys.result(runId), r);
     },
   };
+}
+
+/**
+ * eventsUrl is the run's event stream, starting after the last of the
+ * seconds held (after=, as Last-Event-ID would): the server then replays
+ * only the few seconds a late shard may still change, not the whole run,
+ * which for an hour-long run would keep the page from live seconds for as
+ * long as that replay takes.
+ */
+export function eventsUrl(runId: string, held: readonly Interval[] | undefined): string {
+  const url = `/api/v1/runs/${encodeURIComponent(runId)}/events`;
+  const last = held?.at(-1);
+  return last ? `${url}?after=${last.second}.${last.snapshots}` : url;
 }
 
 /** The state of the live stream, for the indicator. */
@@ -101,10 +147,12 @@ export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'unav
 /**
  * useRunEvents follows a run that has not ended through its event stream
  * and returns the stream's state; undefined for a run that had ended when
- * the page opened. The stream stays open until it delivers the end (the
- * result, or the end of the stream after a terminal status) even when the
- * run query already says the run ended, so the last seconds arrive.
- * EventSource reconnects by itself, with Last-Event-ID.
+ * the page opened. The stream opens once the run's seconds have been read
+ * (or their read failed), after the last of them (eventsUrl). It stays open
+ * until it delivers the end (the result, or the end of the stream after a
+ * terminal status) even when the run query already says the run ended, so
+ * the last seconds arrive. EventSource reconnects by itself, with
+ * Last-Event-ID.
  */
 export function useRunEvents(runId: string, status: RunStatus | undefined): LiveState | undefined {
   const qc = useQueryClient();
@@ -115,27 +163,51 @@ export function useRunEvents(runId: string, status: RunStatus | undefined): Live
 
   useEffect(() => {
     if (!follow) return;
-    const es = new EventSource(`/api/v1/runs/${encodeURIComponent(runId)}/events`);
     const h = createRunEventHandler(qc, runId);
-    const end = () => {
-      es.close();
-      setState('ended');
+    let es: EventSource | undefined;
+    const open = () => {
+      const stream = new EventSource(eventsUrl(runId, qc.getQueryData<Interval[]>(runKeys.intervals(runId))));
+      es = stream;
+      const end = () => {
+        stream.close();
+        h.flush();
+        setState('ended');
+      };
+      stream.onopen = () => setState('live');
+      stream.addEventListener('status', (e) => h.status(e));
+      stream.addEventListener('interval', (e) => h.interval(e));
+      stream.addEventListener('shards', (e) => h.shards(e));
+      stream.addEventListener('result', (e) => {
+        h.result(e);
+        end();
+      });
+      stream.onerror = () => {
+        // The server closes the stream after the end; do not reconnect then.
+        if (h.ended || isTerminal(qc.getQueryData<Schemas['Run']>(runKeys.detail(runId))?.status)) return end();
+        // CLOSED: the server refused the stream (not an event stream); the browser gives up.
+        setState(stream.readyState === EventSource.CLOSED ? 'unavailable' : 'reconnecting');
+      };
     };
-    es.onopen = () => setState('live');
-    es.addEventListener('status', (e) => h.status(e));
-    es.addEventListener('interval', (e) => h.interval(e));
-    es.addEventListener('shards', (e) => h.shards(e));
-    es.addEventListener('result', (e) => {
-      h.result(e);
-      end();
-    });
-    es.onerror = () => {
-      // The server closes the stream after the end; do not reconnect then.
-      if (h.ended || isTerminal(qc.getQueryData<Schemas['Run']>(runKeys.detail(runId))?.status)) return end();
-      // CLOSED: the server refused the stream (not an event stream); the browser gives up.
-      setState(es.readyState === EventSource.CLOSED ? 'unavailable' : 'reconnecting');
+    // The stream starts after the seconds the page has read (eventsUrl), so
+    // it opens once that read has answered.
+    const read = () => {
+      const st = qc.getQueryState(runKeys.intervals(runId));
+      return st !== undefined && (st.data !== undefined || st.status === 'error');
     };
-    return () => es.close();
+    let unsubscribe: (() => void) | undefined;
+    if (read()) open();
+    else {
+      unsubscribe = qc.getQueryCache().subscribe(() => {
+        if (es || !read()) return;
+        unsubscribe?.();
+        open();
+      });
+    }
+    return () => {
+      unsubscribe?.();
+      es?.close();
+      h.flush();
+    };
   }, [follow, runId, qc]);
 
   // Without a stream the seconds were polled; read them once more at the end.

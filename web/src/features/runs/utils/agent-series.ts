@@ -1,6 +1,7 @@
 import type { Schemas } from '@/lib/api-client';
 import type { Row } from './downsample';
 import type { LatencyKind } from './series';
+import { mergeSorted } from './sorted-merge';
 
 export type ShardInterval = Schemas['ShardInterval'];
 
@@ -25,20 +26,10 @@ export function agentLabel(r: Pick<ShardInterval, 'agent_name' | 'shard'>): stri
  * when nothing changes.
  */
 export function mergeShardIntervals(current: readonly ShardInterval[], incoming: readonly ShardInterval[]): ShardInterval[] {
-  if (incoming.length === 0) return current as ShardInterval[];
-  const byKey = new Map<string, ShardInterval>();
-  for (const r of current) byKey.set(`${r.second}/${r.shard}`, r);
-  let changed = false;
-  for (const r of incoming) {
-    const k = `${r.second}/${r.shard}`;
-    const held = byKey.get(k);
-    if (held && held.count > r.count) continue;
-    byKey.set(k, r);
-    changed = true;
-  }
-  if (!changed) return current as ShardInterval[];
-  return [...byKey.values()].sort((a, b) => a.second - b.second || a.shard - b.shard);
+  return mergeSorted(current, incoming, bySecondShard, (held, r) => held.count > r.count);
 }
+
+const bySecondShard = (a: ShardInterval, b: ShardInterval) => a.second - b.second || a.shard - b.shard;
 
 /** agentLines lists the shards seen in rows, by shard. */
 export function agentLines(rows: readonly ShardInterval[]): AgentLine[] {

@@ -1,4 +1,5 @@
 import type { Schemas } from '@/lib/api-client';
+import { mergeSorted } from './sorted-merge';
 
 export type Interval = Schemas['Interval'];
 
@@ -12,38 +13,7 @@ export type Interval = Schemas['Interval'];
  * the render.
  */
 export function mergeIntervals(current: readonly Interval[], incoming: readonly Interval[]): Interval[] {
-  let out: Interval[] | undefined;
-  for (const iv of incoming) {
-    const list = out ?? current;
-    const last = list[list.length - 1];
-    // The common live case: a new second after every held one.
-    if (last === undefined || iv.second > last.second) {
-      out ??= current.slice();
-      out.push(iv);
-      continue;
-    }
-    const i = lowerBound(list, iv.second);
-    const held = list[i];
-    if (held !== undefined && held.second === iv.second) {
-      if (held.snapshots > iv.snapshots || held === iv) continue;
-      out ??= current.slice();
-      out[i] = iv;
-    } else {
-      out ??= current.slice();
-      out.splice(i, 0, iv);
-    }
-  }
-  return out ?? (current as Interval[]);
+  return mergeSorted(current, incoming, bySecond, (held, iv) => held.snapshots > iv.snapshots || held === iv);
 }
 
-/** lowerBound is the index of the first interval whose second is >= second. */
-function lowerBound(list: readonly Interval[], second: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]!.second < second) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const bySecond = (a: Interval, b: Interval) => a.second - b.second;
