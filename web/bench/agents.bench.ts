@@ -1,6 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { test, type Browser, type Page } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { test, type Page } from '@playwright/test';
 import { fortio, interval, intervalPage, result, run, runId } from './fake-run';
+import { drawnLines, perSecond } from './probes';
+import { median, real, signedIn } from './real-api';
 
 // Times the result page of a 1-hour run on 20 agents, with the merged charts
 // (default) and with "Per agent" on (?agents=on: 20 lines in each of the rate
@@ -20,12 +22,8 @@ import { fortio, interval, intervalPage, result, run, runId } from './fake-run';
 const reps = Number(process.env.WEB_BENCH_REPS ?? 3);
 const out = process.env.WEB_BENCH_OUT ?? 'test-results/agents.json';
 
-// WEB_BENCH_API names the file that `ingestbench -scenario big-run -hold
-// FILE` writes (bench/web-big-run): the page is then timed against that real
-// barrage-api, serving the dashboard and a run seeded through its ingest,
-// instead of the fake API below.
-type Real = { base: string; run: string; email: string; password: string; seconds: number; shards: number };
-const real: Real | undefined = process.env.WEB_BENCH_API ? (JSON.parse(readFileSync(process.env.WEB_BENCH_API, 'utf8')) as Real) : undefined;
+// With WEB_BENCH_API set (real-api.ts), the page is timed against that real
+// barrage-api instead of the fake API below.
 const seconds = real?.seconds ?? 3600;
 const agents = real?.shards ?? 20;
 const runPath = `${real?.base ?? ''}/runs/${real?.run ?? runId}`;
@@ -111,27 +109,11 @@ async function instrument(page: Page) {
   });
 }
 
-/** signedIn is the storage state of a session signed in to the real API, or undefined for the fake one. */
-async function signedIn(browser: Browser) {
-  if (!real) return undefined;
-  const page = await browser.newPage();
-  await page.goto(`${real.base}/sign-in`);
-  await page.getByLabel('Email').fill(real.email);
-  await page.getByLabel('Password').fill(real.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/runs$/);
-  const state = await page.context().storageState();
-  await page.close();
-  return state;
-}
-
 /** prepare makes page read the fake API, or only instruments it against the real one. */
 async function prepare(page: Page) {
   if (real) await instrument(page);
   else await fakeApi(page);
 }
-
-const perSecond = '[aria-label="Per-second charts"]';
 
 /** firstScreenDrawn reports whether the result summary and every chart on the screen are drawn, with the API read. */
 function firstScreenDrawn(): boolean {
@@ -181,15 +163,6 @@ async function open(page: Page, query: string): Promise<[number, number, number]
   return [at, afterData, busy];
 }
 
-/**
- * drawnLines counts the drawn lines of the per-second charts, or is false while fewer than atLeast are: the same
- * function counts and waits, since the page's CSP allows no eval of a string predicate.
- */
-function drawnLines(atLeast: number): number | false {
-  const n = Array.from(document.querySelectorAll('[aria-label="Per-second charts"] path.recharts-curve.recharts-line-curve')).filter((p) => (p.getAttribute('d') ?? '').length > 0).length;
-  return n >= atLeast ? n : false;
-}
-
 /** scroll brings the per-second charts into view and returns the ms to all want of their lines drawn. */
 async function scroll(page: Page, want: number): Promise<number> {
   await page.waitForSelector(perSecond, { state: 'attached', timeout: 120_000 });
@@ -199,11 +172,6 @@ async function scroll(page: Page, want: number): Promise<number> {
   }, perSecond);
   await page.waitForFunction(drawnLines, want, { polling: 'raf', timeout: 120_000 });
   return (await page.evaluate(() => performance.now())) - t0;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.floor(s.length / 2)]!);
 }
 
 test('1-hour 20-agent result page open time', async ({ browser }) => {

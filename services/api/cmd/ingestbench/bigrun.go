@@ -17,6 +17,9 @@ import (
 // up for a browser bench of its result page (web/bench/agents.bench.ts
 // with WEB_BENCH_API): it writes the API's address, the run and the
 // admin's credentials to -hold as JSON and waits until it is interrupted.
+// With -live N it writes -hold while the run is still running, after all
+// but its last N seconds, then publishes those one a second, as agents do,
+// for a browser bench of the live view (web/bench/live.bench.ts).
 
 // bigRunResult is what the big-run scenario seeded.
 type bigRunResult struct {
@@ -39,6 +42,9 @@ type holdInfo struct {
 	Password string `json:"password"`
 	Seconds  int    `json:"seconds"`
 	Shards   int    `json:"shards"`
+	// Live is the seconds still to come, one a second, when the file was
+	// written (-live); 0 when the run had ended.
+	Live int `json:"live"`
 }
 
 // bigRun plays the run, waits until it completed with every snapshot
@@ -70,13 +76,9 @@ func (e *env) bigRun(ctx context.Context, logw io.Writer) (bigRunResult, error) 
 	}
 	pub := &publisher{js: e.js, runID: res.runID, agents: agents, shards: n, values: e.cfg.values, seconds: secs, startAt: startAt, pool: e.pool}
 	began := time.Now()
-	for k := 1; k <= secs; k++ {
-		pub.second(ctx, k)
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
+	if err := e.publishRun(ctx, logw, pub, res.runID); err != nil {
+		return res, err
 	}
-	pub.finals(ctx)
 	res.published = n*(secs+1) - pub.failed
 	// The run's deadline is an hour ahead: wait for its end and its snapshots, up to 10 minutes.
 	deadline := time.Now().Add(10 * time.Minute)
@@ -110,15 +112,55 @@ func (e *env) bigRun(ctx context.Context, logw io.Writer) (bigRunResult, error) 
 	if e.cfg.hold == "" {
 		return res, nil
 	}
-	// The API's admin is BARRAGE_ADMIN_EMAIL's default; its password is the token (server.go).
-	info, _ := json.Marshal(holdInfo{ //nolint:gosec // the bench's own throwaway admin token, for the browser bench on this machine
-		Base: e.srv.Base, Run: res.runID, Email: "admin@barrage.local", Password: e.token, Seconds: secs, Shards: n})
-	if err := os.WriteFile(e.cfg.hold, append(info, '\n'), 0o600); err != nil { // the token: the owner's only
-		return res, fmt.Errorf("write -hold: %w", err)
+	if e.cfg.live == 0 {
+		if err := e.writeHold(res.runID, secs, n, 0); err != nil {
+			return res, err
+		}
 	}
 	progress(logw, "holding the API at %s for the browser bench (%s); interrupt to end", e.srv.Base, e.cfg.hold)
 	<-ctx.Done()
 	return res, nil
+}
+
+// publishRun publishes the run's seconds, as fast as they are stored, and
+// then its finals. With -live it writes -hold before the last -live seconds
+// and publishes those one a second.
+func (e *env) publishRun(ctx context.Context, logw io.Writer, pub *publisher, runID string) error {
+	secs := pub.seconds
+	fast := secs - e.cfg.live
+	for k := 1; k <= fast; k++ {
+		pub.second(ctx, k)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if e.cfg.live > 0 {
+		if err := e.writeHold(runID, secs, pub.shards, e.cfg.live); err != nil {
+			return err
+		}
+		progress(logw, "big run %s is live: publishing its last %d seconds one a second", runID, e.cfg.live)
+		liveFrom := time.Now()
+		for k := fast + 1; k <= secs; k++ {
+			if err := sleepUntil(ctx, liveFrom.Add(time.Duration(k-fast-1)*time.Second)); err != nil {
+				return err
+			}
+			pub.second(ctx, k)
+		}
+	}
+	pub.finals(ctx)
+	return nil
+}
+
+// writeHold writes the -hold file: where the API is, the run, and how to
+// sign in. live is the seconds of the run still to come.
+func (e *env) writeHold(runID string, secs, shards, live int) error {
+	// The API's admin is BARRAGE_ADMIN_EMAIL's default; its password is the token (server.go).
+	info, _ := json.Marshal(holdInfo{ //nolint:gosec // the bench's own throwaway admin token, for the browser bench on this machine
+		Base: e.srv.Base, Run: runID, Email: "admin@barrage.local", Password: e.token, Seconds: secs, Shards: shards, Live: live})
+	if err := os.WriteFile(e.cfg.hold, append(info, '\n'), 0o600); err != nil { // the token: the owner's only
+		return fmt.Errorf("write -hold: %w", err)
+	}
+	return nil
 }
 
 // bigRunMarkdown renders the big-run scenario's report.

@@ -59,6 +59,7 @@ type config struct {
 	viewers  int    // control-plane: SSE viewers, spread over the runs
 	reads    int    // control-plane: list and compare calls a second
 	hold     string // big-run: write the API's address here and hold it until interrupted
+	live     int    // big-run: the last seconds, published one a second after -hold is written
 }
 
 // run is the whole command: it returns the exit code.
@@ -107,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.scenario, "scenario", "ingest", "ingest (a phase per agent count), control-plane (-runs runs of -agents agents at once, -viewers, -reads) "+
 		"or big-run (one run of -agents agents and -seconds seconds, published as fast as it is stored)")
 	fs.StringVar(&cfg.hold, "hold", "", "big-run: then write the API's address, the run and the admin's credentials to this JSON file and keep the API up until interrupted")
+	fs.IntVar(&cfg.live, "live", 0, "big-run with -hold: write -hold while the run is live, then publish its last this many seconds one a second")
 	fs.IntVar(&cfg.runs, "runs", 50, "control-plane: runs at once")
 	fs.IntVar(&cfg.viewers, "viewers", 200, "control-plane: SSE viewers of the runs' events, spread over the runs")
 	fs.IntVar(&cfg.reads, "reads", 20, "control-plane: list and compare calls a second, alternating")
@@ -135,6 +137,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("-agents: the %s scenario takes one count, the agents of each run", cfg.scenario)
 	case cfg.hold != "" && cfg.scenario != "big-run":
 		return config{}, errors.New("-hold is for the big-run scenario")
+	case cfg.live != 0 && (cfg.hold == "" || cfg.live < 0 || cfg.live >= cfg.seconds):
+		return config{}, errors.New("-live needs -hold and must be from 1 to -seconds minus 1")
 	case cfg.scenario == "control-plane" && (cfg.runs < 1 || cfg.runs > 200 || cfg.viewers < 0 || cfg.reads < 1 || cfg.reads > 1000):
 		return config{}, errors.New("-runs must be from 1 to 200, -viewers 0 or more, -reads from 1 to 1000")
 	}
