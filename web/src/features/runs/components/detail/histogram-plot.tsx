@@ -107,8 +107,9 @@ export function HistogramPlot({ rows, log, kind, height }: Props) {
             );
           })}
         </g>
-        <path d={line} fill="none" stroke="var(--chart-1)" strokeWidth={2} />
-        {h && <circle cx={x(h.endUs)} cy={pct(h.cumulative)} r={4} fill="var(--chart-1)" />}
+        {/* The pointer's place in the plot picks the bucket (onMove): the cumulative line and its marker take no pointer events of their own. */}
+        <path d={line} fill="none" stroke="var(--chart-1)" strokeWidth={2} pointerEvents="none" />
+        {h && <circle cx={x(h.endUs)} cy={pct(h.cumulative)} r={4} fill="var(--chart-1)" pointerEvents="none" />}
         <line x1={left} x2={right} y1={bottom} y2={bottom} stroke="var(--border)" />
         <g {...text} textAnchor="middle">
           {xTicks.map((v, i) =>
