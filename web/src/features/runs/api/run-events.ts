@@ -60,10 +60,11 @@ export interface RunEventHandler {
 
 /**
  * batchMs is how long seconds gather before they are written into the cache
- * together: a tenth of the stream's one-second beat. A stream that replays
- * an hour's seconds on connecting (the server sends every second the client
- * has not acknowledged with Last-Event-ID, which a first EventSource cannot
- * send) then costs ten renders a second, not one a second replayed.
+ * together: a tenth of the stream's one-second beat. A replay (a reconnect's
+ * last seconds, or a whole run when its seconds could not be read before
+ * the stream opened) then costs ten renders a second, not one a second
+ * replayed, and so do the copies of a second the server sends again as its
+ * shards' snapshots add to it.
  */
 export const batchMs = 100;
 
