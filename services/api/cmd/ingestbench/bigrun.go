@@ -135,6 +135,11 @@ func (e *env) publishRun(ctx context.Context, logw io.Writer, pub *publisher, ru
 		}
 	}
 	if e.cfg.live > 0 {
+		// The hold file promises the seconds so far to whoever reads the run
+		// next, so they must be stored first: ingest trails the acks.
+		if err := e.waitStored(ctx, runID, pub.shards*fast, 5*time.Minute); err != nil {
+			return err
+		}
 		if err := e.writeHold(runID, secs, pub.shards, e.cfg.live); err != nil {
 			return err
 		}
@@ -149,6 +154,26 @@ func (e *env) publishRun(ctx context.Context, logw io.Writer, pub *publisher, ru
 	}
 	pub.finals(ctx)
 	return nil
+}
+
+// waitStored waits until the run has want snapshots stored, up to within.
+func (e *env) waitStored(ctx context.Context, runID string, want int, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		n, err := e.stored(ctx, runID)
+		if err != nil {
+			return err
+		}
+		if n >= want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("run %s: %d of %d snapshots stored after %s", runID, n, want, within)
+		}
+		if err := sleepUntil(ctx, time.Now().Add(100*time.Millisecond)); err != nil {
+			return err
+		}
+	}
 }
 
 // writeHold writes the -hold file: where the API is, the run, and how to
