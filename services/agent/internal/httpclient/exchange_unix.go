@@ -5,6 +5,7 @@ package httpclient
 import (
 	"errors"
 	"syscall"
+	"unsafe"
 )
 
 // rawSupported: the combined write and read works on Unix sockets' fds.
@@ -17,7 +18,7 @@ func (r *connReader) raw(fd uintptr) bool {
 	if !r.sent {
 		r.sent = true
 		for r.wrote < len(r.out) {
-			n, err := syscall.Write(int(fd), r.out[r.wrote:])
+			n, err := rawIO(syscall.SYS_WRITE, fd, r.out[r.wrote:])
 			if n > 0 {
 				r.wrote += n
 			}
@@ -40,7 +41,7 @@ func (r *connReader) raw(fd uintptr) bool {
 		return false
 	}
 	for {
-		n, err := syscall.Read(int(fd), r.p)
+		n, err := rawIO(syscall.SYS_READ, fd, r.p)
 		switch {
 		case errors.Is(err, syscall.EINTR):
 			continue
@@ -53,4 +54,22 @@ func (r *connReader) raw(fd uintptr) bool {
 		r.n = n
 		return true
 	}
+}
+
+// rawIO reads or writes (trap) the non-blocking socket fd without telling
+// the scheduler it entered a system call (syscall.RawSyscall): such a call
+// returns at once, EAGAIN when it cannot proceed. A call announced as a
+// system call (syscall.Read, syscall.Write) lets the runtime's sysmon hand
+// the goroutine's P to another thread when the call outlasts its 20 µs
+// tick, which it does on loopback, where the write runs the receiver's side
+// of the stack; with one P that means waking a thread (futex) and a context
+// switch every few requests, for nothing.
+func rawIO(trap, fd uintptr, b []byte) (int, error) {
+	// b stays referenced until the call returns, as in syscall.Read and syscall.Write.
+	p := unsafe.Pointer(unsafe.SliceData(b)) //nolint:gosec // a buffer's address for read(2)/write(2), as package syscall passes it
+	n, _, errno := syscall.RawSyscall(trap, fd, uintptr(p), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
