@@ -347,7 +347,7 @@ func (c *client) dial(parent context.Context) error {
 		ph.Open(request.PhaseConnect, ph.Ready.Sub(start)-ph.Conn[request.PhaseDNS])
 	}
 	if err == nil && c.f.tlsConfig != nil {
-		tc := tls.Client(conn, c.f.tlsConfig)
+		tc := tls.Client(withRawIO(conn), c.f.tlsConfig)
 		if err = tc.HandshakeContext(ctx); err != nil {
 			_ = conn.Close()
 		} else {

@@ -1,0 +1,123 @@
+//go:build unix
+
+package httpclient
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+)
+
+// sysConn is a TCP or unix socket whose Read and Write make their system
+// calls through rawIO, waiting on the poller (syscall.RawConn) when the
+// socket is not ready, so that deadlines and Close work as on the conn
+// itself. The TLS client reads and writes through it: the combined pass of
+// connReader cannot serve TLS, whose records tls.Conn reads and writes
+// itself, but the calls it makes can skip the scheduler just the same.
+type sysConn struct {
+	net.Conn
+	rc syscall.RawConn
+	// b, n and err carry a call through its raw callback, made once
+	// (readFn, writeFn) so that a request allocates nothing.
+	b               []byte
+	n               int
+	err             error
+	readFn, writeFn func(uintptr) bool
+}
+
+// withRawIO returns conn reading and writing through rawIO when it is
+// exactly a *net.TCPConn or *net.UnixConn, else conn itself.
+func withRawIO(conn net.Conn) net.Conn {
+	var rc syscall.RawConn
+	switch c := conn.(type) {
+	case *net.TCPConn:
+		rc, _ = c.SyscallConn()
+	case *net.UnixConn:
+		rc, _ = c.SyscallConn()
+	}
+	if rc == nil {
+		return conn
+	}
+	s := &sysConn{Conn: conn, rc: rc}
+	s.readFn, s.writeFn = s.read, s.write
+	return s
+}
+
+// Read implements net.Conn.
+func (s *sysConn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	s.b, s.n, s.err = b, 0, nil
+	err := s.rc.Read(s.readFn)
+	s.b = nil
+	if err != nil { // the wait failed: closed, or the deadline passed
+		return 0, s.opError("read", err)
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.n == 0 {
+		return 0, io.EOF
+	}
+	return s.n, nil
+}
+
+// read is Read's callback: it declines while the socket has nothing.
+func (s *sysConn) read(fd uintptr) bool {
+	for {
+		n, err := rawIO(syscall.SYS_READ, fd, s.b)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EAGAIN):
+			return false
+		case err != nil:
+			s.err = s.opError("read", os.NewSyscallError("read", err))
+		}
+		s.n = n
+		return true
+	}
+}
+
+// Write implements net.Conn: all of b, or an error.
+func (s *sysConn) Write(b []byte) (int, error) {
+	s.b, s.n, s.err = b, 0, nil
+	err := s.rc.Write(s.writeFn)
+	n := s.n
+	s.b = nil
+	if err != nil {
+		return n, s.opError("write", err)
+	}
+	return n, s.err
+}
+
+// write is Write's callback: it declines while the socket's buffer is full.
+func (s *sysConn) write(fd uintptr) bool {
+	for s.n < len(s.b) {
+		n, err := rawIO(syscall.SYS_WRITE, fd, s.b[s.n:])
+		if n > 0 {
+			s.n += n
+		}
+		switch {
+		case err == nil && n > 0, errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EAGAIN):
+			return false
+		case err != nil:
+			s.err = s.opError("write", os.NewSyscallError("write", err))
+		default: // n == 0 without an error
+			s.err = s.opError("write", io.ErrShortWrite)
+		}
+		return true
+	}
+	return true
+}
+
+// opError wraps err as net's own Read and Write do.
+func (s *sysConn) opError(op string, err error) error {
+	local := s.LocalAddr()
+	return &net.OpError{Op: op, Net: local.Network(), Source: local, Addr: s.RemoteAddr(), Err: err}
+}
