@@ -342,12 +342,13 @@ func (c *client) dial(parent context.Context) error {
 	start := time.Now()
 	conn, err := c.f.dial(lookup.traced(ctx), c.f.network, c.f.addr)
 	if err == nil {
+		conn = withRawIO(conn)
 		ph.Ready = time.Now()
 		lookup.note(&ph)
 		ph.Open(request.PhaseConnect, ph.Ready.Sub(start)-ph.Conn[request.PhaseDNS])
 	}
 	if err == nil && c.f.tlsConfig != nil {
-		tc := tls.Client(withRawIO(conn), c.f.tlsConfig)
+		tc := tls.Client(conn, c.f.tlsConfig)
 		if err = tc.HandshakeContext(ctx); err != nil {
 			_ = conn.Close()
 		} else {

@@ -25,9 +25,9 @@ import (
 type connReader struct {
 	conn net.Conn
 	// rc is conn's raw connection for the combined write and read; nil on
-	// TLS, on any conn that is not exactly *net.TCPConn or *net.UnixConn
-	// (a wrapper's own Read or Write must not be bypassed), and off Unix
-	// (exchange_other.go).
+	// TLS, on any conn that is not exactly *net.TCPConn, *net.UnixConn or
+	// their withRawIO wrapper (another wrapper's own Read or Write must not
+	// be bypassed), and off Unix (exchange_other.go).
 	rc syscall.RawConn
 	// out is the request to write before the next read (armed); wrote and
 	// werr are what writing it did.
@@ -49,6 +49,8 @@ func (r *connReader) reset(conn net.Conn) {
 	r.conn, r.rc = conn, nil
 	r.out, r.p = nil, nil
 	switch c := conn.(type) {
+	case rawConner: // withRawIO's socket (sysconn_unix.go)
+		r.rc = c.rawConn()
 	case *net.TCPConn:
 		if rawSupported {
 			r.rc, _ = c.SyscallConn()
@@ -62,6 +64,10 @@ func (r *connReader) reset(conn net.Conn) {
 		r.rawFn = r.raw
 	}
 }
+
+// rawConner is a socket that reads and writes through rawIO: its raw
+// connection serves the combined pass as a bare socket's does.
+type rawConner interface{ rawConn() syscall.RawConn }
 
 // combined reports whether arm can be used on the current connection.
 func (r *connReader) combined() bool { return r.rc != nil }

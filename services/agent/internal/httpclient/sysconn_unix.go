@@ -13,9 +13,10 @@ import (
 // sysConn is a TCP or unix socket whose Read and Write make their system
 // calls through rawIO, waiting on the poller (syscall.RawConn) when the
 // socket is not ready, so that deadlines and Close work as on the conn
-// itself. The TLS client reads and writes through it: the combined pass of
-// connReader cannot serve TLS, whose records tls.Conn reads and writes
-// itself, but the calls it makes can skip the scheduler just the same.
+// itself. Every connection the client dials is one: the TLS client reads
+// and writes its records through it, and on plain sockets the requests
+// that do not take connReader's combined pass (a new connection's first,
+// one after a pause) do.
 type sysConn struct {
 	net.Conn
 	rc syscall.RawConn
@@ -44,6 +45,9 @@ func withRawIO(conn net.Conn) net.Conn {
 	s.readFn, s.writeFn = s.read, s.write
 	return s
 }
+
+// rawConn implements rawConner: connReader's combined pass uses it.
+func (s *sysConn) rawConn() syscall.RawConn { return s.rc }
 
 // Read implements net.Conn.
 func (s *sysConn) Read(b []byte) (int, error) {
