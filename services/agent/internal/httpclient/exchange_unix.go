@@ -17,43 +17,62 @@ const rawSupported = true
 func (r *connReader) raw(fd uintptr) bool {
 	if !r.sent {
 		r.sent = true
-		for r.wrote < len(r.out) {
-			n, err := rawIO(syscall.SYS_WRITE, fd, r.out[r.wrote:])
-			if n > 0 {
-				r.wrote += n
-			}
-			switch {
-			case err == nil && n > 0:
-				continue
-			case errors.Is(err, syscall.EINTR):
-				continue
-			case errors.Is(err, syscall.EAGAIN):
-				r.short = true
-				return true
-			case err != nil:
-				r.werr = r.opError("write", err)
-				return true
-			default: // n == 0 without an error: let conn.Write finish it
-				r.short = true
-				return true
-			}
+		n, err := writeSome(fd, r.out[r.wrote:])
+		r.wrote += n
+		switch {
+		case r.wrote == len(r.out):
+			return false
+		case err == nil, errors.Is(err, syscall.EAGAIN):
+			r.short = true // let conn.Write finish it
+		default:
+			r.werr = r.opError("write", err)
 		}
-		return false
+		return true
 	}
+	n, err, ready := readOnce(fd, r.p)
+	if err != nil {
+		r.rerr = r.opError("read", err)
+	}
+	r.n = n
+	return ready
+}
+
+// readOnce reads the non-blocking socket fd into b, once: ready is false
+// when it had nothing yet (EAGAIN).
+func readOnce(fd uintptr, b []byte) (n int, err error, ready bool) {
 	for {
-		n, err := rawIO(syscall.SYS_READ, fd, r.p)
+		n, err := rawIO(syscall.SYS_READ, fd, b)
 		switch {
 		case errors.Is(err, syscall.EINTR):
 			continue
 		case errors.Is(err, syscall.EAGAIN):
-			return false
+			return 0, nil, false
 		case err != nil:
-			r.rerr = r.opError("read", err)
-			return true
+			return 0, err, true
 		}
-		r.n = n
-		return true
+		return n, nil, true
 	}
+}
+
+// writeSome writes b to the non-blocking socket fd until all of it is
+// taken, the socket's buffer is full (EAGAIN) or the write fails; n is
+// what was taken. A write that takes nothing without an error ends it
+// with a nil error and n < len(b).
+func writeSome(fd uintptr, b []byte) (n int, err error) {
+	for n < len(b) {
+		k, err := rawIO(syscall.SYS_WRITE, fd, b[n:])
+		if k > 0 {
+			n += k
+		}
+		switch {
+		case err == nil && k > 0, errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil:
+			return n, err
+		}
+		return n, nil
+	}
+	return n, nil
 }
 
 // rawIO reads or writes (trap) the non-blocking socket fd without telling

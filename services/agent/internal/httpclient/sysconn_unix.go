@@ -71,19 +71,12 @@ func (s *sysConn) Read(b []byte) (int, error) {
 
 // read is Read's callback: it declines while the socket has nothing.
 func (s *sysConn) read(fd uintptr) bool {
-	for {
-		n, err := rawIO(syscall.SYS_READ, fd, s.b)
-		switch {
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case errors.Is(err, syscall.EAGAIN):
-			return false
-		case err != nil:
-			s.err = s.opError("read", os.NewSyscallError("read", err))
-		}
-		s.n = n
-		return true
+	n, err, ready := readOnce(fd, s.b)
+	if err != nil {
+		s.err = s.opError("read", os.NewSyscallError("read", err))
 	}
+	s.n = n
+	return ready
 }
 
 // Write implements net.Conn: all of b, or an error.
@@ -100,22 +93,16 @@ func (s *sysConn) Write(b []byte) (int, error) {
 
 // write is Write's callback: it declines while the socket's buffer is full.
 func (s *sysConn) write(fd uintptr) bool {
-	for s.n < len(s.b) {
-		n, err := rawIO(syscall.SYS_WRITE, fd, s.b[s.n:])
-		if n > 0 {
-			s.n += n
-		}
-		switch {
-		case err == nil && n > 0, errors.Is(err, syscall.EINTR):
-			continue
-		case errors.Is(err, syscall.EAGAIN):
-			return false
-		case err != nil:
-			s.err = s.opError("write", os.NewSyscallError("write", err))
-		default: // n == 0 without an error
-			s.err = s.opError("write", io.ErrShortWrite)
-		}
-		return true
+	n, err := writeSome(fd, s.b[s.n:])
+	s.n += n
+	switch {
+	case s.n == len(s.b):
+	case errors.Is(err, syscall.EAGAIN):
+		return false
+	case err != nil:
+		s.err = s.opError("write", os.NewSyscallError("write", err))
+	default: // the socket took nothing without an error
+		s.err = s.opError("write", io.ErrShortWrite)
 	}
 	return true
 }
