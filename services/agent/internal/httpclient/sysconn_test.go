@@ -109,3 +109,30 @@ func TestSysConnReset(t *testing.T) {
 		t.Fatalf("Read after a reset: %v; want ECONNRESET", err)
 	}
 }
+
+func TestSysConnReadsWhileItWrites(t *testing.T) {
+	c, srv := pair(t)
+	out := bytes.Repeat([]byte("x"), 4<<20)
+	go func() {
+		_, _ = io.CopyN(io.Discard, srv, int64(len(out)))
+		_, _ = srv.Write([]byte("done"))
+	}()
+	// A Read waits for the answer while the Write is still filling the
+	// socket: net.Conn allows both at once, and neither may see the other's call.
+	read := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 16)
+		n, err := c.Read(buf)
+		if err != nil {
+			read <- err.Error()
+			return
+		}
+		read <- string(buf[:n])
+	}()
+	if n, err := c.Write(out); err != nil || n != len(out) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(out))
+	}
+	if got := <-read; got != "done" {
+		t.Fatalf("Read = %q; want done", got)
+	}
+}

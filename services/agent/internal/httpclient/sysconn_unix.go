@@ -20,12 +20,19 @@ import (
 type sysConn struct {
 	net.Conn
 	rc syscall.RawConn
-	// b, n and err carry a call through its raw callback, made once
-	// (readFn, writeFn) so that a request allocates nothing.
-	b               []byte
-	n               int
-	err             error
+	// rd and wr carry a Read and a Write through their raw callbacks,
+	// made once (readFn, writeFn) so that a request allocates nothing;
+	// apart, so that a Read and a Write may run at once, as net.Conn allows.
+	rd, wr          rawCall
 	readFn, writeFn func(uintptr) bool
+}
+
+// rawCall is one Read's or Write's buffer, the bytes it moved and its
+// error from the system call.
+type rawCall struct {
+	b   []byte
+	n   int
+	err error
 }
 
 // withRawIO returns conn reading and writing through rawIO when it is
@@ -54,55 +61,54 @@ func (s *sysConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	s.b, s.n, s.err = b, 0, nil
+	s.rd = rawCall{b: b}
 	err := s.rc.Read(s.readFn)
-	s.b = nil
+	s.rd.b = nil
 	if err != nil { // the wait failed: closed, or the deadline passed
 		return 0, s.opError("read", err)
 	}
-	if s.err != nil {
-		return 0, s.err
+	if s.rd.err != nil {
+		return 0, s.rd.err
 	}
-	if s.n == 0 {
+	if s.rd.n == 0 {
 		return 0, io.EOF
 	}
-	return s.n, nil
+	return s.rd.n, nil
 }
 
 // read is Read's callback: it declines while the socket has nothing.
 func (s *sysConn) read(fd uintptr) bool {
-	n, err, ready := readOnce(fd, s.b)
+	n, err, ready := readOnce(fd, s.rd.b)
 	if err != nil {
-		s.err = s.opError("read", os.NewSyscallError("read", err))
+		s.rd.err = s.opError("read", os.NewSyscallError("read", err))
 	}
-	s.n = n
+	s.rd.n = n
 	return ready
 }
 
 // Write implements net.Conn: all of b, or an error.
 func (s *sysConn) Write(b []byte) (int, error) {
-	s.b, s.n, s.err = b, 0, nil
+	s.wr = rawCall{b: b}
 	err := s.rc.Write(s.writeFn)
-	n := s.n
-	s.b = nil
+	s.wr.b = nil
 	if err != nil {
-		return n, s.opError("write", err)
+		return s.wr.n, s.opError("write", err)
 	}
-	return n, s.err
+	return s.wr.n, s.wr.err
 }
 
 // write is Write's callback: it declines while the socket's buffer is full.
 func (s *sysConn) write(fd uintptr) bool {
-	n, err := writeSome(fd, s.b[s.n:])
-	s.n += n
+	n, err := writeSome(fd, s.wr.b[s.wr.n:])
+	s.wr.n += n
 	switch {
-	case s.n == len(s.b):
+	case s.wr.n == len(s.wr.b):
 	case errors.Is(err, syscall.EAGAIN):
 		return false
 	case err != nil:
-		s.err = s.opError("write", os.NewSyscallError("write", err))
+		s.wr.err = s.opError("write", os.NewSyscallError("write", err))
 	default: // the socket took nothing without an error
-		s.err = s.opError("write", io.ErrShortWrite)
+		s.wr.err = s.opError("write", io.ErrShortWrite)
 	}
 	return true
 }
