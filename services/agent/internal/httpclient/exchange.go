@@ -24,10 +24,10 @@ import (
 // that arrived in between, and hang (the profile's "Tried and not adopted").
 type connReader struct {
 	conn net.Conn
-	// rc is conn's raw connection for the combined write and read; nil on
-	// TLS, on any conn that is not exactly *net.TCPConn, *net.UnixConn or
-	// their withRawIO wrapper (another wrapper's own Read or Write must not
-	// be bypassed), and off Unix (exchange_other.go).
+	// rc is conn's raw connection for the combined write and read: set
+	// only on withRawIO's wrapper of a TCP or unix socket (every one the
+	// client dials, on Unix); nil on TLS and on any other conn, whose own
+	// Read and Write must not be bypassed.
 	rc syscall.RawConn
 	// out is the request to write before the next read (armed); wrote and
 	// werr are what writing it did.
@@ -48,17 +48,8 @@ type connReader struct {
 func (r *connReader) reset(conn net.Conn) {
 	r.conn, r.rc = conn, nil
 	r.out, r.p = nil, nil
-	switch c := conn.(type) {
-	case rawConner: // withRawIO's socket (sysconn_unix.go)
+	if c, ok := conn.(rawConner); ok { // withRawIO's socket (sysconn_unix.go)
 		r.rc = c.rawConn()
-	case *net.TCPConn:
-		if rawSupported {
-			r.rc, _ = c.SyscallConn()
-		}
-	case *net.UnixConn:
-		if rawSupported {
-			r.rc, _ = c.SyscallConn()
-		}
 	}
 	if r.rawFn == nil {
 		r.rawFn = r.raw

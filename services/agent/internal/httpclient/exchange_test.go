@@ -36,9 +36,10 @@ func TestCombinedOnlyOnPlainSockets(t *testing.T) {
 		conn net.Conn
 		want bool
 	}{
-		{"tcp", tcp, rawSupported},
+		{"tcp, as dialed", withRawIO(tcp), rawSupported},
 		{"pipe", piped, false},
 		{"wrapped tcp", wrapped{tcp}, false},
+		{"wrapped tcp, as dialed", withRawIO(wrapped{tcp}), false},
 	} {
 		var r connReader
 		r.reset(tt.conn)
