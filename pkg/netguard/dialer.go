@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -33,12 +34,12 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	}
 	d := g.Dialer
 	if d == nil {
-		d = &net.Dialer{Timeout: 30 * time.Second}
+		d = defaultDialer
 	}
 	host, _, _ := net.SplitHostPort(addr) // checked resolved it
 	var errs []error
 	for _, ip := range ips {
-		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(ip, uint16(port)).String())
+		conn, err := dialAddr(ctx, d, network, netip.AddrPortFrom(ip, uint16(port)))
 		if err == nil {
 			return conn, nil
 		}
@@ -48,6 +49,25 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 		}
 	}
 	return nil, fmt.Errorf("netguard: dial %s: %w", addr, errors.Join(errs...))
+}
+
+// defaultDialer is the Dialer of a Guard without one; DialContext only
+// reads it.
+var defaultDialer = &net.Dialer{Timeout: 30 * time.Second}
+
+// dialAddr connects to the checked address ap. A TCP dial takes ap as it
+// is (Dialer.DialTCP): DialContext would format it, parse it back and run
+// it through the resolver and the dual-stack racer for the one address it
+// names, work a load test pays for every new connection.
+func dialAddr(ctx context.Context, d *net.Dialer, network string, ap netip.AddrPort) (net.Conn, error) {
+	if strings.HasPrefix(network, "tcp") && d.LocalAddr == nil {
+		conn, err := d.DialTCP(ctx, network, netip.AddrPort{}, ap)
+		if err != nil {
+			return nil, err // not a nil *net.TCPConn in an interface
+		}
+		return conn, nil
+	}
+	return d.DialContext(ctx, network, ap.String())
 }
 
 // withoutAddress returns err without the address dialed when host is a
