@@ -28,6 +28,7 @@ import (
 
 	"github.com/barrage-dev/barrage/pkg/version"
 	"github.com/barrage-dev/barrage/proto/fgrpc"
+	"github.com/barrage-dev/barrage/services/agent/internal/rawsock"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
@@ -74,12 +75,19 @@ func New(opts Options) (*Factory, error) {
 	if opts.TLS {
 		creds = credentials.NewTLS(opts.tlsConfig())
 	}
-	dialOpts := []grpc.DialOption{}
-	if dial := opts.Dial; dial != nil {
-		dialOpts = append(dialOpts, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			return dial(ctx, "tcp", addr)
-		}))
+	dial := opts.Dial
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
 	}
+	dialOpts := []grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, "tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		// The transport's frames (and TLS's records) go through raw
+		// system calls: see package rawsock.
+		return rawsock.Wrap(conn), nil
+	})}
 	f := &Factory{
 		opts:    opts,
 		runType: opts.runType(),

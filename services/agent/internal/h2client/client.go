@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/barrage-dev/barrage/services/agent/internal/rawsock"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 	"github.com/barrage-dev/barrage/services/agent/internal/servertime"
 	"github.com/barrage-dev/barrage/services/agent/internal/sockerr"
@@ -124,7 +125,13 @@ func (f *Factory) newTransport() *http.Transport {
 			if socket != "" {
 				network, addr = "unix", socket
 			}
-			return dial(ctx, network, addr)
+			conn, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			// Frames (and TLS's records) go through raw system calls:
+			// see package rawsock.
+			return rawsock.Wrap(conn), nil
 		},
 		TLSClientConfig:     f.tlsConfig(),
 		TLSHandshakeTimeout: f.opts.Timeout,

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/pkg/spec"
+	"github.com/barrage-dev/barrage/services/agent/internal/rawsock"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 	"github.com/barrage-dev/barrage/services/agent/internal/sockerr"
 )
@@ -45,6 +46,9 @@ type Factory struct {
 	timeout time.Duration
 	dial    request.DialFunc
 	network string // "tcp", or "unix" with Options.UnixSocket
+	// named is true when addr's host is a name, not an IP literal: only
+	// then does a dial look it up, and time the lookup (lookupTimer).
+	named bool
 	// maxPerConn is Options.MaxRequestsPerConnection (0: no limit).
 	maxPerConn int64
 	// reuseMin and reuseMax are Options.ReuseMin and ReuseMax.
@@ -79,12 +83,13 @@ func New(opts Options) (*Factory, error) {
 		timeout:    opts.Timeout,
 		dial:       opts.Dial,
 		network:    "tcp",
+		named:      !isIPLiteral(t.hostname),
 		maxPerConn: opts.MaxRequestsPerConnection,
 		reuseMin:   opts.ReuseMin,
 		reuseMax:   opts.ReuseMax,
 	}
 	if opts.UnixSocket != "" {
-		f.network, f.addr = "unix", opts.UnixSocket
+		f.network, f.addr, f.named = "unix", opts.UnixSocket, false
 	}
 	if err := f.buildVariants(&opts, t); err != nil {
 		return nil, err
@@ -339,10 +344,14 @@ func (c *client) dial(parent context.Context) error {
 		ph     request.Phases
 		lookup lookupTimer
 	)
+	dialCtx := ctx
+	if c.f.named {
+		dialCtx = lookup.traced(ctx)
+	}
 	start := time.Now()
-	conn, err := c.f.dial(lookup.traced(ctx), c.f.network, c.f.addr)
+	conn, err := c.f.dial(dialCtx, c.f.network, c.f.addr)
 	if err == nil {
-		conn = withRawIO(conn)
+		conn = rawsock.Wrap(conn)
 		ph.Ready = time.Now()
 		lookup.note(&ph)
 		ph.Open(request.PhaseConnect, ph.Ready.Sub(start)-ph.Conn[request.PhaseDNS])

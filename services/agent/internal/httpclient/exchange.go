@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"syscall"
+
+	"github.com/barrage-dev/barrage/services/agent/internal/rawsock"
 )
 
 // connReader is what a client's bufio.Reader reads from: the connection,
@@ -25,7 +27,7 @@ import (
 type connReader struct {
 	conn net.Conn
 	// rc is conn's raw connection for the combined write and read: set
-	// only on withRawIO's wrapper of a TCP or unix socket (every one the
+	// only on rawsock's wrapper of a TCP or unix socket (every one the
 	// client dials, on Unix); nil on TLS and on any other conn, whose own
 	// Read and Write must not be bypassed.
 	rc syscall.RawConn
@@ -48,17 +50,13 @@ type connReader struct {
 func (r *connReader) reset(conn net.Conn) {
 	r.conn, r.rc = conn, nil
 	r.out, r.p = nil, nil
-	if c, ok := conn.(rawConner); ok { // withRawIO's socket (sysconn_unix.go)
-		r.rc = c.rawConn()
+	if c, ok := conn.(rawsock.Raw); ok { // every socket the client dials, on Unix
+		r.rc = c.RawConn()
 	}
 	if r.rawFn == nil {
 		r.rawFn = r.raw
 	}
 }
-
-// rawConner is a socket that reads and writes through rawIO: its raw
-// connection serves the combined pass as a bare socket's does.
-type rawConner interface{ rawConn() syscall.RawConn }
 
 // combined reports whether arm can be used on the current connection.
 func (r *connReader) combined() bool { return r.rc != nil }

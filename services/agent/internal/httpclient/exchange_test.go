@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/cannedhttp"
+	"github.com/barrage-dev/barrage/services/agent/internal/rawsock"
 )
 
 // TestCombinedOnlyOnPlainSockets: the combined write and read is used on
@@ -36,10 +37,10 @@ func TestCombinedOnlyOnPlainSockets(t *testing.T) {
 		conn net.Conn
 		want bool
 	}{
-		{"tcp, as dialed", withRawIO(tcp), rawSupported},
+		{"tcp, as dialed", rawsock.Wrap(tcp), rawSupported},
 		{"pipe", piped, false},
 		{"wrapped tcp", wrapped{tcp}, false},
-		{"wrapped tcp, as dialed", withRawIO(wrapped{tcp}), false},
+		{"wrapped tcp, as dialed", rawsock.Wrap(wrapped{tcp}), false},
 	} {
 		var r connReader
 		r.reset(tt.conn)

@@ -3,6 +3,7 @@ package httpclient
 import (
 	"context"
 	"net/http/httptrace"
+	"net/netip"
 	"time"
 
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
@@ -29,6 +30,13 @@ func (l *lookupTimer) traced(ctx context.Context) context.Context {
 			l.done = true
 		},
 	})
+}
+
+// isIPLiteral reports whether host (a URL's host name, without brackets)
+// is an IP address, which a dial does not look up.
+func isIPLiteral(host string) bool {
+	_, err := netip.ParseAddr(host)
+	return err == nil
 }
 
 // note adds the lookups, if there were any, to p as its DNS phase.

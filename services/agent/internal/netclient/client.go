@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/barrage-dev/barrage/services/agent/internal/rawsock"
 	"github.com/barrage-dev/barrage/services/agent/internal/request"
 )
 
@@ -218,7 +219,9 @@ func (c *client) dial(ctx context.Context, deadline time.Time) error {
 	if err != nil {
 		return fmt.Errorf("dial %s %s: %w", c.f.opts.Network, c.f.opts.Address, err)
 	}
-	if err := c.slot.Set(conn); err != nil {
+	// A TCP socket's reads and writes go through raw system calls
+	// (package rawsock); a UDP socket stays as it is.
+	if err := c.slot.Set(rawsock.Wrap(conn)); err != nil {
 		return err
 	}
 	c.reused = false

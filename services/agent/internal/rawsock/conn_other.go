@@ -1,8 +1,8 @@
 //go:build !unix
 
-package httpclient
+package rawsock
 
 import "net"
 
-// withRawIO returns conn: off Unix the TLS client uses it as it is.
-func withRawIO(conn net.Conn) net.Conn { return conn }
+// Wrap returns conn: off Unix sockets are read and written as net does.
+func Wrap(conn net.Conn) net.Conn { return conn }

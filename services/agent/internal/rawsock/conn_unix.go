@@ -1,6 +1,6 @@
 //go:build unix
 
-package httpclient
+package rawsock
 
 import (
 	"errors"
@@ -13,10 +13,7 @@ import (
 // sysConn is a TCP or unix socket whose Read and Write make their system
 // calls through rawIO, waiting on the poller (syscall.RawConn) when the
 // socket is not ready, so that deadlines and Close work as on the conn
-// itself. Every connection the client dials is one: the TLS client reads
-// and writes its records through it, and on plain sockets the requests
-// that do not take connReader's combined pass (a new connection's first,
-// one after a pause) do.
+// itself. A TLS client on top reads and writes its records through it.
 type sysConn struct {
 	net.Conn
 	rc syscall.RawConn
@@ -35,9 +32,10 @@ type rawCall struct {
 	err error
 }
 
-// withRawIO returns conn reading and writing through rawIO when it is
-// exactly a *net.TCPConn or *net.UnixConn, else conn itself.
-func withRawIO(conn net.Conn) net.Conn {
+// Wrap returns conn reading and writing through rawIO when it is exactly a
+// *net.TCPConn or *net.UnixConn, else conn itself. The result implements
+// Raw.
+func Wrap(conn net.Conn) net.Conn {
 	var rc syscall.RawConn
 	switch c := conn.(type) {
 	case *net.TCPConn:
@@ -53,8 +51,8 @@ func withRawIO(conn net.Conn) net.Conn {
 	return s
 }
 
-// rawConn implements rawConner: connReader's combined pass uses it.
-func (s *sysConn) rawConn() syscall.RawConn { return s.rc }
+// RawConn implements Raw.
+func (s *sysConn) RawConn() syscall.RawConn { return s.rc }
 
 // Read implements net.Conn.
 func (s *sysConn) Read(b []byte) (int, error) {
@@ -78,7 +76,7 @@ func (s *sysConn) Read(b []byte) (int, error) {
 
 // read is Read's callback: it declines while the socket has nothing.
 func (s *sysConn) read(fd uintptr) bool {
-	n, err, ready := readOnce(fd, s.rd.b)
+	n, err, ready := ReadOnce(fd, s.rd.b)
 	if err != nil {
 		s.rd.err = s.opError("read", os.NewSyscallError("read", err))
 	}
@@ -99,7 +97,7 @@ func (s *sysConn) Write(b []byte) (int, error) {
 
 // write is Write's callback: it declines while the socket's buffer is full.
 func (s *sysConn) write(fd uintptr) bool {
-	n, err := writeSome(fd, s.wr.b[s.wr.n:])
+	n, err := WriteSome(fd, s.wr.b[s.wr.n:])
 	s.wr.n += n
 	switch {
 	case s.wr.n == len(s.wr.b):

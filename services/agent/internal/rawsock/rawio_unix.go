@@ -1,6 +1,6 @@
 //go:build unix && !race
 
-package httpclient
+package rawsock
 
 import (
 	"syscall"
