@@ -34,7 +34,7 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	}
 	d := g.Dialer
 	if d == nil {
-		d = defaultDialer
+		d = &net.Dialer{Timeout: 30 * time.Second}
 	}
 	host, _, _ := net.SplitHostPort(addr) // checked resolved it
 	var errs []error
@@ -50,10 +50,6 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	}
 	return nil, fmt.Errorf("netguard: dial %s: %w", addr, errors.Join(errs...))
 }
-
-// defaultDialer is the Dialer of a Guard without one; DialContext only
-// reads it.
-var defaultDialer = &net.Dialer{Timeout: 30 * time.Second}
 
 // dialAddr connects to the checked address ap. A TCP dial takes ap as it
 // is (Dialer.DialTCP): DialContext would format it, parse it back and run
