@@ -1,6 +1,4 @@
-import { secondsAxes } from './seconds-axes';
 import { useMemo } from 'react';
-import { Line, LineChart, ResponsiveContainer } from 'recharts';
 import { ChartTable } from '@/components/ui/chart-table';
 import { Empty, ErrorState, Loading } from '@/components/ui/states';
 import { formatDuration, formatRate } from '@/lib/format';
@@ -13,6 +11,7 @@ import type { LatencyKind } from '../../utils/series';
 import { viewParams } from '../../utils/view-params';
 import { ChartLegend } from './chart-legend';
 import { ChartArea } from '@/components/ui/chart-area';
+import { plots } from './plots-code';
 
 const latencyKinds: readonly LatencyKind[] = ['response', 'service', 'lag'];
 
@@ -41,26 +40,16 @@ function AgentChart({ title, note, lines, rows, domain, format, testId }: ChartP
         <h2>{title}</h2>
         <span className="run-chart-note">{note}</span>
       </div>
-      <ChartArea>
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={drawn} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            {secondsAxes(domain, { format: format, width: 64 })}
-            {lines.map((l, i) => (
-              <Line
-                key={l.key}
-                dataKey={l.key}
-                name={l.label}
-                stroke={lineColor(i).stroke}
-                strokeDasharray={lineColor(i).dash}
-                strokeWidth={1.5}
-                dot={false}
-                isAnimationActive={false}
-                type="linear"
-                className="agent-line"
-              />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
+      <ChartArea code={plots}>
+        {(p) => (
+          <p.SecondsPlot
+            rows={drawn}
+            domain={domain}
+            format={format}
+            width={64}
+            lines={lines.map((l, i) => ({ key: l.key, name: l.label, color: lineColor(i).stroke, dash: lineColor(i).dash, width: 1.5, className: 'agent-line' }))}
+          />
+        )}
       </ChartArea>
       <ChartLegend items={lines.map((l, i) => ({ label: l.label, color: lineColor(i).stroke, dashed: !!lineColor(i).dash }))} />
       <ChartTable

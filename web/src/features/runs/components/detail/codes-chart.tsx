@@ -1,10 +1,8 @@
 import { useMemo } from 'react';
-import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
-import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { formatCount } from '@/lib/format';
-import { clock, timeTicks } from '../../utils/chart-axis';
+import { clock } from '../../utils/chart-axis';
 import { downsample } from '../../utils/downsample';
 import type { Interval } from '../../utils/intervals';
 import { codeRows } from '../../utils/series';
@@ -12,6 +10,7 @@ import { ChartLegend } from './chart-legend';
 import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
 import { ChartArea } from '@/components/ui/chart-area';
+import { plots } from './plots-code';
 
 const codeViews = ['failures', 'all'] as const;
 
@@ -65,36 +64,8 @@ export function CodesChart({ intervals, domain }: Props) {
         <div className="run-chart-empty">{intervals.length === 0 ? 'No seconds yet.' : 'No errors.'}</div>
       ) : (
         <>
-          <ChartArea>
-            <ResponsiveContainer width="100%" height="100%">
-              <ComposedChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-                <CartesianGrid {...liveGridProps} />
-                <XAxis dataKey="t" type="number" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...liveAxisProps} interval="preserveStartEnd" />
-                <YAxis tickFormatter={(v: number) => formatCount(v)} width={52} {...liveAxisProps} allowDecimals={false} />
-                <Tooltip
-                  contentStyle={tooltipStyle}
-                  labelStyle={tooltipLabelStyle}
-                  labelFormatter={(t) => `at ${clock(Number(t))}`}
-                  formatter={(v) => `${formatCount(Number(v))}/s`}
-                  isAnimationActive={false}
-                />
-                {shown.map((c) => (
-                  <Area
-                    key={c.key}
-                    dataKey={c.key}
-                    name={codeName(c.code)}
-                    stackId="codes"
-                    stroke={c.color}
-                    fill={c.color}
-                    fillOpacity={c.ok ? 0.15 : 0.55}
-                    strokeWidth={c.ok ? 1 : 1.5}
-                    isAnimationActive={false}
-                    type="linear"
-                  />
-                ))}
-                <Line dataKey="errors" name="errors" stroke="var(--text)" strokeDasharray="4 3" dot={false} isAnimationActive={false} type="linear" />
-              </ComposedChart>
-            </ResponsiveContainer>
+          <ChartArea code={plots}>
+            {(p) => <p.CodesPlot rows={rows} domain={domain} series={shown.map((c) => ({ key: c.key, name: codeName(c.code), color: c.color, ok: c.ok }))} />}
           </ChartArea>
           <ChartLegend
             items={[

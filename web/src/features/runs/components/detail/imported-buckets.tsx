@@ -1,12 +1,11 @@
 import { memo, useMemo } from 'react';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
-import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import type { Schemas } from '@/lib/api-client';
 import { formatCount } from '@/lib/format';
 import { bucketRows } from '../../utils/imported';
 import { ChartArea } from '@/components/ui/chart-area';
+import { plots } from './plots-code';
 
 /**
  * ImportedBuckets draws an imported document's histogram, count per bucket:
@@ -32,21 +31,8 @@ export const ImportedBuckets = memo(function ImportedBuckets({ buckets }: { buck
       {rows.length === 0 ? (
         <div className="run-chart-empty">The document has no histogram buckets.</div>
       ) : (
-        <ChartArea style={{ height: 320 }}>
-          <ResponsiveContainer width="100%" height="100%">
-            <BarChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-              <CartesianGrid {...gridProps} vertical={false} />
-              <XAxis dataKey="range" {...axisProps} interval="preserveStartEnd" />
-              <YAxis tickFormatter={(v: number) => formatCount(v)} width={52} {...axisProps} />
-              <Tooltip
-                contentStyle={tooltipStyle}
-                labelStyle={tooltipLabelStyle}
-                formatter={(v) => [formatCount(Number(v)), 'requests']}
-                isAnimationActive={false}
-              />
-              <Bar dataKey="count" name="requests" fill="var(--chart-2)" fillOpacity={0.8} isAnimationActive={false} />
-            </BarChart>
-          </ResponsiveContainer>
+        <ChartArea style={{ height: 320 }} code={plots}>
+          {(p) => <p.BucketsPlot rows={rows} />}
         </ChartArea>
       )}
       {rows.length > 0 && (

@@ -1,6 +1,4 @@
-import { secondsAxes } from './seconds-axes';
 import { useMemo } from 'react';
-import { Line, LineChart, ResponsiveContainer } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { formatRate } from '@/lib/format';
@@ -10,6 +8,7 @@ import type { Interval } from '../../utils/intervals';
 import { iterationRows } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
 import { ChartArea } from '@/components/ui/chart-area';
+import { plots } from './plots-code';
 
 interface Props {
   intervals: readonly Interval[];
@@ -41,15 +40,15 @@ export function IterationsChart({ intervals, target, domain }: Props) {
           csv={() => ({ header: ['second', 'started', 'completed', 'failed'], rows: rows.map((r) => [r.t, r.started, r.completed, r.failed]) })}
         />
       </div>
-      <ChartArea>
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            {secondsAxes(domain, { format: formatRate })}
-            {series.map((s) => (
-              <Line key={s.key} dataKey={s.key} name={s.label} stroke={s.color} strokeWidth={s.key === 'started' ? 2 : 1.5} dot={false} isAnimationActive={false} type="linear" />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
+      <ChartArea code={plots}>
+        {(p) => (
+          <p.SecondsPlot
+            rows={rows}
+            domain={domain}
+            format={formatRate}
+            lines={series.map((s) => ({ key: s.key, name: s.label, color: s.color, width: s.key === 'started' ? 2 : 1.5 }))}
+          />
+        )}
       </ChartArea>
       <ChartLegend items={series.map((s) => ({ label: s.label, color: s.color }))} />
       <ChartTable

@@ -1,6 +1,4 @@
-import { secondsAxes } from './seconds-axes';
 import { useMemo } from 'react';
-import { Line, LineChart, ResponsiveContainer } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { formatDuration } from '@/lib/format';
@@ -12,6 +10,7 @@ import { ChartLegend } from './chart-legend';
 import { useViewParam } from '../../hooks/use-view-param';
 import { viewParams } from '../../utils/view-params';
 import { ChartArea } from '@/components/ui/chart-area';
+import { plots } from './plots-code';
 
 const kinds: { kind: LatencyKind; label: string; hint: string }[] = [
   { kind: 'response', label: 'response', hint: 'intended send to response done (includes waiting)' },
@@ -57,15 +56,16 @@ export function LatencyChart({ intervals, initial, domain }: Props) {
           })}
         />
       </div>
-      <ChartArea>
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            {secondsAxes(domain, { format: formatDuration, width: 64 })}
-            {latencyKeys.map((k) => (
-              <Line key={k} dataKey={k} name={k} stroke={colors[k]} strokeWidth={k === 'p99' ? 2 : 1.5} dot={false} isAnimationActive={false} type="linear" />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
+      <ChartArea code={plots}>
+        {(p) => (
+          <p.SecondsPlot
+            rows={rows}
+            domain={domain}
+            format={formatDuration}
+            width={64}
+            lines={latencyKeys.map((k) => ({ key: k, name: k, color: colors[k], width: k === 'p99' ? 2 : 1.5 }))}
+          />
+        )}
       </ChartArea>
       <ChartLegend items={latencyKeys.map((k) => ({ label: k, color: colors[k] }))} />
       <ChartTable

@@ -1,6 +1,4 @@
-import { secondsAxes } from './seconds-axes';
 import { useMemo } from 'react';
-import { Line, LineChart, ReferenceArea, ResponsiveContainer } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
 import { formatRate } from '@/lib/format';
@@ -10,6 +8,7 @@ import type { Interval } from '../../utils/intervals';
 import { limitedSpans, qpsRows, type SecondSpan } from '../../utils/series';
 import { ChartLegend } from './chart-legend';
 import { ChartArea } from '@/components/ui/chart-area';
+import { plots } from './plots-code';
 
 interface Props {
   intervals: readonly Interval[];
@@ -44,28 +43,19 @@ export function QpsChart({ intervals, step = 1, target, domain }: Props) {
           })}
         />
       </div>
-      <ChartArea testId="live-chart">
-        <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            {secondsAxes(domain, { format: formatRate })}
-            {target && (
-              <Line
-                dataKey="target"
-                name="target"
-                stroke="var(--muted)"
-                strokeDasharray="5 4"
-                dot={false}
-                isAnimationActive={false}
-                type="linear"
-              />
-            )}
-            {limited.map((sp) => (
-              // A second s covers [s, s+1) of the time axis.
-              <ReferenceArea key={sp.from} x1={sp.from} x2={sp.to + 1} fill="var(--warn)" fillOpacity={0.18} ifOverflow="hidden" />
-            ))}
-            <Line dataKey="qps" name="achieved" stroke="var(--chart-1)" strokeWidth={2} dot={false} isAnimationActive={false} type="linear" />
-          </LineChart>
-        </ResponsiveContainer>
+      <ChartArea testId="live-chart" code={plots}>
+        {(p) => (
+          <p.SecondsPlot
+            rows={rows}
+            domain={domain}
+            format={formatRate}
+            shaded={limited}
+            lines={[
+              ...(target ? [{ key: 'target', name: 'target', color: 'var(--muted)', dash: '5 4', under: true }] : []),
+              { key: 'qps', name: 'achieved', color: 'var(--chart-1)', width: 2 },
+            ]}
+          />
+        )}
       </ChartArea>
       <ChartLegend
         items={[

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { Schemas } from '@/lib/api-client';
 import { TimelineScatter } from './timeline-chart';
 
@@ -9,7 +9,7 @@ function timeline(samples: Schemas['TimelineSample'][], seen = samples.length): 
 }
 
 describe('TimelineScatter', () => {
-  it('draws every sampled request, errors apart, and downloads the API\'s CSV', () => {
+  it('draws every sampled request, errors apart, and downloads the API\'s CSV', async () => {
     const samples: Schemas['TimelineSample'][] = [];
     for (let i = 0; i < 40; i++) {
       const ok = i % 10 !== 0;
@@ -27,9 +27,9 @@ describe('TimelineScatter', () => {
     fireEvent.click(within(section).getByRole('button', { name: 'CSV data' }));
     expect(clicked).toEqual([{ href: `/api/v1/runs/${id}/timeline?format=csv`, download: 'request-timeline.csv' }]);
     click.mockRestore();
-    // One symbol per request: 36 ok in the first series, 4 errors in the second.
+    // One symbol per request: 36 ok in the first series, 4 errors in the second, once the chart's code has loaded (plots-code.ts).
+    await waitFor(() => expect(container.querySelectorAll('.recharts-scatter')).toHaveLength(2));
     const series = container.querySelectorAll('.recharts-scatter');
-    expect(series).toHaveLength(2);
     expect(series[0]!.querySelectorAll('.recharts-scatter-symbol')).toHaveLength(36);
     expect(series[1]!.querySelectorAll('.recharts-scatter-symbol')).toHaveLength(4);
     expect(within(section).getByText('ok')).toBeInTheDocument();

@@ -1,16 +1,14 @@
 import { useMemo, type ReactNode } from 'react';
-import { CartesianGrid, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
-import { axisProps, gridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Schemas } from '@/lib/api-client';
 import { formatCount, formatDuration } from '@/lib/format';
 import { runTimelineCsvUrl, useRunTimeline } from '../../api/get-run-timeline';
-import { clock, timeTicks } from '../../utils/chart-axis';
 import { timelinePoints } from '../../utils/timeline';
 import { ChartLegend } from './chart-legend';
 import { ChartArea } from '@/components/ui/chart-area';
+import { plots } from './plots-code';
 
 const okColor = 'var(--chart-2)';
 const errorColor = 'var(--bad)';
@@ -35,24 +33,9 @@ export function TimelineScatter({ runId, timeline, size }: ScatterProps) {
   let body: ReactNode;
   if (sampled === 0) body = <div className="run-chart-empty">No requests were sampled.</div>;
   else {
-    const chart = (
-      <ScatterChart width={size?.width} height={size?.height} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-        <CartesianGrid {...gridProps} />
-        <XAxis dataKey="x" type="number" name="sent" domain={domain} ticks={timeTicks(domain)} tickFormatter={clock} {...axisProps} />
-        <YAxis dataKey="y" type="number" name="latency" tickFormatter={(v: number) => (v === 0 ? '0' : formatDuration(v))} width={64} {...axisProps} />
-        <Tooltip
-          contentStyle={tooltipStyle}
-          labelStyle={tooltipLabelStyle}
-          formatter={(v, name) => (name === 'latency' ? formatDuration(Number(v)) : `${Number(v).toFixed(3)} s`)}
-          isAnimationActive={false}
-        />
-        <Scatter name="ok" data={ok} fill={okColor} fillOpacity={0.5} shape="circle" isAnimationActive={false} />
-        <Scatter name="error" data={errors} fill={errorColor} fillOpacity={0.8} shape="cross" isAnimationActive={false} />
-      </ScatterChart>
-    );
     body = (
-      <ChartArea style={{ height: 320 }}>
-        {size ? chart : <ResponsiveContainer width="100%" height="100%">{chart}</ResponsiveContainer>}
+      <ChartArea style={{ height: 320 }} code={plots}>
+        {(p) => <p.TimelinePlot ok={ok} errors={errors} domain={domain} okColor={okColor} errorColor={errorColor} size={size} />}
       </ChartArea>
     );
   }

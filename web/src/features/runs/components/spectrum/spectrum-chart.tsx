@@ -1,11 +1,10 @@
 import { useId, useMemo, type ReactNode } from 'react';
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartDownload } from '@/components/ui/chart-download';
 import { ChartTable } from '@/components/ui/chart-table';
-import { liveAxisProps, liveGridProps, tooltipLabelStyle, tooltipStyle } from '@/components/ui/chart-style';
+import { chartCode } from '@/components/ui/chart-code';
 import { formatDuration } from '@/lib/format';
 import type { LatencyKind } from '../../utils/series';
-import { overlayRows, percentileLabel, percentileTicks, spectrumTable, type SpectrumPoint, type SpectrumRow } from '../../utils/spectrum';
+import { overlayRows, spectrumTable, type SpectrumPoint } from '../../utils/spectrum';
 import { ChartLegend } from '../detail/chart-legend';
 import '../detail/run.css';
 import { ChartArea } from '@/components/ui/chart-area';
@@ -13,6 +12,8 @@ import { ChartArea } from '@/components/ui/chart-area';
 /** The latencies a spectrum can show, in the toggle's order. */
 export const spectrumKinds: readonly LatencyKind[] = ['response', 'service', 'lag'];
 const kindLabel: Record<LatencyKind, string> = { response: 'Response', service: 'Service', lag: 'Lag' };
+/** plot is the code the spectrum is drawn with (spectrum-plot.tsx and Recharts), loaded apart from the page. */
+const plot = chartCode(() => import('./spectrum-plot'));
 
 /** SpectrumSeries is one line of the chart: a run's percentiles of the shown latency. */
 export interface SpectrumSeries {
@@ -43,7 +44,6 @@ export function SpectrumChart({ kind, kinds, onKindChange, series, note }: Props
   const pointsOf = useMemo(() => series.map((s) => s.points), [series]);
   const rows = useMemo(() => overlayRows(pointsOf), [pointsOf]);
   const table = useMemo(() => spectrumTable(pointsOf), [pointsOf]);
-  const xMax = rows[rows.length - 1]?.x ?? 2;
   const drawn = series.filter((s) => s.points.length >= 2).length;
   const one = series.length === 1;
   return (
@@ -71,27 +71,8 @@ export function SpectrumChart({ kind, kinds, onKindChange, series, note }: Props
       {drawn === 0 ? (
         <div className="run-chart-empty">Too few requests for a spectrum.</div>
       ) : (
-        <ChartArea style={{ height: 300 }}>
-          <ResponsiveContainer width="100%" height="100%">
-            <LineChart data={rows} margin={{ top: 8, right: 28, bottom: 20, left: 16 }}>
-              <CartesianGrid {...liveGridProps} />
-              <XAxis dataKey="x" type="number" scale="log" domain={[2, Math.max(xMax, 10)]} allowDataOverflow
-                ticks={percentileTicks(xMax)} tickFormatter={(v: number) => percentileLabel(v)} {...liveAxisProps}
-                label={{ value: 'percentile', position: 'insideBottom', offset: -12, fill: 'var(--muted)', fontSize: 12 }} />
-              <YAxis domain={[0, 'auto']} tickFormatter={(v: number) => formatDuration(v)} width={64} {...liveAxisProps}
-                label={{ value: `${kind} time`, angle: -90, position: 'insideLeft', offset: -8, fill: 'var(--muted)', fontSize: 12, style: { textAnchor: 'middle' } }} />
-              {series.map((s, i) => (
-                <Line key={i} dataKey={`s${i}`} name={one ? `${kind} time` : s.name} stroke={s.color} strokeWidth={2}
-                  dot={{ r: 3 }} connectNulls isAnimationActive={false} type="linear" />
-              ))}
-              <Tooltip contentStyle={tooltipStyle} labelStyle={tooltipLabelStyle} isAnimationActive={false}
-                labelFormatter={(_v, payload) => {
-                  const r = payload[0]?.payload as SpectrumRow | undefined;
-                  return r?.label === 'max' ? `max (p${(r.p * 100).toPrecision(6)})` : (r?.label ?? '');
-                }}
-                formatter={(v) => formatDuration(Number(v))} />
-            </LineChart>
-          </ResponsiveContainer>
+        <ChartArea style={{ height: 300 }} code={plot}>
+          {(p) => <p.SpectrumPlot rows={rows} series={series} kind={kind} />}
         </ChartArea>
       )}
       {!one && <ChartLegend items={series.map((s) => ({ label: s.name, color: s.color }))} />}
