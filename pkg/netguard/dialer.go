@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -54,9 +55,12 @@ func (g Guard) DialContext(ctx context.Context, network, addr string) (net.Conn,
 // dialAddr connects to the checked address ap. A TCP dial takes ap as it
 // is (Dialer.DialTCP): DialContext would format it, parse it back and run
 // it through the resolver and the dual-stack racer for the one address it
-// names, work a load test pays for every new connection.
+// names, work a load test pays for every new connection. DialTCP does not
+// report the connect to an httptrace.ClientTrace, though, so a dial whose
+// ctx carries one (net/http's, the h2 client's phases) goes through
+// DialContext, which does.
 func dialAddr(ctx context.Context, d *net.Dialer, network string, ap netip.AddrPort) (net.Conn, error) {
-	if strings.HasPrefix(network, "tcp") && d.LocalAddr == nil {
+	if strings.HasPrefix(network, "tcp") && d.LocalAddr == nil && httptrace.ContextClientTrace(ctx) == nil {
 		conn, err := d.DialTCP(ctx, network, netip.AddrPort{}, ap)
 		if err != nil {
 			return nil, err // not a nil *net.TCPConn in an interface

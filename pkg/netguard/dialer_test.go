@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -147,6 +148,43 @@ func TestDialContextLoopbackServer(t *testing.T) {
 	if n := srv.conns.Load(); n != 1 {
 		t.Errorf("server accepted %d connections, want 1 (only the allowed fetch)", n)
 	}
+}
+
+// TestDialReportsConnectToClientTrace: a dial whose context carries an
+// httptrace.ClientTrace reports its connect to it (the h2 client times its
+// connect phase from those hooks); one without still connects.
+func TestDialReportsConnectToClientTrace(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, nil)
+	addr := srv.Listener.Addr().String()
+	g := Guard{Allow: mustAllow(t, "127.0.0.1")}
+
+	var started, done []string
+	ctx := httptrace.WithClientTrace(t.Context(), &httptrace.ClientTrace{
+		ConnectStart: func(_, a string) { started = append(started, a) },
+		ConnectDone: func(_, a string, err error) {
+			if err == nil {
+				done = append(done, a)
+			}
+		},
+	})
+	conn, err := g.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Close()
+	if len(started) != 1 || len(done) != 1 || started[0] != addr || done[0] != addr {
+		t.Fatalf("ConnectStart %v, ConnectDone %v; want %s once each", started, done, addr)
+	}
+
+	conn, err = g.DialContext(t.Context(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := conn.RemoteAddr().String(); got != addr {
+		t.Errorf("untraced dial reached %s, want %s", got, addr)
+	}
+	_ = conn.Close()
 }
 
 func TestDialContextResolvedAddresses(t *testing.T) {
